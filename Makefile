@@ -1,0 +1,61 @@
+# QueueBox build, test and local stack. `make help` lists the targets.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+VERSION ?= 0.1.0-dev+$(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -s -w -X github.com/alternayte/queuebox/pkg/buildinfo.Version=$(VERSION)
+BIN := $(CURDIR)/bin
+TOOLS := $(CURDIR)/bin/tools
+STATICCHECK_VERSION := v0.8.2
+SERVICES := ingest relay deliver capture
+# Every Go module of the workspace; go.work lists the same set.
+MODULES := pkg pkg/jsonata migrations services integration
+
+export GOFLAGS := -buildvcs=false
+
+.PHONY: help build test test-unit test-integration lint fmt run bench services clean
+
+help: ## List the targets.
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+
+build: ## Build the four binaries into bin/.
+	@mkdir -p $(BIN)
+	@for s in $(SERVICES); do \
+		echo "go build queuebox-$$s"; \
+		go build -ldflags '$(LDFLAGS)' -o $(BIN)/queuebox-$$s ./services/$$s; \
+	done
+
+services: ## Start PostgreSQL, RabbitMQ and NATS when they are down.
+	@deploy/local/ensure-services.sh
+
+test: services build ## Run every test (unit and integration) against the local services.
+	@$(MAKE) --no-print-directory test-unit test-integration
+
+test-unit: ## Run the tests of every module except integration/.
+	@for m in $(filter-out integration,$(MODULES)); do \
+		echo "== go test $$m"; \
+		(cd $$m && go test -count=1 ./...); \
+	done
+
+test-integration: build ## Run the end-to-end tests against the built binaries.
+	@echo "== go test integration"
+	@cd integration && QUEUEBOX_BIN_DIR=$(BIN) go test -count=1 -timeout 20m ./...
+
+lint: $(TOOLS)/staticcheck ## gofmt, go vet and staticcheck on every module.
+	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	@for m in $(MODULES); do (cd $$m && go vet ./... && $(TOOLS)/staticcheck ./...); done
+	@echo "lint ok"
+
+fmt: ## Format every Go file.
+	@gofmt -w $(MODULES)
+
+$(TOOLS)/staticcheck:
+	@mkdir -p $(TOOLS)
+	GOBIN=$(TOOLS) GOWORK=off go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+run: services build ## Start the whole stack locally with a demo; Ctrl+C stops it.
+	@deploy/local/run-stack.sh
+
+clean: ## Remove build output.
+	rm -rf $(BIN)

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Starts the local PostgreSQL, RabbitMQ and NATS (JetStream) when they are
+# down, with the commands this machine kind uses, and waits until each
+# answers. It changes nothing on a service that already runs, except that
+# PostgreSQL gets wal_level = logical (capture needs it), which takes a
+# restart the first time.
+set -euo pipefail
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+wait_port() {
+  local name=$1 port=$2 tries=${3:-120}
+  for ((i = 0; i < tries; i++)); do
+    port_open "$port" && return 0
+    sleep 0.5
+  done
+  echo "ensure-services: $name did not open port $port" >&2
+  return 1
+}
+
+apt_updated=""
+apt_install() {
+  if [ -z "$apt_updated" ]; then apt-get update -q >/dev/null; apt_updated=1; fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >/dev/null
+}
+
+pg_version() { ls /etc/postgresql 2>/dev/null | sort -V | tail -n 1; }
+
+ensure_postgres() {
+  local v
+  v=$(pg_version)
+  if [ -z "$v" ]; then
+    echo "ensure-services: installing PostgreSQL" >&2
+    apt_install postgresql
+    v=$(pg_version)
+  fi
+  if ! port_open 5432; then
+    pg_ctlcluster --skip-systemctl-redirect "$v" main start || true
+  fi
+  wait_port PostgreSQL 5432
+  for ((i = 0; i < 60; i++)); do
+    psql -h 127.0.0.1 -U postgres -d postgres -tAc 'select 1' >/dev/null 2>&1 && break
+    sleep 0.5
+  done
+  local level
+  level=$(psql -h 127.0.0.1 -U postgres -d postgres -tAc 'show wal_level')
+  if [ "$level" != "logical" ]; then
+    echo "ensure-services: setting wal_level = logical (PostgreSQL restart)" >&2
+    psql -h 127.0.0.1 -U postgres -d postgres -qc 'ALTER SYSTEM SET wal_level = logical'
+    pg_ctlcluster --skip-systemctl-redirect "$v" main restart
+    wait_port PostgreSQL 5432
+    for ((i = 0; i < 60; i++)); do
+      psql -h 127.0.0.1 -U postgres -d postgres -tAc 'select 1' >/dev/null 2>&1 && break
+      sleep 0.5
+    done
+  fi
+}
+
+ensure_rabbitmq() {
+  if port_open 5672; then return 0; fi
+  if ! command -v rabbitmq-server >/dev/null; then
+    echo "ensure-services: installing RabbitMQ" >&2
+    apt_install rabbitmq-server
+  fi
+  rabbitmq-server -detached || true
+  wait_port RabbitMQ 5672 240
+}
+
+ensure_nats() {
+  if port_open 4222; then return 0; fi
+  if [ ! -x /usr/sbin/nats-server ]; then
+    echo "ensure-services: installing nats-server" >&2
+    apt_install nats-server
+  fi
+  mkdir -p /var/lib/nats-server
+  start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- \
+    -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log
+  wait_port NATS 4222
+}
+
+ensure_postgres
+ensure_rabbitmq
+ensure_nats
+echo "ensure-services: PostgreSQL, RabbitMQ and NATS are up"

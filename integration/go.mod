@@ -1,0 +1,3 @@
+module github.com/alternayte/queuebox/integration
+
+go 1.26

@@ -1,0 +1,3 @@
+module github.com/alternayte/queuebox/migrations
+
+go 1.26

@@ -1,0 +1,114 @@
+package claim
+
+import (
+	"context"
+	"time"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
+)
+
+// renewLoop renews every held lease each third of the lease duration, in
+// one statement. A lease that the renewal did not find was lost: the work
+// on it is cancelled and the loss reported.
+func (l *Loop[T]) renewLoop(ctx context.Context) {
+	if l.cfg.LeaseDuration <= 0 {
+		return
+	}
+	ticker := time.NewTicker(l.cfg.LeaseDuration / 3)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			// Keep renewing through the drain window: publishes still run.
+			l.renewUntilIdle()
+			return
+		case <-ticker.C:
+			l.renewOnce(ctx)
+		}
+	}
+}
+
+// renewUntilIdle keeps leases alive while a shutdown drains held work.
+func (l *Loop[T]) renewUntilIdle() {
+	ticker := time.NewTicker(l.cfg.LeaseDuration / 3)
+	defer ticker.Stop()
+	deadline := time.Now().Add(l.cfg.ShutdownTimeout)
+	for l.Held() > 0 && time.Now().Before(deadline) {
+		select {
+		case <-ticker.C:
+			ctx, cancel := context.WithTimeout(context.Background(), l.cfg.LeaseDuration/3)
+			l.renewOnce(ctx)
+			cancel()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func (l *Loop[T]) renewOnce(ctx context.Context) {
+	l.mu.Lock()
+	leases := make([]Lease, 0, len(l.held))
+	for _, h := range l.held {
+		leases = append(leases, h.lease)
+	}
+	l.mu.Unlock()
+	if len(leases) == 0 {
+		return
+	}
+	kept, err := l.source.Renew(ctx, leases)
+	if err != nil {
+		if ctx.Err() == nil {
+			l.failed("renew", err)
+		}
+		return
+	}
+	for _, lease := range leases {
+		if kept[lease.ID] {
+			continue
+		}
+		l.mu.Lock()
+		h, ok := l.held[lease.ID]
+		if ok && h.lease.Token == lease.Token && h.cancel != nil {
+			h.cancel(queuebox.ErrLeaseLost)
+		}
+		l.mu.Unlock()
+		if !ok {
+			continue // finished between the snapshot and the renewal
+		}
+		l.cfg.Logger.Error("lease lost; the work on the row is cancelled", "loop", l.cfg.Name,
+			"message_id", lease.ID)
+		if l.cfg.Hooks.Lost != nil {
+			l.cfg.Hooks.Lost(lease)
+		}
+	}
+}
+
+// reapLoop runs the reclaim step at most once per lease duration / 5.
+func (l *Loop[T]) reapLoop(ctx context.Context) {
+	if l.cfg.LeaseDuration <= 0 {
+		return
+	}
+	interval := max(l.cfg.LeaseDuration/5, 10*time.Millisecond)
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+		n, err := l.source.ReapExpired(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				l.failed("reclaim", err)
+			}
+			continue
+		}
+		if n > 0 {
+			l.cfg.Logger.Warn("returned expired claims to pending", "loop", l.cfg.Name, "rows", n)
+			if l.cfg.Hooks.Reaped != nil {
+				l.cfg.Hooks.Reaped(n)
+			}
+			l.Wake()
+		}
+	}
+}

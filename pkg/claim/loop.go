@@ -1,0 +1,117 @@
+// Package claim is the claim, lease and fence loop that the outbox poller
+// and the inbox relay share. A Loop claims batches from a Source, runs a
+// Handler per item with bounded concurrency, renews the lease of every
+// item it holds in one batched statement, cancels the work of an item
+// whose lease was lost, and runs the reclaim step on its own timer. It
+// never writes an item's outcome: the handler does, fenced on the lease.
+package claim
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Lease identifies one claimed row: its id and the claim token that
+// fences every later write.
+type Lease struct {
+	ID    string
+	Token string
+}
+
+// Item is a claimed row.
+type Item interface {
+	Lease() Lease
+}
+
+// Source is the claim side of a table. Implementations are safe for
+// concurrent use.
+type Source[T Item] interface {
+	// Claim takes up to limit due rows, moving them to processing under a
+	// new token and lease.
+	Claim(ctx context.Context, limit int) ([]T, error)
+	// Renew extends the leases that are still held and returns their ids.
+	// A lease missing from the answer was lost.
+	Renew(ctx context.Context, leases []Lease) (map[string]bool, error)
+	// ReapExpired returns expired processing rows to pending.
+	ReapExpired(ctx context.Context) (int64, error)
+}
+
+// Handler works on one item. ctx is cancelled when the lease is lost (then
+// context.Cause(ctx) is queuebox.ErrLeaseLost and the handler must write
+// nothing more), or when the shutdown timeout passes. The handler writes the outcome itself,
+// fenced on the item's lease.
+type Handler[T Item] func(ctx context.Context, item T)
+
+// Hooks receive the events that metrics and logs need. Every hook is
+// optional.
+type Hooks struct {
+	// Lost is called once per item whose lease a renewal found lost.
+	Lost func(l Lease)
+	// Reaped is called after each reclaim step with the rows it returned.
+	Reaped func(n int64)
+	// ClaimFailed is called when a claim, renewal or reclaim fails.
+	ClaimFailed func(op string, err error)
+	// Claimed is called with the size of every claim.
+	Claimed func(n int)
+}
+
+// Config sets the pace and bounds of a Loop.
+type Config struct {
+	Name            string
+	BatchSize       int
+	Concurrency     int
+	PollInterval    time.Duration
+	LeaseDuration   time.Duration
+	ShutdownTimeout time.Duration
+	Logger          *slog.Logger
+	Hooks           Hooks
+}
+
+// Loop runs one claim loop. Create it with New; call Run once.
+type Loop[T Item] struct {
+	cfg     Config
+	source  Source[T]
+	handler Handler[T]
+	wake    chan struct{}
+
+	mu      sync.Mutex
+	held    map[string]*held
+	running int
+}
+
+type held struct {
+	lease  Lease
+	cancel context.CancelCauseFunc
+}
+
+// New builds a loop. Zero or negative sizes fall back to 1, a zero poll
+// interval to 100 ms.
+func New[T Item](cfg Config, source Source[T], handler Handler[T]) *Loop[T] {
+	cfg.BatchSize = max(cfg.BatchSize, 1)
+	cfg.Concurrency = max(cfg.Concurrency, 1)
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 100 * time.Millisecond
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Loop[T]{cfg: cfg, source: source, handler: handler, wake: make(chan struct{}, 1), held: map[string]*held{}}
+}
+
+// Wake asks for a claim now instead of at the next poll tick. It never
+// blocks; wakes that arrive while one is pending merge.
+func (l *Loop[T]) Wake() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Held returns how many items the loop holds (queued or running).
+func (l *Loop[T]) Held() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.held)
+}

@@ -1,0 +1,126 @@
+package claim
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Run claims and works until ctx is cancelled. It then stops claiming,
+// lets the items it holds finish for up to ShutdownTimeout, cancels the
+// rest (they stay processing and the reclaim step of any replica returns
+// them after their lease expires) and returns nil.
+func (l *Loop[T]) Run(ctx context.Context) error {
+	// Work gets its own context so a shutdown does not cancel publishes in
+	// flight; it is cancelled only after the drain window.
+	workCtx, cancelWork := context.WithCancel(context.Background())
+	defer cancelWork()
+	queue := make(chan T, l.cfg.BatchSize)
+	var workers sync.WaitGroup
+	for range l.cfg.Concurrency {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			l.work(workCtx, queue)
+		}()
+	}
+	var background sync.WaitGroup
+	background.Add(2)
+	go func() { defer background.Done(); l.renewLoop(ctx) }()
+	go func() { defer background.Done(); l.reapLoop(ctx) }()
+
+	l.claimLoop(ctx, queue)
+	close(queue)
+	l.drain(&workers, cancelWork)
+	background.Wait()
+	return nil
+}
+
+func (l *Loop[T]) drain(workers *sync.WaitGroup, cancelWork context.CancelFunc) {
+	done := make(chan struct{})
+	go func() { workers.Wait(); close(done) }()
+	timer := time.NewTimer(l.cfg.ShutdownTimeout)
+	defer timer.Stop()
+	select {
+	case <-done:
+		return
+	case <-timer.C:
+	}
+	n := l.Held()
+	l.cfg.Logger.Warn("shutdown timeout passed with work in flight; it stays processing until its lease expires",
+		"loop", l.cfg.Name, "held", n)
+	cancelWork()
+	<-done
+}
+
+// claimLoop claims whenever there is room, a wake arrives or the poll
+// interval passes. A claim that returned rows is followed by another at
+// once while room remains, so a backlog drains without waiting for ticks.
+func (l *Loop[T]) claimLoop(ctx context.Context, queue chan<- T) {
+	ticker := time.NewTicker(l.cfg.PollInterval)
+	defer ticker.Stop()
+	for {
+		room := l.cfg.BatchSize - l.Held()
+		if room > 0 {
+			items, err := l.source.Claim(ctx, room)
+			if err != nil && ctx.Err() == nil {
+				l.failed("claim", err)
+			}
+			if len(items) > 0 && l.cfg.Hooks.Claimed != nil {
+				l.cfg.Hooks.Claimed(len(items))
+			}
+			for _, it := range items {
+				l.hold(it)
+				queue <- it
+			}
+			if len(items) > 0 && len(items) == room && ctx.Err() == nil {
+				continue
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.wake:
+		case <-ticker.C:
+		}
+	}
+}
+
+func (l *Loop[T]) hold(it T) {
+	lease := it.Lease()
+	l.mu.Lock()
+	l.held[lease.ID] = &held{lease: lease}
+	l.mu.Unlock()
+}
+
+// work runs items from the queue. Each item gets a context that a lost
+// lease cancels.
+func (l *Loop[T]) work(workCtx context.Context, queue <-chan T) {
+	for it := range queue {
+		lease := it.Lease()
+		ctx, cancel := context.WithCancelCause(workCtx)
+		l.mu.Lock()
+		h, ok := l.held[lease.ID]
+		if ok {
+			h.cancel = cancel
+		}
+		l.mu.Unlock()
+		if ok {
+			l.handler(ctx, it)
+		}
+		cancel(nil)
+		l.mu.Lock()
+		delete(l.held, lease.ID)
+		l.mu.Unlock()
+		// The row is final or back to pending: the next row of its key
+		// may be due now.
+		l.Wake()
+	}
+}
+
+func (l *Loop[T]) failed(op string, err error) {
+	l.cfg.Logger.Error(op+" failed", "loop", l.cfg.Name, "err", err)
+	if l.cfg.Hooks.ClaimFailed != nil {
+		l.cfg.Hooks.ClaimFailed(op, err)
+	}
+}

@@ -1,0 +1,145 @@
+// Package health runs the readiness checks of a QueueBox process and
+// renders the documented JSON answers of /health/live and /health/ready.
+package health
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+)
+
+// CheckTimeout bounds one component check. A check that takes longer
+// counts as down, so a slow database gives 503 and not a probe timeout.
+const CheckTimeout = 3 * time.Second
+
+// Check reports whether a component is up. It must honour ctx.
+type Check func(ctx context.Context) error
+
+type component struct {
+	name     string
+	check    Check
+	advisory bool
+}
+
+// Registry holds the components of one process. It is safe for concurrent
+// use; components are usually added once during wiring.
+type Registry struct {
+	mu         sync.RWMutex
+	components []component
+}
+
+// New returns an empty registry.
+func New() *Registry { return &Registry{} }
+
+// Add registers a component that decides readiness.
+func (r *Registry) Add(name string, check Check) { r.add(component{name: name, check: check}) }
+
+// AddAdvisory registers a component that is shown but never makes the
+// answer unhealthy (outbox-capture).
+func (r *Registry) AddAdvisory(name string, check Check) {
+	r.add(component{name: name, check: check, advisory: true})
+}
+
+func (r *Registry) add(c component) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.components = append(r.components, c)
+}
+
+// Status is one component in the JSON answer.
+type Status struct {
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Report is the JSON answer of the health routes.
+type Report struct {
+	Status     string            `json:"status"`
+	Components map[string]Status `json:"components"`
+}
+
+// Ready runs every check at once, each bounded by CheckTimeout, and
+// reports whether every deciding component is up.
+func (r *Registry) Ready(ctx context.Context) (Report, bool) {
+	r.mu.RLock()
+	comps := append([]component(nil), r.components...)
+	r.mu.RUnlock()
+	results := make([]Status, len(comps))
+	var wg sync.WaitGroup
+	for i, c := range comps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = runCheck(ctx, c.check)
+		}()
+	}
+	wg.Wait()
+	report := Report{Status: "healthy", Components: map[string]Status{}}
+	healthy := true
+	for i, c := range comps {
+		report.Components[c.name] = results[i]
+		if results[i].Status != "up" && !c.advisory {
+			healthy = false
+		}
+	}
+	if !healthy {
+		report.Status = "unhealthy"
+	}
+	return report, healthy
+}
+
+func runCheck(parent context.Context, check Check) Status {
+	ctx, cancel := context.WithTimeout(parent, CheckTimeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- check(ctx) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return Status{Status: "down", Error: err.Error()}
+		}
+		return Status{Status: "up"}
+	case <-ctx.Done():
+		return Status{Status: "down", Error: "check did not answer within 3s"}
+	}
+}
+
+// Names lists the registered component names, sorted.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	names := make([]string, 0, len(r.components))
+	for _, c := range r.components {
+		names = append(names, c.name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// LiveHandler answers /health/live: always 200, touching no dependency.
+func LiveHandler() http.Handler {
+	body := []byte(`{"status":"healthy","components":{"process":{"status":"up"}}}`)
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body)
+	})
+}
+
+// ReadyHandler answers /health/ready and /health: 200 when every deciding
+// component is up, 503 otherwise.
+func (r *Registry) ReadyHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		report, ok := r.Ready(req.Context())
+		w.Header().Set("Content-Type", "application/json")
+		if ok {
+			w.WriteHeader(http.StatusOK)
+		} else {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		_ = json.NewEncoder(w).Encode(report)
+	})
+}

@@ -1,0 +1,162 @@
+// Package migrate reads the bundled migration files and decides which of
+// them a database still needs. The dialect stores apply them; this package
+// only knows names, versions, checksums and the history rules, so both
+// dialects share one set of rules.
+//
+// The history table keeps Flyway's name and columns
+// (flyway_schema_history), so a database that an earlier Flyway-based
+// QueueBox migrated carries on with this one, and the reverse.
+package migrate
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"hash/crc32"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/alternayte/queuebox/migrations"
+)
+
+// HistoryTable is the name of the migration history table.
+const HistoryTable = "flyway_schema_history"
+
+// Migration is one versioned SQL file.
+type Migration struct {
+	Version     int
+	Description string
+	Script      string
+	SQL         string
+	Checksum    int32
+}
+
+var fileName = regexp.MustCompile(`^V([0-9]+)__([A-Za-z0-9_]+)\.sql$`)
+
+// Load returns the migrations of a dialect directory ("postgres" or
+// "sqlserver") in version order.
+func Load(dialect string) ([]Migration, error) {
+	return LoadFS(migrations.Files, dialect)
+}
+
+// LoadFS reads migrations from any file system; tests use it with fakes.
+func LoadFS(fsys fs.FS, dir string) ([]Migration, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("read migrations %s: %w", dir, err)
+	}
+	var out []Migration
+	seen := map[int]string{}
+	for _, e := range entries {
+		m := fileName.FindStringSubmatch(e.Name())
+		if m == nil {
+			return nil, fmt.Errorf("migration file %s/%s does not follow V<version>__<description>.sql", dir, e.Name())
+		}
+		version, _ := strconv.Atoi(m[1])
+		if other, dup := seen[version]; dup {
+			return nil, fmt.Errorf("migrations %s and %s share version %d", other, e.Name(), version)
+		}
+		seen[version] = e.Name()
+		body, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("read migration %s: %w", e.Name(), err)
+		}
+		out = append(out, Migration{
+			Version:     version,
+			Description: strings.ReplaceAll(m[2], "_", " "),
+			Script:      e.Name(),
+			SQL:         string(body),
+			Checksum:    Checksum(body),
+		})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	return out, nil
+}
+
+// Checksum computes the CRC32 of the file line by line without line
+// endings, the way Flyway does, so checksums match across both tools.
+func Checksum(body []byte) int32 {
+	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
+	h := crc32.NewIEEE()
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for sc.Scan() {
+		_, _ = h.Write(bytes.TrimSuffix(sc.Bytes(), []byte("\r")))
+	}
+	return int32(h.Sum32())
+}
+
+// Applied is one row of the history table.
+type Applied struct {
+	Version  int
+	Script   string
+	Checksum *int32
+	Success  bool
+}
+
+// Plan compares the history with the bundled files and returns the
+// migrations still to apply, in order. It refuses a history that names a
+// version this build does not know (the database was migrated by a newer
+// QueueBox) and a history with a failed migration.
+func Plan(known []Migration, history []Applied) ([]Migration, []string, error) {
+	byVersion := map[int]Migration{}
+	for _, m := range known {
+		byVersion[m.Version] = m
+	}
+	done := map[int]bool{}
+	var warnings []string
+	for _, h := range history {
+		if !h.Success {
+			return nil, nil, fmt.Errorf("migration V%d (%s) failed earlier and is marked failed in %s: repair the schema by hand and delete that history row before starting again", h.Version, h.Script, HistoryTable)
+		}
+		m, ok := byVersion[h.Version]
+		if !ok {
+			return nil, nil, fmt.Errorf("the database schema has migration V%d (%s), which this QueueBox does not know (it knows V1 to V%d): the database was migrated by a newer QueueBox; run that version or a newer one", h.Version, h.Script, highest(known))
+		}
+		if h.Checksum != nil && *h.Checksum != m.Checksum {
+			warnings = append(warnings, fmt.Sprintf("migration V%d (%s) was applied with checksum %d, the bundled file has %d", h.Version, h.Script, *h.Checksum, m.Checksum))
+		}
+		done[h.Version] = true
+	}
+	var pending []Migration
+	for _, m := range known {
+		if !done[m.Version] {
+			pending = append(pending, m)
+		}
+	}
+	return pending, warnings, nil
+}
+
+func highest(ms []Migration) int {
+	if len(ms) == 0 {
+		return 0
+	}
+	return ms[len(ms)-1].Version
+}
+
+// SplitBatches splits a SQL Server script on lines that hold only GO, the
+// batch separator of sqlcmd and Flyway. Empty batches are dropped.
+func SplitBatches(script string) []string {
+	var batches []string
+	var cur strings.Builder
+	flush := func() {
+		if s := strings.TrimSpace(cur.String()); s != "" {
+			batches = append(batches, s)
+		}
+		cur.Reset()
+	}
+	for _, line := range strings.Split(script, "\n") {
+		if strings.EqualFold(strings.TrimSpace(line), "GO") {
+			flush()
+			continue
+		}
+		cur.WriteString(line)
+		cur.WriteString("\n")
+	}
+	flush()
+	return batches
+}

@@ -1,0 +1,28 @@
+package run
+
+import (
+	"io"
+	"log/slog"
+	"strings"
+)
+
+// NewLogger returns the process logger: JSON lines by default, text when
+// format is "text". Level is debug, info (default), warn or error.
+func NewLogger(w io.Writer, level, format string) *slog.Logger {
+	var lvl slog.Level
+	switch strings.ToLower(level) {
+	case "debug":
+		lvl = slog.LevelDebug
+	case "warn", "warning":
+		lvl = slog.LevelWarn
+	case "error":
+		lvl = slog.LevelError
+	default:
+		lvl = slog.LevelInfo
+	}
+	opts := &slog.HandlerOptions{Level: lvl}
+	if strings.EqualFold(format, "text") {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}

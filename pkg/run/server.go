@@ -1,0 +1,163 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
+
+// HTTPDrainTimeout is how long a stopping server lets requests in flight
+// finish before it closes their connections.
+const HTTPDrainTimeout = 5 * time.Second
+
+// Server is one listening port. During shutdown it keeps its listener open
+// for the drain window and answers every new request with 503, so a
+// sender learns to retry instead of seeing a refused connection.
+type Server struct {
+	Echo     *echo.Echo
+	name     string
+	addr     string
+	srv      *http.Server
+	listener net.Listener
+	draining atomic.Bool
+	inflight atomic.Int64
+	log      *slog.Logger
+}
+
+// NewServer returns a server on addr with a fresh echo router that answers
+// JSON errors and refuses requests once draining starts.
+func NewServer(name, addr string, log *slog.Logger) *Server {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = jsonErrorHandler
+	s := &Server{Echo: e, name: name, addr: addr, log: log}
+	e.Pre(s.gate)
+	s.srv = &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
+	return s
+}
+
+// gate counts requests in flight and refuses new ones while draining.
+func (s *Server) gate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.draining.Load() {
+			return c.JSON(http.StatusServiceUnavailable, map[string]string{"error": "QueueBox is shutting down"})
+		}
+		s.inflight.Add(1)
+		defer s.inflight.Add(-1)
+		return next(c)
+	}
+}
+
+// Listen binds the port. It fails the start when the port is taken.
+func (s *Server) Listen() error {
+	l, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (%s): %w", s.addr, s.name, err)
+	}
+	s.listener = l
+	return nil
+}
+
+// Addr is the bound address; useful when the port was 0.
+func (s *Server) Addr() string {
+	if s.listener == nil {
+		return s.addr
+	}
+	return s.listener.Addr().String()
+}
+
+// Serve answers requests until Shutdown. It returns nil after a shutdown.
+func (s *Server) Serve() error {
+	s.log.Info("listening", "server", s.name, "addr", s.Addr())
+	if err := s.srv.Serve(s.listener); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve %s: %w", s.name, err)
+	}
+	return nil
+}
+
+// Shutdown answers new requests with 503, waits up to HTTPDrainTimeout for
+// the requests in flight, then closes the server.
+func (s *Server) Shutdown() {
+	s.draining.Store(true)
+	deadline := time.Now().Add(HTTPDrainTimeout)
+	for s.inflight.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := s.inflight.Load(); n > 0 {
+		s.log.Warn("requests still in flight after the drain window", "server", s.name, "requests", n)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := s.srv.Shutdown(ctx); err != nil {
+		_ = s.srv.Close()
+	}
+}
+
+// jsonErrorHandler renders echo errors as {"error": "..."}.
+func jsonErrorHandler(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	code := http.StatusInternalServerError
+	msg := http.StatusText(code)
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		code = he.Code
+		if m, ok := he.Message.(string); ok {
+			msg = m
+		} else {
+			msg = http.StatusText(code)
+		}
+	}
+	if c.Request().Method == http.MethodHead {
+		_ = c.NoContent(code)
+		return
+	}
+	_ = c.JSON(code, map[string]string{"error": msg})
+}
+
+// ErrBodyTooLarge reports a request body above the configured limit.
+type ErrBodyTooLarge struct{ Limit int64 }
+
+func (e *ErrBodyTooLarge) Error() string {
+	return "Request body exceeds " + strconv.FormatInt(e.Limit, 10) + " bytes"
+}
+
+// ReadBody reads the whole request body, counting bytes as they arrive, so
+// a chunked body without Content-Length is held to the same limit.
+func ReadBody(r *http.Request, limit int64) ([]byte, error) {
+	if r.ContentLength > limit {
+		return nil, &ErrBodyTooLarge{Limit: limit}
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(body)) > limit {
+		return nil, &ErrBodyTooLarge{Limit: limit}
+	}
+	return body, nil
+}
+
+// BodyLimit answers 413 for a declared Content-Length above limit on every
+// route of the server. Handlers that read the body use ReadBody for
+// chunked bodies.
+func BodyLimit(limit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if c.Request().ContentLength > limit {
+				return c.JSON(http.StatusRequestEntityTooLarge, map[string]string{"error": (&ErrBodyTooLarge{Limit: limit}).Error()})
+			}
+			return next(c)
+		}
+	}
+}

@@ -1,0 +1,152 @@
+// Package schema turns the configured table and column names into quoted
+// identifiers and renders every SQL statement once, at start, from a
+// statement template. No statement is built by hand in a query path.
+package schema
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+	"text/template"
+
+	"github.com/alternayte/queuebox/pkg/config"
+)
+
+// Dialect is the SQL flavour of the database.
+type Dialect int
+
+// The supported dialects.
+const (
+	Postgres Dialect = iota
+	SQLServer
+)
+
+var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Quote quotes a validated identifier for the dialect. The configuration
+// already refuses names that are not identifiers; Quote checks again so
+// that no path can carry SQL into a statement.
+func (d Dialect) Quote(name string) string {
+	if !identifier.MatchString(name) {
+		panic(fmt.Sprintf("schema: %q is not a SQL identifier", name))
+	}
+	if d == SQLServer {
+		return "[" + name + "]"
+	}
+	return `"` + name + `"`
+}
+
+// Outbox holds the quoted names of the outbox table and its columns.
+type Outbox struct {
+	Table          string
+	ID             string
+	Topic          string
+	Key            string
+	AggregateType  string
+	Payload        string
+	Headers        string
+	State          string
+	Attempt        string
+	MaxAttempts    string
+	ScheduledAt    string
+	CreatedAt      string
+	UpdatedAt      string
+	ClaimedAt      string
+	ClaimToken     string
+	LeaseExpiresAt string
+	LastError      string
+	Sequence       string
+}
+
+// Inbox holds the quoted names of the inbox table and its columns.
+type Inbox struct {
+	Table          string
+	ID             string
+	Source         string
+	IdempotencyKey string
+	AggregateID    string
+	EventType      string
+	Payload        string
+	State          string
+	CreatedAt      string
+	ProcessedAt    string
+	ClaimedAt      string
+	ClaimToken     string
+	LeaseExpiresAt string
+	CorrelationID  string
+	Consumption    string
+	ScheduledAt    string
+	Attempt        string
+	LastError      string
+	Headers        string
+}
+
+// Layout is the table layout of one deployment. Statement templates see it
+// as their data: {{.O.Table}}, {{.O.Topic}}, {{.I.IdempotencyKey}}.
+type Layout struct {
+	Dialect Dialect
+	O       Outbox
+	I       Inbox
+	// Raw names, unquoted, for messages and catalog lookups.
+	OutboxTable string
+	InboxTable  string
+}
+
+// New builds the layout from the database configuration.
+func New(d Dialect, db config.Database) Layout {
+	q := d.Quote
+	o, i := db.ColumnMapping.Outbox, db.ColumnMapping.Inbox
+	return Layout{
+		Dialect:     d,
+		OutboxTable: db.OutboxTableName,
+		InboxTable:  db.InboxTableName,
+		O: Outbox{
+			Table: q(db.OutboxTableName), ID: q(o.ID), Topic: q(o.Topic), Key: q(o.Key),
+			AggregateType: q(o.AggregateType), Payload: q(o.Payload), Headers: q(o.Headers),
+			State: q(o.State), Attempt: q(o.Attempt), MaxAttempts: q(o.MaxAttempts),
+			ScheduledAt: q(o.ScheduledAt), CreatedAt: q(o.CreatedAt), UpdatedAt: q(o.UpdatedAt),
+			ClaimedAt: q(o.ClaimedAt), ClaimToken: q(o.ClaimToken), LeaseExpiresAt: q(o.LeaseExpiresAt),
+			LastError: q(o.LastError), Sequence: q(o.Sequence),
+		},
+		I: Inbox{
+			Table: q(db.InboxTableName), ID: q(i.ID), Source: q(i.Source),
+			IdempotencyKey: q(i.IdempotencyKey), AggregateID: q(i.AggregateID), EventType: q(i.EventType),
+			Payload: q(i.Payload), State: q(i.State), CreatedAt: q(i.CreatedAt), ProcessedAt: q(i.ProcessedAt),
+			ClaimedAt: q(i.ClaimedAt), ClaimToken: q(i.ClaimToken), LeaseExpiresAt: q(i.LeaseExpiresAt),
+			CorrelationID: q(i.CorrelationID), Consumption: q(i.Consumption), ScheduledAt: q(i.ScheduledAt),
+			Attempt: q(i.Attempt), LastError: q(i.LastError), Headers: q(i.Headers),
+		},
+	}
+}
+
+// Render renders one statement template against the layout. Templates are
+// fixed text shipped with the binary, so an error is a programming fault;
+// callers render every statement at start and fail the start on error.
+func (l Layout) Render(name, text string) (string, error) {
+	return RenderData(name, text, l)
+}
+
+// MustRender is Render for statements rendered during construction, where
+// a failure can only be a defect in a shipped template.
+func (l Layout) MustRender(name, text string) string {
+	s, err := l.Render(name, text)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// RenderData renders a statement template against any data that embeds
+// the layout, for statements with variants ({{if .Flag}}).
+func RenderData(name, text string, data any) (string, error) {
+	tmpl, err := template.New(name).Option("missingkey=error").Parse(text)
+	if err != nil {
+		return "", fmt.Errorf("parse statement %s: %w", name, err)
+	}
+	var buf bytes.Buffer
+	if err := tmpl.Execute(&buf, data); err != nil {
+		return "", fmt.Errorf("render statement %s: %w", name, err)
+	}
+	return strings.TrimSpace(buf.String()), nil
+}

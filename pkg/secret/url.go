@@ -1,0 +1,48 @@
+package secret
+
+import (
+	"regexp"
+	"strings"
+)
+
+// passwordParam matches a password carried as a URL or JDBC parameter, for
+// example ?password=x, &password=x or ;password=x.
+var passwordParam = regexp.MustCompile(`(?i)([?&;](?:password|pwd)=)[^&;]*`)
+
+// MaskURL returns the URL with every password replaced by ***: the user info
+// password of postgres://, amqp:// or sqlserver:// URLs and the password
+// parameters of JDBC URLs. Text that is not a URL comes back with only the
+// parameter rule applied.
+func MaskURL(raw string) string {
+	masked := passwordParam.ReplaceAllString(raw, "${1}***")
+	prefix := ""
+	rest := masked
+	if strings.HasPrefix(strings.ToLower(rest), "jdbc:") {
+		prefix, rest = rest[:5], rest[5:]
+	}
+	schemeEnd := strings.Index(rest, "://")
+	if schemeEnd < 0 {
+		return masked
+	}
+	afterScheme := rest[schemeEnd+3:]
+	hostEnd := strings.IndexAny(afterScheme, "/?;#")
+	if hostEnd < 0 {
+		hostEnd = len(afterScheme)
+	}
+	authority := afterScheme[:hostEnd]
+	at := strings.LastIndex(authority, "@")
+	if at < 0 {
+		return masked
+	}
+	userinfo := authority[:at]
+	if colon := strings.Index(userinfo, ":"); colon >= 0 {
+		userinfo = userinfo[:colon] + ":***"
+	}
+	return prefix + rest[:schemeEnd+3] + userinfo + authority[at:] + afterScheme[hostEnd:]
+}
+
+// MaskedURL is a URL string that prints with its password masked.
+type MaskedURL string
+
+// String returns the masked form.
+func (u MaskedURL) String() string { return MaskURL(string(u)) }

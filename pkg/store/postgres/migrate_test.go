@@ -1,0 +1,256 @@
+package postgres_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
+)
+
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func openDB(t *testing.T, s pgtest.Schema) *postgres.DB {
+	t.Helper()
+	db, err := postgres.Open(context.Background(), postgres.Options{
+		ConnString: s.URL, DisplayURL: s.Name, PoolSize: 8,
+		AcquireTimeout: 10 * time.Second, StartupTimeout: 10 * time.Second, Logger: quietLog(),
+	})
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	return db
+}
+
+func migrated(t *testing.T) (pgtest.Schema, *postgres.DB) {
+	t.Helper()
+	s := pgtest.NewSchema(t)
+	db := openDB(t, s)
+	_, err := db.Migrate(context.Background(), quietLog())
+	require.NoError(t, err)
+	return s, db
+}
+
+type column struct {
+	name, typ, nullable, def string
+}
+
+// The documented columns of the outbox and inbox table pages.
+var wantColumns = map[string][]column{
+	"outbox": {
+		{"id", "uuid", "NO", "gen_random_uuid()"},
+		{"topic", "character varying(255)", "NO", ""},
+		{"key", "character varying(255)", "YES", ""},
+		{"payload", "jsonb", "NO", ""},
+		{"headers", "jsonb", "NO", "'{}'::jsonb"},
+		{"aggregate_type", "character varying(255)", "YES", ""},
+		{"state", "character varying(50)", "NO", "'pending'::character varying"},
+		{"attempt", "integer", "NO", "0"},
+		{"max_attempts", "integer", "NO", "5"},
+		{"scheduled_at", "timestamp with time zone", "NO", "CURRENT_TIMESTAMP"},
+		{"created_at", "timestamp with time zone", "NO", "CURRENT_TIMESTAMP"},
+		{"updated_at", "timestamp with time zone", "NO", "CURRENT_TIMESTAMP"},
+		{"claimed_at", "timestamp with time zone", "YES", ""},
+		{"claim_token", "uuid", "YES", ""},
+		{"lease_expires_at", "timestamp with time zone", "YES", ""},
+		{"last_error", "text", "YES", ""},
+		{"sequence", "bigint", "NO", "nextval('outbox_sequence_seq'::regclass)"},
+	},
+	"inbox": {
+		{"id", "uuid", "NO", "gen_random_uuid()"},
+		{"source", "character varying(255)", "NO", ""},
+		{"idempotency_key", "character varying(255)", "NO", ""},
+		{"aggregate_id", "character varying(255)", "YES", ""},
+		{"event_type", "character varying(255)", "YES", ""},
+		{"payload", "jsonb", "NO", ""},
+		{"headers", "jsonb", "NO", "'{}'::jsonb"},
+		{"correlation_id", "character varying(128)", "YES", ""},
+		{"consumption", "character varying(4)", "NO", "'push'::character varying"},
+		{"state", "character varying(50)", "NO", "'pending'::character varying"},
+		{"created_at", "timestamp with time zone", "NO", "CURRENT_TIMESTAMP"},
+		{"processed_at", "timestamp with time zone", "YES", ""},
+		{"scheduled_at", "timestamp with time zone", "NO", "CURRENT_TIMESTAMP"},
+		{"attempt", "integer", "NO", "0"},
+		{"last_error", "text", "YES", ""},
+		{"claimed_at", "timestamp with time zone", "YES", ""},
+		{"claim_token", "uuid", "YES", ""},
+		{"lease_expires_at", "timestamp with time zone", "YES", ""},
+	},
+}
+
+// The documented indexes: name -> columns and filter as pg_get_indexdef
+// prints them.
+var wantIndexes = map[string]map[string]string{
+	"outbox": {
+		"outbox_pkey":                   "(id)",
+		"idx_outbox_pending_scheduled":  "(state, scheduled_at) WHERE ((state)::text = 'pending'::text)",
+		"idx_outbox_topic":              "(topic)",
+		"idx_outbox_processing_claimed": "(claimed_at) WHERE ((state)::text = 'processing'::text)",
+		"idx_outbox_key_sequence":       "(key, sequence) WHERE ((state)::text = ANY ((ARRAY['pending'::character varying, 'processing'::character varying])::text[]))",
+	},
+	"inbox": {
+		"inbox_pkey":                    "(id)",
+		"uq_inbox_source_idempotency":   "(source, idempotency_key)",
+		"idx_inbox_pending":             "(state) WHERE ((state)::text = 'pending'::text)",
+		"idx_inbox_source":              "(source)",
+		"idx_inbox_aggregate_state":     "(aggregate_id, state)",
+		"idx_inbox_processing_claimed":  "(claimed_at) WHERE ((state)::text = 'processing'::text)",
+		"idx_inbox_state_created":       "(state, created_at)",
+		"idx_inbox_consumption_pending": "(consumption, state, scheduled_at)",
+		"idx_inbox_pull_pending":        "(source, scheduled_at, created_at, id) WHERE (((consumption)::text = 'pull'::text) AND ((state)::text = 'pending'::text))",
+		"idx_inbox_pull_busy":           "(source, aggregate_id, lease_expires_at) WHERE (((consumption)::text = 'pull'::text) AND ((state)::text = 'processing'::text))",
+	},
+}
+
+func TestMigrateCreatesTheDocumentedSchema(t *testing.T) {
+	t.Parallel()
+	s, _ := migrated(t)
+	conn := s.Connect(t)
+	ctx := context.Background()
+	for table, want := range wantColumns {
+		rows, err := conn.Query(ctx, `SELECT column_name, format_type(a.atttypid, a.atttypmod), is_nullable, COALESCE(column_default, '')
+			FROM information_schema.columns c
+			JOIN pg_attribute a ON a.attrelid = to_regclass($1) AND a.attname = c.column_name
+			WHERE c.table_schema = $2 AND c.table_name = $1`, table, s.Name)
+		require.NoError(t, err)
+		got := map[string]column{}
+		for rows.Next() {
+			var c column
+			require.NoError(t, rows.Scan(&c.name, &c.typ, &c.nullable, &c.def))
+			got[c.name] = c
+		}
+		require.NoError(t, rows.Err())
+		require.Len(t, got, len(want), "columns of %s", table)
+		for _, w := range want {
+			require.Equal(t, w, got[w.name], "column %s.%s", table, w.name)
+		}
+		idx := map[string]string{}
+		rows, err = conn.Query(ctx, `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = $2`, s.Name, table)
+		require.NoError(t, err)
+		for rows.Next() {
+			var name, def string
+			require.NoError(t, rows.Scan(&name, &def))
+			idx[name] = def[strings.Index(def, " USING btree ")+len(" USING btree "):]
+		}
+		require.NoError(t, rows.Err())
+		require.Equal(t, wantIndexes[table], idx, "indexes of %s", table)
+	}
+	var check string
+	require.NoError(t, conn.QueryRow(ctx, `SELECT pg_get_constraintdef(oid) FROM pg_constraint
+		WHERE conrelid = to_regclass('inbox') AND contype = 'c'`).Scan(&check))
+	require.Contains(t, check, "'push'")
+	require.Contains(t, check, "'pull'")
+	var seqOwned string
+	require.NoError(t, conn.QueryRow(ctx, `SELECT pg_get_serial_sequence('outbox', 'sequence')`).Scan(&seqOwned))
+	require.Equal(t, s.Name+".outbox_sequence_seq", seqOwned)
+	var stateCols int
+	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM information_schema.columns
+		WHERE table_schema = $1 AND table_name = 'queuebox_capture_state'`, s.Name).Scan(&stateCols))
+	require.Positive(t, stateCols)
+}
+
+func TestDocumentedInsertsRun(t *testing.T) {
+	t.Parallel()
+	s, _ := migrated(t)
+	conn := s.Connect(t)
+	ctx := context.Background()
+	_, err := conn.Exec(ctx, `INSERT INTO outbox (topic, payload) VALUES ('order.created', '{"orderId":"1"}')`)
+	require.NoError(t, err)
+	_, err = conn.Exec(ctx, `INSERT INTO outbox (topic, key, payload, headers, aggregate_type)
+		VALUES ('order.created', 'cust-42',
+		  '{"orderId":"11111111-1111-1111-1111-111111111111","amount":99.99}'::jsonb,
+		  '{"X-Tenant":"acme"}'::jsonb, 'order')`)
+	require.NoError(t, err)
+	var state string
+	var attempt, maxAttempts int
+	var seq1, seq2 int64
+	require.NoError(t, conn.QueryRow(ctx, `SELECT state, attempt, max_attempts, sequence FROM outbox WHERE key IS NULL`).
+		Scan(&state, &attempt, &maxAttempts, &seq1))
+	require.Equal(t, "pending", state)
+	require.Equal(t, 0, attempt)
+	require.Equal(t, 5, maxAttempts)
+	require.NoError(t, conn.QueryRow(ctx, `SELECT sequence FROM outbox WHERE key = 'cust-42'`).Scan(&seq2))
+	require.Greater(t, seq2, seq1)
+	_, err = conn.Exec(ctx, `INSERT INTO outbox (topic, payload, headers) VALUES ('t', '{}', NULL)`)
+	require.Error(t, err, "an explicit NULL headers fails the insert")
+	_, err = conn.Exec(ctx, `INSERT INTO inbox (source, idempotency_key, payload) VALUES ('stripe', 'evt_1', '{}')`)
+	require.NoError(t, err)
+	_, err = conn.Exec(ctx, `INSERT INTO inbox (source, idempotency_key, payload) VALUES ('stripe', 'evt_1', '{}')`)
+	require.ErrorContains(t, err, "uq_inbox_source_idempotency")
+	_, err = conn.Exec(ctx, `INSERT INTO inbox (source, idempotency_key, payload, consumption) VALUES ('s', 'k', '{}', 'poll')`)
+	require.Error(t, err, "the check constraint allows push and pull only")
+}
+
+func TestMigrateTwiceIsANoOp(t *testing.T) {
+	t.Parallel()
+	s := pgtest.NewSchema(t)
+	db := openDB(t, s)
+	first, err := db.Migrate(context.Background(), quietLog())
+	require.NoError(t, err)
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, first)
+	second, err := db.Migrate(context.Background(), quietLog())
+	require.NoError(t, err)
+	require.Empty(t, second)
+	var rows int
+	require.NoError(t, s.Connect(t).QueryRow(context.Background(),
+		`SELECT count(*) FROM flyway_schema_history WHERE success`).Scan(&rows))
+	require.Equal(t, 11, rows)
+}
+
+func TestConcurrentStartsMigrateOnce(t *testing.T) {
+	t.Parallel()
+	s := pgtest.NewSchema(t)
+	const replicas = 4
+	applied := make([][]int, replicas)
+	var wg sync.WaitGroup
+	for i := range replicas {
+		db := openDB(t, s)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := db.Migrate(context.Background(), quietLog())
+			require.NoError(t, err)
+			applied[i] = v
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for _, a := range applied {
+		total += len(a)
+	}
+	require.Equal(t, 11, total, "each version applied by exactly one replica")
+	var rows int
+	require.NoError(t, s.Connect(t).QueryRow(context.Background(), `SELECT count(*) FROM flyway_schema_history`).Scan(&rows))
+	require.Equal(t, 11, rows)
+}
+
+func TestMigrateRefusesAnUnknownVersion(t *testing.T) {
+	t.Parallel()
+	s, db := migrated(t)
+	_, err := s.Connect(t).Exec(context.Background(), `INSERT INTO flyway_schema_history
+		(installed_rank, version, description, type, script, checksum, installed_by, execution_time, success)
+		VALUES (12, '12', 'from the future', 'SQL', 'V12__from_the_future.sql', 0, 'test', 0, true)`)
+	require.NoError(t, err)
+	_, err = db.Migrate(context.Background(), quietLog())
+	require.ErrorContains(t, err, "V12")
+	require.ErrorContains(t, err, "does not know")
+}
+
+func TestStartupTimeoutNamesTheMaskedURL(t *testing.T) {
+	t.Parallel()
+	_, err := postgres.Open(context.Background(), postgres.Options{
+		ConnString:     "postgres://queuebox:hunter2@127.0.0.1:1/queuebox?sslmode=disable&connect_timeout=1",
+		DisplayURL:     "jdbc:postgresql://127.0.0.1:1/queuebox",
+		StartupTimeout: 600 * time.Millisecond, Logger: quietLog(),
+	})
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "jdbc:postgresql://127.0.0.1:1/queuebox")
+	require.Contains(t, err.Error(), "database.startupTimeoutMs")
+	require.NotContains(t, err.Error(), "hunter2")
+}

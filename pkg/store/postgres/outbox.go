@@ -1,0 +1,168 @@
+package postgres
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/alternayte/queuebox/pkg/claim"
+	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/schema"
+)
+
+//go:embed queries/*.sql
+var queries embed.FS
+
+func query(name string) string {
+	b, err := queries.ReadFile("queries/" + name + ".sql")
+	if err != nil {
+		panic(err) // the file list is fixed at build time
+	}
+	return string(b)
+}
+
+// Outbox is the outbox side of the store: the claim protocol of the poller.
+// It is safe for concurrent use.
+type Outbox struct {
+	db    *DB
+	lease time.Duration
+
+	claimKeyedFirst, claimUnkeyedFirst string
+	finish, renew, reap, pendingStats  string
+
+	mu        sync.Mutex
+	cursor    string // the last key the keyed walk claimed
+	keyedTurn bool   // alternates which class fills a batch first
+}
+
+// NewOutbox renders the outbox statements for the layout. lease is
+// outbox.claimTimeoutMs.
+func NewOutbox(db *DB, l schema.Layout, lease time.Duration) (*Outbox, error) {
+	o := &Outbox{db: db, lease: lease}
+	var err error
+	render := func(dst *string, name string, data any) {
+		if err == nil {
+			*dst, err = schema.RenderData(name, query(name), data)
+		}
+	}
+	type claimData struct {
+		schema.Layout
+		KeyedFirst bool
+	}
+	render(&o.claimKeyedFirst, "outbox_claim", claimData{l, true})
+	render(&o.claimUnkeyedFirst, "outbox_claim", claimData{l, false})
+	render(&o.finish, "outbox_finish", l)
+	render(&o.renew, "outbox_renew", l)
+	render(&o.reap, "outbox_reap", l)
+	render(&o.pendingStats, "outbox_pending_stats", l)
+	return o, err
+}
+
+// Message is a claimed outbox row; it implements claim.Item.
+type Message struct{ *queuebox.OutboxMessage }
+
+// Lease implements claim.Item.
+func (m Message) Lease() claim.Lease { return claim.Lease{ID: m.ID, Token: m.ClaimToken} }
+
+var _ claim.Source[Message] = (*Outbox)(nil)
+
+// Claim takes up to limit due rows under new tokens and leases.
+func (o *Outbox) Claim(ctx context.Context, limit int) ([]Message, error) {
+	o.mu.Lock()
+	cursor := o.cursor
+	stmt := o.claimUnkeyedFirst
+	if o.keyedTurn {
+		stmt = o.claimKeyedFirst
+	}
+	o.keyedTurn = !o.keyedTurn
+	o.mu.Unlock()
+
+	var out []Message
+	err := o.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+		rows, err := conn.Query(ctx, stmt, limit, cursor, o.lease.Milliseconds())
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, scanMessage)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim outbox rows: %w", err)
+	}
+	o.advanceCursor(cursor, out)
+	return out, nil
+}
+
+// advanceCursor moves the fairness cursor past the keys this claim took,
+// so the next walk starts with the keys that waited longest.
+func (o *Outbox) advanceCursor(old string, claimed []Message) {
+	var after, wrapped string
+	for _, m := range claimed {
+		if m.Key == "" {
+			continue
+		}
+		if m.Key > old {
+			after = max(after, m.Key)
+		} else {
+			wrapped = max(wrapped, m.Key)
+		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch {
+	case wrapped != "":
+		o.cursor = wrapped
+	case after != "":
+		o.cursor = after
+	}
+}
+
+func scanMessage(row pgx.CollectableRow) (Message, error) {
+	var (
+		m                      queuebox.OutboxMessage
+		key, aggType           *string
+		payload, headers, tokn string
+	)
+	err := row.Scan(&m.ID, &m.Topic, &key, &aggType, &payload, &headers, &m.Attempt, &m.MaxAttempts,
+		&m.CreatedAt, &m.Sequence, &tokn)
+	if err != nil {
+		return Message{}, err
+	}
+	if key != nil {
+		m.Key, m.HasKey = *key, true
+	}
+	if aggType != nil {
+		m.AggregateType = *aggType
+	}
+	m.Payload, m.ClaimToken = []byte(payload), tokn
+	m.Headers, err = decodeHeaders(headers)
+	if err != nil {
+		return Message{}, fmt.Errorf("outbox row %s: headers: %w", m.ID, err)
+	}
+	return Message{&m}, nil
+}
+
+// decodeHeaders reads the headers column: a JSON object whose values are
+// strings. A non-string value keeps its JSON text, so nothing is dropped.
+func decodeHeaders(text string) (map[string]string, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(text), &raw); err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(raw))
+	for k, v := range raw {
+		var s string
+		if err := json.Unmarshal(v, &s); err == nil {
+			out[k] = s
+			continue
+		}
+		out[k] = string(v)
+	}
+	return out, nil
+}

@@ -1,0 +1,123 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/alternayte/queuebox/pkg/claim"
+)
+
+// Outcome kinds of a finished claim.
+const (
+	OutcomeSent  = "sent"
+	OutcomeRetry = "retry"
+	OutcomeDead  = "dead"
+)
+
+// Outcome is the result of one claimed row.
+type Outcome struct {
+	Lease claim.Lease
+	Kind  string
+	// Delay is the wait before a retry becomes due.
+	Delay time.Duration
+	// Error is the redacted, truncated reason stored in last_error.
+	Error string
+}
+
+// Finish writes many outcomes in one fenced statement and returns the ids
+// it changed. An id missing from the answer lost its claim.
+func (o *Outbox) Finish(ctx context.Context, outcomes []Outcome) (map[string]bool, error) {
+	n := len(outcomes)
+	ids, tokens, kinds, errs := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	delays := make([]int64, n)
+	for i, oc := range outcomes {
+		ids[i], tokens[i], kinds[i], errs[i] = oc.Lease.ID, oc.Lease.Token, oc.Kind, oc.Error
+		delays[i] = oc.Delay.Milliseconds()
+	}
+	return o.fencedIDs(ctx, "finish outbox rows", o.finish, ids, tokens, kinds, delays, errs)
+}
+
+// Renew extends the leases still held; it implements claim.Source.
+func (o *Outbox) Renew(ctx context.Context, leases []claim.Lease) (map[string]bool, error) {
+	ids, tokens := splitLeases(leases)
+	return o.fencedIDs(ctx, "renew outbox leases", o.renew, ids, tokens, o.lease.Milliseconds())
+}
+
+// ReapExpired returns expired claims to pending; it implements
+// claim.Source.
+func (o *Outbox) ReapExpired(ctx context.Context) (int64, error) {
+	var n int64
+	err := o.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+		tag, err := conn.Exec(ctx, o.reap)
+		n = tag.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("reclaim expired outbox claims: %w", err)
+	}
+	return n, nil
+}
+
+// PendingStats is a snapshot of the pending rows.
+type PendingStats struct {
+	ByTopic map[string]int64
+	Oldest  time.Time // zero when no row is pending
+}
+
+// Pending reads the pending rows per topic and the oldest creation time.
+func (o *Outbox) Pending(ctx context.Context) (PendingStats, error) {
+	st := PendingStats{ByTopic: map[string]int64{}}
+	err := o.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+		rows, err := conn.Query(ctx, o.pendingStats)
+		if err != nil {
+			return err
+		}
+		var topic string
+		var count int64
+		var oldest time.Time
+		_, err = pgx.ForEachRow(rows, []any{&topic, &count, &oldest}, func() error {
+			st.ByTopic[topic] = count
+			if st.Oldest.IsZero() || oldest.Before(st.Oldest) {
+				st.Oldest = oldest
+			}
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return PendingStats{}, fmt.Errorf("read pending outbox rows: %w", err)
+	}
+	return st, nil
+}
+
+func (o *Outbox) fencedIDs(ctx context.Context, what, stmt string, args ...any) (map[string]bool, error) {
+	kept := map[string]bool{}
+	err := o.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+		rows, err := conn.Query(ctx, stmt, args...)
+		if err != nil {
+			return err
+		}
+		var id string
+		_, err = pgx.ForEachRow(rows, []any{&id}, func() error {
+			kept[id] = true
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return kept, nil
+}
+
+func splitLeases(leases []claim.Lease) (ids, tokens []string) {
+	ids, tokens = make([]string, len(leases)), make([]string, len(leases))
+	for i, l := range leases {
+		ids[i], tokens[i] = l.ID, l.Token
+	}
+	return ids, tokens
+}

@@ -1,0 +1,77 @@
+-- Claims up to $1 due rows. A keyed row is claimable only as the head of
+-- its key: the pending or processing row of that key with the lowest
+-- sequence. The keyed part walks the distinct keys of the partial
+-- (key, sequence) index one probe per key, starting after the cursor $2
+-- and wrapping around, so its cost follows the number of keys, not the
+-- depth of their backlog. Rows without a key (null or '') come from the
+-- same index in sequence order. Row locks with SKIP LOCKED keep two
+-- claims apart; the state re-check after the lock drops a row that a
+-- concurrent claim took first.
+WITH RECURSIVE after_cursor AS (
+    (SELECT {{.O.Key}} AS k, {{.O.ID}} AS id, {{.O.State}} AS st, {{.O.ScheduledAt}} AS due
+     FROM {{.O.Table}}
+     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > $2
+     ORDER BY {{.O.Key}}, {{.O.Sequence}}
+     LIMIT 1)
+    UNION ALL
+    SELECT nxt.k, nxt.id, nxt.st, nxt.due
+    FROM after_cursor a
+    CROSS JOIN LATERAL (
+        SELECT {{.O.Key}} AS k, {{.O.ID}} AS id, {{.O.State}} AS st, {{.O.ScheduledAt}} AS due
+        FROM {{.O.Table}}
+        WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > a.k
+        ORDER BY {{.O.Key}}, {{.O.Sequence}}
+        LIMIT 1) nxt
+), before_cursor AS (
+    (SELECT {{.O.Key}} AS k, {{.O.ID}} AS id, {{.O.State}} AS st, {{.O.ScheduledAt}} AS due
+     FROM {{.O.Table}}
+     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > '' AND {{.O.Key}} <= $2
+     ORDER BY {{.O.Key}}, {{.O.Sequence}}
+     LIMIT 1)
+    UNION ALL
+    SELECT nxt.k, nxt.id, nxt.st, nxt.due
+    FROM before_cursor b
+    CROSS JOIN LATERAL (
+        SELECT {{.O.Key}} AS k, {{.O.ID}} AS id, {{.O.State}} AS st, {{.O.ScheduledAt}} AS due
+        FROM {{.O.Table}}
+        WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > b.k AND {{.O.Key}} <= $2
+        ORDER BY {{.O.Key}}, {{.O.Sequence}}
+        LIMIT 1) nxt
+), keyed AS (
+    (SELECT id FROM after_cursor WHERE st = 'pending' AND due <= now())
+    UNION ALL
+    (SELECT id FROM before_cursor WHERE st = 'pending' AND due <= now())
+    LIMIT $1
+), unkeyed AS (
+    (SELECT {{.O.ID}} AS id FROM {{.O.Table}}
+     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} IS NULL
+       AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= now()
+     ORDER BY {{.O.Key}}, {{.O.Sequence}}
+     LIMIT $1)
+    UNION ALL
+    (SELECT {{.O.ID}} AS id FROM {{.O.Table}}
+     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} = ''
+       AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= now()
+     ORDER BY {{.O.Key}}, {{.O.Sequence}}
+     LIMIT $1)
+), candidates AS (
+    {{if .KeyedFirst}}(SELECT id FROM keyed) UNION ALL (SELECT id FROM unkeyed){{else}}(SELECT id FROM unkeyed) UNION ALL (SELECT id FROM keyed){{end}}
+    LIMIT $1
+), locked AS (
+    SELECT o.{{.O.ID}} AS id
+    FROM {{.O.Table}} o
+    WHERE o.{{.O.ID}} IN (SELECT id FROM candidates)
+      AND o.{{.O.State}} = 'pending' AND o.{{.O.ScheduledAt}} <= now()
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE {{.O.Table}} o
+SET {{.O.State}} = 'processing',
+    {{.O.ClaimToken}} = gen_random_uuid(),
+    {{.O.ClaimedAt}} = now(),
+    {{.O.LeaseExpiresAt}} = now() + $3 * interval '1 millisecond',
+    {{.O.UpdatedAt}} = now()
+FROM locked
+WHERE o.{{.O.ID}} = locked.id
+RETURNING o.{{.O.ID}}::text, o.{{.O.Topic}}, o.{{.O.Key}}, o.{{.O.AggregateType}}, o.{{.O.Payload}}::text,
+          o.{{.O.Headers}}::text, o.{{.O.Attempt}}, o.{{.O.MaxAttempts}}, o.{{.O.CreatedAt}},
+          o.{{.O.Sequence}}, o.{{.O.ClaimToken}}::text

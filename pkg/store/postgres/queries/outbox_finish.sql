@@ -1,0 +1,20 @@
+-- Writes the outcomes of many claimed rows in one statement. Each row is
+-- fenced on its id, the processing state, its claim token and a live
+-- lease; a row missing from RETURNING lost its claim and keeps the new
+-- owner's state. outcome: sent, retry (back to pending after delay_ms)
+-- or dead.
+UPDATE {{.O.Table}} o
+SET {{.O.State}} = CASE d.outcome WHEN 'retry' THEN 'pending' ELSE d.outcome END,
+    {{.O.Attempt}} = CASE d.outcome WHEN 'retry' THEN o.{{.O.Attempt}} + 1 ELSE o.{{.O.Attempt}} END,
+    {{.O.ScheduledAt}} = CASE d.outcome WHEN 'retry' THEN now() + d.delay_ms * interval '1 millisecond'
+                         ELSE o.{{.O.ScheduledAt}} END,
+    {{.O.LastError}} = CASE d.outcome WHEN 'sent' THEN o.{{.O.LastError}} ELSE d.error END,
+    {{.O.LeaseExpiresAt}} = CASE d.outcome WHEN 'retry' THEN NULL ELSE o.{{.O.LeaseExpiresAt}} END,
+    {{.O.UpdatedAt}} = now()
+FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::text[])
+     AS d(id, token, outcome, delay_ms, error)
+WHERE o.{{.O.ID}} = d.id
+  AND o.{{.O.State}} = 'processing'
+  AND o.{{.O.ClaimToken}} = d.token
+  AND o.{{.O.LeaseExpiresAt}} > now()
+RETURNING o.{{.O.ID}}::text
