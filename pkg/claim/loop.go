@@ -44,6 +44,11 @@ type Source[T Item] interface {
 // fenced on the item's lease.
 type Handler[T Item] func(ctx context.Context, item T)
 
+// BatchHandler works on a whole claimed batch at once, in claim order.
+// The loop runs one batch at a time. A lost lease does not cancel ctx:
+// the handler's fenced writes find the loss themselves.
+type BatchHandler[T Item] func(ctx context.Context, items []T)
+
 // Hooks receive the events that metrics and logs need. Every hook is
 // optional.
 type Hooks struct {
@@ -74,6 +79,7 @@ type Loop[T Item] struct {
 	cfg     Config
 	source  Source[T]
 	handler Handler[T]
+	batch   BatchHandler[T]
 	wake    chan struct{}
 
 	mu      sync.Mutex
@@ -98,6 +104,15 @@ func New[T Item](cfg Config, source Source[T], handler Handler[T]) *Loop[T] {
 		cfg.Logger = slog.Default()
 	}
 	return &Loop[T]{cfg: cfg, source: source, handler: handler, wake: make(chan struct{}, 1), held: map[string]*held{}}
+}
+
+// NewBatch builds a loop that hands each claimed batch to one handler
+// call, one batch at a time. Concurrency is ignored.
+func NewBatch[T Item](cfg Config, source Source[T], handler BatchHandler[T]) *Loop[T] {
+	cfg.Concurrency = 1
+	l := New[T](cfg, source, nil)
+	l.batch = handler
+	return l
 }
 
 // Wake asks for a claim now instead of at the next poll tick. It never

@@ -15,7 +15,7 @@ func (l *Loop[T]) Run(ctx context.Context) error {
 	// flight; it is cancelled only after the drain window.
 	workCtx, cancelWork := context.WithCancel(context.Background())
 	defer cancelWork()
-	queue := make(chan T, l.cfg.BatchSize)
+	queue := make(chan []T, l.cfg.BatchSize)
 	var workers sync.WaitGroup
 	for range l.cfg.Concurrency {
 		workers.Add(1)
@@ -56,7 +56,7 @@ func (l *Loop[T]) drain(workers *sync.WaitGroup, cancelWork context.CancelFunc) 
 // claimLoop claims whenever there is room, a wake arrives or the poll
 // interval passes. A claim that returned rows is followed by another at
 // once while room remains, so a backlog drains without waiting for ticks.
-func (l *Loop[T]) claimLoop(ctx context.Context, queue chan<- T) {
+func (l *Loop[T]) claimLoop(ctx context.Context, queue chan<- []T) {
 	ticker := time.NewTicker(l.cfg.PollInterval)
 	defer ticker.Stop()
 	for {
@@ -71,7 +71,13 @@ func (l *Loop[T]) claimLoop(ctx context.Context, queue chan<- T) {
 			}
 			for _, it := range items {
 				l.hold(it)
-				queue <- it
+			}
+			if l.batch != nil && len(items) > 0 {
+				queue <- items
+			} else {
+				for _, it := range items {
+					queue <- []T{it}
+				}
 			}
 			if len(items) > 0 && len(items) == room && ctx.Err() == nil {
 				continue
@@ -93,28 +99,37 @@ func (l *Loop[T]) hold(it T) {
 	l.mu.Unlock()
 }
 
-// work runs items from the queue. Each item gets a context that a lost
-// lease cancels.
-func (l *Loop[T]) work(workCtx context.Context, queue <-chan T) {
-	for it := range queue {
-		lease := it.Lease()
-		ctx, cancel := context.WithCancelCause(workCtx)
+// work runs queued units: single items (with a context that a lost lease
+// cancels) or whole batches.
+func (l *Loop[T]) work(workCtx context.Context, queue <-chan []T) {
+	for unit := range queue {
+		if l.batch != nil {
+			l.batch(workCtx, unit)
+		} else {
+			l.runItem(workCtx, unit[0])
+		}
 		l.mu.Lock()
-		h, ok := l.held[lease.ID]
-		if ok {
-			h.cancel = cancel
+		for _, it := range unit {
+			delete(l.held, it.Lease().ID)
 		}
 		l.mu.Unlock()
-		if ok {
-			l.handler(ctx, it)
-		}
-		cancel(nil)
-		l.mu.Lock()
-		delete(l.held, lease.ID)
-		l.mu.Unlock()
-		// The row is final or back to pending: the next row of its key
-		// may be due now.
+		// The rows are final or back to pending: the next row of their key
+		// or aggregate may be due now.
 		l.Wake()
+	}
+}
+
+func (l *Loop[T]) runItem(workCtx context.Context, it T) {
+	ctx, cancel := context.WithCancelCause(workCtx)
+	defer cancel(nil)
+	l.mu.Lock()
+	h, ok := l.held[it.Lease().ID]
+	if ok {
+		h.cancel = cancel
+	}
+	l.mu.Unlock()
+	if ok {
+		l.handler(ctx, it)
 	}
 }
 

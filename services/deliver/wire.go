@@ -3,10 +3,92 @@ package main
 import (
 	"context"
 
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/deliver"
+	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/redact"
+	"github.com/alternayte/queuebox/pkg/retention"
 	"github.com/alternayte/queuebox/pkg/run"
+	"github.com/alternayte/queuebox/pkg/secret"
+	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
-// wire adds the components of the deliver role.
-func wire(_ context.Context, _ *run.App) ([]run.Component, error) {
-	return nil, nil
+// wire adds the outbox poller, its publishers, the admin routes and the
+// outbox retention job.
+func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
+	cfg := app.Config
+	store, err := postgres.NewOutbox(app.DB, app.Layout, config.Ms(cfg.Outbox.ClaimTimeoutMs))
+	if err != nil {
+		return nil, err
+	}
+	router, err := deliver.NewRouter(cfg.Routes, cfg.Destinations)
+	if err != nil {
+		return nil, err
+	}
+	redactor := redact.New(secret.Values(cfg)...)
+	m := deliver.NewMetrics(app.Registry)
+	publishers, err := newPublishers(ctx, app, redactor)
+	if err != nil {
+		return nil, err
+	}
+	poller := deliver.NewPoller(deliver.Options{
+		Config: cfg, Store: store, Router: router, Publishers: publishers,
+		Redactor: redactor, Metrics: m, Logger: app.Log.With("component", "outbox-poller"),
+	})
+	app.Health.Add("outbox-poller", poller.Check)
+	components := []run.Component{poller, closer{publishers}}
+	job, err := outboxRetention(app)
+	if err != nil {
+		return nil, err
+	}
+	if job != nil {
+		app.Health.Add("retention-service", job.Check)
+		components = append(components, job)
+	}
+	return components, nil
+}
+
+// closer closes the publishers after the poller drained: it waits for the
+// shutdown like every component, then closes.
+type closer struct{ publishers map[string]queuebox.Publisher }
+
+func (c closer) Name() string { return "publishers" }
+
+func (c closer) Run(ctx context.Context) error {
+	<-ctx.Done()
+	for _, p := range c.publishers {
+		_ = p.Close()
+	}
+	return nil
+}
+
+func outboxRetention(app *run.App) (*retention.Job, error) {
+	rc := app.Config.Retention
+	if !rc.Enabled {
+		return nil, nil
+	}
+	store, err := postgres.NewRetention(app.DB, app.Layout)
+	if err != nil {
+		return nil, err
+	}
+	p := rc.Outbox
+	job := &retention.Job{
+		Table: "outbox", Interval: p.CleanupInterval.D, Batch: p.BatchSize,
+		Metrics: retention.NewMetrics(app.Registry), Logger: app.Log.With("component", "retention-service"),
+	}
+	switch {
+	case p.Policy == config.PolicyAge && p.MaxAge != nil:
+		maxAge := p.MaxAge.D
+		job.Steps = append(job.Steps, func(ctx context.Context, batch int) (int64, error) {
+			return store.OutboxByAge(ctx, maxAge, batch)
+		})
+	case p.Policy == config.PolicyCount && p.MaxCount != nil:
+		keep := *p.MaxCount
+		for _, state := range []string{queuebox.StateSent, queuebox.StateDead} {
+			job.Steps = append(job.Steps, func(ctx context.Context, batch int) (int64, error) {
+				return store.OutboxByCount(ctx, state, keep, batch)
+			})
+		}
+	}
+	return job, nil
 }

@@ -38,13 +38,13 @@ func (o *Outbox) Finish(ctx context.Context, outcomes []Outcome) (map[string]boo
 		ids[i], tokens[i], kinds[i], errs[i] = oc.Lease.ID, oc.Lease.Token, oc.Kind, oc.Error
 		delays[i] = oc.Delay.Milliseconds()
 	}
-	return o.fencedIDs(ctx, "finish outbox rows", o.finish, ids, tokens, kinds, delays, errs)
+	return o.db.queryIDs(ctx, "finish outbox rows", o.finish, ids, tokens, kinds, delays, errs)
 }
 
 // Renew extends the leases still held; it implements claim.Source.
 func (o *Outbox) Renew(ctx context.Context, leases []claim.Lease) (map[string]bool, error) {
 	ids, tokens := splitLeases(leases)
-	return o.fencedIDs(ctx, "renew outbox leases", o.renew, ids, tokens, o.lease.Milliseconds())
+	return o.db.queryIDs(ctx, "renew outbox leases", o.renew, ids, tokens, o.lease.Milliseconds())
 }
 
 // ReapExpired returns expired claims to pending; it implements
@@ -94,9 +94,11 @@ func (o *Outbox) Pending(ctx context.Context) (PendingStats, error) {
 	return st, nil
 }
 
-func (o *Outbox) fencedIDs(ctx context.Context, what, stmt string, args ...any) (map[string]bool, error) {
+// queryIDs runs a statement that returns one id per changed row, the shape
+// of every fenced write, and collects the ids.
+func (db *DB) queryIDs(ctx context.Context, what, stmt string, args ...any) (map[string]bool, error) {
 	kept := map[string]bool{}
-	err := o.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+	err := db.WithConn(ctx, func(conn *pgxpool.Conn) error {
 		rows, err := conn.Query(ctx, stmt, args...)
 		if err != nil {
 			return err

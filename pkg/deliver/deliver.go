@@ -1,0 +1,60 @@
+package deliver
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/store/postgres"
+)
+
+// deliver routes, transforms and publishes one row and returns its
+// outcome (without the lease).
+func (p *Poller) deliver(ctx context.Context, m *queuebox.OutboxMessage) postgres.Outcome {
+	route, ok := p.opts.Router.Match(m.Topic)
+	if !ok {
+		return p.dead("No route matches topic " + m.Topic)
+	}
+	dest := route.Destination
+	pub := p.opts.Publishers[dest.Name]
+	if pub == nil {
+		return p.dead(noPublisher(dest))
+	}
+	body, outcome, ok := p.transform(ctx, route, m)
+	if !ok {
+		return outcome
+	}
+	start := time.Now()
+	err := pub.Publish(ctx, queuebox.Delivery{
+		Message:             m,
+		Body:                body,
+		RoutingKeyTemplate:  route.Config.RoutingKeyTemplate,
+		MissingFieldDefault: route.Config.RoutingKeyMissingFieldDefault,
+	})
+	p.opts.Metrics.Publish.Since(start, dest.Kind)
+	if err != nil {
+		p.opts.Metrics.DestinationMessages.WithLabelValues(dest.Name, "failure").Inc()
+		return p.failure(m, fmt.Sprintf("Publish to %s failed: %v", dest.Name, err))
+	}
+	p.opts.Metrics.DestinationMessages.WithLabelValues(dest.Name, "success").Inc()
+	return postgres.Outcome{Kind: postgres.OutcomeSent}
+}
+
+// transform runs the route and destination transforms. ok is false when a
+// transform decided the outcome (Fail or Dead).
+func (p *Poller) transform(ctx context.Context, route Route, m *queuebox.OutboxMessage) ([]byte, postgres.Outcome, bool) {
+	if p.opts.Transforms == nil {
+		return m.Payload, postgres.Outcome{}, true
+	}
+	body, failure := p.opts.Transforms.Apply(ctx, route, m)
+	if failure == nil {
+		return body, postgres.Outcome{}, true
+	}
+	p.opts.Metrics.TransformFailures.WithLabelValues(failure.Strategy).Inc()
+	reason := "Transform failed: " + failure.Err.Error()
+	if failure.Strategy == StrategyDead {
+		return nil, p.dead(reason), false
+	}
+	return nil, p.failure(m, reason), false
+}

@@ -1,0 +1,103 @@
+package deliver
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/alternayte/queuebox/pkg/store/postgres"
+)
+
+// maxFinishBatch bounds the rows of one outcome statement.
+const maxFinishBatch = 500
+
+// finisher writes outcomes in as few fenced statements as possible: one
+// goroutine takes every outcome waiting at the moment it is free and
+// writes them together, so under load outcomes commit in groups and
+// under light load each commits at once.
+type finisher struct {
+	write   func(ctx context.Context, outcomes []postgres.Outcome) (map[string]bool, error)
+	log     *slog.Logger
+	reqs    chan finishReq
+	stopped chan struct{}
+}
+
+type finishReq struct {
+	outcome postgres.Outcome
+	// done receives whether the row was still ours, or the write error.
+	done chan finishResult
+}
+
+type finishResult struct {
+	kept bool
+	err  error
+}
+
+func newFinisher(write func(context.Context, []postgres.Outcome) (map[string]bool, error), log *slog.Logger) *finisher {
+	return &finisher{write: write, log: log, reqs: make(chan finishReq, maxFinishBatch), stopped: make(chan struct{})}
+}
+
+// run writes outcomes until stop is closed and every submitted outcome is
+// written.
+func (f *finisher) run(stop <-chan struct{}) {
+	defer close(f.stopped)
+	for {
+		var first finishReq
+		select {
+		case first = <-f.reqs:
+		case <-stop:
+			// Outcomes can still arrive from handlers that finish during
+			// the drain; the poller closes stop only after they returned.
+			return
+		}
+		batch := []finishReq{first}
+	collect:
+		for len(batch) < maxFinishBatch {
+			select {
+			case r := <-f.reqs:
+				batch = append(batch, r)
+			default:
+				break collect
+			}
+		}
+		f.flush(batch)
+	}
+}
+
+// flush writes one group, retrying a failed statement a few times: a
+// short database fault should not turn a delivered message into a
+// redelivery.
+func (f *finisher) flush(batch []finishReq) {
+	outcomes := make([]postgres.Outcome, len(batch))
+	for i, r := range batch {
+		outcomes[i] = r.outcome
+	}
+	var kept map[string]bool
+	var err error
+	delay := 50 * time.Millisecond
+	for attempt := 0; attempt < 5; attempt++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		kept, err = f.write(ctx, outcomes)
+		cancel()
+		if err == nil {
+			break
+		}
+		f.log.Warn("writing outcomes failed; retrying", "rows", len(outcomes), "err", err)
+		time.Sleep(delay)
+		delay *= 2
+	}
+	for _, r := range batch {
+		if err != nil {
+			r.done <- finishResult{err: err}
+			continue
+		}
+		r.done <- finishResult{kept: kept[r.outcome.Lease.ID]}
+	}
+}
+
+// submit hands an outcome to the writer and waits until it is written.
+func (f *finisher) submit(o postgres.Outcome) finishResult {
+	done := make(chan finishResult, 1)
+	f.reqs <- finishReq{outcome: o, done: done}
+	return <-done
+}

@@ -1,0 +1,65 @@
+package deliver
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/alternayte/queuebox/pkg/claim"
+	"github.com/alternayte/queuebox/pkg/metrics"
+)
+
+// Metrics are the outbox families of the metrics reference. Families with
+// labels appear in a scrape after their first use, as documented.
+type Metrics struct {
+	Messages            *prometheus.CounterVec // status: sent, failed, dead
+	Pending             prometheus.Gauge
+	Reclaimed           prometheus.Counter
+	OldestPendingAge    prometheus.Gauge
+	ClaimsLost          *prometheus.CounterVec // component
+	ProcessErrors       prometheus.Counter
+	Processing          *metrics.Timer
+	Publish             *metrics.Timer // destination_type
+	DestinationMessages *prometheus.CounterVec // destination, outcome
+	QueueDepth          *prometheus.GaugeVec   // destination
+	TransformFailures   *prometheus.CounterVec // strategy
+}
+
+// NewMetrics registers the outbox families on reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		Messages: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "queuebox_outbox_messages_total",
+			Help: "Outbox delivery outcomes: sent, failed (a retry follows) or dead.",
+		}, []string{"status"}),
+		Pending: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "queuebox_outbox_messages_pending",
+			Help: "Outbox rows that wait for a publish.",
+		}),
+		Reclaimed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "queuebox_outbox_messages_reclaimed_total",
+			Help: "Outbox rows returned to pending after their claim expired.",
+		}),
+		OldestPendingAge: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "queuebox_outbox_oldest_pending_age_seconds",
+			Help: "Age of the oldest pending outbox row; zero when none is pending.",
+		}),
+		ClaimsLost:    claim.NewLostCounter(),
+		ProcessErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "queuebox_outbox_process_errors_total", Help: "Errors that stopped the processing of one outbox row."}),
+		DestinationMessages: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "queuebox_outbox_destination_messages_total",
+			Help: "Outbox publishes per destination and outcome.",
+		}, []string{"destination", "outcome"}),
+		QueueDepth: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "queuebox_outbox_queue_depth",
+			Help: "Pending outbox rows per destination.",
+		}, []string{"destination"}),
+		TransformFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "queuebox_transform_failures_total",
+			Help: "Route and destination transform failures per error strategy.",
+		}, []string{"strategy"}),
+	}
+	reg.MustRegister(m.Messages, m.Pending, m.Reclaimed, m.OldestPendingAge, m.ClaimsLost,
+		m.ProcessErrors, m.DestinationMessages, m.QueueDepth, m.TransformFailures)
+	m.Processing = metrics.NewTimer(reg, "queuebox_outbox_processing_duration_seconds", "Time to process one outbox row.")
+	m.Publish = metrics.NewTimer(reg, "queuebox_outbox_publish_duration_seconds", "Time to publish one message, per destination type.", "destination_type")
+	return m
+}

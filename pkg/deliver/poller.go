@@ -1,0 +1,176 @@
+package deliver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/alternayte/queuebox/pkg/claim"
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/redact"
+	"github.com/alternayte/queuebox/pkg/store/postgres"
+)
+
+// Options wire a Poller.
+type Options struct {
+	Config     *config.Config
+	Store      *postgres.Outbox
+	Router     *Router
+	Publishers map[string]queuebox.Publisher // by destination name
+	Transforms *Transforms                   // nil when no transform is configured
+	Redactor   *redact.Redactor
+	Metrics    *Metrics
+	Logger     *slog.Logger
+}
+
+// Poller is the outbox poller: a claim loop whose handler routes,
+// transforms, publishes and finishes each row. It implements the
+// component contract of package run.
+type Poller struct {
+	opts     Options
+	loop     *claim.Loop[postgres.Message]
+	finisher *finisher
+	healthy  atomic.Bool
+	lastErr  atomic.Value // string
+}
+
+// NewPoller builds the poller from the outbox configuration.
+func NewPoller(opts Options) *Poller {
+	p := &Poller{opts: opts}
+	ob := opts.Config.Outbox
+	p.finisher = newFinisher(opts.Store.Finish, opts.Logger)
+	p.loop = claim.New(claim.Config{
+		Name:            "outbox",
+		BatchSize:       ob.BatchSize,
+		Concurrency:     ob.Concurrency,
+		PollInterval:    config.Ms(ob.PollIntervalMs),
+		LeaseDuration:   config.Ms(ob.ClaimTimeoutMs),
+		ShutdownTimeout: config.Ms(ob.ShutdownTimeoutMs),
+		Logger:          opts.Logger,
+		Hooks: claim.Hooks{
+			Lost:        func(claim.Lease) { opts.Metrics.ClaimsLost.WithLabelValues("outbox").Inc() },
+			Reaped:      func(n int64) { opts.Metrics.Reclaimed.Add(float64(n)) },
+			ClaimFailed: p.claimFailed,
+			Claimed:     func(int) { p.healthy.Store(true) },
+		},
+	}, opts.Store, p.handle)
+	p.healthy.Store(true)
+	return p
+}
+
+// Name implements run.Component.
+func (p *Poller) Name() string { return "outbox-poller" }
+
+// Wake asks for a claim now; capture calls it on an outbox insert.
+func (p *Poller) Wake() { p.loop.Wake() }
+
+// Run claims and delivers until ctx ends, then drains as the claim loop
+// documents.
+func (p *Poller) Run(ctx context.Context) error {
+	stop := make(chan struct{})
+	go p.finisher.run(stop)
+	gauges := newGaugeRefresher(p.opts)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); gauges.run(ctx) }()
+	err := p.loop.Run(ctx)
+	close(stop)
+	<-p.finisher.stopped
+	wg.Wait()
+	return err
+}
+
+// Check is the health check of the outbox-poller component: down while
+// claims fail.
+func (p *Poller) Check(context.Context) error {
+	if p.healthy.Load() {
+		return nil
+	}
+	msg, _ := p.lastErr.Load().(string)
+	return errors.New("claims fail: " + msg)
+}
+
+func (p *Poller) claimFailed(op string, err error) {
+	if op == "claim" {
+		p.healthy.Store(false)
+		p.lastErr.Store(err.Error())
+	}
+}
+
+// handle processes one claimed row from route to outcome.
+func (p *Poller) handle(ctx context.Context, m postgres.Message) {
+	start := time.Now()
+	defer p.opts.Metrics.Processing.Since(start)
+	outcome := p.deliver(ctx, m.OutboxMessage)
+	if errors.Is(context.Cause(ctx), queuebox.ErrLeaseLost) {
+		// The renewal found the claim lost and already counted it; the new
+		// owner decides the row's fate.
+		return
+	}
+	outcome.Lease = m.Lease()
+	res := p.finisher.submit(outcome)
+	switch {
+	case res.err != nil:
+		p.opts.Metrics.ProcessErrors.Inc()
+		p.opts.Logger.Error("writing the outcome failed; the row stays processing until its lease expires",
+			"message_id", m.ID, "outcome", outcome.Kind, "err", res.err)
+	case !res.kept:
+		p.claimLost(m.OutboxMessage, outcome.Kind)
+	default:
+		p.count(outcome.Kind)
+	}
+}
+
+func (p *Poller) count(kind string) {
+	status := kind
+	if kind == postgres.OutcomeRetry {
+		status = "failed"
+	}
+	p.opts.Metrics.Messages.WithLabelValues(status).Inc()
+}
+
+// claimLost logs and counts a terminal write that found another owner. A
+// lost mark-sent means the destination holds a duplicate.
+func (p *Poller) claimLost(m *queuebox.OutboxMessage, kind string) {
+	p.opts.Metrics.ClaimsLost.WithLabelValues("outbox").Inc()
+	log := p.opts.Logger.With("message_id", m.ID, "topic", m.Topic, "attempt", m.Attempt, "outcome", kind)
+	if kind == postgres.OutcomeSent {
+		log.Error("claim lost after the publish: another replica owns the row and will publish it again; raise outbox.claimTimeoutMs above the slowest publish")
+		return
+	}
+	log.Warn("claim lost before the outcome was written; another replica owns the row")
+}
+
+// failure turns an error into the retry or dead outcome of the row.
+func (p *Poller) failure(m *queuebox.OutboxMessage, reason string) postgres.Outcome {
+	text := p.lastError(reason)
+	if m.Attempt >= m.MaxAttempts {
+		return postgres.Outcome{Kind: postgres.OutcomeDead, Error: text}
+	}
+	base := config.Ms(p.opts.Config.Outbox.RetryBaseDelayMs)
+	return postgres.Outcome{Kind: postgres.OutcomeRetry, Delay: RetryDelay(base, m.Attempt, randomJitter()), Error: text}
+}
+
+func (p *Poller) dead(reason string) postgres.Outcome {
+	return postgres.Outcome{Kind: postgres.OutcomeDead, Error: p.lastError(reason)}
+}
+
+// lastError redacts known secrets and cuts the text to
+// http.maxErrorBodyBytes before it reaches a log or last_error.
+func (p *Poller) lastError(reason string) string {
+	limit := p.opts.Config.HTTP.MaxErrorBodyBytes
+	if p.opts.Redactor == nil {
+		return redact.Truncate(reason, limit)
+	}
+	return redact.Truncate(p.opts.Redactor.Redact(reason), limit)
+}
+
+
+func noPublisher(d *config.Destination) string {
+	return fmt.Sprintf("Destination %s of type %s has no publisher in this build", d.Name, d.Kind)
+}

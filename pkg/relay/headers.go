@@ -1,0 +1,51 @@
+package relay
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// The headers the relay sets on every forwarded row. Each replaces a
+// received header of the same name in any letter case, so a sender
+// cannot forge them.
+const (
+	HeaderInboxID        = "x-inbox-id"
+	HeaderSource         = "x-source"
+	HeaderIdempotencyKey = "x-idempotency-key"
+	HeaderCorrelationID  = "X-Correlation-Id"
+)
+
+// OutboxHeaders builds the outbox headers of a forwarded row: the stored
+// inbox headers, then the four relay headers.
+func OutboxHeaders(inboxHeaders string, id, source, key string, correlationID *string) ([]byte, error) {
+	received := map[string]json.RawMessage{}
+	if inboxHeaders != "" {
+		if err := json.Unmarshal([]byte(inboxHeaders), &received); err != nil {
+			return nil, fmt.Errorf("inbox headers of %s are not a JSON object: %w", id, err)
+		}
+	}
+	out := make(map[string]any, len(received)+4)
+	for name, v := range received {
+		if isRelayHeader(name) {
+			continue
+		}
+		out[name] = v
+	}
+	out[HeaderInboxID] = id
+	out[HeaderSource] = source
+	out[HeaderIdempotencyKey] = key
+	if correlationID != nil && *correlationID != "" {
+		out[HeaderCorrelationID] = *correlationID
+	}
+	return json.Marshal(out)
+}
+
+func isRelayHeader(name string) bool {
+	for _, h := range []string{HeaderInboxID, HeaderSource, HeaderIdempotencyKey, HeaderCorrelationID} {
+		if strings.EqualFold(name, h) {
+			return true
+		}
+	}
+	return false
+}

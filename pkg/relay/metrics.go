@@ -1,0 +1,34 @@
+package relay
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// Metrics are the relay families of the metrics reference.
+type Metrics struct {
+	Messages         *prometheus.CounterVec // status: forwarded
+	Errors           prometheus.Counter
+	OldestPendingAge prometheus.Gauge
+	ClaimsLost       *prometheus.CounterVec // component: inbox
+}
+
+// NewMetrics registers the relay families on reg. messages is the shared
+// queuebox_inbox_messages_total family when the process already has one,
+// or nil.
+func NewMetrics(reg prometheus.Registerer, claimsLost *prometheus.CounterVec) *Metrics {
+	m := &Metrics{
+		Messages: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "queuebox_inbox_messages_total",
+			Help: "Inbox messages per status.",
+		}, []string{"status"}),
+		Errors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "queuebox_inbox_relay_errors_total",
+			Help: "Errors of the inbox relay.",
+		}),
+		OldestPendingAge: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "queuebox_inbox_oldest_pending_age_seconds",
+			Help: "Age of the oldest pending push row of the inbox; zero when none is pending.",
+		}),
+		ClaimsLost: claimsLost,
+	}
+	reg.MustRegister(m.Messages, m.Errors, m.OldestPendingAge)
+	return m
+}

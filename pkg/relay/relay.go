@@ -1,0 +1,201 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/alternayte/queuebox/pkg/claim"
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/store/postgres"
+)
+
+// Options wire a Relay.
+type Options struct {
+	Config  *config.Config
+	Store   *postgres.Relay
+	Metrics *Metrics
+	Logger  *slog.Logger
+}
+
+// Relay forwards push rows of the inbox into the outbox. It implements the
+// component contract of package run.
+type Relay struct {
+	opts    Options
+	loop    *claim.Loop[postgres.InboxRow]
+	healthy atomic.Bool
+	lastErr atomic.Value // string
+}
+
+// New builds the relay from inbox.relay.
+func New(opts Options) *Relay {
+	r := &Relay{opts: opts}
+	rc := opts.Config.Inbox.Relay
+	r.loop = claim.NewBatch(claim.Config{
+		Name:          "inbox-relay",
+		BatchSize:     rc.BatchSize,
+		PollInterval:  config.Ms(rc.PollIntervalMs),
+		LeaseDuration: config.Ms(rc.ClaimTimeoutMs),
+		// Forwarding is one statement per batch; a short drain suffices.
+		ShutdownTimeout: config.Ms(opts.Config.Outbox.ShutdownTimeoutMs),
+		Logger:          opts.Logger,
+		Hooks: claim.Hooks{
+			Lost:        func(claim.Lease) { opts.Metrics.ClaimsLost.WithLabelValues("inbox").Inc() },
+			ClaimFailed: r.failed,
+			Claimed:     func(int) { r.healthy.Store(true) },
+		},
+	}, opts.Store, r.forwardBatch)
+	r.healthy.Store(true)
+	return r
+}
+
+// Name implements run.Component.
+func (r *Relay) Name() string { return "inbox-relay" }
+
+// Run forwards until ctx ends.
+func (r *Relay) Run(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { defer close(done); r.refreshAge(ctx) }()
+	err := r.loop.Run(ctx)
+	<-done
+	return err
+}
+
+// Check is the health check of the inbox-relay component.
+func (r *Relay) Check(context.Context) error {
+	if r.healthy.Load() {
+		return nil
+	}
+	msg, _ := r.lastErr.Load().(string)
+	return errors.New("relay fails: " + msg)
+}
+
+func (r *Relay) failed(op string, err error) {
+	r.opts.Metrics.Errors.Inc()
+	if op == "claim" {
+		r.healthy.Store(false)
+		r.lastErr.Store(err.Error())
+	}
+}
+
+// forwardBatch renders each row's topic and headers, forwards the rows
+// with a topic and marks the others dead, each in one fenced statement.
+func (r *Relay) forwardBatch(ctx context.Context, rows []postgres.InboxRow) {
+	var forwards []postgres.Forward
+	var dead []claim.Lease
+	var reasons []string
+	for _, row := range rows {
+		f, reason := r.prepare(row)
+		if reason != "" {
+			dead, reasons = append(dead, row.Lease()), append(reasons, reason)
+			r.opts.Logger.Warn("inbox row dead", "inbox_id", row.ID, "source", row.Source, "reason", reason)
+			continue
+		}
+		forwards = append(forwards, f)
+	}
+	if len(forwards) > 0 {
+		kept := r.retry(ctx, "forward", func(ctx context.Context) (map[string]bool, error) {
+			return r.opts.Store.Forward(ctx, forwards, r.opts.Config.EffectiveMaxAttempts())
+		})
+		r.account(forwards, kept, "forward")
+	}
+	if len(dead) > 0 {
+		kept := r.retry(ctx, "mark dead", func(ctx context.Context) (map[string]bool, error) {
+			return r.opts.Store.Dead(ctx, dead, reasons)
+		})
+		for _, l := range dead {
+			if kept != nil && !kept[l.ID] {
+				r.lost(l.ID, "mark dead")
+			}
+		}
+	}
+}
+
+func (r *Relay) account(forwards []postgres.Forward, kept map[string]bool, what string) {
+	if kept == nil {
+		return
+	}
+	for _, f := range forwards {
+		if kept[f.Lease.ID] {
+			r.opts.Metrics.Messages.WithLabelValues("forwarded").Inc()
+			continue
+		}
+		r.lost(f.Lease.ID, what)
+	}
+}
+
+func (r *Relay) lost(id, what string) {
+	r.opts.Metrics.ClaimsLost.WithLabelValues("inbox").Inc()
+	r.opts.Logger.Error("relay claim lost; the row belongs to another relay and no outbox row was written",
+		"inbox_id", id, "write", what)
+}
+
+// prepare builds the forward of one row, or the reason it is dead.
+func (r *Relay) prepare(row postgres.InboxRow) (postgres.Forward, string) {
+	src, ok := r.opts.Config.Sources[row.Source]
+	if !ok {
+		return postgres.Forward{}, fmt.Sprintf("Source %s is not configured, so the relay cannot render its topic", row.Source)
+	}
+	eventType := ""
+	if row.EventType != nil {
+		eventType = *row.EventType
+	}
+	topic := RenderTopic(src.Topic, row.Source, eventType)
+	if topic == "" {
+		return postgres.Forward{}, fmt.Sprintf("The topic template %q of source %s rendered empty, so the message can reach no destination", src.Topic, row.Source)
+	}
+	headers, err := OutboxHeaders(row.Headers, row.ID, row.Source, row.IdempotencyKey, row.CorrelationID)
+	if err != nil {
+		return postgres.Forward{}, err.Error()
+	}
+	return postgres.Forward{Lease: row.Lease(), Topic: topic, Headers: headers}, ""
+}
+
+// retry runs a fenced write, retrying a failed statement a few times so a
+// short database fault does not leave rows processing until their lease
+// expires. It returns nil when every try failed.
+func (r *Relay) retry(ctx context.Context, what string, write func(context.Context) (map[string]bool, error)) map[string]bool {
+	delay := 50 * time.Millisecond
+	for attempt := 0; attempt < 5; attempt++ {
+		wctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		kept, err := write(wctx)
+		cancel()
+		if err == nil {
+			return kept
+		}
+		r.opts.Metrics.Errors.Inc()
+		r.opts.Logger.Error("relay write failed", "write", what, "attempt", attempt+1, "err", err)
+		if ctx.Err() != nil && attempt > 0 {
+			break
+		}
+		time.Sleep(delay)
+		delay *= 2
+	}
+	return nil
+}
+
+// refreshAge sets the oldest-pending gauge at most once per
+// inbox.relay.pendingGaugeIntervalMs.
+func (r *Relay) refreshAge(ctx context.Context) {
+	ticker := time.NewTicker(config.Ms(r.opts.Config.Inbox.Relay.PendingGaugeIntervalMs))
+	defer ticker.Stop()
+	for {
+		oldest, err := r.opts.Store.OldestPending(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			r.opts.Logger.Warn("reading the oldest pending inbox row failed", "err", err)
+		case err == nil && oldest.IsZero():
+			r.opts.Metrics.OldestPendingAge.Set(0)
+		case err == nil:
+			r.opts.Metrics.OldestPendingAge.Set(max(time.Since(oldest).Seconds(), 0))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}

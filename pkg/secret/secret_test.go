@@ -1,0 +1,64 @@
+package secret
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestSecretNeverPrints(t *testing.T) {
+	t.Parallel()
+	type holder struct {
+		Password Secret
+		Ptr      *Secret
+	}
+	s := New("hunter2")
+	h := holder{Password: s, Ptr: &s}
+	for _, format := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
+		out := fmt.Sprintf(format, h)
+		require.NotContains(t, out, "hunter2", format)
+		require.Contains(t, out, "Secret(***)", format)
+	}
+	js, err := json.Marshal(h)
+	require.NoError(t, err)
+	require.NotContains(t, string(js), "hunter2")
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("cfg", "secret", s, "holder", h)
+	require.NotContains(t, buf.String(), "hunter2")
+	require.Equal(t, "Secret(empty)", New("").String())
+	require.Equal(t, "hunter2", s.Reveal())
+}
+
+func TestMaskURL(t *testing.T) {
+	t.Parallel()
+	cases := map[string]string{
+		"postgres://qb:pw@db:5432/queuebox":                              "postgres://qb:***@db:5432/queuebox",
+		"amqp://guest:guest@rabbit:5672/vhost":                           "amqp://guest:***@rabbit:5672/vhost",
+		"jdbc:postgresql://db:5432/queuebox?user=qb&password=pw&ssl=true": "jdbc:postgresql://db:5432/queuebox?user=qb&password=***&ssl=true",
+		"jdbc:sqlserver://db:1433;databaseName=qb;password=pw;encrypt=true": "jdbc:sqlserver://db:1433;databaseName=qb;password=***;encrypt=true",
+		"jdbc:postgresql://db:5432/queuebox":                             "jdbc:postgresql://db:5432/queuebox",
+		"amqp://rabbit:5672":                                             "amqp://rabbit:5672",
+		"postgres://user@db/x":                                           "postgres://user@db/x",
+	}
+	for in, want := range cases {
+		require.Equal(t, want, MaskURL(in), in)
+	}
+}
+
+func TestValues(t *testing.T) {
+	t.Parallel()
+	type inner struct{ Token Secret }
+	type cfg struct {
+		Password Secret
+		Empty    Secret
+		Map      map[string]*inner
+		List     []inner
+		Nil      *inner
+	}
+	got := Values(cfg{Password: New("a1"), Map: map[string]*inner{"x": {Token: New("b2")}}, List: []inner{{Token: New("c3")}}})
+	require.ElementsMatch(t, []string{"a1", "b2", "c3"}, got)
+}

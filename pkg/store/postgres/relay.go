@@ -1,0 +1,144 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/alternayte/queuebox/pkg/claim"
+	"github.com/alternayte/queuebox/pkg/schema"
+)
+
+// Relay is the relay side of the inbox: the serialized push claim and the
+// fenced forward into the outbox. It is safe for concurrent use.
+type Relay struct {
+	db      *DB
+	lease   time.Duration
+	lockKey string
+
+	claim, forward, dead, renew, reap, oldest string
+}
+
+// NewRelay renders the relay statements. lease is
+// inbox.relay.claimTimeoutMs.
+func NewRelay(db *DB, l schema.Layout, lease time.Duration) (*Relay, error) {
+	r := &Relay{db: db, lease: lease, lockKey: "queuebox_inbox_claim_" + l.InboxTable}
+	var err error
+	for dst, name := range map[*string]string{
+		&r.claim: "inbox_relay_claim", &r.forward: "inbox_relay_forward", &r.dead: "inbox_relay_dead",
+		&r.renew: "inbox_relay_renew", &r.reap: "inbox_relay_reap", &r.oldest: "inbox_oldest_pending",
+	} {
+		if err == nil {
+			*dst, err = l.Render(name, query(name))
+		}
+	}
+	return r, err
+}
+
+// InboxRow is a push row the relay claimed.
+type InboxRow struct {
+	ID             string
+	Source         string
+	IdempotencyKey string
+	AggregateID    *string
+	EventType      *string
+	Headers        string // JSON object text
+	CorrelationID  *string
+	CreatedAt      time.Time
+	ClaimToken     string
+}
+
+// Lease implements claim.Item.
+func (r InboxRow) Lease() claim.Lease { return claim.Lease{ID: r.ID, Token: r.ClaimToken} }
+
+var _ claim.Source[InboxRow] = (*Relay)(nil)
+
+// Claim takes up to limit push rows under the relay lock.
+func (r *Relay) Claim(ctx context.Context, limit int) ([]InboxRow, error) {
+	var out []InboxRow
+	err := r.db.WithTx(ctx, func(tx pgx.Tx) error {
+		// The lock serializes relay claims across replicas: without it two
+		// claims could each see no processing row of an aggregate and
+		// both take one. It is released at commit, before the forward.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, r.lockKey); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, r.claim, limit, r.lease.Milliseconds())
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (InboxRow, error) {
+			var x InboxRow
+			err := row.Scan(&x.ID, &x.Source, &x.IdempotencyKey, &x.AggregateID, &x.EventType,
+				&x.Headers, &x.CorrelationID, &x.CreatedAt, &x.ClaimToken)
+			return x, err
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim inbox rows for the relay: %w", err)
+	}
+	return out, nil
+}
+
+// Forward is one claimed row ready to go into the outbox.
+type Forward struct {
+	Lease   claim.Lease
+	Topic   string
+	Headers []byte // the outbox headers as a JSON object
+}
+
+// Forward marks the rows processed and inserts their outbox rows in one
+// statement. It returns the ids whose fence held; a missing id lost its
+// claim and got no outbox row.
+func (r *Relay) Forward(ctx context.Context, rows []Forward, maxAttempts int) (map[string]bool, error) {
+	n := len(rows)
+	ids, tokens, topics := make([]string, n), make([]string, n), make([]string, n)
+	headers := make([]string, n)
+	for i, f := range rows {
+		ids[i], tokens[i], topics[i], headers[i] = f.Lease.ID, f.Lease.Token, f.Topic, string(f.Headers)
+	}
+	return r.db.queryIDs(ctx, "forward inbox rows", r.forward, ids, tokens, topics, headers, maxAttempts)
+}
+
+// Dead marks claimed rows dead with a reason, fenced.
+func (r *Relay) Dead(ctx context.Context, leases []claim.Lease, reasons []string) (map[string]bool, error) {
+	ids, tokens := splitLeases(leases)
+	return r.db.queryIDs(ctx, "mark inbox rows dead", r.dead, ids, tokens, reasons)
+}
+
+// Renew implements claim.Source.
+func (r *Relay) Renew(ctx context.Context, leases []claim.Lease) (map[string]bool, error) {
+	ids, tokens := splitLeases(leases)
+	return r.db.queryIDs(ctx, "renew relay leases", r.renew, ids, tokens, r.lease.Milliseconds())
+}
+
+// ReapExpired implements claim.Source.
+func (r *Relay) ReapExpired(ctx context.Context) (int64, error) {
+	var n int64
+	err := r.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+		tag, err := conn.Exec(ctx, r.reap)
+		n = tag.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("reclaim expired relay claims: %w", err)
+	}
+	return n, nil
+}
+
+// OldestPending returns the creation time of the oldest pending push row,
+// or the zero time.
+func (r *Relay) OldestPending(ctx context.Context) (time.Time, error) {
+	var oldest *time.Time
+	err := r.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+		return conn.QueryRow(ctx, r.oldest).Scan(&oldest)
+	})
+	if err != nil || oldest == nil {
+		return time.Time{}, err
+	}
+	return *oldest, nil
+}

@@ -1,0 +1,59 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/alternayte/queuebox/pkg/schema"
+)
+
+// Retention deletes final rows in batches. It is safe for concurrent use.
+type Retention struct {
+	db                               *DB
+	outboxAge, outboxCount, inboxAge string
+}
+
+// NewRetention renders the cleanup statements.
+func NewRetention(db *DB, l schema.Layout) (*Retention, error) {
+	r := &Retention{db: db}
+	var err error
+	for dst, name := range map[*string]string{
+		&r.outboxAge: "retention_outbox_age", &r.outboxCount: "retention_outbox_count", &r.inboxAge: "retention_inbox_age",
+	} {
+		if err == nil {
+			*dst, err = l.Render(name, query(name))
+		}
+	}
+	return r, err
+}
+
+// OutboxByAge deletes up to batch sent or dead rows older than maxAge.
+func (r *Retention) OutboxByAge(ctx context.Context, maxAge time.Duration, batch int) (int64, error) {
+	return r.exec(ctx, "delete old outbox rows", r.outboxAge, maxAge.Milliseconds(), batch)
+}
+
+// OutboxByCount deletes up to batch rows of state beyond the newest keep.
+func (r *Retention) OutboxByCount(ctx context.Context, state string, keep, batch int) (int64, error) {
+	return r.exec(ctx, "delete outbox rows over the count", r.outboxCount, state, keep, batch)
+}
+
+// InboxByAge deletes up to batch processed or dead rows older than maxAge.
+func (r *Retention) InboxByAge(ctx context.Context, maxAge time.Duration, batch int) (int64, error) {
+	return r.exec(ctx, "delete old inbox rows", r.inboxAge, maxAge.Milliseconds(), batch)
+}
+
+func (r *Retention) exec(ctx context.Context, what, stmt string, args ...any) (int64, error) {
+	var n int64
+	err := r.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+		tag, err := conn.Exec(ctx, stmt, args...)
+		n = tag.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", what, err)
+	}
+	return n, nil
+}
