@@ -1,0 +1,3 @@
+package jsonata
+
+var formatFunctions = []builtinDef{}

@@ -1,0 +1,188 @@
+package jsonata
+
+// eval of an object constructor groups the context value(s) by the key
+// expressions.
+func (n *objectNode) eval(s *state, in any, e *env) (any, error) {
+	if arr, ok := in.([]any); ok {
+		return s.groupBy(arr, nil, n, e)
+	}
+	return s.singleObject(in, n, e)
+}
+
+// eval of expr{...} groups the values of expr.
+func (n *groupNode) eval(s *state, in any, e *env) (any, error) {
+	v, err := s.eval(n.expr, in, e)
+	if err != nil {
+		return nil, err
+	}
+	return s.groupBy(asArray(v), nil, n.obj, e)
+}
+
+// singleObject builds an object over one context value: every group has
+// exactly that value, so keys and values are evaluated pair by pair.
+func (s *state) singleObject(in any, n *objectNode, e *env) (any, error) {
+	obj := NewObject(len(n.keys))
+	var pairOf []int
+	for p, kn := range n.keys {
+		key, err := s.groupKey(kn, in, e)
+		if err != nil {
+			return nil, err
+		}
+		if key == nil {
+			continue
+		}
+		if i := obj.find(*key); i >= 0 {
+			if pairOf[i] != p {
+				return nil, s.errAt("D1009", kn.position(), *key, *key)
+			}
+			continue
+		}
+		v, err := s.eval(n.vals[p], in, e)
+		if err != nil {
+			return nil, err
+		}
+		if isUndef(v) {
+			// The key still claims its name for the duplicate check.
+			v = undefined
+		}
+		obj.keys = append(obj.keys, *key)
+		obj.vals = append(obj.vals, v)
+		pairOf = append(pairOf, p)
+	}
+	return dropUndefined(obj), nil
+}
+
+// dropUndefined removes keys whose value is undefined and rebuilds the
+// index if needed.
+func dropUndefined(obj *Object) *Object {
+	clean := true
+	for _, v := range obj.vals {
+		if isUndef(v) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		if len(obj.keys) > indexThreshold {
+			obj.index = make(map[string]int, len(obj.keys))
+			for i, k := range obj.keys {
+				obj.index[k] = i
+			}
+		}
+		return obj
+	}
+	out := NewObject(len(obj.keys))
+	for i, k := range obj.keys {
+		if !isUndef(obj.vals[i]) {
+			out.Set(k, obj.vals[i])
+		}
+	}
+	return out
+}
+
+// groupKey evaluates a key expression: nil for undefined, T1003 for a
+// non-string.
+func (s *state) groupKey(kn node, in any, e *env) (*string, error) {
+	k, err := s.eval(kn, in, e)
+	if err != nil {
+		return nil, err
+	}
+	switch x := k.(type) {
+	case undefinedType:
+		return nil, nil
+	case string:
+		return &x, nil
+	}
+	return nil, s.errAt("T1003", kn.position(), "", describeValue(k))
+}
+
+type groupEntry struct {
+	key   string
+	pair  int
+	items []any
+	envs  []*env
+}
+
+// groupBy builds an object from items: each key expression is evaluated
+// per item, items with the same key are grouped, then each value
+// expression is evaluated once per group with the group as context. envs,
+// when given, holds the scope of each item (tuple paths); bound lists the
+// variables whose values are merged across the items of a group.
+func (s *state) groupBy(items []any, envs []*env, obj *objectNode, e *env, bound ...string) (any, error) {
+	var groups []*groupEntry
+	index := map[string]int{}
+	for i, item := range items {
+		ie := e
+		if envs != nil {
+			ie = envs[i]
+		}
+		for p, kn := range obj.keys {
+			key, err := s.groupKey(kn, item, ie)
+			if err != nil {
+				return nil, err
+			}
+			if key == nil {
+				continue
+			}
+			if gi, ok := index[*key]; ok {
+				g := groups[gi]
+				if g.pair != p {
+					return nil, s.errAt("D1009", kn.position(), *key, *key)
+				}
+				g.items = append(g.items, item)
+				if envs != nil {
+					g.envs = append(g.envs, ie)
+				}
+				continue
+			}
+			index[*key] = len(groups)
+			g := &groupEntry{key: *key, pair: p, items: []any{item}}
+			if envs != nil {
+				g.envs = []*env{ie}
+			}
+			groups = append(groups, g)
+		}
+	}
+	out := NewObject(len(groups))
+	for _, g := range groups {
+		ctx := g.items[0]
+		if len(g.items) > 1 {
+			var seq []any
+			for _, it := range g.items {
+				seq = appendFlat(seq, it)
+			}
+			ctx = seq
+		}
+		ge := e
+		if envs != nil {
+			ge = mergeEnvs(g.envs, e, bound)
+		}
+		v, err := s.eval(obj.vals[g.pair], ctx, ge)
+		if err != nil {
+			return nil, err
+		}
+		if !isUndef(v) {
+			out.Set(g.key, v)
+		}
+	}
+	return out, nil
+}
+
+// mergeEnvs returns the scope for the value expression of a group of
+// tuples: each bound variable holds the values it had in the tuples.
+func mergeEnvs(envs []*env, outer *env, bound []string) *env {
+	if len(envs) == 1 {
+		return envs[0]
+	}
+	merged := &env{parent: outer}
+	for _, name := range bound {
+		var seq []any
+		for _, te := range envs {
+			if v, ok := te.lookup(name); ok {
+				seq = appendFlat(seq, v)
+			}
+		}
+		merged.bind(name, seqResult(seq, false))
+	}
+	return merged
+}

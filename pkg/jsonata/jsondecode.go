@@ -1,0 +1,293 @@
+package jsonata
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// maxJSONNesting bounds the nesting of decoded documents.
+const maxJSONNesting = 10000
+
+// DecodeJSON parses one JSON document into the values the evaluator uses:
+// *Object (key order kept, last duplicate wins), []any, float64, string,
+// bool and nil. Trailing non-space text is an error. Nesting deeper than
+// 10000 levels returns a *DepthError. It is safe for concurrent use.
+func DecodeJSON(data []byte) (any, error) {
+	d := jsonDecoder{src: string(data)}
+	d.skipSpace()
+	v, err := d.value(0)
+	if err != nil {
+		return nil, err
+	}
+	d.skipSpace()
+	if d.pos != len(d.src) {
+		return nil, d.fail("unexpected text after the JSON value")
+	}
+	return v, nil
+}
+
+// jsonDecoder decodes from one string; unescaped strings are substrings of
+// src, so they share its memory instead of being copied.
+type jsonDecoder struct {
+	src string
+	pos int
+}
+
+func (d *jsonDecoder) fail(msg string) error {
+	return &Error{Code: "U1002", Position: d.pos, Message: "invalid JSON input: " + msg}
+}
+
+func (d *jsonDecoder) skipSpace() {
+	for d.pos < len(d.src) {
+		switch d.src[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (d *jsonDecoder) value(depth int) (any, error) {
+	if depth > maxJSONNesting {
+		return nil, &DepthError{Limit: maxJSONNesting, What: "JSON nesting", Position: -1}
+	}
+	if d.pos >= len(d.src) {
+		return nil, d.fail("unexpected end of input")
+	}
+	switch c := d.src[d.pos]; {
+	case c == '{':
+		return d.object(depth)
+	case c == '[':
+		return d.array(depth)
+	case c == '"':
+		return d.string()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return d.number()
+	case strings.HasPrefix(d.src[d.pos:], "true"):
+		d.pos += 4
+		return true, nil
+	case strings.HasPrefix(d.src[d.pos:], "false"):
+		d.pos += 5
+		return false, nil
+	case strings.HasPrefix(d.src[d.pos:], "null"):
+		d.pos += 4
+		return nil, nil
+	}
+	return nil, d.fail(fmt.Sprintf("unexpected character %q", d.src[d.pos]))
+}
+
+func (d *jsonDecoder) object(depth int) (any, error) {
+	d.pos++
+	obj := &Object{}
+	d.skipSpace()
+	if d.pos < len(d.src) && d.src[d.pos] == '}' {
+		d.pos++
+		return obj, nil
+	}
+	for {
+		d.skipSpace()
+		if d.pos >= len(d.src) || d.src[d.pos] != '"' {
+			return nil, d.fail("expected a string key")
+		}
+		k, err := d.string()
+		if err != nil {
+			return nil, err
+		}
+		d.skipSpace()
+		if d.pos >= len(d.src) || d.src[d.pos] != ':' {
+			return nil, d.fail("expected ':'")
+		}
+		d.pos++
+		d.skipSpace()
+		v, err := d.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		obj.Set(k.(string), v)
+		d.skipSpace()
+		if d.pos >= len(d.src) {
+			return nil, d.fail("unexpected end of input in object")
+		}
+		switch d.src[d.pos] {
+		case ',':
+			d.pos++
+		case '}':
+			d.pos++
+			return obj, nil
+		default:
+			return nil, d.fail("expected ',' or '}'")
+		}
+	}
+}
+
+func (d *jsonDecoder) array(depth int) (any, error) {
+	d.pos++
+	arr := []any{}
+	d.skipSpace()
+	if d.pos < len(d.src) && d.src[d.pos] == ']' {
+		d.pos++
+		return arr, nil
+	}
+	for {
+		d.skipSpace()
+		v, err := d.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		arr = append(arr, v)
+		d.skipSpace()
+		if d.pos >= len(d.src) {
+			return nil, d.fail("unexpected end of input in array")
+		}
+		switch d.src[d.pos] {
+		case ',':
+			d.pos++
+		case ']':
+			d.pos++
+			return arr, nil
+		default:
+			return nil, d.fail("expected ',' or ']'")
+		}
+	}
+}
+
+func (d *jsonDecoder) number() (any, error) {
+	start := d.pos
+	if d.src[d.pos] == '-' {
+		d.pos++
+	}
+	intStart := d.pos
+	for d.pos < len(d.src) && isDigit(d.src[d.pos]) {
+		d.pos++
+	}
+	if d.pos == intStart || (d.src[intStart] == '0' && d.pos-intStart > 1) {
+		return nil, d.fail("invalid number")
+	}
+	if d.pos < len(d.src) && d.src[d.pos] == '.' {
+		d.pos++
+		fs := d.pos
+		for d.pos < len(d.src) && isDigit(d.src[d.pos]) {
+			d.pos++
+		}
+		if d.pos == fs {
+			return nil, d.fail("invalid number")
+		}
+	}
+	if d.pos < len(d.src) && (d.src[d.pos] == 'e' || d.src[d.pos] == 'E') {
+		d.pos++
+		if d.pos < len(d.src) && (d.src[d.pos] == '+' || d.src[d.pos] == '-') {
+			d.pos++
+		}
+		es := d.pos
+		for d.pos < len(d.src) && isDigit(d.src[d.pos]) {
+			d.pos++
+		}
+		if d.pos == es {
+			return nil, d.fail("invalid number")
+		}
+	}
+	f, err := strconv.ParseFloat(d.src[start:d.pos], 64)
+	if err != nil {
+		return nil, d.fail("number out of range")
+	}
+	return f, nil
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func (d *jsonDecoder) string() (any, error) {
+	d.pos++
+	start := d.pos
+	for d.pos < len(d.src) {
+		c := d.src[d.pos]
+		if c == '"' {
+			s := d.src[start:d.pos]
+			d.pos++
+			return s, nil
+		}
+		if c == '\\' {
+			return d.escapedString(start)
+		}
+		if c < 0x20 {
+			return nil, d.fail("control character in string")
+		}
+		d.pos++
+	}
+	return nil, d.fail("unterminated string")
+}
+
+// escapedString finishes a string that contains escapes; start is the
+// offset of its first character.
+func (d *jsonDecoder) escapedString(start int) (any, error) {
+	var b strings.Builder
+	b.WriteString(d.src[start:d.pos])
+	for d.pos < len(d.src) {
+		c := d.src[d.pos]
+		switch {
+		case c == '"':
+			d.pos++
+			return b.String(), nil
+		case c < 0x20:
+			return nil, d.fail("control character in string")
+		case c != '\\':
+			b.WriteByte(c)
+			d.pos++
+			continue
+		}
+		if d.pos+1 >= len(d.src) {
+			break
+		}
+		e := d.src[d.pos+1]
+		d.pos += 2
+		switch e {
+		case '"', '\\', '/':
+			b.WriteByte(e)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, ok := d.hex4()
+			if !ok {
+				return nil, d.fail("invalid \\u escape")
+			}
+			if utf16.IsSurrogate(r) && strings.HasPrefix(d.src[d.pos:], "\\u") {
+				save := d.pos
+				d.pos += 2
+				if lo, ok := d.hex4(); ok {
+					if dec := utf16.DecodeRune(r, lo); dec != utf8.RuneError {
+						b.WriteRune(dec)
+						continue
+					}
+				}
+				d.pos = save
+			}
+			writeWTF8(&b, r)
+		default:
+			return nil, d.fail("invalid escape")
+		}
+	}
+	return nil, d.fail("unterminated string")
+}
+
+func (d *jsonDecoder) hex4() (rune, bool) {
+	if d.pos+4 > len(d.src) {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(d.src[d.pos:d.pos+4], 16, 32)
+	if err != nil {
+		return 0, false
+	}
+	d.pos += 4
+	return rune(v), true
+}

@@ -1,0 +1,212 @@
+package jsonata
+
+// tuple is one item of a path evaluated in tuple mode: the context value,
+// the scope holding the variables bound by @ and # so far, and, when the
+// expression uses %, the parent chains. anc is what % sees; ctxAnc is the
+// parent chain of ctx itself (they differ after an @ step, whose context
+// stays put while the bound item has its own parent).
+type tuple struct {
+	ctx         any
+	env         *env
+	anc, ctxAnc *ancestor
+}
+
+// evalTuplePath evaluates a path that binds variables or tracks parents.
+func (s *state) evalTuplePath(n *pathNode, in any, e *env) (any, error) {
+	anc, _ := e.ancestry()
+	ts, err := s.pathTuples(n, tuple{ctx: in, env: e, anc: anc, ctxAnc: anc})
+	if err != nil {
+		return nil, err
+	}
+	if n.group != nil {
+		items := make([]any, len(ts))
+		envs := make([]*env, len(ts))
+		for i, t := range ts {
+			items[i] = t.ctx
+			envs[i] = s.tupleEnv(t)
+		}
+		return s.groupBy(items, envs, n.group, e, n.bound...)
+	}
+	vals := make([]any, len(ts))
+	for i, t := range ts {
+		vals[i] = t.ctx
+	}
+	return seqResult(vals, n.keepArray), nil
+}
+
+// pathTuples runs the steps of n from the start tuple.
+func (s *state) pathTuples(n *pathNode, start tuple) ([]tuple, error) {
+	var ts []tuple
+	if arr, ok := start.ctx.([]any); ok {
+		if _, isVar := n.steps[0].expr.(*varNode); !isVar {
+			for _, item := range arr {
+				t := start
+				t.ctx = item
+				ts = append(ts, t)
+			}
+		}
+	}
+	if ts == nil {
+		ts = []tuple{start}
+	}
+	for _, st := range n.steps {
+		var err error
+		if st.sort != nil {
+			ts, err = s.sortTuples(ts, st.sort)
+		} else {
+			ts, err = s.tupleStep(st, ts)
+		}
+		if err == nil {
+			ts, err = s.tupleStages(ts, st.stages)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(ts) == 0 {
+			break
+		}
+	}
+	return ts, nil
+}
+
+// tupleEnv returns the scope in which predicates, sort keys and grouping
+// keys see the bindings and the parent chain of t.
+func (s *state) tupleEnv(t tuple) *env {
+	if t.anc == nil && t.ctxAnc == nil {
+		return t.env
+	}
+	return &env{parent: t.env, anc: t.anc, hasAnc: true}
+}
+
+// tupleStep maps a step over tuples, binding @ and # variables.
+func (s *state) tupleStep(st *step, ts []tuple) ([]tuple, error) {
+	var out []tuple
+	for _, t := range ts {
+		base := t.anc
+		if st.focus != "" {
+			base = t.ctxAnc
+		}
+		se := t.env
+		if base != nil || t.anc != nil {
+			se = &env{parent: t.env, anc: base, hasAnc: true}
+		}
+		items, err := s.stepTuples(st.expr, t.ctx, base, se, st.cons)
+		if err != nil {
+			return nil, err
+		}
+		for j, it := range items {
+			nt := tuple{env: t.env}
+			if st.focus != "" {
+				nt.ctx, nt.ctxAnc, nt.anc = t.ctx, t.ctxAnc, it.anc
+				nt.env = nt.env.withBinding(st.focus, it.ctx)
+			} else {
+				nt.ctx, nt.anc, nt.ctxAnc = it.ctx, it.anc, it.anc
+			}
+			if st.index != "" {
+				nt.env = nt.env.withBinding(st.index, float64(j))
+			}
+			out = append(out, nt)
+		}
+		if err := s.growCheck(len(out)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// stepTuples evaluates a step expression for one context and returns the
+// items it selects with their parent chains. Nested paths and blocks keep
+// the parents of the values they select.
+func (s *state) stepTuples(expr node, ctx any, base *ancestor, e *env, cons bool) ([]tuple, error) {
+	switch x := expr.(type) {
+	case *pathNode:
+		if x.tuples && x.group == nil {
+			ts, err := s.pathTuples(x, tuple{ctx: ctx, env: e, anc: base, ctxAnc: base})
+			if err != nil {
+				return nil, err
+			}
+			for i := range ts {
+				ts[i].env = nil
+			}
+			return ts, nil
+		}
+	case *blockNode:
+		if len(x.exprs) > 0 {
+			be := newEnv(e)
+			for _, sub := range x.exprs[:len(x.exprs)-1] {
+				if _, err := s.eval(sub, ctx, be); err != nil {
+					return nil, err
+				}
+			}
+			return s.stepTuples(x.exprs[len(x.exprs)-1], ctx, base, be, cons)
+		}
+	case *parentNode:
+		if base == nil {
+			return nil, s.errAt("S0217", x.pos, "%")
+		}
+		return []tuple{{ctx: base.val, anc: base.up}}, nil
+	}
+	v, err := s.eval(expr, ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	var parent *ancestor
+	switch expr.(type) {
+	case *nameNode, *wildcardNode, *descendantNode:
+		parent = &ancestor{val: ctx, up: base}
+	}
+	if isUndef(v) {
+		return nil, nil
+	}
+	if arr, ok := v.([]any); ok && !cons {
+		out := make([]tuple, len(arr))
+		for i, item := range arr {
+			out[i] = tuple{ctx: item, anc: parent}
+		}
+		return out, nil
+	}
+	return []tuple{{ctx: v, anc: parent}}, nil
+}
+
+// tupleStages applies predicates and positional bindings to a tuple stream.
+func (s *state) tupleStages(ts []tuple, stages []*stage) ([]tuple, error) {
+	for _, sg := range stages {
+		if sg.index != "" {
+			for j := range ts {
+				ts[j].env = ts[j].env.withBinding(sg.index, float64(j))
+			}
+			continue
+		}
+		var out []tuple
+		for i, t := range ts {
+			r, err := s.eval(sg.pred, t.ctx, s.tupleEnv(t))
+			if err != nil {
+				return nil, err
+			}
+			if predicateKeeps(r, i, len(ts)) {
+				out = append(out, t)
+			}
+		}
+		ts = out
+	}
+	return ts, nil
+}
+
+// sortTuples orders a tuple stream by the sort terms.
+func (s *state) sortTuples(ts []tuple, terms []sortTerm) ([]tuple, error) {
+	items := make([]any, len(ts))
+	envs := make([]*env, len(ts))
+	for i, t := range ts {
+		items[i] = t.ctx
+		envs[i] = s.tupleEnv(t)
+	}
+	order, err := s.sortOrder(items, envs, terms, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]tuple, len(ts))
+	for i, j := range order {
+		out[i] = ts[j]
+	}
+	return out, nil
+}

@@ -1,0 +1,202 @@
+package jsonata
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// regexValue is a compiled regular expression literal. As a value it is a
+// function: applied to a string it returns the first match object.
+//
+// Regular expressions run on Go's RE2 engine, which matches in linear time,
+// so a pattern cannot backtrack catastrophically; lookaround assertions and
+// back-references are therefore not supported (Compile reports S0303).
+type regexValue struct {
+	re     *regexp.Regexp
+	source string
+	flags  string
+}
+
+func (r *regexValue) arity() int { return 1 }
+
+func (n *regexNode) eval(s *state, in any, e *env) (any, error) { return n.re, nil }
+
+// compileRegex translates a JavaScript regular expression to RE2 syntax.
+func compileRegex(source, flags string) (*regexValue, error) {
+	var b strings.Builder
+	prefix := ""
+	for _, f := range flags {
+		switch f {
+		case 'i':
+			prefix += "i"
+		case 'm':
+			prefix += "m"
+		case 's':
+			prefix += "s"
+		case 'g', 'u', 'y':
+		default:
+			return nil, fmt.Errorf("unknown flag %q", f)
+		}
+	}
+	if prefix != "" {
+		b.WriteString("(?" + prefix + ")")
+	}
+	inClass := false
+	for i := 0; i < len(source); i++ {
+		c := source[i]
+		switch {
+		case c == '\\' && i+1 < len(source):
+			i++
+			if err := translateEscape(&b, source, &i); err != nil {
+				return nil, err
+			}
+			continue
+		case c == '[' && !inClass:
+			inClass = true
+			if strings.HasPrefix(source[i:], "[^]") {
+				b.WriteString(`[\s\S]`)
+				i += 2
+				inClass = false
+				continue
+			}
+		case c == ']' && inClass:
+			inClass = false
+		case c == '(' && !inClass && strings.HasPrefix(source[i:], "(?") && i+2 < len(source):
+			switch source[i+2] {
+			case '=', '!':
+				return nil, fmt.Errorf("lookahead assertions are not supported")
+			case '<':
+				if i+3 < len(source) && (source[i+3] == '=' || source[i+3] == '!') {
+					return nil, fmt.Errorf("lookbehind assertions are not supported")
+				}
+			}
+		}
+		b.WriteByte(c)
+	}
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return nil, err
+	}
+	return &regexValue{re: re, source: source, flags: flags}, nil
+}
+
+// translateEscape copies the escape at source[*i] (after the backslash).
+func translateEscape(b *strings.Builder, source string, i *int) error {
+	c := source[*i]
+	switch {
+	case c == '/':
+		b.WriteByte('/')
+	case c == 'u' && *i+4 < len(source):
+		b.WriteString(`\x{` + source[*i+1:*i+5] + `}`)
+		*i += 4
+	case c >= '1' && c <= '9':
+		return fmt.Errorf("back-references are not supported")
+	case c == 'c' || c == '0':
+		return fmt.Errorf(`\%c escapes are not supported`, c)
+	default:
+		b.WriteByte('\\')
+		b.WriteByte(c)
+	}
+	return nil
+}
+
+// regexMatch is one match: byte offsets of the whole match and groups.
+type regexMatch struct {
+	loc []int
+}
+
+// findMatches returns up to limit (all if limit < 0) non-overlapping
+// matches of re in str, checking the deadline between matches. A match of
+// the empty string is error D1004.
+func (s *state) findMatches(re *regexValue, str string, limit int, pos int) ([]regexMatch, error) {
+	var out []regexMatch
+	offset := 0
+	for offset <= len(str) && (limit < 0 || len(out) < limit) {
+		if err := s.tick(); err != nil {
+			return nil, err
+		}
+		loc := re.re.FindStringSubmatchIndex(str[offset:])
+		if loc == nil {
+			break
+		}
+		for i := range loc {
+			if loc[i] >= 0 {
+				loc[i] += offset
+			}
+		}
+		if loc[0] == loc[1] {
+			return nil, s.errAt("D1004", pos, "", re.source)
+		}
+		out = append(out, regexMatch{loc: loc})
+		offset = loc[1]
+	}
+	return out, nil
+}
+
+// matchObject builds the object a matcher function returns.
+func matchObject(str string, m regexMatch, withIndex bool) *Object {
+	obj := NewObject(4)
+	obj.Set("match", str[m.loc[0]:m.loc[1]])
+	start := utf8.RuneCountInString(str[:m.loc[0]])
+	if withIndex {
+		obj.Set("index", float64(start))
+	} else {
+		obj.Set("start", float64(start))
+		obj.Set("end", float64(start+utf8.RuneCountInString(str[m.loc[0]:m.loc[1]])))
+	}
+	groups := make([]any, 0, len(m.loc)/2-1)
+	for g := 2; g+1 < len(m.loc); g += 2 {
+		if m.loc[g] < 0 {
+			groups = append(groups, "")
+		} else {
+			groups = append(groups, str[m.loc[g]:m.loc[g+1]])
+		}
+	}
+	obj.Set("groups", groups)
+	return obj
+}
+
+// matchNext is the next() function of a match object.
+type matchNext struct {
+	re     *regexValue
+	str    string
+	offset int
+	pos    int
+}
+
+func (m *matchNext) arity() int { return 0 }
+
+func (m *matchNext) next(s *state) (any, error) {
+	if m.offset > len(m.str) {
+		return undefined, nil
+	}
+	loc := m.re.re.FindStringSubmatchIndex(m.str[m.offset:])
+	if loc == nil {
+		return undefined, nil
+	}
+	for i := range loc {
+		if loc[i] >= 0 {
+			loc[i] += m.offset
+		}
+	}
+	if loc[0] == loc[1] {
+		return nil, s.errAt("D1004", m.pos, "", m.re.source)
+	}
+	obj := matchObject(m.str, regexMatch{loc: loc}, false)
+	obj.Set("next", &matchNext{re: m.re, str: m.str, offset: loc[1], pos: m.pos})
+	return obj, nil
+}
+
+// regexMatcher applies a regex used as a function to its argument.
+func (s *state) regexMatcher(re *regexValue, args []any, pos int) (any, error) {
+	if len(args) == 0 {
+		return undefined, nil
+	}
+	str, ok := args[0].(string)
+	if !ok {
+		return undefined, nil
+	}
+	return (&matchNext{re: re, str: str, pos: pos}).next(s)
+}
