@@ -1,0 +1,414 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/alternayte/queuebox/pkg/secret"
+)
+
+// HostPort is one host of a database URL. Port holds the default of the
+// database (5432, 1433) when the URL names none, and 0 for a SQL Server
+// named instance without a port.
+type HostPort struct {
+	Host string
+	Port int
+}
+
+// String renders host:port, with brackets around an IPv6 address.
+func (h HostPort) String() string { return net.JoinHostPort(h.Host, strconv.Itoa(h.Port)) }
+
+// DatabaseURL is a parsed database.url. It never holds the URL text with
+// its password: String and Masked print the masked form.
+type DatabaseURL struct {
+	Type     string // DatabasePostgres or DatabaseSQLServer
+	Hosts    []HostPort
+	Database string
+	// Instance is the SQL Server named instance, if any.
+	Instance string
+	// Params holds the URL parameters without user and password. SQL
+	// Server keys are lower case, because SQL Server matches them in any
+	// letter case.
+	Params   map[string]string
+	User     string
+	Password secret.Secret
+	masked   string
+}
+
+// Masked returns the URL as written with every password replaced by ***.
+func (u DatabaseURL) Masked() string { return u.masked }
+
+// String returns the masked URL, so printing a DatabaseURL is safe.
+func (u DatabaseURL) String() string { return u.masked }
+
+// GoString keeps %#v masked too.
+func (u DatabaseURL) GoString() string { return "config.DatabaseURL(" + u.masked + ")" }
+
+const (
+	postgresDefaultPort  = 5432
+	sqlServerDefaultPort = 1433
+)
+
+// ParseDatabaseURL parses the forms that database.url accepts:
+//
+//	jdbc:postgresql://host[:port][,host2[:port]]/db[?params]
+//	postgres://user:pass@host[:port][,host2[:port]]/db[?params] (also postgresql://)
+//	jdbc:sqlserver://host[\instance][:port][;databaseName=db;key=value...]
+//	sqlserver://user:pass@host[:port][/instance]?database=db[&params]
+//
+// A user or password parameter moves into User and Password. Errors print
+// the URL masked.
+func ParseDatabaseURL(raw string) (DatabaseURL, error) {
+	lower := strings.ToLower(raw)
+	var u DatabaseURL
+	var err error
+	switch {
+	case strings.HasPrefix(lower, "jdbc:postgresql://"):
+		u, err = parsePostgresURL(raw[len("jdbc:postgresql://"):], false)
+	case strings.HasPrefix(lower, "postgres://"):
+		u, err = parsePostgresURL(raw[len("postgres://"):], true)
+	case strings.HasPrefix(lower, "postgresql://"):
+		u, err = parsePostgresURL(raw[len("postgresql://"):], true)
+	case strings.HasPrefix(lower, "jdbc:sqlserver://"):
+		u, err = parseJDBCSQLServerURL(raw[len("jdbc:sqlserver://"):])
+	case strings.HasPrefix(lower, "sqlserver://"):
+		u, err = parseNativeSQLServerURL(raw)
+	default:
+		err = fmt.Errorf("must start with jdbc:postgresql://, jdbc:sqlserver://, postgres://, postgresql:// or sqlserver://")
+	}
+	if err != nil {
+		return DatabaseURL{}, fmt.Errorf("database URL %s: %w", maskURL(raw), err)
+	}
+	u.masked = maskURL(raw)
+	return u, nil
+}
+
+// bracedPassword matches a JDBC password in braces, which may hold ";" and
+// "}}": password={a;b}}c}. secret.MaskURL stops at the first ";", so the
+// braces are masked here first.
+var bracedPassword = regexp.MustCompile(`(?i)((?:^|[;?&])(?:password|pwd)=)\{(?:[^}]|\}\})*\}?`)
+
+// maskURL masks every password of a database or AMQP URL.
+func maskURL(raw string) string {
+	return secret.MaskURL(bracedPassword.ReplaceAllString(raw, "${1}***"))
+}
+
+// parsePostgresURL parses what follows the scheme. Only the native form
+// carries user information before "@".
+func parsePostgresURL(rest string, native bool) (DatabaseURL, error) {
+	u := DatabaseURL{Type: DatabasePostgres, Params: map[string]string{}}
+	rest, query, _ := strings.Cut(rest, "?")
+	authority, db, _ := strings.Cut(rest, "/")
+	if at := strings.LastIndex(authority, "@"); native && at >= 0 {
+		if err := u.setUserInfo(authority[:at]); err != nil {
+			return u, err
+		}
+		authority = authority[at+1:]
+	}
+	for _, h := range strings.Split(authority, ",") {
+		hp, err := parseHostPort(h, postgresDefaultPort)
+		if err != nil {
+			return u, err
+		}
+		u.Hosts = append(u.Hosts, hp)
+	}
+	var err error
+	if u.Database, err = url.PathUnescape(db); err != nil {
+		return u, fmt.Errorf("the database name is not valid: %w", err)
+	}
+	values, err := url.ParseQuery(query)
+	if err != nil {
+		return u, fmt.Errorf("the parameters are not valid: %w", err)
+	}
+	for k, vs := range values {
+		u.setParam(k, vs[len(vs)-1], false)
+	}
+	return u, nil
+}
+
+func (u *DatabaseURL) setUserInfo(info string) error {
+	user, pass, hasPass := strings.Cut(info, ":")
+	var err error
+	if u.User, err = url.PathUnescape(user); err != nil {
+		return fmt.Errorf("the user name is not valid")
+	}
+	if hasPass {
+		p, err := url.PathUnescape(pass)
+		if err != nil {
+			return fmt.Errorf("the password is not valid URL text")
+		}
+		u.Password = secret.New(p)
+	}
+	return nil
+}
+
+// setParam stores a parameter, moving user and password into their fields.
+func (u *DatabaseURL) setParam(key, value string, sqlServer bool) {
+	switch strings.ToLower(key) {
+	case "user", "username":
+		u.User = value
+	case "password":
+		u.Password = secret.New(value)
+	default:
+		if sqlServer {
+			key = strings.ToLower(key)
+		}
+		u.Params[key] = value
+	}
+}
+
+// parseHostPort parses host, host:port, [v6] or [v6]:port.
+func parseHostPort(s string, defaultPort int) (HostPort, error) {
+	s = strings.TrimSpace(s)
+	host, portText := s, ""
+	if h, p, err := net.SplitHostPort(s); err == nil {
+		host, portText = h, p
+	} else if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
+		host = s[1 : len(s)-1]
+	}
+	if host == "" || strings.ContainsAny(host, "/@[]") {
+		return HostPort{}, fmt.Errorf("names no valid host in %q", s)
+	}
+	port := defaultPort
+	if portText != "" {
+		p, err := strconv.Atoi(portText)
+		if err != nil || p < 1 || p > 65535 {
+			return HostPort{}, fmt.Errorf("port %q must be from 1 to 65535", portText)
+		}
+		port = p
+	}
+	return HostPort{Host: host, Port: port}, nil
+}
+
+// parseJDBCSQLServerURL parses host[\instance][:port];key=value;... . The
+// host may also come from the serverName property.
+func parseJDBCSQLServerURL(rest string) (DatabaseURL, error) {
+	u := DatabaseURL{Type: DatabaseSQLServer, Params: map[string]string{}}
+	parts := splitJDBCProperties(rest)
+	for _, prop := range parts[1:] {
+		if strings.TrimSpace(prop) == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(prop, "=")
+		if !ok {
+			return u, fmt.Errorf("the property %q has no =", k)
+		}
+		u.setParam(strings.TrimSpace(k), unbrace(strings.TrimSpace(v)), true)
+	}
+	server := parts[0]
+	if server == "" {
+		server = u.Params["servername"]
+	}
+	for _, key := range []string{"databasename", "database"} {
+		if db, ok := u.Params[key]; ok {
+			u.Database = db
+			delete(u.Params, key)
+		}
+	}
+	return u, u.setSQLServerHost(server)
+}
+
+// splitJDBCProperties splits at ";" outside braces: a braced value such as
+// {a;b} may hold ";" and an escaped "}}".
+func splitJDBCProperties(s string) []string {
+	var parts []string
+	start, braced := 0, false
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '{' && !braced:
+			braced = true
+		case s[i] == '}' && braced && i+1 < len(s) && s[i+1] == '}':
+			i++
+		case s[i] == '}' && braced:
+			braced = false
+		case s[i] == ';' && !braced:
+			parts = append(parts, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(parts, s[start:])
+}
+
+// unbrace removes the braces of a JDBC value and undoes the "}}" escape.
+func unbrace(v string) string {
+	if len(v) >= 2 && v[0] == '{' && v[len(v)-1] == '}' {
+		return strings.ReplaceAll(v[1:len(v)-1], "}}", "}")
+	}
+	return v
+}
+
+// setSQLServerHost parses host[\instance][:port] of a JDBC URL.
+func (u *DatabaseURL) setSQLServerHost(server string) error {
+	host, portText, hasPort := strings.Cut(server, ":")
+	host, u.Instance, _ = strings.Cut(host, `\`)
+	if u.Instance == "" {
+		u.Instance = u.Params["instancename"]
+	}
+	if p, ok := u.Params["portnumber"]; ok && !hasPort {
+		portText, hasPort = p, true
+	}
+	defaultPort := sqlServerDefaultPort
+	if u.Instance != "" {
+		defaultPort = 0
+	}
+	hostPort := host
+	if hasPort {
+		hostPort = net.JoinHostPort(host, portText)
+	}
+	hp, err := parseHostPort(hostPort, defaultPort)
+	if err != nil {
+		return err
+	}
+	u.Hosts = []HostPort{hp}
+	return nil
+}
+
+// parseNativeSQLServerURL parses sqlserver://user:pass@host:port/instance?database=db.
+func parseNativeSQLServerURL(raw string) (DatabaseURL, error) {
+	u := DatabaseURL{Type: DatabaseSQLServer, Params: map[string]string{}}
+	parsed, err := url.Parse(raw)
+	if err != nil {
+		return u, fmt.Errorf("is not a valid URL")
+	}
+	if parsed.User != nil {
+		u.User = parsed.User.Username()
+		if p, ok := parsed.User.Password(); ok {
+			u.Password = secret.New(p)
+		}
+	}
+	u.Instance = strings.Trim(parsed.Path, "/")
+	for k, vs := range parsed.Query() {
+		u.setParam(k, vs[len(vs)-1], true)
+	}
+	if db, ok := u.Params["database"]; ok {
+		u.Database = db
+		delete(u.Params, "database")
+	}
+	defaultPort := sqlServerDefaultPort
+	if u.Instance != "" {
+		defaultPort = 0
+	}
+	hp, err := parseHostPort(parsed.Host, defaultPort)
+	if err != nil {
+		return u, err
+	}
+	u.Hosts = []HostPort{hp}
+	return u, nil
+}
+
+// pgParams maps URL parameters to libpq keywords that pgx understands.
+// JDBC-only parameters have no libpq meaning and are dropped, because pgx
+// would send an unknown keyword to the server as a setting and fail.
+var pgParams = map[string]string{
+	"sslmode": "sslmode", "sslrootcert": "sslrootcert", "sslcert": "sslcert", "sslkey": "sslkey",
+	"connect_timeout": "connect_timeout", "connecttimeout": "connect_timeout",
+	"application_name": "application_name", "applicationname": "application_name",
+	"target_session_attrs": "target_session_attrs", "search_path": "search_path",
+	"currentschema": "search_path", "options": "options",
+}
+
+// PgxConnString returns a libpq keyword/value string for pgx. The user and
+// password of the configuration win when they are set; otherwise those of
+// the URL apply. The result holds the password in clear: pass it to pgx and
+// never log it. It is empty for a SQL Server URL.
+func (u DatabaseURL) PgxConnString(user string, password secret.Secret) string {
+	if u.Type != DatabasePostgres {
+		return ""
+	}
+	hosts, ports := make([]string, len(u.Hosts)), make([]string, len(u.Hosts))
+	for i, h := range u.Hosts {
+		hosts[i], ports[i] = h.Host, strconv.Itoa(h.Port)
+	}
+	kv := map[string]string{"host": strings.Join(hosts, ","), "port": strings.Join(ports, ",")}
+	if u.Database != "" {
+		kv["dbname"] = u.Database
+	}
+	for k, v := range u.Params {
+		if name, ok := pgParams[strings.ToLower(k)]; ok {
+			kv[name] = v
+		}
+	}
+	if _, ok := kv["sslmode"]; !ok {
+		if ssl, set := u.Params["ssl"]; set {
+			// pgjdbc treats ssl=true as sslmode=verify-full.
+			kv["sslmode"] = map[bool]string{true: "verify-full", false: "disable"}[strings.EqualFold(ssl, "true")]
+		}
+	}
+	kv["user"], kv["password"] = u.User, u.Password.Reveal()
+	if user != "" {
+		kv["user"] = user
+	}
+	if !password.IsEmpty() {
+		kv["password"] = password.Reveal()
+	}
+	return keywordValueString(kv)
+}
+
+// keywordValueString renders key='value' pairs in key order, quoting each
+// value that needs it the way libpq reads it.
+func keywordValueString(kv map[string]string) string {
+	keys := sortedKeys(kv)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		v := kv[k]
+		if v == "" && k != "password" {
+			continue
+		}
+		if v == "" || strings.ContainsAny(v, ` '\`) {
+			v = "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
+		}
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, " ")
+}
+
+// SQLServerConnString returns a sqlserver:// URL for go-mssqldb with the
+// same user and password rule as PgxConnString. It keeps the parameters
+// that go-mssqldb reads and holds the password in clear. It is empty for a
+// PostgreSQL URL.
+func (u DatabaseURL) SQLServerConnString(user string, password secret.Secret) string {
+	if u.Type != DatabaseSQLServer || len(u.Hosts) == 0 {
+		return ""
+	}
+	if user == "" {
+		user = u.User
+	}
+	if password.IsEmpty() {
+		password = u.Password
+	}
+	q := url.Values{}
+	if u.Database != "" {
+		q.Set("database", u.Database)
+	}
+	names := map[string]string{"encrypt": "encrypt", "trustservercertificate": "TrustServerCertificate",
+		"hostnameincertificate": "hostNameInCertificate", "applicationname": "app name"}
+	for _, k := range sortedKeys(u.Params) {
+		if name, ok := names[k]; ok {
+			q.Set(name, u.Params[k])
+		}
+	}
+	host := u.Hosts[0].Host
+	if u.Hosts[0].Port != 0 {
+		host = u.Hosts[0].String()
+	}
+	out := url.URL{Scheme: "sqlserver", User: url.UserPassword(user, password.Reveal()), Host: host, RawQuery: q.Encode()}
+	if u.Instance != "" {
+		out.Path = "/" + u.Instance
+	}
+	return out.String()
+}
+
+// hostNames lists the hosts for a message.
+func (u DatabaseURL) hostNames() string {
+	names := make([]string, len(u.Hosts))
+	for i, h := range u.Hosts {
+		names[i] = h.String()
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}

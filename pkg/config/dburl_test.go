@@ -1,0 +1,131 @@
+package config
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/alternayte/queuebox/pkg/secret"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseDatabaseURL(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		raw      string
+		typ      string
+		hosts    []HostPort
+		db       string
+		instance string
+		params   map[string]string
+		user     string
+		password string
+	}{
+		{raw: "jdbc:postgresql://db:5433/queuebox", typ: DatabasePostgres, hosts: []HostPort{{"db", 5433}}, db: "queuebox", params: map[string]string{}},
+		{raw: "jdbc:postgresql://db/queuebox?sslmode=require&user=app&password=pw", typ: DatabasePostgres,
+			hosts: []HostPort{{"db", 5432}}, db: "queuebox", params: map[string]string{"sslmode": "require"}, user: "app", password: "pw"},
+		{raw: "jdbc:postgresql://h1:5432,h2:5433,[::1]/db", typ: DatabasePostgres,
+			hosts: []HostPort{{"h1", 5432}, {"h2", 5433}, {"::1", 5432}}, db: "db", params: map[string]string{}},
+		{raw: "postgres://app:p%40ss@db:6432/queuebox?sslmode=disable", typ: DatabasePostgres,
+			hosts: []HostPort{{"db", 6432}}, db: "queuebox", params: map[string]string{"sslmode": "disable"}, user: "app", password: "p@ss"},
+		{raw: "postgresql://db", typ: DatabasePostgres, hosts: []HostPort{{"db", 5432}}, params: map[string]string{}},
+		{raw: "jdbc:sqlserver://db.internal:1433;databaseName=queuebox;encrypt=true;user=sa;password={p;w}}d}", typ: DatabaseSQLServer,
+			hosts: []HostPort{{"db.internal", 1433}}, db: "queuebox", params: map[string]string{"encrypt": "true"}, user: "sa", password: "p;w}d"},
+		{raw: `jdbc:sqlserver://db\SQLEXPRESS;DatabaseName=q`, typ: DatabaseSQLServer,
+			hosts: []HostPort{{"db", 0}}, db: "q", instance: "SQLEXPRESS", params: map[string]string{}},
+		{raw: "jdbc:sqlserver://;serverName=db;portNumber=1500;database=q", typ: DatabaseSQLServer,
+			hosts: []HostPort{{"db", 1500}}, db: "q", params: map[string]string{"servername": "db", "portnumber": "1500"}},
+		{raw: "sqlserver://sa:pw@db:1434?database=queuebox&encrypt=disable", typ: DatabaseSQLServer,
+			hosts: []HostPort{{"db", 1434}}, db: "queuebox", params: map[string]string{"encrypt": "disable"}, user: "sa", password: "pw"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.raw, func(t *testing.T) {
+			t.Parallel()
+			u, err := ParseDatabaseURL(tc.raw)
+			require.NoError(t, err)
+			require.Equal(t, tc.typ, u.Type)
+			require.Equal(t, tc.hosts, u.Hosts)
+			require.Equal(t, tc.db, u.Database)
+			require.Equal(t, tc.instance, u.Instance)
+			require.Equal(t, tc.params, u.Params)
+			require.Equal(t, tc.user, u.User)
+			require.Equal(t, tc.password, u.Password.Reveal())
+		})
+	}
+}
+
+func TestParseDatabaseURLRefuses(t *testing.T) {
+	t.Parallel()
+	for raw, want := range map[string]string{
+		"mysql://db/q":                             "must start with jdbc:postgresql://",
+		"file:/run/secrets/url":                    "must start with jdbc:postgresql://",
+		"jdbc:postgresql:///q":                     "names no valid host",
+		"jdbc:postgresql://db:99999/q":             `port "99999" must be from 1 to 65535`,
+		"jdbc:postgresql://db:x/q":                 `port "x" must be from 1 to 65535`,
+		"postgres://u:hunter2@:5432/q":             "names no valid host",
+		"jdbc:sqlserver://db;databaseName":         `the property "databaseName" has no =`,
+		"jdbc:sqlserver://;password=hunter2":       "names no valid host",
+		"postgres://u:hunter2@db/q?bad=%zz&x=1":    "the parameters are not valid",
+		"sqlserver://u:hunter2@db:0?database=q":    `port "0" must be from 1 to 65535`,
+		"jdbc:postgresql://db/q?password=hunter2":  "",
+		"jdbc:sqlserver://;password={hun;ter2}}x}": "names no valid host",
+	} {
+		t.Run(raw, func(t *testing.T) {
+			t.Parallel()
+			_, err := ParseDatabaseURL(raw)
+			if want == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, want)
+			require.NotContains(t, err.Error(), "ter2")
+		})
+	}
+}
+
+func TestDatabaseURLMasked(t *testing.T) {
+	t.Parallel()
+	u, err := ParseDatabaseURL("postgres://app:hunter2@db:5432/q?password=hunter3")
+	require.NoError(t, err)
+	require.Equal(t, "postgres://app:***@db:5432/q?password=***", u.Masked())
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+		out := fmt.Sprintf(verb, u)
+		require.NotContains(t, out, "hunter")
+	}
+}
+
+func TestPgxConnString(t *testing.T) {
+	t.Parallel()
+	u, err := ParseDatabaseURL("jdbc:postgresql://h1:5432,h2:5433/queuebox?sslmode=verify-full&ApplicationName=qb&currentSchema=app&prepareThreshold=0")
+	require.NoError(t, err)
+	require.Equal(t, `application_name=qb dbname=queuebox host=h1,h2 password='it\'s \\ secret' port=5432,5433 search_path=app sslmode=verify-full user=queuebox`,
+		u.PgxConnString("queuebox", secret.New(`it's \ secret`)))
+
+	// The URL's user and password apply when the configuration sets none.
+	u, err = ParseDatabaseURL("postgres://app:pw@db/q?ssl=true")
+	require.NoError(t, err)
+	require.Equal(t, "dbname=q host=db password=pw port=5432 sslmode=verify-full user=app", u.PgxConnString("", secret.New("")))
+	require.Equal(t, "dbname=q host=db password=cfg port=5432 sslmode=verify-full user=cfguser", u.PgxConnString("cfguser", secret.New("cfg")))
+
+	// An empty password stays explicit, so pgx does not read PGPASSWORD.
+	u, err = ParseDatabaseURL("jdbc:postgresql://db/q")
+	require.NoError(t, err)
+	require.Equal(t, "dbname=q host=db password='' port=5432 user=u", u.PgxConnString("u", secret.New("")))
+
+	u, err = ParseDatabaseURL("sqlserver://db?database=q")
+	require.NoError(t, err)
+	require.Empty(t, u.PgxConnString("u", secret.New("p")))
+}
+
+func TestSQLServerConnString(t *testing.T) {
+	t.Parallel()
+	u, err := ParseDatabaseURL("jdbc:sqlserver://db:1433;databaseName=queuebox;encrypt=true;trustServerCertificate=false;loginTimeout=5")
+	require.NoError(t, err)
+	require.Equal(t, "sqlserver://sa:p%40ss@db:1433?TrustServerCertificate=false&database=queuebox&encrypt=true",
+		u.SQLServerConnString("sa", secret.New("p@ss")))
+	u, err = ParseDatabaseURL(`jdbc:sqlserver://db\SQLEXPRESS;databaseName=q`)
+	require.NoError(t, err)
+	require.Equal(t, "sqlserver://sa:pw@db/SQLEXPRESS?database=q", u.SQLServerConnString("sa", secret.New("pw")))
+	u, err = ParseDatabaseURL("jdbc:postgresql://db/q")
+	require.NoError(t, err)
+	require.Empty(t, u.SQLServerConnString("sa", secret.New("pw")))
+}

@@ -1,0 +1,441 @@
+// Package config loads and validates queuebox.yml and the QUEUEBOX_
+// environment variables into one Config that every binary shares.
+//
+// The yaml tags name each key exactly as the configuration reference spells
+// it; the loader matches keys in any letter case. Fields tagged "-" are
+// derived by the loader (the selected kind, the map key of an entry).
+package config
+
+import "github.com/alternayte/queuebox/pkg/secret"
+
+// Config is the whole configuration of a QueueBox process.
+type Config struct {
+	Server       Server                  `yaml:"server"`
+	Database     Database                `yaml:"database"`
+	Outbox       Outbox                  `yaml:"outbox"`
+	Inbox        Inbox                   `yaml:"inbox"`
+	HTTP         HTTP                    `yaml:"http"`
+	Admin        Admin                   `yaml:"admin"`
+	Destinations map[string]*Destination `yaml:"destinations"`
+	Routes       []Route                 `yaml:"routes"`
+	Sources      map[string]*Source      `yaml:"sources"`
+	Retention    Retention               `yaml:"retention"`
+
+	// warnings holds what Load noticed but does not refuse, such as an
+	// unknown key. See Warnings.
+	warnings []string
+}
+
+// Server holds the listening ports.
+type Server struct {
+	HTTPPort       int  `yaml:"httpPort"`
+	ManagementPort *int `yaml:"managementPort"`
+}
+
+// Database names the database, the pool and the table layout.
+type Database struct {
+	Type                string        `yaml:"type"`
+	URL                 string        `yaml:"url"`
+	Username            string        `yaml:"username"`
+	Password            secret.Secret `yaml:"password"`
+	PoolSize            int           `yaml:"poolSize"`
+	ConnectionTimeoutMs int           `yaml:"connectionTimeoutMs"`
+	StartupTimeoutMs    int           `yaml:"startupTimeoutMs"`
+	Migrate             bool          `yaml:"migrate"`
+	OutboxTableName     string        `yaml:"outboxTableName"`
+	InboxTableName      string        `yaml:"inboxTableName"`
+	ColumnMapping       ColumnMapping `yaml:"columnMapping"`
+
+	// passwordSet records whether any source set database.password, because
+	// an empty password is valid (trust auth) but an absent one is not.
+	passwordSet bool
+}
+
+// Database types.
+const (
+	DatabasePostgres  = "postgresql"
+	DatabaseSQLServer = "sqlserver"
+)
+
+// ColumnMapping renames the columns of both tables.
+type ColumnMapping struct {
+	Outbox OutboxColumns `yaml:"outbox"`
+	Inbox  InboxColumns  `yaml:"inbox"`
+}
+
+// OutboxColumns holds the column name of each outbox field.
+type OutboxColumns struct {
+	ID             string `yaml:"id"`
+	Topic          string `yaml:"topic"`
+	Key            string `yaml:"key"`
+	AggregateType  string `yaml:"aggregateType"`
+	Payload        string `yaml:"payload"`
+	Headers        string `yaml:"headers"`
+	State          string `yaml:"state"`
+	Attempt        string `yaml:"attempt"`
+	MaxAttempts    string `yaml:"maxAttempts"`
+	ScheduledAt    string `yaml:"scheduledAt"`
+	CreatedAt      string `yaml:"createdAt"`
+	UpdatedAt      string `yaml:"updatedAt"`
+	ClaimedAt      string `yaml:"claimedAt"`
+	ClaimToken     string `yaml:"claimToken"`
+	LeaseExpiresAt string `yaml:"leaseExpiresAt"`
+	LastError      string `yaml:"lastError"`
+	Sequence       string `yaml:"sequence"`
+}
+
+// InboxColumns holds the column name of each inbox field.
+type InboxColumns struct {
+	ID             string `yaml:"id"`
+	Source         string `yaml:"source"`
+	IdempotencyKey string `yaml:"idempotencyKey"`
+	AggregateID    string `yaml:"aggregateId"`
+	EventType      string `yaml:"eventType"`
+	Payload        string `yaml:"payload"`
+	State          string `yaml:"state"`
+	CreatedAt      string `yaml:"createdAt"`
+	ProcessedAt    string `yaml:"processedAt"`
+	ClaimedAt      string `yaml:"claimedAt"`
+	ClaimToken     string `yaml:"claimToken"`
+	LeaseExpiresAt string `yaml:"leaseExpiresAt"`
+	CorrelationID  string `yaml:"correlationId"`
+	Consumption    string `yaml:"consumption"`
+	ScheduledAt    string `yaml:"scheduledAt"`
+	Attempt        string `yaml:"attempt"`
+	LastError      string `yaml:"lastError"`
+	Headers        string `yaml:"headers"`
+}
+
+// Outbox configures the outbox poller.
+type Outbox struct {
+	PollIntervalMs         int     `yaml:"pollIntervalMs"`
+	BatchSize              int     `yaml:"batchSize"`
+	Concurrency            int     `yaml:"concurrency"`
+	RetryBaseDelayMs       int     `yaml:"retryBaseDelayMs"`
+	MaxAttempts            int     `yaml:"maxAttempts"`
+	ClaimTimeoutMs         int     `yaml:"claimTimeoutMs"`
+	PendingGaugeIntervalMs int     `yaml:"pendingGaugeIntervalMs"`
+	ShutdownTimeoutMs      int     `yaml:"shutdownTimeoutMs"`
+	Capture                Capture `yaml:"capture"`
+}
+
+// Capture configures change data capture, which only wakes delivery.
+type Capture struct {
+	Mode                     string            `yaml:"mode"`
+	Enabled                  bool              `yaml:"enabled"`
+	Identity                 string            `yaml:"identity"`
+	StateDirectory           string            `yaml:"stateDirectory"`
+	Schema                   string            `yaml:"schema"`
+	Publication              string            `yaml:"publication"`
+	Slot                     string            `yaml:"slot"`
+	ReconciliationIntervalMs int               `yaml:"reconciliationIntervalMs"`
+	Connection               CaptureConnection `yaml:"connection"`
+}
+
+// Capture modes.
+const (
+	CapturePolling         = "polling"
+	CapturePostgresLogical = "postgres-logical"
+	CaptureSQLServerCDC    = "sqlserver-cdc"
+)
+
+// CaptureConnection overrides parts of database.url for capture only.
+// A nil pointer or an empty string means "take it from the database block".
+type CaptureConnection struct {
+	Hostname               string         `yaml:"hostname"`
+	Port                   *int           `yaml:"port"`
+	Database               string         `yaml:"database"`
+	Username               string         `yaml:"username"`
+	Password               *secret.Secret `yaml:"password"`
+	Encrypt                bool           `yaml:"encrypt"`
+	TrustServerCertificate bool           `yaml:"trustServerCertificate"`
+}
+
+// Inbox configures the HTTP inbox routes and the relay.
+type Inbox struct {
+	BasePath     string `yaml:"basePath"`
+	MaxBodyBytes int64  `yaml:"maxBodyBytes"`
+	Relay        Relay  `yaml:"relay"`
+}
+
+// Relay configures the inbox relay.
+type Relay struct {
+	Enabled                bool `yaml:"enabled"`
+	PollIntervalMs         int  `yaml:"pollIntervalMs"`
+	BatchSize              int  `yaml:"batchSize"`
+	ClaimTimeoutMs         int  `yaml:"claimTimeoutMs"`
+	PendingGaugeIntervalMs int  `yaml:"pendingGaugeIntervalMs"`
+	// MaxAttempts is nil when unset; EffectiveMaxAttempts falls back to
+	// outbox.maxAttempts.
+	MaxAttempts *int `yaml:"maxAttempts"`
+}
+
+// HTTP holds the settings of every HTTP destination.
+type HTTP struct {
+	MaxErrorBodyBytes     int  `yaml:"maxErrorBodyBytes"`
+	BlockPrivateAddresses bool `yaml:"blockPrivateAddresses"`
+}
+
+// Admin configures the admin routes.
+type Admin struct {
+	Enabled               bool        `yaml:"enabled"`
+	Auth                  *SourceAuth `yaml:"auth"`
+	Insecure              bool        `yaml:"insecure"`
+	MaxTransformTimeoutMs int         `yaml:"maxTransformTimeoutMs"`
+	MaxPayloadBytes       int64       `yaml:"maxPayloadBytes"`
+}
+
+// Destination kinds, selected from the required keys an entry sets.
+const (
+	KindHTTP     = "http"
+	KindRabbitMQ = "rabbitmq"
+	KindKafka    = "kafka"
+	KindNATS     = "nats"
+)
+
+// Destination is one configured egress. Kind holds the kind that the
+// required keys selected; the fields of the other kinds stay unused.
+type Destination struct {
+	Name string `yaml:"-"`
+	Kind string `yaml:"-"`
+
+	Type      string            `yaml:"type"`
+	Headers   map[string]string `yaml:"headers"`
+	Transform *Transform        `yaml:"transform"`
+	TimeoutMs int               `yaml:"timeoutMs"`
+
+	// HTTP.
+	BaseURL string           `yaml:"baseUrl"`
+	Path    string           `yaml:"path"`
+	Auth    *DestinationAuth `yaml:"auth"`
+
+	// RabbitMQ.
+	URL                string `yaml:"url"`
+	Exchange           string `yaml:"exchange"`
+	ExchangeFrom       string `yaml:"exchangeFrom"`
+	ExchangeType       string `yaml:"exchangeType"`
+	RoutingKeyTemplate string `yaml:"routingKeyTemplate"`
+	DeliveryMode       string `yaml:"deliveryMode"`
+
+	// Kafka.
+	BootstrapServers string        `yaml:"bootstrapServers"`
+	Topic            string        `yaml:"topic"`
+	TopicFrom        string        `yaml:"topicFrom"`
+	KeyTemplate      string        `yaml:"keyTemplate"`
+	SecurityProtocol string        `yaml:"securityProtocol"`
+	SaslMechanism    string        `yaml:"saslMechanism"`
+	SaslUsername     string        `yaml:"saslUsername"`
+	SaslPassword     secret.Secret `yaml:"saslPassword"`
+
+	// NATS.
+	Servers     string        `yaml:"servers"`
+	Subject     string        `yaml:"subject"`
+	SubjectFrom string        `yaml:"subjectFrom"`
+	JetStream   bool          `yaml:"jetStream"`
+	Username    string        `yaml:"username"`
+	Password    secret.Secret `yaml:"password"`
+	Token       secret.Secret `yaml:"token"`
+}
+
+// Destination auth kinds.
+const (
+	AuthOAuth2 = "oauth2"
+	AuthBasic  = "basic"
+	AuthHeader = "header"
+)
+
+// DestinationAuth holds the credentials an HTTP destination sends.
+type DestinationAuth struct {
+	Kind string `yaml:"-"`
+	Type string `yaml:"type"`
+
+	ClientID     string            `yaml:"clientId"`
+	ClientSecret secret.Secret     `yaml:"clientSecret"`
+	TokenURL     string            `yaml:"tokenUrl"`
+	Scope        string            `yaml:"scope"`
+	ExtraParams  map[string]string `yaml:"extraParams"`
+
+	Username string        `yaml:"username"`
+	Password secret.Secret `yaml:"password"`
+
+	HeaderName  string        `yaml:"headerName"`
+	HeaderValue secret.Secret `yaml:"headerValue"`
+}
+
+// Route sends the rows whose topic matches TopicPattern to Destination.
+type Route struct {
+	TopicPattern string `yaml:"topicPattern"`
+	Destination  string `yaml:"destination"`
+	// RoutingKeyTemplate is nil when the route sets none, so the
+	// destination template applies.
+	RoutingKeyTemplate            *string    `yaml:"routingKeyTemplate"`
+	RoutingKeyMissingFieldDefault string     `yaml:"routingKeyMissingFieldDefault"`
+	Transform                     *Transform `yaml:"transform"`
+}
+
+// Transform is a JSONata transform block of a source, route or destination.
+type Transform struct {
+	Expression string `yaml:"expression"`
+	TimeoutMs  int    `yaml:"timeoutMs"`
+	MaxDepth   int    `yaml:"maxDepth"`
+	OnError    string `yaml:"onError"`
+}
+
+// Transform error strategies, in their documented letter case.
+const (
+	OnErrorFail = "Fail"
+	OnErrorSkip = "Skip"
+	OnErrorDead = "Dead"
+)
+
+// Consumption modes of a source.
+const (
+	ConsumptionPush = "push"
+	ConsumptionPull = "pull"
+)
+
+// Source is one configured ingress. Kind holds the kind that the required
+// keys selected.
+type Source struct {
+	Name string `yaml:"-"`
+	Kind string `yaml:"-"`
+
+	Type        string `yaml:"type"`
+	Consumption string `yaml:"consumption"`
+	// Topic is the relay topic template. The loader fills the default of
+	// the kind ({{ eventType }} for http, {{ source }} otherwise).
+	Topic              string     `yaml:"topic"`
+	IdempotencyKeyPath string     `yaml:"idempotencyKeyPath"`
+	AggregateIDPath    string     `yaml:"aggregateIdPath"`
+	EventTypePath      string     `yaml:"eventTypePath"`
+	Transform          *Transform `yaml:"transform"`
+	Filter             *Filter    `yaml:"filter"`
+	RateLimit          *RateLimit `yaml:"rateLimit"`
+
+	// topicSet records that a source wrote the topic key, because an absent
+	// topic takes the default of the kind while a blank one is an error.
+	topicSet bool
+
+	// HTTP.
+	Path string      `yaml:"path"`
+	Auth *SourceAuth `yaml:"auth"`
+
+	// RabbitMQ.
+	QueueName     string `yaml:"queueName"`
+	ConnectionURL string `yaml:"connectionUrl"`
+	PrefetchCount int    `yaml:"prefetchCount"`
+	DeclareQueue  bool   `yaml:"declareQueue"`
+
+	// Broker sources.
+	EventTypeFromHeader bool             `yaml:"eventTypeFromHeader"`
+	AttributeHeaders    AttributeHeaders `yaml:"attributeHeaders"`
+
+	// Kafka.
+	BootstrapServers string        `yaml:"bootstrapServers"`
+	Topics           []string      `yaml:"topics"`
+	GroupID          string        `yaml:"groupId"`
+	AutoOffsetReset  string        `yaml:"autoOffsetReset"`
+	MaxPollRecords   int           `yaml:"maxPollRecords"`
+	SecurityProtocol string        `yaml:"securityProtocol"`
+	SaslMechanism    string        `yaml:"saslMechanism"`
+	SaslUsername     string        `yaml:"saslUsername"`
+	SaslPassword     secret.Secret `yaml:"saslPassword"`
+
+	// NATS.
+	Servers       string        `yaml:"servers"`
+	Stream        string        `yaml:"stream"`
+	Durable       string        `yaml:"durable"`
+	FilterSubject string        `yaml:"filterSubject"`
+	AckWaitMs     int           `yaml:"ackWaitMs"`
+	BatchSize     int           `yaml:"batchSize"`
+	Username      string        `yaml:"username"`
+	Password      secret.Secret `yaml:"password"`
+	Token         secret.Secret `yaml:"token"`
+}
+
+// RateLimit bounds the requests of one HTTP source.
+type RateLimit struct {
+	RequestsPerMinute int `yaml:"requestsPerMinute"`
+}
+
+// AttributeHeaders names the headers that broker sources read.
+type AttributeHeaders struct {
+	IdempotencyKey string `yaml:"idempotencyKey"`
+	AggregateID    string `yaml:"aggregateId"`
+	EventType      string `yaml:"eventType"`
+}
+
+// Filter drops messages by their headers before they are stored.
+type Filter struct {
+	Require []FilterRule `yaml:"require"`
+	Exclude []FilterRule `yaml:"exclude"`
+}
+
+// FilterRule tests one header. Exactly one of Equals, In, Matches and
+// Exists is set.
+type FilterRule struct {
+	Header  string   `yaml:"header"`
+	Equals  *string  `yaml:"equals"`
+	In      []string `yaml:"in"`
+	Matches *string  `yaml:"matches"`
+	Exists  *bool    `yaml:"exists"`
+}
+
+// Source and admin auth kinds.
+const (
+	AuthBearer = "bearer"
+	AuthAPIKey = "api-key"
+	AuthHMAC   = "hmac"
+)
+
+// HMAC signature payload formats, normalised to the upper-case names.
+const (
+	PayloadBody             = "BODY"
+	PayloadTimestampDotBody = "TIMESTAMP_DOT_BODY"
+)
+
+// SourceAuth holds the credentials a request to a source or to the admin
+// routes must carry.
+type SourceAuth struct {
+	Kind string `yaml:"-"`
+	Type string `yaml:"type"`
+
+	Token secret.Secret `yaml:"token"`
+	Key   secret.Secret `yaml:"key"`
+
+	// HeaderName defaults to X-API-Key for api-key and X-Signature for hmac.
+	HeaderName string `yaml:"headerName"`
+
+	Secret    secret.Secret `yaml:"secret"`
+	Algorithm string        `yaml:"algorithm"`
+	// SignaturePrefix is nil when unset (default "sha256="); an explicit
+	// empty string means no prefix.
+	SignaturePrefix    *string `yaml:"signaturePrefix"`
+	TimestampHeader    string  `yaml:"timestampHeader"`
+	TimestampTolerance int     `yaml:"timestampTolerance"`
+	// SignaturePayloadFormat holds BODY or TIMESTAMP_DOT_BODY after loading.
+	SignaturePayloadFormat string `yaml:"signaturePayloadFormat"`
+}
+
+// Retention configures the cleanup of final rows.
+type Retention struct {
+	Enabled bool            `yaml:"enabled"`
+	Outbox  RetentionPolicy `yaml:"outbox"`
+	Inbox   RetentionPolicy `yaml:"inbox"`
+}
+
+// Retention policies, in their documented upper case.
+const (
+	PolicyAge      = "AGE"
+	PolicyCount    = "COUNT"
+	PolicyDisabled = "DISABLED"
+)
+
+// RetentionPolicy is the policy of one table.
+type RetentionPolicy struct {
+	Policy          string    `yaml:"policy"`
+	MaxAge          *Duration `yaml:"maxAge"`
+	MaxCount        *int      `yaml:"maxCount"`
+	CleanupInterval Duration  `yaml:"cleanupInterval"`
+	BatchSize       int       `yaml:"batchSize"`
+}
