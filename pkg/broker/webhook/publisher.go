@@ -1,0 +1,153 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/redact"
+)
+
+// ErrClosed reports a Publish after Close.
+var ErrClosed = errors.New("http destination: publisher is closed")
+
+// Publisher delivers outbox messages to one HTTP destination. It is safe
+// for concurrent use; concurrent publishes share one connection pool and
+// one OAuth2 token.
+type Publisher struct {
+	opts   Options
+	target string
+	client *http.Client
+	// own is the transport that Close shuts, nil for a caller's client.
+	own  *http.Transport
+	auth authorizer // nil without credentials
+	// redactor knows the configuration secrets and this destination's own.
+	redactor *redact.Redactor
+	// baseCtx bounds work that outlives one caller, the shared token fetch;
+	// Close cancels it.
+	baseCtx context.Context
+	cancel  context.CancelFunc
+	closed  atomic.Bool
+}
+
+var _ queuebox.Publisher = (*Publisher)(nil)
+
+// New validates opts, applies the defaults and returns a publisher. It
+// checks the URL rules (CheckURL, CheckPath) for the target and the token
+// URL, the auth fields and the static header names and values. It does
+// not check private addresses; call CheckPrivate at start for that.
+func New(opts Options) (*Publisher, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", destPrefix(opts.Name), err)
+	}
+	target, err := JoinURL(opts.BaseURL, opts.Path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", destPrefix(opts.Name), err)
+	}
+	if opts.Auth != nil {
+		if err := opts.Auth.validate(); err != nil {
+			return nil, fmt.Errorf("%s: %w", destPrefix(opts.Name), err)
+		}
+	}
+	p := &Publisher{opts: opts, target: target}
+	p.client, p.own = newClient(opts)
+	p.baseCtx, p.cancel = context.WithCancel(context.Background())
+	var secrets []string
+	p.auth, secrets = newAuthorizer(p, opts.Auth)
+	p.redactor = opts.Redactor.With(secrets...)
+	return p, nil
+}
+
+// Target returns the request URL, base URL and path joined.
+func (p *Publisher) Target() string { return p.target }
+
+// Publish POSTs d.Body to the destination and returns nil only for a 2xx
+// answer. Any other status, a redirect, a timeout, a connection error or a
+// token failure returns an *Error. With OAuth2, a 401 drops the cached
+// token and the request is sent once more with a new one, within this
+// call. Each HTTP request is bounded by Options.Timeout; Publish also
+// returns when ctx ends, with an error that wraps ctx.Err().
+func (p *Publisher) Publish(ctx context.Context, d queuebox.Delivery) error {
+	if p.closed.Load() {
+		return ErrClosed
+	}
+	if d.Message == nil {
+		return errors.New("http destination: delivery without a message")
+	}
+	if err := checkHeaders("row header", d.Message.Headers); err != nil {
+		return fmt.Errorf("%s: %w", p.stage(false), err)
+	}
+	cred, err := p.credential(ctx)
+	if err != nil {
+		return err
+	}
+	status, err := p.send(ctx, d, cred)
+	if status != http.StatusUnauthorized || p.auth == nil || !p.auth.rejected(cred) {
+		return err
+	}
+	if cred, err = p.credential(ctx); err != nil {
+		return err
+	}
+	_, err = p.send(ctx, d, cred)
+	return err
+}
+
+// credential returns the auth header of the next request, or none.
+func (p *Publisher) credential(ctx context.Context) (credential, error) {
+	if p.auth == nil {
+		return credential{}, nil
+	}
+	return p.auth.credential(ctx)
+}
+
+// send performs one request and returns its status (0 without response)
+// and the error of a failed attempt.
+func (p *Publisher) send(ctx context.Context, d queuebox.Delivery, cred credential) (int, error) {
+	reqCtx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
+	// The body is read before cancel runs, so the timeout also bounds it.
+	defer cancel()
+	req, err := http.NewRequestWithContext(reqCtx, http.MethodPost, p.target, bytes.NewReader(d.Body))
+	if err != nil {
+		return 0, p.transportError(ctx, err, false, p.redactor)
+	}
+	req.Header = buildHeader(d.Message, p.opts.Headers, cred)
+	resp, err := p.client.Do(req)
+	if err != nil {
+		p.count(StatusClassOther)
+		return 0, p.transportError(ctx, err, false, p.redactorFor(cred))
+	}
+	p.count(statusClass(resp.StatusCode))
+	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		drainClose(resp.Body)
+		return resp.StatusCode, nil
+	}
+	return resp.StatusCode, p.statusError(resp, false, p.redactorFor(cred))
+}
+
+// redactorFor adds the credential of one request to the redactor. Only an
+// OAuth2 token is new to it; it changes, so it cannot be known at New.
+func (p *Publisher) redactorFor(cred credential) *redact.Redactor {
+	if cred.secret == "" {
+		return p.redactor
+	}
+	return p.redactor.With(cred.secret)
+}
+
+// Close cancels a token fetch in flight and closes the idle connections of
+// the publisher's own transport. Publish calls that follow return
+// ErrClosed. Close is idempotent and always returns nil.
+func (p *Publisher) Close() error {
+	if p.closed.Swap(true) {
+		return nil
+	}
+	p.cancel()
+	if p.own != nil {
+		p.own.CloseIdleConnections()
+	}
+	return nil
+}

@@ -1,0 +1,49 @@
+package webhook
+
+import (
+	"crypto/tls"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Pool sizes of the publisher transport. The outbox poller publishes to one
+// destination with several workers at once (8 by default, more when
+// tuned); an idle pool at least that deep per host keeps every worker on a
+// warm connection instead of a new TCP and TLS handshake per message.
+const (
+	maxIdleConnsPerHost = 64
+	maxIdleConns        = 128
+	idleConnTimeout     = 90 * time.Second
+	tcpKeepAlive        = 30 * time.Second
+)
+
+// newClient returns the HTTP client of a publisher and the transport that
+// it owns, or nil when opts.Client supplies the transport.
+func newClient(opts Options) (*http.Client, *http.Transport) {
+	if opts.Client != nil {
+		c := *opts.Client
+		c.CheckRedirect = refuseRedirect
+		return &c, nil
+	}
+	// The connect timeout is half the request timeout, as the destination
+	// reference documents; the TLS handshake gets the same bound.
+	dialer := &net.Dialer{Timeout: opts.Timeout / 2, KeepAlive: tcpKeepAlive}
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
+		TLSHandshakeTimeout:   opts.Timeout / 2,
+		MaxIdleConns:          maxIdleConns,
+		MaxIdleConnsPerHost:   maxIdleConnsPerHost,
+		IdleConnTimeout:       idleConnTimeout,
+		ExpectContinueTimeout: time.Second,
+	}
+	return &http.Client{Transport: tr, CheckRedirect: refuseRedirect}, tr
+}
+
+// refuseRedirect hands a 3xx back to the caller unfollowed. Following it
+// would let a destination send QueueBox, credentials attached, to any
+// address, a cloud metadata endpoint included.
+func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
