@@ -152,7 +152,7 @@ func (u *DatabaseURL) setParam(key, value string, sqlServer bool) {
 	switch strings.ToLower(key) {
 	case "user", "username":
 		u.User = value
-	case "password":
+	case "password", "pwd":
 		u.Password = secret.New(value)
 	default:
 		if sqlServer {

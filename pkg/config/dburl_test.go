@@ -34,6 +34,8 @@ func TestParseDatabaseURL(t *testing.T) {
 			hosts: []HostPort{{"db", 0}}, db: "q", instance: "SQLEXPRESS", params: map[string]string{}},
 		{raw: "jdbc:sqlserver://;serverName=db;portNumber=1500;database=q", typ: DatabaseSQLServer,
 			hosts: []HostPort{{"db", 1500}}, db: "q", params: map[string]string{"servername": "db", "portnumber": "1500"}},
+		{raw: "jdbc:sqlserver://db;database=q;PWD=secret", typ: DatabaseSQLServer,
+			hosts: []HostPort{{"db", 1433}}, db: "q", params: map[string]string{}, password: "secret"},
 		{raw: "sqlserver://sa:pw@db:1434?database=queuebox&encrypt=disable", typ: DatabaseSQLServer,
 			hosts: []HostPort{{"db", 1434}}, db: "queuebox", params: map[string]string{"encrypt": "disable"}, user: "sa", password: "pw"},
 	}

@@ -50,6 +50,13 @@ func TestPackagedOnlyWithoutFileAndVariables(t *testing.T) {
 		requireProblems(t, err, "database.url (QUEUEBOX_DATABASE_URL): required", "database.username (QUEUEBOX_DATABASE_USERNAME): required",
 			"database.password (QUEUEBOX_DATABASE_PASSWORD): required")
 	})
+	t.Run("a named file that does not exist is a warning", func(t *testing.T) {
+		t.Parallel()
+		opts := testOptions("", "QUEUEBOX_CONFIG_FILE=/etc/typo.yml", "QUEUEBOX_DATABASE_URL=jdbc:postgresql://db/q",
+			"QUEUEBOX_DATABASE_USERNAME=u", "QUEUEBOX_DATABASE_PASSWORD=p")
+		cfg := mustLoad(t, opts)
+		require.Equal(t, []string{"QUEUEBOX_CONFIG_FILE names /etc/typo.yml, which does not exist"}, cfg.Warnings())
+	})
 	t.Run("variables alone are a configuration", func(t *testing.T) {
 		t.Parallel()
 		opts := testOptions("", "QUEUEBOX_DATABASE_URL=jdbc:postgresql://db/q", "QUEUEBOX_DATABASE_USERNAME=u", "QUEUEBOX_DATABASE_PASSWORD=p")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"time"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -107,6 +108,18 @@ func TestBlockPrivateAddresses(t *testing.T) {
 			opts.LookupHost = dns.lookup
 			mustLoad(t, opts)
 		}
+	})
+	t.Run("each lookup has a short deadline", func(t *testing.T) {
+		t.Parallel()
+		opts := testOptions(baseYAML+httpDest, "QUEUEBOX_HTTP_BLOCKPRIVATEADDRESSES=true")
+		var deadlineSet bool
+		opts.LookupHost = func(ctx context.Context, host string) ([]net.IP, error) {
+			deadline, ok := ctx.Deadline()
+			deadlineSet = ok && time.Until(deadline) <= lookupTimeout
+			return dns.lookup(ctx, host)
+		}
+		mustLoad(t, opts)
+		require.True(t, deadlineSet)
 	})
 	t.Run("off by default", func(t *testing.T) {
 		t.Parallel()
