@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"net"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
