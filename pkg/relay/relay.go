@@ -13,10 +13,20 @@ import (
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
+// Store is the relay side of the inbox; *postgres.Relay implements it.
+type Store interface {
+	claim.Source[postgres.InboxRow]
+	Forward(ctx context.Context, rows []postgres.Forward, maxAttempts int) (map[string]bool, error)
+	Dead(ctx context.Context, leases []claim.Lease, reasons []string) (map[string]bool, error)
+	OldestPending(ctx context.Context) (time.Time, error)
+}
+
+var _ Store = (*postgres.Relay)(nil)
+
 // Options wire a Relay.
 type Options struct {
 	Config  *config.Config
-	Store   *postgres.Relay
+	Store   Store
 	Metrics *Metrics
 	Logger  *slog.Logger
 }

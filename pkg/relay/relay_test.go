@@ -1,0 +1,270 @@
+package relay_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/claim"
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/relay"
+	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
+)
+
+type env struct {
+	s   pgtest.Schema
+	db  *postgres.DB
+	cfg *config.Config
+}
+
+func newEnv(t *testing.T) env {
+	t.Helper()
+	s := pgtest.NewSchema(t)
+	db, err := postgres.Open(context.Background(), postgres.Options{
+		ConnString: s.URL, DisplayURL: s.Name, PoolSize: 10,
+		AcquireTimeout: 10 * time.Second, StartupTimeout: 10 * time.Second, Logger: quiet(),
+	})
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	_, err = db.Migrate(context.Background(), quiet())
+	require.NoError(t, err)
+	cfg := config.Default()
+	cfg.Inbox.Relay.PollIntervalMs = 10
+	cfg.Inbox.Relay.BatchSize = 7
+	cfg.Outbox.ShutdownTimeoutMs = 5000
+	cfg.Sources = map[string]*config.Source{
+		"orders":   {Name: "orders", Kind: config.KindHTTP, Topic: "{{ source }}.{{eventType}}", Consumption: "push"},
+		"payments": {Name: "payments", Kind: config.KindHTTP, Topic: "{{ eventType }}", Consumption: "push"},
+	}
+	return env{s: s, db: db, cfg: &cfg}
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// slowForward widens the window between claim and forward, so a claim
+// that broke the aggregate rule would show two rows in processing.
+type slowForward struct{ *postgres.Relay }
+
+func (s slowForward) Forward(ctx context.Context, rows []postgres.Forward, maxAttempts int) (map[string]bool, error) {
+	time.Sleep(time.Duration(rand.IntN(4000)) * time.Microsecond)
+	return s.Relay.Forward(ctx, rows, maxAttempts)
+}
+
+func (e env) relay(t *testing.T, lease time.Duration) (*relay.Relay, *relay.Metrics) {
+	t.Helper()
+	e.cfg.Inbox.Relay.ClaimTimeoutMs = int(lease.Milliseconds())
+	store, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, e.cfg.Database), lease)
+	require.NoError(t, err)
+	lost := claim.NewLostCounter()
+	m := relay.NewMetrics(prometheus.NewRegistry(), lost)
+	return relay.New(relay.Options{Config: e.cfg, Store: slowForward{store}, Metrics: m, Logger: quiet()}), m
+}
+
+func insertInbox(t *testing.T, conn *pgx.Conn, source, key, aggregate, eventType, consumption string) {
+	t.Helper()
+	var agg any
+	if aggregate != "" {
+		agg = aggregate
+	}
+	_, err := conn.Exec(context.Background(), `INSERT INTO inbox
+		(source, idempotency_key, aggregate_id, event_type, payload, headers, correlation_id, consumption, created_at)
+		VALUES ($1, $2::text, $3, $4, jsonb_build_object('key', $2::text), '{"X-Source":"forged","x-tenant":"acme"}', 'corr-' || $2::text, $5, clock_timestamp())`,
+		source, key, agg, eventType, consumption)
+	require.NoError(t, err)
+}
+
+func runFor(t *testing.T, r *relay.Relay) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	return func() {
+		cancel()
+		require.NoError(t, <-done)
+	}
+}
+
+func waitForwarded(t *testing.T, conn *pgx.Conn, want int) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		var n int
+		err := conn.QueryRow(context.Background(), `SELECT count(*) FROM inbox WHERE consumption = 'push' AND state = 'processed'`).Scan(&n)
+		return err == nil && n == want
+	}, 30*time.Second, 20*time.Millisecond)
+}
+
+func TestRelayForwardsAPushRowWithTheRelayHeaders(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.cfg.Inbox.Relay.MaxAttempts = ptr(9)
+	conn := e.s.Connect(t)
+	insertInbox(t, conn, "orders", "evt-1", "order-1", "created", "push")
+	insertInbox(t, conn, "orders", "evt-2", "order-1", "created", "pull")
+	r, m := e.relay(t, time.Minute)
+	stop := runFor(t, r)
+	waitForwarded(t, conn, 1)
+	stop()
+
+	var topic, key, payload, headers string
+	var maxAttempts int
+	require.NoError(t, conn.QueryRow(context.Background(),
+		`SELECT topic, key, payload::text, headers::text, max_attempts FROM outbox`).Scan(&topic, &key, &payload, &headers, &maxAttempts))
+	require.Equal(t, "orders.created", topic)
+	require.Equal(t, "order-1", key)
+	require.JSONEq(t, `{"key":"evt-1"}`, payload)
+	require.Equal(t, 9, maxAttempts)
+	var h map[string]string
+	require.NoError(t, json.Unmarshal([]byte(headers), &h))
+	var inboxID string
+	require.NoError(t, conn.QueryRow(context.Background(), `SELECT id::text FROM inbox WHERE idempotency_key = 'evt-1'`).Scan(&inboxID))
+	require.Equal(t, map[string]string{
+		"x-inbox-id": inboxID, "x-source": "orders", "x-idempotency-key": "evt-1",
+		"X-Correlation-Id": "corr-evt-1", "x-tenant": "acme",
+	}, h, "the forged X-Source is replaced, other headers stay")
+	var pullState string
+	require.NoError(t, conn.QueryRow(context.Background(), `SELECT state FROM inbox WHERE idempotency_key = 'evt-2'`).Scan(&pullState))
+	require.Equal(t, "pending", pullState, "the relay never claims a pull row")
+	require.Equal(t, 1.0, testutil.ToFloat64(m.Messages.WithLabelValues("forwarded")))
+}
+
+func TestRelayMarksAnEmptyTopicDead(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	conn := e.s.Connect(t)
+	insertInbox(t, conn, "payments", "p-1", "", "", "push")
+	r, _ := e.relay(t, time.Minute)
+	stop := runFor(t, r)
+	require.Eventually(t, func() bool {
+		var state string
+		err := conn.QueryRow(context.Background(), `SELECT state FROM inbox`).Scan(&state)
+		return err == nil && state == "dead"
+	}, 30*time.Second, 20*time.Millisecond)
+	stop()
+	var lastError string
+	require.NoError(t, conn.QueryRow(context.Background(), `SELECT last_error FROM inbox`).Scan(&lastError))
+	require.Contains(t, lastError, "rendered empty")
+	var outboxRows int
+	require.NoError(t, conn.QueryRow(context.Background(), `SELECT count(*) FROM outbox`).Scan(&outboxRows))
+	require.Zero(t, outboxRows)
+}
+
+// TestTwoRelaysKeepAggregateOrder runs two relays over 50 aggregates and
+// two sources while a monitor checks that no aggregate ever has two push
+// rows in processing; then every row must be forwarded once, in creation
+// order per aggregate.
+func TestTwoRelaysKeepAggregateOrder(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	conn := e.s.Connect(t)
+	const aggregates, perAggregate = 50, 6
+	// Rows of one aggregate are inserted together, so every claim meets
+	// later rows of aggregates whose head is in flight.
+	for a := 0; a < aggregates; a++ {
+		for i := 0; i < perAggregate; i++ {
+			source := []string{"orders", "payments"}[(i+a)%2]
+			insertInbox(t, conn, source, fmt.Sprintf("%s-%d-%d", source, a, i), fmt.Sprintf("agg-%02d", a), "evt", "push")
+		}
+	}
+	for i := 0; i < 10; i++ {
+		insertInbox(t, conn, "orders", fmt.Sprintf("free-%d", i), "", "evt", "push")
+	}
+	total := aggregates*perAggregate + 10
+
+	stopMonitor := monitor(t, e.s, `SELECT aggregate_id FROM inbox WHERE state = 'processing' AND consumption = 'push'
+		AND aggregate_id IS NOT NULL GROUP BY aggregate_id HAVING count(*) > 1 LIMIT 1`)
+	r1, _ := e.relay(t, time.Minute)
+	r2, _ := e.relay(t, time.Minute)
+	stop1, stop2 := runFor(t, r1), runFor(t, r2)
+	waitForwarded(t, conn, total)
+	stop1()
+	stop2()
+	stopMonitor()
+
+	var outboxRows, distinct int
+	require.NoError(t, conn.QueryRow(context.Background(),
+		`SELECT count(*), count(DISTINCT headers->>'x-inbox-id') FROM outbox`).Scan(&outboxRows, &distinct))
+	require.Equal(t, total, outboxRows, "every row forwarded")
+	require.Equal(t, total, distinct, "no row forwarded twice")
+	rows, err := conn.Query(context.Background(), `SELECT o.key FROM outbox o
+		JOIN inbox i ON i.id = (o.headers->>'x-inbox-id')::uuid
+		WHERE o.key IS NOT NULL
+		GROUP BY o.key
+		HAVING array_agg(i.created_at ORDER BY o.sequence) <> array_agg(i.created_at ORDER BY i.created_at)`)
+	require.NoError(t, err)
+	bad, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	require.Empty(t, bad, "aggregates whose outbox sequence breaks creation order")
+}
+
+// TestCrashBetweenClaimAndForward leaves a claimed row behind as a crashed
+// relay would; the reclaim returns it and a live relay forwards it once.
+func TestCrashBetweenClaimAndForward(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	conn := e.s.Connect(t)
+	insertInbox(t, conn, "orders", "evt-1", "order-1", "created", "push")
+	insertInbox(t, conn, "orders", "evt-2", "order-1", "created", "push")
+	crashed, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, e.cfg.Database), 200*time.Millisecond)
+	require.NoError(t, err)
+	claimed, err := crashed.Claim(context.Background(), 10)
+	require.NoError(t, err)
+	require.Len(t, claimed, 1, "one row of the aggregate")
+	// The crashed relay never forwards. A live relay with a short lease
+	// reclaims the row after it expires.
+	r, _ := e.relay(t, 200*time.Millisecond)
+	stop := runFor(t, r)
+	waitForwarded(t, conn, 2)
+	stop()
+	kept, err := crashed.Forward(context.Background(), []postgres.Forward{{Lease: claimed[0].Lease(), Topic: "late", Headers: []byte(`{}`)}}, 5)
+	require.NoError(t, err)
+	require.Empty(t, kept, "the crashed owner's late forward fails the fence")
+	var n int
+	require.NoError(t, conn.QueryRow(context.Background(), `SELECT count(*) FROM outbox`).Scan(&n))
+	require.Equal(t, 2, n, "no duplicate outbox row")
+}
+
+func monitor(t *testing.T, s pgtest.Schema, violation string) func() {
+	t.Helper()
+	conn := s.Connect(t)
+	stop := make(chan struct{})
+	done := make(chan int)
+	var once sync.Once
+	go func() {
+		checks := 0
+		for {
+			select {
+			case <-stop:
+				done <- checks
+				return
+			default:
+			}
+			var bad string
+			err := conn.QueryRow(context.Background(), violation).Scan(&bad)
+			if err == nil {
+				t.Errorf("invariant broken for %s", bad)
+			} else if err != pgx.ErrNoRows {
+				t.Error(err)
+			}
+			checks++
+		}
+	}()
+	return func() {
+		once.Do(func() { close(stop) })
+		require.Positive(t, <-done)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
