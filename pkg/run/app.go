@@ -98,6 +98,9 @@ func run(ctx context.Context, name string, boot config.Bootstrap, log *slog.Logg
 	if err != nil {
 		return err
 	}
+	for _, w := range cfg.Warnings() {
+		log.Warn("configuration", "warning", w)
+	}
 	app := &App{Name: name, Config: cfg, Log: log, Health: health.New()}
 	app.Registry = metrics.NewRegistry(buildinfo.Version, time.Now())
 	if err := openDatabase(ctx, app); err != nil {

@@ -12,22 +12,37 @@ import (
 // The zero value is an empty secret. A Secret is immutable and safe for
 // concurrent use.
 type Secret struct {
-	value string
+	// The value sits behind a pointer: fmt's error paths (a bad verb on an
+	// enclosing struct) print fields without calling Format, and a pointer
+	// prints as an address, never as the text.
+	v *value
 }
 
+type value struct{ text string }
+
 // New wraps a credential.
-func New(value string) Secret { return Secret{value: value} }
+func New(text string) Secret {
+	if text == "" {
+		return Secret{}
+	}
+	return Secret{v: &value{text: text}}
+}
 
 // Reveal returns the credential itself. Call it only where the value leaves
 // the process on purpose: a connection, a signature, an outbound header.
-func (s Secret) Reveal() string { return s.value }
+func (s Secret) Reveal() string {
+	if s.v == nil {
+		return ""
+	}
+	return s.v.text
+}
 
 // IsEmpty reports whether the credential is absent.
-func (s Secret) IsEmpty() bool { return s.value == "" }
+func (s Secret) IsEmpty() bool { return s.v == nil || s.v.text == "" }
 
 // String prints the mask: Secret(***) or Secret(empty).
 func (s Secret) String() string {
-	if s.value == "" {
+	if s.IsEmpty() {
 		return "Secret(empty)"
 	}
 	return "Secret(***)"

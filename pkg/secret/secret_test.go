@@ -12,17 +12,20 @@ import (
 
 func TestSecretNeverPrints(t *testing.T) {
 	t.Parallel()
+	type inner struct{ Token Secret }
 	type holder struct {
 		Password Secret
 		Ptr      *Secret
+		Auth     *inner
 	}
 	s := New("hunter2")
-	h := holder{Password: s, Ptr: &s}
-	for _, format := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
+	h := holder{Password: s, Ptr: &s, Auth: &inner{Token: s}}
+	for _, format := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%d", "%t"} {
 		out := fmt.Sprintf(format, h)
 		require.NotContains(t, out, "hunter2", format)
-		require.Contains(t, out, "Secret(***)", format)
+		require.NotContains(t, fmt.Sprintf(format, h.Auth), "hunter2", format)
 	}
+	require.Contains(t, fmt.Sprintf("%+v", h), "Secret(***)")
 	js, err := json.Marshal(h)
 	require.NoError(t, err)
 	require.NotContains(t, string(js), "hunter2")
@@ -36,13 +39,14 @@ func TestSecretNeverPrints(t *testing.T) {
 func TestMaskURL(t *testing.T) {
 	t.Parallel()
 	cases := map[string]string{
-		"postgres://qb:pw@db:5432/queuebox":                              "postgres://qb:***@db:5432/queuebox",
-		"amqp://guest:guest@rabbit:5672/vhost":                           "amqp://guest:***@rabbit:5672/vhost",
-		"jdbc:postgresql://db:5432/queuebox?user=qb&password=pw&ssl=true": "jdbc:postgresql://db:5432/queuebox?user=qb&password=***&ssl=true",
+		"postgres://qb:pw@db:5432/queuebox":                                 "postgres://qb:***@db:5432/queuebox",
+		"amqp://guest:guest@rabbit:5672/vhost":                              "amqp://guest:***@rabbit:5672/vhost",
+		"jdbc:postgresql://db:5432/queuebox?user=qb&password=pw&ssl=true":   "jdbc:postgresql://db:5432/queuebox?user=qb&password=***&ssl=true",
 		"jdbc:sqlserver://db:1433;databaseName=qb;password=pw;encrypt=true": "jdbc:sqlserver://db:1433;databaseName=qb;password=***;encrypt=true",
-		"jdbc:postgresql://db:5432/queuebox":                             "jdbc:postgresql://db:5432/queuebox",
-		"amqp://rabbit:5672":                                             "amqp://rabbit:5672",
-		"postgres://user@db/x":                                           "postgres://user@db/x",
+		"jdbc:postgresql://db:5432/queuebox":                                "jdbc:postgresql://db:5432/queuebox",
+		"jdbc:sqlserver://db;password={a;b};user=x":                         "jdbc:sqlserver://db;password=***;user=x",
+		"amqp://rabbit:5672":                                                "amqp://rabbit:5672",
+		"postgres://user@db/x":                                              "postgres://user@db/x",
 	}
 	for in, want := range cases {
 		require.Equal(t, want, MaskURL(in), in)

@@ -7,7 +7,8 @@ import (
 
 // passwordParam matches a password carried as a URL or JDBC parameter, for
 // example ?password=x, &password=x or ;password=x.
-var passwordParam = regexp.MustCompile(`(?i)([?&;](?:password|pwd)=)[^&;]*`)
+// A SQL Server JDBC value may be braced, {like;this}, to hold a semicolon.
+var passwordParam = regexp.MustCompile(`(?i)([?&;](?:password|pwd)=)(?:\{[^}]*\}?|[^&;]*)`)
 
 // MaskURL returns the URL with every password replaced by ***: the user info
 // password of postgres://, amqp:// or sqlserver:// URLs and the password

@@ -2,11 +2,54 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"sort"
 
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/run"
+	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
-// wire adds the HTTP inbox sources and the broker sources.
-func wire(_ context.Context, _ *run.App) ([]run.Component, error) {
+// wire mounts the HTTP inbox sources on the data port. The HTTP server
+// itself is run by run.Main, so the role returns no components. Broker
+// sources are not served by this build yet; wire says so once at start.
+func wire(_ context.Context, app *run.App) ([]run.Component, error) {
+	inbox, err := postgres.NewInbox(app.DB, app.Layout)
+	if err != nil {
+		return nil, err
+	}
+	m, err := ingest.NewMetrics(app.Registry)
+	if err != nil {
+		return nil, fmt.Errorf("register the inbox metrics: %w", err)
+	}
+	handlers, err := ingest.Mount(app.Data, app.Config, ingest.Options{
+		Store: inbox, Metrics: m, Log: app.Log,
+		// No JSONata compiler is wired yet: a source with a transform
+		// refuses the start instead of storing untransformed payloads.
+		Transforms: nil,
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range handlers {
+		app.Log.Info("inbox source mounted", "source", h.Name(), "route", "POST "+h.Route())
+	}
+	if brokers := brokerSources(app.Config); len(brokers) > 0 {
+		app.Log.Warn("broker sources are not served by this build; their messages stay on the broker",
+			"sources", brokers)
+	}
 	return nil, nil
+}
+
+// brokerSources lists the sources of a kind other than http, by name.
+func brokerSources(cfg *config.Config) []string {
+	var names []string
+	for name, src := range cfg.Sources {
+		if src != nil && src.Kind != config.KindHTTP {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
 }

@@ -1,0 +1,171 @@
+package deliver_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/webhook"
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/deliver"
+	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/redact"
+	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
+)
+
+// request is what the in-test receiver saw.
+type request struct {
+	Header http.Header
+	Body   string
+	Path   string
+}
+
+// receiver is an HTTP destination whose answer each test decides.
+type receiver struct {
+	*httptest.Server
+	mu     sync.Mutex
+	got    []request
+	answer func(r request) int
+}
+
+func newReceiver(t *testing.T, answer func(r request) int) *receiver {
+	t.Helper()
+	rc := &receiver{answer: answer}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		req := request{Header: r.Header.Clone(), Body: string(body), Path: r.URL.Path}
+		rc.mu.Lock()
+		rc.got = append(rc.got, req)
+		rc.mu.Unlock()
+		w.WriteHeader(rc.answer(req))
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+func (rc *receiver) requests() []request {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return append([]request(nil), rc.got...)
+}
+
+func ok(request) int { return http.StatusOK }
+
+type env struct {
+	s   pgtest.Schema
+	db  *postgres.DB
+	cfg *config.Config
+}
+
+func newEnv(t *testing.T, baseURL string) *env {
+	t.Helper()
+	s := pgtest.NewSchema(t)
+	db, err := postgres.Open(context.Background(), postgres.Options{
+		ConnString: s.URL, DisplayURL: s.Name, PoolSize: 12,
+		AcquireTimeout: 10 * time.Second, StartupTimeout: 10 * time.Second, Logger: quiet(),
+	})
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	_, err = db.Migrate(context.Background(), quiet())
+	require.NoError(t, err)
+	cfg := config.Default()
+	cfg.Outbox.PollIntervalMs = 20
+	cfg.Outbox.RetryBaseDelayMs = 10
+	cfg.Outbox.PendingGaugeIntervalMs = 50
+	cfg.Outbox.ShutdownTimeoutMs = 5000
+	cfg.Destinations = map[string]*config.Destination{
+		"webhook-api": {Name: "webhook-api", Kind: config.KindHTTP, BaseURL: baseURL, Path: "/webhook", TimeoutMs: 5000},
+	}
+	cfg.Routes = []config.Route{{TopicPattern: "order.*", Destination: "webhook-api"}}
+	return &env{s: s, db: db, cfg: &cfg}
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// poller builds a poller on its own registry, as one replica would.
+func (e *env) poller(t *testing.T) (*deliver.Poller, *deliver.Metrics) {
+	t.Helper()
+	store, err := postgres.NewOutbox(e.db, schema.New(schema.Postgres, e.cfg.Database), config.Ms(e.cfg.Outbox.ClaimTimeoutMs))
+	require.NoError(t, err)
+	router, err := deliver.NewRouter(e.cfg.Routes, e.cfg.Destinations)
+	require.NoError(t, err)
+	reg := prometheus.NewRegistry()
+	pubs := map[string]queuebox.Publisher{}
+	for name, d := range e.cfg.Destinations {
+		p, err := webhook.New(webhook.Options{Name: name, BaseURL: d.BaseURL, Path: d.Path,
+			Timeout: config.Ms(d.TimeoutMs), Responses: webhook.NewResponsesCounter(reg)})
+		require.NoError(t, err)
+		pubs[name] = p
+	}
+	m := deliver.NewMetrics(reg)
+	return deliver.NewPoller(deliver.Options{Config: e.cfg, Store: store, Router: router, Publishers: pubs,
+		Redactor: redact.New(), Metrics: m, Logger: quiet()}), m
+}
+
+// start runs a poller until the test ends or stop is called.
+func start(t *testing.T, p *deliver.Poller) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			require.NoError(t, <-done)
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+func (e *env) exec(t *testing.T, sql string, args ...any) {
+	t.Helper()
+	_, err := e.s.Connect(t).Exec(context.Background(), sql, args...)
+	require.NoError(t, err)
+}
+
+type row struct {
+	ID, State string
+	Attempt   int
+	LastError *string
+}
+
+func (e *env) rows(t *testing.T, conn *pgx.Conn) []row {
+	t.Helper()
+	rows, err := conn.Query(context.Background(), `SELECT id::text, state, attempt, last_error FROM outbox ORDER BY sequence`)
+	require.NoError(t, err)
+	out, err := pgx.CollectRows(rows, pgx.RowToStructByPos[row])
+	require.NoError(t, err)
+	return out
+}
+
+func (e *env) waitStates(t *testing.T, want ...string) []row {
+	t.Helper()
+	conn := e.s.Connect(t)
+	var got []row
+	require.Eventually(t, func() bool {
+		got = e.rows(t, conn)
+		if len(got) != len(want) {
+			return false
+		}
+		for i := range want {
+			if got[i].State != want[i] {
+				return false
+			}
+		}
+		return true
+	}, 30*time.Second, 10*time.Millisecond)
+	return got
+}
