@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/alternayte/queuebox/pkg/admin"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
 	"github.com/alternayte/queuebox/pkg/queuebox"
@@ -36,6 +37,9 @@ func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 		Redactor: redactor, Metrics: m, Logger: app.Log.With("component", "outbox-poller"),
 	})
 	app.Health.Add("outbox-poller", poller.Check)
+	if err := mountAdmin(app, router); err != nil {
+		return nil, err
+	}
 	components := []run.Component{poller, closer{publishers}}
 	job, err := outboxRetention(app)
 	if err != nil {
@@ -91,4 +95,22 @@ func outboxRetention(app *run.App) (*retention.Job, error) {
 		}
 	}
 	return job, nil
+}
+
+// mountAdmin registers the admin routes on the management router when
+// admin.enabled is true.
+func mountAdmin(app *run.App, router *deliver.Router) error {
+	if !app.Config.Admin.Enabled {
+		return nil
+	}
+	store, err := postgres.NewReplay(app.DB, app.Layout)
+	if err != nil {
+		return err
+	}
+	replay, err := admin.NewReplay(app.Config.Admin, store, router.DestinationOf, app.Log.With("component", "admin"))
+	if err != nil {
+		return err
+	}
+	admin.Mount(app.Management, app.Config.Admin, admin.Routes{Replay: replay}, app.Log)
+	return nil
 }

@@ -1,0 +1,87 @@
+// Package admin serves the admin routes of queuebox-deliver:
+// POST /admin/replay and POST /admin/transform/test. They exist only when
+// admin.enabled is true, and every request passes admin.auth unless
+// admin.insecure is true.
+package admin
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/alternayte/queuebox/pkg/auth"
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/run"
+)
+
+// guard reads the body under admin.maxPayloadBytes and checks the
+// credentials on the raw body (HMAC signs it). fail renders an error body
+// in the shape of the route.
+type guard struct {
+	limit    int64
+	verifier *auth.Verifier
+	insecure bool
+	now      func() time.Time
+}
+
+func newGuard(cfg config.Admin) (*guard, error) {
+	g := &guard{limit: cfg.MaxPayloadBytes, insecure: cfg.Insecure && cfg.Auth == nil, now: time.Now}
+	if cfg.Auth != nil {
+		v, err := auth.New(cfg.Auth)
+		if err != nil {
+			return nil, err
+		}
+		g.verifier = v
+	}
+	if g.verifier == nil && !g.insecure {
+		return nil, errors.New("admin.auth (QUEUEBOX_ADMIN_AUTH_TYPE): the admin routes need credentials, or admin.insecure: true for a local test")
+	}
+	return g, nil
+}
+
+// read returns the body of an authenticated request, or writes the 413 or
+// 401 answer through fail and returns ok false.
+func (g *guard) read(c echo.Context, fail func(code int, msg string) error) ([]byte, bool, error) {
+	body, err := run.ReadBody(c.Request(), g.limit)
+	if err != nil {
+		var tooLarge *run.ErrBodyTooLarge
+		if errors.As(err, &tooLarge) {
+			return nil, false, fail(http.StatusRequestEntityTooLarge, tooLarge.Error())
+		}
+		return nil, false, fail(http.StatusBadRequest, "Invalid request: "+err.Error())
+	}
+	if g.verifier != nil {
+		if err := g.verifier.Verify(c.Request().Header, body, g.now()); err != nil {
+			msg := "Unauthorized"
+			if auth.IsAuthError(err) {
+				msg = err.Error()
+			}
+			return nil, false, fail(http.StatusUnauthorized, msg)
+		}
+	}
+	return body, true, nil
+}
+
+// Routes are the handlers Mount registers.
+type Routes struct {
+	Replay        echo.HandlerFunc
+	TransformTest echo.HandlerFunc // nil until transforms are available
+}
+
+// Mount registers the admin routes on e when admin.enabled is true. With
+// admin.enabled false the routes do not exist and answer 404.
+func Mount(e *echo.Echo, cfg config.Admin, routes Routes, log *slog.Logger) {
+	if !cfg.Enabled {
+		return
+	}
+	if routes.Replay != nil {
+		e.POST("/admin/replay", routes.Replay)
+	}
+	if routes.TransformTest != nil {
+		e.POST("/admin/transform/test", routes.TransformTest)
+	}
+	log.Info("admin routes enabled", "insecure", cfg.Insecure && cfg.Auth == nil)
+}

@@ -1,0 +1,203 @@
+package admin_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/labstack/echo/v4"
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/admin"
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/deliver"
+	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/secret"
+	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
+)
+
+type fixture struct {
+	e    *echo.Echo
+	conn *pgx.Conn
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func bearer(token string) *config.SourceAuth {
+	return &config.SourceAuth{Kind: config.AuthBearer, Token: secret.New(token)}
+}
+
+func newFixture(t *testing.T, cfg config.Admin) fixture {
+	t.Helper()
+	s := pgtest.NewSchema(t)
+	db, err := postgres.Open(context.Background(), postgres.Options{
+		ConnString: s.URL, DisplayURL: s.Name, PoolSize: 4,
+		AcquireTimeout: 10 * time.Second, StartupTimeout: 10 * time.Second, Logger: quiet(),
+	})
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	_, err = db.Migrate(context.Background(), quiet())
+	require.NoError(t, err)
+	store, err := postgres.NewReplay(db, schema.New(schema.Postgres, config.Default().Database))
+	require.NoError(t, err)
+	router, err := deliver.NewRouter([]config.Route{
+		{TopicPattern: "invoice.*", Destination: "billing"},
+		{TopicPattern: "**", Destination: "archive"},
+	}, map[string]*config.Destination{"billing": {Name: "billing"}, "archive": {Name: "archive"}})
+	require.NoError(t, err)
+	h, err := admin.NewReplay(cfg, store, router.DestinationOf, quiet())
+	require.NoError(t, err)
+	e := echo.New()
+	admin.Mount(e, cfg, admin.Routes{Replay: h}, quiet())
+	conn := s.Connect(t)
+	_, err = conn.Exec(context.Background(), `INSERT INTO outbox (id, topic, payload, state, attempt, last_error, claim_token, created_at) VALUES
+		('00000000-0000-0000-0000-000000000001', 'invoice.paid', '{}', 'dead', 5, 'boom', gen_random_uuid(), '2026-09-24T09:00:00Z'),
+		('00000000-0000-0000-0000-000000000002', 'invoice.paid', '{}', 'sent', 0, NULL, gen_random_uuid(), '2026-09-24T13:00:00Z'),
+		('00000000-0000-0000-0000-000000000003', 'invoice.item.added', '{}', 'dead', 5, 'x', NULL, '2026-09-24T10:00:00Z'),
+		('00000000-0000-0000-0000-000000000004', 'invoice.paid', '{}', 'pending', 1, NULL, NULL, '2026-09-24T10:00:00Z'),
+		('00000000-0000-0000-0000-000000000005', 'invoice.paid', '{}', 'processing', 0, NULL, gen_random_uuid(), '2026-09-24T10:00:00Z'),
+		('00000000-0000-0000-0000-000000000006', 'order.created', '{}', 'sent', 0, NULL, NULL, '2026-09-24T11:00:00Z')`)
+	require.NoError(t, err)
+	return fixture{e: e, conn: conn}
+}
+
+func (f fixture) post(t *testing.T, body string, header ...string) (int, string) {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, "/admin/replay", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	rec := httptest.NewRecorder()
+	f.e.ServeHTTP(rec, req)
+	return rec.Code, strings.TrimSpace(rec.Body.String())
+}
+
+func (f fixture) pending(t *testing.T) []string {
+	t.Helper()
+	rows, err := f.conn.Query(context.Background(), `SELECT right(id::text, 1) FROM outbox
+		WHERE state = 'pending' AND attempt = 0 AND last_error IS NULL AND claim_token IS NULL ORDER BY id`)
+	require.NoError(t, err)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	return ids
+}
+
+func enabled() config.Admin {
+	return config.Admin{Enabled: true, Auth: bearer("s3cret"), MaxPayloadBytes: 256}
+}
+
+var authz = []string{"Authorization", "Bearer s3cret"}
+
+func TestReplayByIDs(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, enabled())
+	code, body := f.post(t, `{"ids":["00000000-0000-0000-0000-000000000001","00000000-0000-0000-0000-000000000004"],"unknown":1}`, authz...)
+	require.Equal(t, http.StatusOK, code)
+	require.JSONEq(t, `{"moved":1}`, body, "a pending row never moves")
+	require.Equal(t, []string{"1"}, f.pending(t))
+}
+
+func TestReplayByDestinationAndWindow(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, enabled())
+	code, body := f.post(t, `{"destination":"billing","createdAfter":"2026-09-24T08:00:00Z","createdBefore":"2026-09-24T12:00:00Z"}`, authz...)
+	require.Equal(t, http.StatusOK, code)
+	require.JSONEq(t, `{"moved":1}`, body, "invoice.item.added routes to archive; row 2 is outside the window")
+	require.Equal(t, []string{"1"}, f.pending(t))
+
+	code, body = f.post(t, `{"destination":"archive","topics":["order.created","invoice.paid"]}`, authz...)
+	require.Equal(t, http.StatusOK, code)
+	require.JSONEq(t, `{"moved":1}`, body, "topics narrow the destination's topics")
+	code, body = f.post(t, `{"destination":"billing","topics":["order.created"]}`, authz...)
+	require.Equal(t, http.StatusOK, code)
+	require.JSONEq(t, `{"moved":0}`, body, "no overlap moves nothing")
+	code, body = f.post(t, `{"destination":"nowhere"}`, authz...)
+	require.Equal(t, http.StatusOK, code)
+	require.JSONEq(t, `{"moved":0}`, body)
+}
+
+func TestReplayByTopic(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, enabled())
+	code, body := f.post(t, `{"topic":"invoice.paid"}`, authz...)
+	require.Equal(t, http.StatusOK, code)
+	require.JSONEq(t, `{"moved":2}`, body)
+	require.Equal(t, []string{"1", "2"}, f.pending(t))
+}
+
+func TestReplayAnswers(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, enabled())
+	cases := []struct {
+		name, body string
+		header     []string
+		code       int
+		want       string
+	}{
+		{"no filter", `{}`, authz, 400, `{"error":"A replay needs at least one filter."}`},
+		{"only unknown fields", `{"destinaton":"billing"}`, authz, 400, `{"error":"A replay needs at least one filter."}`},
+		{"not json", `{`, authz, 400, ""},
+		{"wrong type", `{"ids":"x"}`, authz, 400, ""},
+		{"bad uuid", `{"ids":["nope"]}`, authz, 400, ""},
+		{"bad instant", `{"createdAfter":"yesterday"}`, authz, 400, ""},
+		{"no credentials", `{"topic":"x"}`, nil, 401, ""},
+		{"wrong token", `{"topic":"x"}`, []string{"Authorization", "Bearer nope"}, 401, ""},
+		{"too large", `{"topic":"` + strings.Repeat("x", 300) + `"}`, authz, 413, `{"error":"Request body exceeds 256 bytes"}`},
+	}
+	for _, tc := range cases {
+		code, body := f.post(t, tc.body, tc.header...)
+		require.Equal(t, tc.code, code, tc.name)
+		if tc.want != "" {
+			require.JSONEq(t, tc.want, body, tc.name)
+		}
+		if tc.code == 400 && tc.want == "" {
+			require.Contains(t, body, `"error":"Invalid request: `, tc.name)
+		}
+		require.NotContains(t, body, "s3cret", tc.name)
+	}
+	require.Empty(t, f.pending(t), "no failed request moved a row")
+}
+
+func TestReplayWithHMACOnTheRawBody(t *testing.T) {
+	t.Parallel()
+	cfg := enabled()
+	cfg.Auth = &config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New("k"), HeaderName: "X-Signature",
+		Algorithm: "HmacSHA256", SignaturePayloadFormat: config.PayloadBody}
+	f := newFixture(t, cfg)
+	body := `{"ids":["00000000-0000-0000-0000-000000000003"]}`
+	mac := hmac.New(sha256.New, []byte("k"))
+	mac.Write([]byte(body))
+	code, resp := f.post(t, body, "X-Signature", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+	require.Equal(t, http.StatusOK, code, resp)
+	require.JSONEq(t, `{"moved":1}`, resp)
+	code, _ = f.post(t, body, "X-Signature", "sha256=00")
+	require.Equal(t, http.StatusUnauthorized, code)
+}
+
+func TestDisabledAdminHasNoRoutes(t *testing.T) {
+	t.Parallel()
+	e := echo.New()
+	admin.Mount(e, config.Admin{Enabled: false}, admin.Routes{Replay: func(echo.Context) error { return nil }}, quiet())
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/admin/replay", strings.NewReader(`{"topic":"x"}`)))
+	require.Equal(t, http.StatusNotFound, rec.Code)
+}
+
+func TestAdminWithoutAuthNeedsInsecure(t *testing.T) {
+	t.Parallel()
+	_, err := admin.NewReplay(config.Admin{Enabled: true}, nil, nil, quiet())
+	require.ErrorContains(t, err, "admin.auth")
+	_, err = admin.NewReplay(config.Admin{Enabled: true, Insecure: true, MaxPayloadBytes: 10}, nil, nil, quiet())
+	require.NoError(t, err)
+}

@@ -1,0 +1,73 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/alternayte/queuebox/pkg/schema"
+)
+
+// Replay moves final outbox rows back to pending for the admin route.
+type Replay struct {
+	db             *DB
+	update, topics string
+}
+
+// NewReplay renders the replay statements.
+func NewReplay(db *DB, l schema.Layout) (*Replay, error) {
+	r := &Replay{db: db}
+	var err error
+	if r.update, err = l.Render("outbox_replay", query("outbox_replay")); err != nil {
+		return nil, err
+	}
+	r.topics, err = l.Render("outbox_replay_topics", query("outbox_replay_topics"))
+	return r, err
+}
+
+// ReplayFilter selects rows; a nil field does not filter.
+type ReplayFilter struct {
+	IDs           []string
+	Topics        []string // nil: any topic; empty: none
+	CreatedAfter  *time.Time
+	CreatedBefore *time.Time
+}
+
+func (f ReplayFilter) args() []any {
+	return []any{f.IDs, f.Topics, f.CreatedAfter, f.CreatedBefore}
+}
+
+// Topics lists the distinct topics of the final rows the filter selects.
+func (r *Replay) Topics(ctx context.Context, f ReplayFilter) ([]string, error) {
+	var out []string
+	err := r.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+		rows, err := conn.Query(ctx, r.topics, f.args()...)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list replay topics: %w", err)
+	}
+	return out, nil
+}
+
+// Move moves the selected sent and dead rows to pending and returns how
+// many moved.
+func (r *Replay) Move(ctx context.Context, f ReplayFilter) (int64, error) {
+	var n int64
+	err := r.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+		tag, err := conn.Exec(ctx, r.update, f.args()...)
+		n = tag.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("replay outbox rows: %w", err)
+	}
+	return n, nil
+}
