@@ -2,6 +2,7 @@ package deliver_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -169,3 +170,5 @@ func (e *env) waitStates(t *testing.T, want ...string) []row {
 	}, 30*time.Second, 10*time.Millisecond)
 	return got
 }
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

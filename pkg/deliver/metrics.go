@@ -17,7 +17,7 @@ type Metrics struct {
 	ClaimsLost          *prometheus.CounterVec // component
 	ProcessErrors       prometheus.Counter
 	Processing          *metrics.Timer
-	Publish             *metrics.Timer // destination_type
+	Publish             *metrics.Timer         // destination_type
 	DestinationMessages *prometheus.CounterVec // destination, outcome
 	QueueDepth          *prometheus.GaugeVec   // destination
 	TransformFailures   *prometheus.CounterVec // strategy

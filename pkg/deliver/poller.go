@@ -170,7 +170,6 @@ func (p *Poller) lastError(reason string) string {
 	return redact.Truncate(p.opts.Redactor.Redact(reason), limit)
 }
 
-
 func noPublisher(d *config.Destination) string {
 	return fmt.Sprintf("Destination %s of type %s has no publisher in this build", d.Name, d.Kind)
 }
