@@ -150,6 +150,8 @@ func (x *Expression) run(ctx context.Context, in any, bindings map[string]any, o
 	if err := s.check(); err != nil {
 		return nil, err
 	}
+	in = s.setTop(in)
+	s.root = in
 	if len(bindings) > 0 {
 		var err error
 		if s.bindings, err = normalizeBindings(bindings); err != nil {

@@ -6,12 +6,6 @@ func (b *builder) path(p *pnode) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, st := range steps {
-		if i > 0 && st.cons {
-			continue
-		}
-		st.cons = false
-	}
 	path := &pathNode{base: base{p.pos}, steps: steps, keepArray: keep, tuples: b.ancestry}
 	for _, st := range steps {
 		if st.focus != "" {
@@ -87,6 +81,9 @@ func (b *builder) steps(p *pnode) ([]*step, bool, error) {
 			st.sort = append(st.sort, sortTerm{expr: tn, desc: p.desc[i]})
 		}
 		return append(ss, st), k, nil
+	}
+	if p.kind == pStr {
+		p = &pnode{kind: pName, pos: p.pos, str: p.str}
 	}
 	n, err := b.stepExpr(p)
 	if err != nil {

@@ -25,6 +25,11 @@ type state struct {
 	pos       int // byte offset of the node being evaluated, for limit errors
 	src       string
 
+	// top is the input array of the evaluation: at the top level a JSONata
+	// input array is one context value, not a sequence to map over.
+	top    []any
+	hasTop bool
+
 	nowSet bool
 	now    time.Time
 }
@@ -145,6 +150,36 @@ func (s *state) checkSize(n int, what string) error {
 		return &SizeLimitError{Limit: s.maxSize, Size: n, What: what, Position: runeOffset(s.src, s.pos)}
 	}
 	return nil
+}
+
+// setTop records v as the top-level input when it is an array. An empty
+// array gets a private backing array so that isTop can recognise it.
+func (s *state) setTop(v any) any {
+	arr, ok := v.([]any)
+	if !ok {
+		s.top, s.hasTop = nil, false
+		return v
+	}
+	if cap(arr) == 0 {
+		arr = make([]any, 0, 1)
+	}
+	s.top, s.hasTop = arr, true
+	return arr
+}
+
+// isTop reports whether arr is the top-level input array.
+func (s *state) isTop(arr []any) bool {
+	return s.hasTop && cap(arr) == cap(s.top) && len(arr) == len(s.top) && cap(arr) > 0 && &arr[:1][0] == &s.top[:1][0]
+}
+
+// contextItems returns the items a path or a grouping maps over: the items
+// of an array context, except for the top-level input array, which is one
+// item.
+func (s *state) contextItems(in any) []any {
+	if arr, ok := in.([]any); ok && !s.isTop(arr) {
+		return arr
+	}
+	return []any{in}
 }
 
 // currentTime returns the evaluation timestamp used by $now and $millis.

@@ -69,10 +69,11 @@ func fnEval(c *call, args []any) (any, error) {
 	if len(args) > 1 {
 		in = args[1]
 	}
-	outerSrc := c.s.src
+	outerSrc, outerTop, outerHas := c.s.src, c.s.top, c.s.hasTop
 	c.s.src = src
-	v, err := c.s.eval(tree, in, nil)
-	c.s.src = outerSrc
+	in = c.s.setTop(in)
+	v, err := c.s.eval(tree, in, newEnv(nil))
+	c.s.src, c.s.top, c.s.hasTop = outerSrc, outerTop, outerHas
 	if err != nil {
 		var je *Error
 		if errors.As(err, &je) {

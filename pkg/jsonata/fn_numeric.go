@@ -41,7 +41,7 @@ func numMap(f func(float64) float64) func(c *call, args []any) (any, error) {
 
 func truncFloat(f float64) float64 { return math.Trunc(f) }
 
-var jsonNumberRE = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+var jsonNumberRE = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
 
 func fnNumber(c *call, args []any) (any, error) {
 	switch x := arg(args, 0).(type) {

@@ -114,7 +114,7 @@ func runeToByte(str string, n int) int {
 
 func fnContains(c *call, args []any) (any, error) {
 	str, ok := arg(args, 0).(string)
-	if !ok {
+	if !ok || isUndef(arg(args, 1)) {
 		return undefined, nil
 	}
 	if p, ok := args[1].(string); ok {

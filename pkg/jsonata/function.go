@@ -158,6 +158,11 @@ func (n *lambdaNode) eval(s *state, in any, e *env) (any, error) {
 }
 
 func (n *callNode) eval(s *state, in any, e *env) (any, error) {
+	if isParentRef(n.proc) {
+		if anc, _ := e.ancestry(); anc == nil {
+			return nil, s.notFunction(n, undefined)
+		}
+	}
 	proc, err := s.eval(n.proc, in, e)
 	if err != nil {
 		return nil, err
@@ -218,24 +223,20 @@ func (n *chainNode) eval(s *state, in any, e *env) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c, ok := n.rhs.(*callNode); ok && !c.partial {
-		proc, err := s.eval(c.proc, in, e)
-		if err != nil {
-			return nil, err
-		}
-		if !isFunction(proc) {
-			return nil, s.errAt("T2006", n.pos, "~>")
-		}
-		args := make([]any, 1, len(c.args)+1)
-		args[0] = l
-		for _, a := range c.args {
-			v, err := s.eval(a, in, e)
-			if err != nil {
-				return nil, err
+	if p, ok := n.rhs.(*pathNode); ok && p.keepArray && len(p.steps) == 1 && p.group == nil && len(p.steps[0].stages) == 0 {
+		if c, ok := p.steps[0].expr.(*callNode); ok && !c.partial {
+			v, err := s.chainCall(n, c, l, in, e)
+			if err != nil || isUndef(v) {
+				return v, err
 			}
-			args = append(args, v)
+			if _, isArr := v.([]any); !isArr {
+				v = []any{v}
+			}
+			return v, nil
 		}
-		return s.apply(proc, args, in, c.pos)
+	}
+	if c, ok := n.rhs.(*callNode); ok && !c.partial {
+		return s.chainCall(n, c, l, in, e)
 	}
 	f, err := s.eval(n.rhs, in, e)
 	if err != nil {
@@ -248,4 +249,34 @@ func (n *chainNode) eval(s *state, in any, e *env) (any, error) {
 		return &composeFn{first: l, second: f}, nil
 	}
 	return s.apply(f, []any{l}, in, n.pos)
+}
+
+// chainCall evaluates lhs ~> f(args) as f(lhs, args).
+func (s *state) chainCall(n *chainNode, c *callNode, l, in any, e *env) (any, error) {
+	proc, err := s.eval(c.proc, in, e)
+	if err != nil {
+		return nil, err
+	}
+	if !isFunction(proc) {
+		return nil, s.errAt("T2006", n.pos, "~>")
+	}
+	args := make([]any, 1, len(c.args)+1)
+	args[0] = l
+	for _, a := range c.args {
+		v, err := s.eval(a, in, e)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, v)
+	}
+	return s.apply(proc, args, in, c.pos)
+}
+
+// isParentRef reports whether n is a bare % reference.
+func isParentRef(n node) bool {
+	if p, ok := n.(*pathNode); ok && len(p.steps) == 1 {
+		n = p.steps[0].expr
+	}
+	_, ok := n.(*parentNode)
+	return ok
 }

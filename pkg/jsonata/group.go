@@ -3,7 +3,7 @@ package jsonata
 // eval of an object constructor groups the context value(s) by the key
 // expressions.
 func (n *objectNode) eval(s *state, in any, e *env) (any, error) {
-	if arr, ok := in.([]any); ok {
+	if arr, ok := in.([]any); ok && !s.isTop(arr) {
 		return s.groupBy(arr, nil, n, e)
 	}
 	return s.singleObject(in, n, e)

@@ -239,17 +239,23 @@ func (s *state) arithmetic(n *binaryNode, l, r any) (any, error) {
 	if !lok || !rok {
 		return undefined, nil
 	}
+	var res float64
 	switch n.op {
 	case "+":
-		return lf + rf, nil
+		res = lf + rf
 	case "-":
-		return lf - rf, nil
+		res = lf - rf
 	case "*":
-		return lf * rf, nil
+		res = lf * rf
 	case "/":
 		return lf / rf, nil
+	default:
+		return math.Mod(lf, rf), nil
 	}
-	return math.Mod(lf, rf), nil
+	if math.IsInf(res, 0) {
+		return nil, s.errAt("D1001", n.pos, n.op, formatNumber(res))
+	}
+	return res, nil
 }
 
 func (s *state) compare(n *binaryNode, l, r any) (any, error) {

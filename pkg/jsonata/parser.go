@@ -19,22 +19,22 @@ const (
 	pParent
 	pPlaceholder // ? in a partial application
 	pUnaryMinus
-	pArray    // [a, b]
-	pObject   // {k: v}
-	pBlock    // (a; b)
-	pBinary   // arithmetic, comparison, boolean, &, in, ??, ?:, ..
-	pPath     // a.b
-	pFilter   // a[b]
-	pKeep     // a[]
-	pGroup    // a{k: v}
-	pSort     // a^(b)
-	pFocus    // a@$v
-	pIndex    // a#$v
-	pBind     // $v := a
-	pChain    // a ~> b
-	pCond     // a ? b : c
-	pCall     // f(a, b)
-	pLambda   // function($a){...}
+	pArray  // [a, b]
+	pObject // {k: v}
+	pBlock  // (a; b)
+	pBinary // arithmetic, comparison, boolean, &, in, ??, ?:, ..
+	pPath   // a.b
+	pFilter // a[b]
+	pKeep   // a[]
+	pGroup  // a{k: v}
+	pSort   // a^(b)
+	pFocus  // a@$v
+	pIndex  // a#$v
+	pBind   // $v := a
+	pChain  // a ~> b
+	pCond   // a ? b : c
+	pCall   // f(a, b)
+	pLambda // function($a){...}
 	pTransform
 )
 
@@ -515,6 +515,12 @@ func (p *parser) signatureText(n *pnode) error {
 			depth--
 			if depth == 0 {
 				n.str = p.src[start : i+1]
+				if _, err := parseSignature(n.str); err != nil {
+					if je, ok := err.(*Error); ok {
+						je.Position = runeOffset(p.src, start)
+					}
+					return err
+				}
 				p.lx.pos = i + 1
 				p.lx.prev = &token{typ: tOp, val: ">"}
 				return p.advance()

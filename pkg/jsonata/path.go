@@ -8,10 +8,21 @@ func (n *pathNode) eval(s *state, in any, e *env) (any, error) {
 	if n.tuples {
 		return s.evalTuplePath(n, in, e)
 	}
-	seq := startSequence(n, in)
+	seq := s.startSequence(n, in)
 	plain := false
 	for i, st := range n.steps {
 		var err error
+		if i == 0 && st.cons {
+			// A leading array constructor is evaluated once, not per item.
+			v, err := s.eval(st.expr, in, e)
+			if err != nil {
+				return nil, err
+			}
+			if seq, err = s.applyStages(asArray(v), st.stages, e); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if st.sort != nil {
 			seq, err = s.sortSeq(seq, st.sort, e)
 			if err == nil {
@@ -40,11 +51,9 @@ func (n *pathNode) eval(s *state, in any, e *env) (any, error) {
 // startSequence returns the input sequence of a path: the context itself
 // when the path starts with a variable, otherwise the items of an array
 // context.
-func startSequence(n *pathNode, in any) []any {
+func (s *state) startSequence(n *pathNode, in any) []any {
 	if _, isVar := n.steps[0].expr.(*varNode); !isVar {
-		if arr, ok := in.([]any); ok {
-			return arr
-		}
+		return s.contextItems(in)
 	}
 	return []any{in}
 }
@@ -125,6 +134,9 @@ func (s *state) filterSeq(seq []any, pred node, e *env) ([]any, error) {
 	if lit, ok := pred.(*literalNode); ok {
 		if f, ok := lit.val.(float64); ok {
 			if i, ok := seqIndex(f, len(seq)); ok {
+				if arr, isArr := seq[i].([]any); isArr {
+					return arr, nil
+				}
 				return []any{seq[i]}, nil
 			}
 			return nil, nil
@@ -236,13 +248,13 @@ func (n *wildcardNode) eval(s *state, in any, e *env) (any, error) {
 				}
 				return nil
 			})
-		case []any:
-			for _, item := range x {
-				collect(item)
-			}
 		}
 	}
-	collect(in)
+	if arr, ok := in.([]any); ok {
+		seq = flattenDeep(nil, arr)
+	} else {
+		collect(in)
+	}
 	return seqResult(seq, false), nil
 }
 

@@ -36,24 +36,27 @@ func (s *state) evalTuplePath(n *pathNode, in any, e *env) (any, error) {
 
 // pathTuples runs the steps of n from the start tuple.
 func (s *state) pathTuples(n *pathNode, start tuple) ([]tuple, error) {
-	var ts []tuple
-	if arr, ok := start.ctx.([]any); ok {
-		if _, isVar := n.steps[0].expr.(*varNode); !isVar {
-			for _, item := range arr {
-				t := start
-				t.ctx = item
-				ts = append(ts, t)
-			}
-		}
+	items := s.startSequence(n, start.ctx)
+	ts := make([]tuple, len(items))
+	for i, item := range items {
+		ts[i] = start
+		ts[i].ctx = item
 	}
-	if ts == nil {
-		ts = []tuple{start}
-	}
-	for _, st := range n.steps {
+	for i, st := range n.steps {
 		var err error
-		if st.sort != nil {
+		switch {
+		case i == 0 && st.cons:
+			first := *st
+			first.cons = false
+			ts, err = s.tupleStep(&first, []tuple{start})
+		case st.sort != nil:
 			ts, err = s.sortTuples(ts, st.sort)
-		} else {
+			if err == nil && st.index != "" {
+				for j := range ts {
+					ts[j].env = ts[j].env.withBinding(st.index, float64(j))
+				}
+			}
+		default:
 			ts, err = s.tupleStep(st, ts)
 		}
 		if err == nil {
@@ -90,7 +93,7 @@ func (s *state) tupleStep(st *step, ts []tuple) ([]tuple, error) {
 		if base != nil || t.anc != nil {
 			se = &env{parent: t.env, anc: base, hasAnc: true}
 		}
-		items, err := s.stepTuples(st.expr, t.ctx, base, se, st.cons)
+		items, err := s.stepTuples(st.expr, t.ctx, base, se, false)
 		if err != nil {
 			return nil, err
 		}
