@@ -1,0 +1,65 @@
+package ingest_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/secret"
+)
+
+func str(s string) *string { return &s }
+
+func yes() *bool { b := true; return &b }
+
+// Each case breaks two steps at once; the earlier step must answer.
+func TestProcessingOrder(t *testing.T) {
+	t.Parallel()
+	newSource := func() *config.Source {
+		s := source("s", "/s")
+		s.Auth = &config.SourceAuth{Kind: config.AuthBearer, Token: secret.New("tok")}
+		s.Filter = &config.Filter{Exclude: []config.FilterRule{{Header: "X-Test", Exists: yes()}}}
+		s.RateLimit = &config.RateLimit{RequestsPerMinute: 1}
+		return s
+	}
+	auth := []string{"Authorization", "Bearer tok"}
+	tests := []struct {
+		name   string
+		body   string
+		header []string
+		spend  bool // use the one token of the minute first
+		status int
+		want   string
+	}{
+		{"rate limit before the body", strings.Repeat("x", maxBody+1), nil, true, 429, ""},
+		{"chunked body cap before auth", strings.Repeat("x", maxBody+1), nil, false, 413, `{"error":"Request body exceeds 2048 bytes"}`},
+		{"auth before filter", `{"id":"1"}`, []string{"X-Test", "1"}, false, 401, `{"error":"Missing Authorization header"}`},
+		{"filter before JSON", `not json`, append([]string{"X-Test", "1"}, auth...), false, 202, `{"status":"filtered"}`},
+		{"JSON before extraction", `{`, auth, false, 400, `{"error":"Invalid JSON"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ev := newEnv(t, nil, nil, newSource())
+			if tt.spend {
+				require.Equal(t, http.StatusAccepted, ev.post("/inbox/s", `{"id":"first"}`, auth...).Code)
+			}
+			rec := ev.postChunked("/inbox/s", tt.body, tt.header...)
+			requireAnswer(t, rec, tt.status, tt.want)
+		})
+	}
+}
+
+func TestContentLengthOverCapAnswersBeforeTheRateLimit(t *testing.T) {
+	t.Parallel()
+	// The data port refuses a declared Content-Length above the cap in a
+	// middleware that runs before every route; it spends no token.
+	src := source("s", "/s")
+	src.RateLimit = &config.RateLimit{RequestsPerMinute: 1}
+	ev := newEnv(t, nil, nil, src)
+	require.Equal(t, http.StatusRequestEntityTooLarge, ev.post("/inbox/s", strings.Repeat("x", maxBody+1)).Code)
+	require.Equal(t, http.StatusAccepted, ev.post("/inbox/s", `{"id":"1"}`).Code)
+}

@@ -1,0 +1,101 @@
+package ingest_test
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
+)
+
+// pgInbox returns the real inbox store on a fresh, migrated schema.
+func pgInbox(t *testing.T) (*postgres.Inbox, pgtest.Schema) {
+	t.Helper()
+	s := pgtest.NewSchema(t)
+	db, err := postgres.Open(context.Background(), postgres.Options{
+		ConnString: s.URL, DisplayURL: s.Name, PoolSize: 8,
+		AcquireTimeout: 10 * time.Second, StartupTimeout: 10 * time.Second, Logger: quietLog(),
+	})
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	_, err = db.Migrate(context.Background(), quietLog())
+	require.NoError(t, err)
+	in, err := postgres.NewInbox(db, schema.New(schema.Postgres, config.Default().Database))
+	require.NoError(t, err)
+	return in, s
+}
+
+func TestConcurrentDuplicatesAgainstPostgres(t *testing.T) {
+	t.Parallel()
+	in, s := pgInbox(t)
+	ev := newEnv(t, in, nil, source("s", "/s"))
+	const n = 20
+	codes := make([]int, n)
+	bodies := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			rec := ev.post("/inbox/s", `{"id":"same-key"}`)
+			codes[i], bodies[i] = rec.Code, rec.Body.String()
+		})
+	}
+	wg.Wait()
+	count := map[int]int{}
+	for i, c := range codes {
+		count[c]++
+		if c == http.StatusOK {
+			require.Equal(t, "{\"status\":\"duplicate\"}\n", bodies[i])
+		}
+	}
+	require.Equal(t, map[int]int{http.StatusAccepted: 1, http.StatusOK: n - 1}, count)
+	var rows int
+	require.NoError(t, s.Connect(t).QueryRow(context.Background(), `SELECT count(*) FROM inbox`).Scan(&rows))
+	require.Equal(t, 1, rows)
+	require.Equal(t, 1.0, ev.counter(t, "queuebox_inbox_messages_total", "status", "new"))
+	require.Equal(t, float64(n-1), ev.counter(t, "queuebox_inbox_messages_total", "status", "duplicate"))
+}
+
+func TestStoredRowAgainstPostgres(t *testing.T) {
+	t.Parallel()
+	in, s := pgInbox(t)
+	pull := source("orders", "/orders")
+	pull.Consumption = config.ConsumptionPull
+	ev := newEnv(t, in, nil, pull, source("plain", "/plain"))
+
+	rec := ev.post("/inbox/orders", `{"id":42,"type":"order.created","customer":"c-7","total":1.50}`,
+		"X-Correlation-Id", "corr-9", "Authorization", "Bearer x", "X-Tenant", "acme")
+	require.Equal(t, http.StatusAccepted, rec.Code, rec.Body.String())
+	var (
+		id, key, consumption, state, payload, headers string
+		event, agg, corr                              *string
+	)
+	require.NoError(t, s.Connect(t).QueryRow(context.Background(), `SELECT id::text, idempotency_key, consumption, state,
+		payload::text, headers::text, event_type, aggregate_id, correlation_id FROM inbox WHERE source = 'orders'`).
+		Scan(&id, &key, &consumption, &state, &payload, &headers, &event, &agg, &corr))
+	require.Equal(t, `{"messageId":"`+id+`"}`+"\n", rec.Body.String())
+	require.Equal(t, "42", key)
+	require.Equal(t, "pull", consumption)
+	require.Equal(t, "pending", state)
+	require.JSONEq(t, `{"id":42,"type":"order.created","customer":"c-7","total":1.50}`, payload)
+	require.Equal(t, "order.created", *event)
+	require.Equal(t, "c-7", *agg)
+	require.Equal(t, "corr-9", *corr)
+	require.Contains(t, headers, `"x-tenant": "acme"`)
+	require.NotContains(t, headers, "authorization")
+
+	rec = ev.post("/inbox/plain", `{"id":"p-1"}`)
+	require.Equal(t, http.StatusAccepted, rec.Code)
+	require.NoError(t, s.Connect(t).QueryRow(context.Background(), `SELECT consumption, event_type, aggregate_id, correlation_id
+		FROM inbox WHERE source = 'plain'`).Scan(&consumption, &event, &agg, &corr))
+	require.Equal(t, "push", consumption)
+	require.Nil(t, event)
+	require.Nil(t, agg)
+	require.Equal(t, rec.Header().Get("X-Correlation-Id"), *corr)
+}

@@ -1,0 +1,160 @@
+package ingest_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/secret"
+)
+
+// fakeExpr evaluates the few expressions the tests use and records the
+// variables it saw.
+type fakeExpr struct {
+	text string
+	mu   *sync.Mutex
+	seen *[]map[string]any
+}
+
+func (f fakeExpr) Eval(ctx context.Context, input []byte, vars map[string]any) ([]byte, error) {
+	f.mu.Lock()
+	*f.seen = append(*f.seen, vars)
+	f.mu.Unlock()
+	switch f.text {
+	case "wrap":
+		return json.Marshal(map[string]json.RawMessage{"data": input})
+	case "fail":
+		return nil, errors.New("boom at position 3")
+	case "text":
+		return []byte("not json"), nil
+	case "slow":
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return nil, errors.New("unknown expression")
+}
+
+type recorder struct {
+	mu   sync.Mutex
+	seen []map[string]any
+}
+
+func (r *recorder) compile(expr string, _ int) (ingest.Expression, error) {
+	if expr == "bad(" {
+		return nil, errors.New("syntax error")
+	}
+	return fakeExpr{text: expr, mu: &r.mu, seen: &r.seen}, nil
+}
+
+func (r *recorder) vars() []map[string]any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]map[string]any(nil), r.seen...)
+}
+
+func withTransform(name, expr, onError string) *config.Source {
+	s := source(name, "/"+name)
+	s.Transform = &config.Transform{Expression: expr, TimeoutMs: 100, MaxDepth: 100, OnError: onError}
+	return s
+}
+
+func TestSourceTransform(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, expr, onError string
+		status              int
+		want                string // exact body of a rejection
+		stored              string // payload of the stored row
+	}{
+		{name: "applied", expr: "wrap", onError: "Fail", status: 202, stored: `{"data":{"id":"1","type":"t.x"}}`},
+		{name: "fail", expr: "fail", onError: "Fail", status: 422, want: `{"error":"Transform failed: boom at position 3"}`},
+		{name: "default strategy fails", expr: "fail", onError: "", status: 422, want: `{"error":"Transform failed: boom at position 3"}`},
+		{name: "dead", expr: "fail", onError: "Dead", status: 422, want: `{"error":"Transform failed: boom at position 3"}`},
+		{name: "skip", expr: "fail", onError: "Skip", status: 202, stored: `{"id":"1","type":"t.x"}`},
+		{name: "result not JSON", expr: "text", onError: "Fail", status: 422, want: `{"error":"Transform failed: the result is not a JSON document"}`},
+		{name: "timeout", expr: "slow", onError: "Fail", status: 422, want: `{"error":"Transform failed: context deadline exceeded"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := &recorder{}
+			src := withTransform("s", tt.expr, tt.onError)
+			src.Transform.TimeoutMs = 1
+			ev := newEnv(t, nil, ingest.Expressions(rec.compile), src)
+			res := ev.post("/inbox/s", `{"id":"1","type":"t.x"}`)
+			if tt.want != "" {
+				requireAnswer(t, res, tt.status, tt.want)
+				require.Empty(t, ev.mem.all())
+				require.Equal(t, 1.0, ev.counter(t, "queuebox_inbox_rejections_total", "reason", "transform_failed"))
+				return
+			}
+			require.Equal(t, tt.status, res.Code, res.Body.String())
+			require.JSONEq(t, tt.stored, string(ev.mem.all()[0].Payload))
+			require.Equal(t, 0.0, ev.counter(t, "queuebox_inbox_rejections_total", "reason", "transform_failed"))
+		})
+	}
+}
+
+func TestTransformVariables(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{}
+	src := withTransform("billing", "wrap", "Fail")
+	src.Auth = &config.SourceAuth{Kind: config.AuthBearer, Token: secret.New("tok")}
+	ev := newEnv(t, nil, ingest.Expressions(rec.compile), src)
+	require.Equal(t, http.StatusAccepted, ev.post("/inbox/billing", `{"id":"inv-1","type":"invoice.paid"}`,
+		"Authorization", "Bearer tok", "X-Tenant", "acme").Code)
+	require.Equal(t, http.StatusAccepted, ev.post("/inbox/billing", `{"id":"inv-2"}`, "Authorization", "Bearer tok").Code)
+
+	vars := rec.vars()
+	require.Len(t, vars, 2)
+	rows := ev.mem.all()
+	v := vars[0]
+	require.Equal(t, rows[0].ID, v["messageId"], "$messageId is the id of the new row")
+	require.Equal(t, "invoice.paid", v["topic"])
+	require.Equal(t, 0, v["attempt"])
+	require.Equal(t, t0.UTC().Format(time.RFC3339Nano), v["timestamp"])
+	require.Equal(t, "billing", v["source"])
+	require.Equal(t, "inv-1", v["idempotencyKey"])
+	require.Equal(t, "invoice.paid", v["eventType"])
+	headers := v["headers"].(map[string]any)
+	require.Equal(t, "acme", headers["x-tenant"])
+	require.NotContains(t, headers, "authorization", "$headers omits the credential headers")
+
+	require.Equal(t, "", vars[1]["topic"], "$topic is empty without an event type")
+	require.Nil(t, vars[1]["eventType"], "$eventType is null without an event type")
+}
+
+// The transform runs before the duplicate check, so a repeat of a stored
+// message whose transform now fails gets 422, not 200.
+func TestTransformRunsBeforeTheDuplicateCheck(t *testing.T) {
+	t.Parallel()
+	store := &memStore{}
+	ok := newEnv(t, store, ingest.Expressions((&recorder{}).compile), withTransform("s", "wrap", "Fail"))
+	require.Equal(t, http.StatusAccepted, ok.post("/inbox/s", `{"id":"1"}`).Code)
+	failing := newEnv(t, store, ingest.Expressions((&recorder{}).compile), withTransform("s", "fail", "Fail"))
+	requireAnswer(t, failing.post("/inbox/s", `{"id":"1"}`), 422, `{"error":"Transform failed: boom at position 3"}`)
+	require.Len(t, store.all(), 1)
+}
+
+func TestTransformSetupErrors(t *testing.T) {
+	t.Parallel()
+	m, err := ingest.NewMetrics(newEnv(t, nil, nil).reg)
+	require.NoError(t, err)
+	opts := ingest.Options{Store: &memStore{}, Metrics: m}
+	inbox := config.Inbox{BasePath: "/inbox", MaxBodyBytes: maxBody}
+
+	_, err = ingest.NewHandler(withTransform("s", "wrap", "Fail"), inbox, opts)
+	require.EqualError(t, err, "sources.s.transform: source transforms are not available in this build")
+
+	opts.Transforms = ingest.Expressions((&recorder{}).compile)
+	_, err = ingest.NewHandler(withTransform("s", "bad(", "Fail"), inbox, opts)
+	require.EqualError(t, err, "sources.s.transform.expression: syntax error")
+}

@@ -1,0 +1,109 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/alternayte/queuebox/pkg/schema"
+)
+
+// Inbox states that a source writes at receipt.
+const (
+	InboxPending = "pending"
+	InboxDead    = "dead"
+)
+
+// Inbox is the receipt side of the inbox table: one insert per received
+// message. It is safe for concurrent use.
+type Inbox struct {
+	db     *DB
+	insert string
+}
+
+// NewInbox renders the inbox statements for the layout once.
+func NewInbox(db *DB, l schema.Layout) (*Inbox, error) {
+	insert, err := l.Render("inbox_insert", query("inbox_insert"))
+	if err != nil {
+		return nil, err
+	}
+	return &Inbox{db: db, insert: insert}, nil
+}
+
+// ReceivedRow is a received message as a source stores it. (InboxRow is
+// the relay's view of a claimed row; see relay.go.)
+type ReceivedRow struct {
+	// ID is the row id, a UUID. Empty lets the database generate one; a
+	// source that binds $messageId before the store sets it.
+	ID             string
+	Source         string
+	IdempotencyKey string
+	// AggregateID and EventType are nil when the source found no value.
+	AggregateID *string
+	EventType   *string
+	// Payload is the JSON document to store.
+	Payload []byte
+	// Headers become a JSON object; nil stores {}.
+	Headers       map[string]string
+	CorrelationID string
+	// Consumption is "push" or "pull"; empty stores "push".
+	Consumption string
+	// State is InboxPending or InboxDead; empty stores pending.
+	State     string
+	LastError *string
+}
+
+// Insert stores row unless the source already holds its idempotency key.
+// It returns the id of the new row and inserted=true, or inserted=false
+// with an empty id for a duplicate. The decision is the unique constraint
+// on (source, idempotency_key) alone, so two concurrent inserts of one key
+// store exactly one row.
+func (in *Inbox) Insert(ctx context.Context, row ReceivedRow) (id string, inserted bool, err error) {
+	args, err := row.args()
+	if err != nil {
+		return "", false, err
+	}
+	err = in.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+		return conn.QueryRow(ctx, in.insert, args...).Scan(&id)
+	})
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("insert inbox row of source %s: %w", row.Source, err)
+	}
+	return id, true, nil
+}
+
+// args orders the parameters of inbox_insert.sql.
+func (row ReceivedRow) args() ([]any, error) {
+	headers := row.Headers
+	if headers == nil {
+		headers = map[string]string{}
+	}
+	h, err := json.Marshal(headers)
+	if err != nil {
+		return nil, fmt.Errorf("encode inbox headers: %w", err)
+	}
+	var id, correlation any
+	if row.ID != "" {
+		id = row.ID
+	}
+	if row.CorrelationID != "" {
+		correlation = row.CorrelationID
+	}
+	return []any{id, row.Source, row.IdempotencyKey, row.AggregateID, row.EventType,
+		string(row.Payload), string(h), correlation, orDefault(row.Consumption, "push"),
+		orDefault(row.State, InboxPending), row.LastError}, nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

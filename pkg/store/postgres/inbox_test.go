@@ -1,0 +1,178 @@
+package postgres_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/postgres"
+)
+
+func newInbox(t *testing.T, db *postgres.DB) *postgres.Inbox {
+	t.Helper()
+	in, err := postgres.NewInbox(db, schema.New(schema.Postgres, config.Default().Database))
+	require.NoError(t, err)
+	return in
+}
+
+func ptr(s string) *string { return &s }
+
+func TestInboxInsertStoresEveryColumn(t *testing.T) {
+	t.Parallel()
+	s, db := migrated(t)
+	in := newInbox(t, db)
+	ctx := context.Background()
+	id, inserted, err := in.Insert(ctx, postgres.ReceivedRow{
+		Source: "stripe", IdempotencyKey: "evt_1", AggregateID: ptr("cus_1"), EventType: ptr("payment.completed"),
+		Payload: []byte(`{"id":"evt_1","n":1.50}`), Headers: map[string]string{"x-tenant": "acme"},
+		CorrelationID: "corr-1", Consumption: "pull",
+	})
+	require.NoError(t, err)
+	require.True(t, inserted)
+	require.NoError(t, uuid.Validate(id))
+
+	var (
+		source, key, payload, headers, consumption, state string
+		agg, event, corr, lastErr                         *string
+	)
+	require.NoError(t, s.Connect(t).QueryRow(ctx, `SELECT source, idempotency_key, aggregate_id, event_type, payload::text,
+		headers::text, correlation_id, consumption, state, last_error FROM inbox WHERE id = $1`, id).
+		Scan(&source, &key, &agg, &event, &payload, &headers, &corr, &consumption, &state, &lastErr))
+	require.Equal(t, "stripe", source)
+	require.Equal(t, "evt_1", key)
+	require.Equal(t, ptr("cus_1"), agg)
+	require.Equal(t, ptr("payment.completed"), event)
+	require.JSONEq(t, `{"id":"evt_1","n":1.50}`, payload)
+	require.JSONEq(t, `{"x-tenant":"acme"}`, headers)
+	require.Equal(t, ptr("corr-1"), corr)
+	require.Equal(t, "pull", consumption)
+	require.Equal(t, "pending", state)
+	require.Nil(t, lastErr)
+}
+
+func TestInboxInsertDefaults(t *testing.T) {
+	t.Parallel()
+	s, db := migrated(t)
+	in := newInbox(t, db)
+	ctx := context.Background()
+	want := uuid.NewString()
+	id, inserted, err := in.Insert(ctx, postgres.ReceivedRow{
+		ID: want, Source: "amqp", IdempotencyKey: "k", Payload: []byte(`{"raw":"x"}`),
+		State: postgres.InboxDead, LastError: ptr("body is not JSON"),
+	})
+	require.NoError(t, err)
+	require.True(t, inserted)
+	require.Equal(t, want, id, "a given id is kept")
+
+	var headers, consumption, state string
+	var agg, event, corr, lastErr *string
+	require.NoError(t, s.Connect(t).QueryRow(ctx, `SELECT headers::text, consumption, state, aggregate_id, event_type,
+		correlation_id, last_error FROM inbox WHERE id = $1`, id).
+		Scan(&headers, &consumption, &state, &agg, &event, &corr, &lastErr))
+	require.Equal(t, "{}", headers)
+	require.Equal(t, "push", consumption)
+	require.Equal(t, "dead", state)
+	require.Nil(t, agg)
+	require.Nil(t, event)
+	require.Nil(t, corr)
+	require.Equal(t, ptr("body is not JSON"), lastErr)
+}
+
+func TestInboxInsertDeduplicatesPerSource(t *testing.T) {
+	t.Parallel()
+	s, db := migrated(t)
+	in := newInbox(t, db)
+	ctx := context.Background()
+	row := postgres.ReceivedRow{Source: "a", IdempotencyKey: "evt_1", Payload: []byte(`{"v":1}`)}
+	first, inserted, err := in.Insert(ctx, row)
+	require.NoError(t, err)
+	require.True(t, inserted)
+
+	row.Payload = []byte(`{"v":2}`)
+	id, inserted, err := in.Insert(ctx, row)
+	require.NoError(t, err)
+	require.False(t, inserted)
+	require.Empty(t, id)
+
+	row.Source = "b"
+	other, inserted, err := in.Insert(ctx, row)
+	require.NoError(t, err)
+	require.True(t, inserted, "the same key in another source is a new message")
+	require.NotEqual(t, first, other)
+
+	var payload string
+	require.NoError(t, s.Connect(t).QueryRow(ctx, `SELECT payload::text FROM inbox WHERE id = $1`, first).Scan(&payload))
+	require.JSONEq(t, `{"v":1}`, payload, "a duplicate never overwrites the stored row")
+}
+
+func TestInboxInsertConcurrentDuplicates(t *testing.T) {
+	t.Parallel()
+	s, db := migrated(t)
+	in := newInbox(t, db)
+	const n = 20
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		inserted int
+		errs     []error
+	)
+	for range n {
+		wg.Go(func() {
+			_, ok, err := in.Insert(context.Background(), postgres.ReceivedRow{
+				Source: "s", IdempotencyKey: "same", Payload: []byte(`{}`)})
+			mu.Lock()
+			defer mu.Unlock()
+			if ok {
+				inserted++
+			}
+			if err != nil {
+				errs = append(errs, err)
+			}
+		})
+	}
+	wg.Wait()
+	require.Empty(t, errs)
+	require.Equal(t, 1, inserted)
+	var rows int
+	require.NoError(t, s.Connect(t).QueryRow(context.Background(), `SELECT count(*) FROM inbox`).Scan(&rows))
+	require.Equal(t, 1, rows)
+}
+
+func TestInboxInsertFailures(t *testing.T) {
+	t.Parallel()
+	_, db := migrated(t)
+	in := newInbox(t, db)
+	ctx := context.Background()
+	_, _, err := in.Insert(ctx, postgres.ReceivedRow{Source: "s", IdempotencyKey: "k", Payload: []byte(`not json`)})
+	require.ErrorContains(t, err, "insert inbox row of source s")
+	_, _, err = in.Insert(ctx, postgres.ReceivedRow{Source: "s", IdempotencyKey: "k", Payload: []byte(`{}`), Consumption: "poll"})
+	require.Error(t, err, "the check constraint refuses another consumption")
+}
+
+func TestInboxUsesTheColumnMapping(t *testing.T) {
+	t.Parallel()
+	s, db := migrated(t)
+	ctx := context.Background()
+	conn := s.Connect(t)
+	_, err := conn.Exec(ctx, `CREATE TABLE qb_inbox (LIKE inbox INCLUDING ALL)`)
+	require.NoError(t, err)
+	_, err = conn.Exec(ctx, `ALTER TABLE qb_inbox RENAME COLUMN idempotency_key TO dedup_key`)
+	require.NoError(t, err)
+	cfg := config.Default().Database
+	cfg.InboxTableName = "qb_inbox"
+	cfg.ColumnMapping.Inbox.IdempotencyKey = "dedup_key"
+	in, err := postgres.NewInbox(db, schema.New(schema.Postgres, cfg))
+	require.NoError(t, err)
+	row := postgres.ReceivedRow{Source: "s", IdempotencyKey: "k", Payload: []byte(`{}`)}
+	_, inserted, err := in.Insert(ctx, row)
+	require.NoError(t, err)
+	require.True(t, inserted)
+	_, inserted, err = in.Insert(ctx, row)
+	require.NoError(t, err)
+	require.False(t, inserted)
+}

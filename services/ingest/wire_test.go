@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/run"
+	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
+)
+
+func testApp(t *testing.T, sources map[string]*config.Source) (*run.App, *bytes.Buffer) {
+	t.Helper()
+	s := pgtest.NewSchema(t)
+	var logs bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	db, err := postgres.Open(context.Background(), postgres.Options{
+		ConnString: s.URL, DisplayURL: s.Name, PoolSize: 4,
+		AcquireTimeout: 10 * time.Second, StartupTimeout: 10 * time.Second,
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	_, err = db.Migrate(context.Background(), slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	cfg := config.Default()
+	cfg.Sources = sources
+	e := echo.New()
+	return &run.App{Name: "queuebox-ingest", Config: &cfg, Log: log, Registry: prometheus.NewRegistry(),
+		DB: db, Layout: schema.New(schema.Postgres, cfg.Database), Data: e, Management: e}, &logs
+}
+
+func TestWireMountsHTTPSources(t *testing.T) {
+	t.Parallel()
+	app, logs := testApp(t, map[string]*config.Source{
+		"stripe": {Name: "stripe", Kind: config.KindHTTP, Path: "/stripe", IdempotencyKeyPath: "$.id",
+			EventTypePath: "$.type", Consumption: config.ConsumptionPush},
+		"orders-queue": {Name: "orders-queue", Kind: config.KindRabbitMQ, QueueName: "q", IdempotencyKeyPath: "$.id"},
+	})
+	components, err := wire(context.Background(), app)
+	require.NoError(t, err)
+	require.Empty(t, components)
+
+	rec := httptest.NewRecorder()
+	app.Data.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/inbox/stripe",
+		strings.NewReader(`{"id":"evt_1","type":"payment.completed"}`)))
+	require.Equal(t, http.StatusAccepted, rec.Code, rec.Body.String())
+
+	families, err := app.Registry.Gather()
+	require.NoError(t, err)
+	var names []string
+	for _, f := range families {
+		names = append(names, f.GetName())
+	}
+	require.Contains(t, names, "queuebox_inbox_messages_total")
+	require.Contains(t, names, "queuebox_inbox_rejections_total")
+	require.Equal(t, 1, strings.Count(logs.String(), "broker sources are not served by this build"))
+	require.Contains(t, logs.String(), "orders-queue")
+}
+
+func TestWireRefusesASourceTransform(t *testing.T) {
+	t.Parallel()
+	app, _ := testApp(t, map[string]*config.Source{
+		"s": {Name: "s", Kind: config.KindHTTP, Path: "/s", IdempotencyKeyPath: "$.id",
+			Transform: &config.Transform{Expression: "$", TimeoutMs: 100, MaxDepth: 100, OnError: config.OnErrorFail}},
+	})
+	_, err := wire(context.Background(), app)
+	require.EqualError(t, err, "sources.s.transform: source transforms are not available in this build")
+}
