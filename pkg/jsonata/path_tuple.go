@@ -56,6 +56,15 @@ func (s *state) pathTuples(n *pathNode, start tuple) ([]tuple, error) {
 					ts[j].env = ts[j].env.withBinding(st.index, float64(j))
 				}
 			}
+		case i == 0 && st.focus != "" && isVar(st.expr):
+			// A focus on a leading variable binds each of its items, which
+			// also become the context: there is no earlier context to keep.
+			ts, err = s.tupleStep(st, ts)
+			for j := range ts {
+				if v, ok := ts[j].env.lookup(st.focus); ok {
+					ts[j].ctx = v
+				}
+			}
 		default:
 			ts, err = s.tupleStep(st, ts)
 		}
@@ -212,4 +221,9 @@ func (s *state) sortTuples(ts []tuple, terms []sortTerm) ([]tuple, error) {
 		out[i] = ts[j]
 	}
 	return out, nil
+}
+
+func isVar(n node) bool {
+	_, ok := n.(*varNode)
+	return ok
 }
