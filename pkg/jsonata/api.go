@@ -71,7 +71,7 @@ type Expression struct {
 // nested deeper than 500 levels returns a *DepthError.
 func Compile(expr string, opts ...Option) (x *Expression, err error) {
 	defer recoverPanic(&err)
-	root, err := compileTree(expr)
+	root, err := compileTree(expr, nil)
 	if err != nil {
 		return nil, err
 	}

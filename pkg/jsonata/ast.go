@@ -170,5 +170,6 @@ type pathNode struct {
 	keepArray bool
 	group     *objectNode
 	tuples    bool     // evaluate with tuple bindings (@, #, %)
+	ancestry  bool     // track parents for %
 	bound     []string // variables bound by @ and # in this path
 }

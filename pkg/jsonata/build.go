@@ -11,14 +11,48 @@ type builder struct {
 	ancestry bool
 }
 
-// compileTree parses and builds src.
-func compileTree(src string) (node, error) {
-	p, err := parse(src)
+// compileTree parses and builds src; interrupt may be nil.
+func compileTree(src string, interrupt func() error) (node, error) {
+	p, err := parse(src, interrupt)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkTreeDepth(p); err != nil {
 		return nil, err
 	}
 	b := &builder{src: src, ancestry: containsParent(p)}
 	return b.build(p)
+}
+
+// maxTreeDepth bounds the depth of the syntax tree. Operator chains such as
+// a & b & c are parsed iteratively but form deep trees, and the build pass
+// and the evaluator recurse over trees.
+const maxTreeDepth = 5000
+
+// checkTreeDepth measures the tree without recursion and rejects trees
+// deeper than maxTreeDepth with a *DepthError.
+func checkTreeDepth(root *pnode) error {
+	type item struct {
+		n     *pnode
+		depth int
+	}
+	stack := []item{{root, 1}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if it.depth > maxTreeDepth {
+			return &DepthError{Limit: maxTreeDepth, What: "expression nesting", Position: -1}
+		}
+		for _, c := range [...]*pnode{it.n.lhs, it.n.rhs, it.n.third} {
+			if c != nil {
+				stack = append(stack, item{c, it.depth + 1})
+			}
+		}
+		for _, c := range it.n.list {
+			stack = append(stack, item{c, it.depth + 1})
+		}
+	}
+	return nil
 }
 
 func containsParent(p *pnode) bool {

@@ -6,7 +6,7 @@ func (b *builder) path(p *pnode) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := &pathNode{base: base{p.pos}, steps: steps, keepArray: keep, tuples: b.ancestry}
+	path := &pathNode{base: base{p.pos}, steps: steps, keepArray: keep, tuples: b.ancestry, ancestry: b.ancestry}
 	for _, st := range steps {
 		if st.focus != "" {
 			path.bound = append(path.bound, st.focus)
@@ -15,13 +15,15 @@ func (b *builder) path(p *pnode) (node, error) {
 			path.bound = append(path.bound, st.index)
 		}
 		for _, sg := range st.stages {
-			if sg.index != "" {
+			if sg.pred == nil {
 				path.bound = append(path.bound, sg.index)
 			}
 		}
 	}
-	if len(path.bound) > 0 {
-		path.tuples = true
+	for _, st := range steps {
+		if st.focus != "" || st.index != "" || len(path.bound) > 0 {
+			path.tuples = true
+		}
 	}
 	return path, nil
 }

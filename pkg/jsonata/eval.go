@@ -19,6 +19,8 @@ type state struct {
 	maxDepth int
 	maxSize  int
 
+	tail      tailCall // the pending tail call, see callNode.eval
+	callerEnv *env     // scope of the call being applied, for $eval
 	callDepth int
 	nesting   int
 	ticks     uint32
@@ -46,11 +48,12 @@ type env struct {
 	parent *env
 	names  []string
 	vals   []any
-	// anc is the parent chain of the context value, set in scopes created
-	// for path steps of expressions that use %.
-	anc    *ancestor
-	hasAnc bool
 }
+
+// ancestryName is the reserved binding that holds the parent chain of the
+// context value in scopes created for path steps of expressions using %.
+// It cannot clash with a variable: names never contain a NUL byte.
+const ancestryName = "\x00%"
 
 func newEnv(parent *env) *env { return &env{parent: parent} }
 
@@ -78,12 +81,17 @@ func (e *env) lookup(name string) (any, bool) {
 
 // ancestry returns the parent chain of the context, if known.
 func (e *env) ancestry() (*ancestor, bool) {
-	for f := e; f != nil; f = f.parent {
-		if f.hasAnc {
-			return f.anc, true
-		}
+	v, ok := e.lookup(ancestryName)
+	if !ok {
+		return nil, false
 	}
-	return nil, false
+	anc, _ := v.(*ancestor)
+	return anc, true
+}
+
+// withAncestry returns a child scope recording the parent chain anc.
+func (e *env) withAncestry(anc *ancestor) *env {
+	return e.withBinding(ancestryName, anc)
 }
 
 // withBinding returns a child scope holding one binding.

@@ -129,6 +129,9 @@ func fnDistinct(c *call, args []any) (any, error) {
 		}
 		dup := false
 		for _, o := range out {
+			if err := c.s.tick(); err != nil {
+				return nil, err
+			}
 			if deepEqual(o, item) {
 				dup = true
 				break

@@ -81,8 +81,8 @@ func fnReduce(c *call, args []any) (any, error) {
 	if !ok {
 		return undefined, nil
 	}
-	fn := args[1]
-	if fn.(callable).arity() < 2 {
+	fn, ok := arg(args, 1).(callable)
+	if !ok || fn.arity() < 2 {
 		return nil, c.errorf("D3050")
 	}
 	acc := arg(args, 2)

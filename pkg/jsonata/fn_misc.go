@@ -57,10 +57,11 @@ func fnEval(c *call, args []any) (any, error) {
 	if !ok {
 		return undefined, nil
 	}
-	tree, err := compileTree(src)
+	tree, err := compileTree(src, c.s.check)
 	if err != nil {
 		var depth *DepthError
-		if errors.As(err, &depth) {
+		var timeout *TimeoutError
+		if errors.As(err, &depth) || errors.As(err, &timeout) {
 			return nil, err
 		}
 		return nil, c.errorf("D3120", err.Error())
@@ -72,7 +73,7 @@ func fnEval(c *call, args []any) (any, error) {
 	outerSrc, outerTop, outerHas := c.s.src, c.s.top, c.s.hasTop
 	c.s.src = src
 	in = c.s.setTop(in)
-	v, err := c.s.eval(tree, in, newEnv(nil))
+	v, err := c.s.eval(tree, in, newEnv(c.env))
 	c.s.src, c.s.top, c.s.hasTop = outerSrc, outerTop, outerHas
 	if err != nil {
 		var je *Error

@@ -136,7 +136,10 @@ func fnPower(c *call, args []any) (any, error) {
 	if !ok {
 		return undefined, nil
 	}
-	e := args[1].(float64)
+	e, ok := arg(args, 1).(float64)
+	if !ok {
+		return undefined, nil
+	}
 	r := math.Pow(b, e)
 	if math.IsInf(r, 0) || math.IsNaN(r) {
 		return nil, c.errorf("D3061", formatNumber(b), formatNumber(e))

@@ -90,7 +90,7 @@ func fnSift(c *call, args []any) (any, error) {
 	}
 	out := NewObject(0)
 	err := objectEach(o, func(k string, v any) error {
-		r, err := c.applyHOF(args[1], v, k, o)
+		r, err := c.applyHOF(arg(args, 1), v, k, o)
 		if err != nil {
 			return err
 		}
@@ -115,7 +115,7 @@ func fnEach(c *call, args []any) (any, error) {
 	}
 	var out []any
 	err := objectEach(o, func(k string, v any) error {
-		r, err := c.applyHOF(args[1], v, k, o)
+		r, err := c.applyHOF(arg(args, 1), v, k, o)
 		if err != nil {
 			return err
 		}
@@ -143,25 +143,33 @@ func fnClone(c *call, args []any) (any, error) {
 	if isUndef(v) {
 		return undefined, nil
 	}
-	return deepCopy(v), nil
+	return deepCopy(v, 0)
 }
 
 // deepCopy copies arrays and objects (maps become *Object).
-func deepCopy(v any) any {
+func deepCopy(v any, depth int) (any, error) {
+	if depth > maxValueNesting {
+		return nil, &DepthError{Limit: maxValueNesting, What: "value nesting", Position: -1}
+	}
 	switch x := v.(type) {
 	case []any:
 		out := make([]any, len(x))
 		for i, item := range x {
-			out[i] = deepCopy(item)
+			c, err := deepCopy(item, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
 		}
-		return out
+		return out, nil
 	case *Object, map[string]any:
 		out := NewObject(objectLen(x))
-		_ = objectEach(x, func(k string, val any) error {
-			out.Set(k, deepCopy(val))
-			return nil
+		err := objectEach(x, func(k string, val any) error {
+			c, err := deepCopy(val, depth+1)
+			out.Set(k, c)
+			return err
 		})
-		return out
+		return out, err
 	}
-	return v
+	return v, nil
 }

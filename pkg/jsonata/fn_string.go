@@ -2,6 +2,7 @@ package jsonata
 
 import (
 	"encoding/base64"
+	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -85,7 +86,11 @@ func fnSubstring(c *call, args []any) (any, error) {
 	}
 	runes := []rune(str)
 	n := len(runes)
-	start := int(truncFloat(arg(args, 1).(float64)))
+	startF, ok := arg(args, 1).(float64)
+	if !ok {
+		return undefined, nil
+	}
+	start := int(math.Max(math.Min(truncFloat(startF), math.MaxInt32), math.MinInt32))
 	if start < 0 {
 		start = max(n+start, 0)
 	}
@@ -94,7 +99,7 @@ func fnSubstring(c *call, args []any) (any, error) {
 	}
 	end := n
 	if l, ok := arg(args, 2).(float64); ok {
-		length := int(truncFloat(l))
+		length := int(math.Min(truncFloat(l), math.MaxInt32))
 		if length <= 0 {
 			return "", nil
 		}
@@ -132,7 +137,11 @@ func fnPad(c *call, args []any) (any, error) {
 	if !ok {
 		return undefined, nil
 	}
-	width := int(truncFloat(arg(args, 1).(float64)))
+	widthF, ok := arg(args, 1).(float64)
+	if !ok {
+		return undefined, nil
+	}
+	width := int(math.Max(math.Min(truncFloat(widthF), math.MaxInt32), math.MinInt32))
 	char := optString(args, 2, " ")
 	if char == "" {
 		char = " "

@@ -21,54 +21,77 @@ type textMatch struct {
 }
 
 // matches finds up to limit (all when negative) matches of pattern in str.
-// The pattern is a regex or a custom matcher function returning
-// {match, start, end, groups, next}.
 func (c *call) matches(pattern any, str string, limit int) ([]textMatch, error) {
-	if re, ok := pattern.(*regexValue); ok {
-		found, err := c.s.findMatches(re, str, limit, c.pos)
-		if err != nil {
-			return nil, err
+	var out []textMatch
+	err := c.eachMatch(pattern, str, limit, func(m textMatch) error {
+		out = append(out, m)
+		return c.s.growCheck(len(out))
+	})
+	return out, err
+}
+
+// eachMatch calls fn for up to limit (all when negative) matches of
+// pattern in str, in order, checking the deadline between matches. The
+// pattern is a string, a regex, or a custom matcher function returning
+// {match, start, end, groups, next}.
+func (c *call) eachMatch(pattern any, str string, limit int, fn func(textMatch) error) error {
+	switch p := pattern.(type) {
+	case string:
+		for off, n := 0, 0; limit < 0 || n < limit; n++ {
+			i := strings.Index(str[off:], p)
+			if i < 0 {
+				break
+			}
+			if err := c.s.tick(); err != nil {
+				return err
+			}
+			if err := fn(textMatch{start: off + i, end: off + i + len(p), match: p}); err != nil {
+				return err
+			}
+			off += i + len(p)
 		}
-		out := make([]textMatch, len(found))
-		for i, m := range found {
-			out[i] = textMatch{start: m.loc[0], end: m.loc[1], match: str[m.loc[0]:m.loc[1]]}
-			for g := 2; g+1 < len(m.loc); g += 2 {
-				if m.loc[g] < 0 {
-					out[i].groups = append(out[i].groups, "")
+		return nil
+	case *regexValue:
+		return c.s.eachRegexMatch(p, str, limit, c.pos, func(loc []int) error {
+			m := textMatch{start: loc[0], end: loc[1], match: str[loc[0]:loc[1]]}
+			for g := 2; g+1 < len(loc); g += 2 {
+				if loc[g] < 0 {
+					m.groups = append(m.groups, "")
 				} else {
-					out[i].groups = append(out[i].groups, str[m.loc[g]:m.loc[g+1]])
+					m.groups = append(m.groups, str[loc[g]:loc[g+1]])
 				}
 			}
-		}
-		return out, nil
+			return fn(m)
+		})
 	}
-	return c.customMatches(pattern, str, limit)
+	return c.customMatches(pattern, str, limit, fn)
 }
 
 // customMatches drives a user-supplied matcher function.
-func (c *call) customMatches(fn any, str string, limit int) ([]textMatch, error) {
-	var out []textMatch
-	r, err := c.s.apply(fn, []any{str}, c.in, c.pos)
+func (c *call) customMatches(matcher any, str string, limit int, fn func(textMatch) error) error {
+	r, err := c.s.apply(matcher, []any{str}, c.in, c.pos)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	for !isUndef(r) && (limit < 0 || len(out) < limit) {
+	for n := 0; !isUndef(r) && (limit < 0 || n < limit); n++ {
 		if err := c.s.tick(); err != nil {
-			return nil, err
+			return err
 		}
 		m, next, ok := c.readMatch(r, str)
 		if !ok {
-			return nil, c.errorf("T1010", fnName(c.name))
+			return c.errorf("T1010", fnName(c.name))
 		}
-		out = append(out, m)
+		if err := fn(m); err != nil {
+			return err
+		}
 		if next == nil {
 			break
 		}
 		if r, err = c.s.apply(next, nil, c.in, c.pos); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // readMatch validates a match object returned by a custom matcher.
@@ -220,51 +243,32 @@ func fnReplace(c *call, args []any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var found []textMatch
-	if p, ok := args[1].(string); ok {
-		found = stringMatches(str, p, limit)
-	} else if found, err = c.matches(args[1], str, limit); err != nil {
-		return nil, err
-	}
 	var b strings.Builder
 	prev := 0
-	for _, m := range found {
+	err = c.eachMatch(args[1], str, limit, func(m textMatch) error {
 		b.WriteString(str[prev:m.start])
-		rep, err := c.replacement(args[2], m)
+		rep, err := c.replacement(args[2], m, str)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		b.WriteString(rep)
 		prev = m.end
-		if err := c.s.checkSize(b.Len(), "string"); err != nil {
-			return nil, err
-		}
+		return c.s.checkSize(b.Len()+len(str)-prev, "string")
+	})
+	if err != nil {
+		return nil, err
 	}
 	b.WriteString(str[prev:])
 	return c.checkString(b.String())
 }
 
-// stringMatches finds literal occurrences of p.
-func stringMatches(str, p string, limit int) []textMatch {
-	var out []textMatch
-	for off := 0; limit < 0 || len(out) < limit; {
-		i := strings.Index(str[off:], p)
-		if i < 0 {
-			break
-		}
-		out = append(out, textMatch{start: off + i, end: off + i + len(p), match: p})
-		off += i + len(p)
-	}
-	return out
-}
-
 // replacement computes the replacement text of one match: a function is
 // called with the match object; a string has its $n references expanded.
-func (c *call) replacement(rep any, m textMatch) (string, error) {
+func (c *call) replacement(rep any, m textMatch, str string) (string, error) {
 	if isFunction(rep) {
 		obj := NewObject(3)
 		obj.Set("match", m.match)
-		obj.Set("index", float64(m.start))
+		obj.Set("index", float64(utf8.RuneCountInString(str[:m.start])))
 		groups := m.groups
 		if groups == nil {
 			groups = []any{}
@@ -280,7 +284,11 @@ func (c *call) replacement(rep any, m textMatch) (string, error) {
 		}
 		return s, nil
 	}
-	return expandReplacement(rep.(string), m), nil
+	str, ok := rep.(string)
+	if !ok {
+		return "", c.errorf("D3012")
+	}
+	return expandReplacement(str, m), nil
 }
 
 // expandReplacement substitutes $0, $1... and $$ in a replacement string.

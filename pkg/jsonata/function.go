@@ -57,7 +57,8 @@ type tailCall struct {
 // call carries what a built-in function needs besides its arguments.
 type call struct {
 	s    *state
-	in   any // the context value at the call site
+	in   any  // the context value at the call site
+	env  *env // the scope at the call site (for $eval)
 	pos  int
 	name string
 }
@@ -65,7 +66,11 @@ type call struct {
 // apply invokes a higher-order callback with the standard argument list
 // (value, index, array) truncated to the callback's arity.
 func (c *call) applyHOF(fn any, args ...any) (any, error) {
-	n := fn.(callable).arity()
+	f, ok := fn.(callable)
+	if !ok {
+		return nil, c.s.errAt("T1006", c.pos, c.name)
+	}
+	n := f.arity()
 	if n < len(args) {
 		args = args[:n]
 	}
@@ -84,7 +89,7 @@ func (s *state) apply(fn any, args []any, in any, pos int) (any, error) {
 				return nil, err
 			}
 		}
-		return f.fn(&call{s: s, in: in, pos: pos, name: f.name}, args)
+		return f.fn(&call{s: s, in: in, env: s.callerEnv, pos: pos, name: f.name}, args)
 	case *partialFn:
 		full := append([]any(nil), f.args...)
 		for i, h := range f.holes {
@@ -129,16 +134,7 @@ func (s *state) callLambda(f *lambdaFn, args []any, in any, pos int) (any, error
 				return nil, err
 			}
 		}
-		params := f.node.params
-		scope := &env{parent: f.env, names: params[:len(params):len(params)], vals: make([]any, len(params))}
-		for i := range params {
-			if i < len(args) {
-				scope.vals[i] = args[i]
-			} else {
-				scope.vals[i] = undefined
-			}
-		}
-		v, err := s.eval(f.node.body, f.input, scope)
+		v, err := s.eval(f.node.body, f.input, f.scope(args))
 		if err != nil {
 			return nil, err
 		}
@@ -151,6 +147,24 @@ func (s *state) callLambda(f *lambdaFn, args []any, in any, pos int) (any, error
 		}
 		f, args, in = tc.fn, tc.args, tc.in
 	}
+}
+
+// scope binds the parameters of f to args. The argument slice belongs to
+// this invocation, so it becomes the scope's value slice when long enough.
+func (f *lambdaFn) scope(args []any) *env {
+	params := f.node.params
+	n := len(params)
+	vals := args
+	if len(args) >= n {
+		vals = args[:n:n]
+	} else {
+		vals = make([]any, n)
+		copy(vals, args)
+		for i := len(args); i < n; i++ {
+			vals[i] = undefined
+		}
+	}
+	return &env{parent: f.env, names: params[:n:n], vals: vals}
 }
 
 func (n *lambdaNode) eval(s *state, in any, e *env) (any, error) {
@@ -186,9 +200,13 @@ func (n *callNode) eval(s *state, in any, e *env) (any, error) {
 	}
 	if n.tail {
 		if lf, ok := proc.(*lambdaFn); ok {
-			return &tailCall{fn: lf, args: args, in: in}, nil
+			// The trampoline in callLambda consumes the tail call before
+			// anything else is evaluated, so one slot per state suffices.
+			s.tail = tailCall{fn: lf, args: args, in: in}
+			return &s.tail, nil
 		}
 	}
+	s.callerEnv = e
 	return s.apply(proc, args, in, n.pos)
 }
 
@@ -269,6 +287,7 @@ func (s *state) chainCall(n *chainNode, c *callNode, l, in any, e *env) (any, er
 		}
 		args = append(args, v)
 	}
+	s.callerEnv = e
 	return s.apply(proc, args, in, c.pos)
 }
 

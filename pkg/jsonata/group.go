@@ -22,18 +22,19 @@ func (n *groupNode) eval(s *state, in any, e *env) (any, error) {
 // exactly that value, so keys and values are evaluated pair by pair.
 func (s *state) singleObject(in any, n *objectNode, e *env) (any, error) {
 	obj := NewObject(len(n.keys))
-	var pairOf []int
+	var pairBuf [16]int
+	pairOf := pairBuf[:0]
 	for p, kn := range n.keys {
-		key, err := s.groupKey(kn, in, e)
+		key, ok, err := s.groupKey(kn, in, e)
 		if err != nil {
 			return nil, err
 		}
-		if key == nil {
+		if !ok {
 			continue
 		}
-		if i := obj.find(*key); i >= 0 {
+		if i := obj.find(key); i >= 0 {
 			if pairOf[i] != p {
-				return nil, s.errAt("D1009", kn.position(), *key, *key)
+				return nil, s.errAt("D1009", kn.position(), key, key)
 			}
 			continue
 		}
@@ -45,7 +46,7 @@ func (s *state) singleObject(in any, n *objectNode, e *env) (any, error) {
 			// The key still claims its name for the duplicate check.
 			v = undefined
 		}
-		obj.keys = append(obj.keys, *key)
+		obj.keys = append(obj.keys, key)
 		obj.vals = append(obj.vals, v)
 		pairOf = append(pairOf, p)
 	}
@@ -82,18 +83,23 @@ func dropUndefined(obj *Object) *Object {
 
 // groupKey evaluates a key expression: nil for undefined, T1003 for a
 // non-string.
-func (s *state) groupKey(kn node, in any, e *env) (*string, error) {
+func (s *state) groupKey(kn node, in any, e *env) (string, bool, error) {
+	if lit, ok := kn.(*literalNode); ok {
+		if str, ok := lit.val.(string); ok {
+			return str, true, nil
+		}
+	}
 	k, err := s.eval(kn, in, e)
 	if err != nil {
-		return nil, err
+		return "", false, err
 	}
 	switch x := k.(type) {
 	case undefinedType:
-		return nil, nil
+		return "", false, nil
 	case string:
-		return &x, nil
+		return x, true, nil
 	}
-	return nil, s.errAt("T1003", kn.position(), "", describeValue(k))
+	return "", false, s.errAt("T1003", kn.position(), "", describeValue(k))
 }
 
 type groupEntry struct {
@@ -117,17 +123,17 @@ func (s *state) groupBy(items []any, envs []*env, obj *objectNode, e *env, bound
 			ie = envs[i]
 		}
 		for p, kn := range obj.keys {
-			key, err := s.groupKey(kn, item, ie)
+			key, ok, err := s.groupKey(kn, item, ie)
 			if err != nil {
 				return nil, err
 			}
-			if key == nil {
+			if !ok {
 				continue
 			}
-			if gi, ok := index[*key]; ok {
+			if gi, ok := index[key]; ok {
 				g := groups[gi]
 				if g.pair != p {
-					return nil, s.errAt("D1009", kn.position(), *key, *key)
+					return nil, s.errAt("D1009", kn.position(), key, key)
 				}
 				g.items = append(g.items, item)
 				if envs != nil {
@@ -135,8 +141,8 @@ func (s *state) groupBy(items []any, envs []*env, obj *objectNode, e *env, bound
 				}
 				continue
 			}
-			index[*key] = len(groups)
-			g := &groupEntry{key: *key, pair: p, items: []any{item}}
+			index[key] = len(groups)
+			g := &groupEntry{key: key, pair: p, items: []any{item}}
 			if envs != nil {
 				g.envs = []*env{ie}
 			}

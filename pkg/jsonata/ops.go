@@ -2,6 +2,7 @@ package jsonata
 
 import (
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -138,9 +139,7 @@ func (n *rangeNode) appendRange(s *state, in any, e *env, out []any) ([]any, err
 	if size > float64(s.maxSize) || float64(len(out))+size > float64(s.maxSize) {
 		return nil, &SizeLimitError{Limit: s.maxSize, Size: int(math.Min(size+float64(len(out)), math.MaxInt32)), What: "range", Position: runeOffset(s.src, n.pos)}
 	}
-	if out == nil {
-		out = make([]any, 0, min(int(size), 1<<16))
-	}
+	out = slices.Grow(out, int(size))
 	for i := lf; i <= hf; i++ {
 		if err := s.tick(); err != nil {
 			return nil, err

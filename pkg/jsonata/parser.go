@@ -66,6 +66,10 @@ type parser struct {
 	lx    lexer
 	tok   *token
 	depth int
+	// interrupt, when set, is polled while parsing so that $eval of a
+	// huge string honours the evaluation deadline.
+	interrupt func() error
+	tokens    int
 }
 
 // infix binding powers.
@@ -78,8 +82,8 @@ var bindingPower = map[string]int{
 }
 
 // parse parses src into a raw syntax tree.
-func parse(src string) (*pnode, error) {
-	p := &parser{src: src, lx: lexer{src: src}}
+func parse(src string, interrupt func() error) (*pnode, error) {
+	p := &parser{src: src, lx: lexer{src: src}, interrupt: interrupt}
 	if err := p.advance(); err != nil {
 		return nil, err
 	}
@@ -94,6 +98,12 @@ func parse(src string) (*pnode, error) {
 }
 
 func (p *parser) advance() error {
+	p.tokens++
+	if p.interrupt != nil && p.tokens&255 == 0 {
+		if err := p.interrupt(); err != nil {
+			return err
+		}
+	}
 	t, err := p.lx.next()
 	if err != nil {
 		return err

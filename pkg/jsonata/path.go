@@ -259,10 +259,12 @@ func (n *wildcardNode) eval(s *state, in any, e *env) (any, error) {
 }
 
 // flattenDeep appends the leaves of nested arrays to out.
-func flattenDeep(out []any, arr []any) []any {
+func flattenDeep(out []any, arr []any) []any { return flattenDeepAt(out, arr, 0) }
+
+func flattenDeepAt(out []any, arr []any, depth int) []any {
 	for _, v := range arr {
-		if inner, ok := v.([]any); ok {
-			out = flattenDeep(out, inner)
+		if inner, ok := v.([]any); ok && depth < maxValueNesting {
+			out = flattenDeepAt(out, inner, depth+1)
 		} else {
 			out = append(out, v)
 		}
@@ -272,30 +274,33 @@ func flattenDeep(out []any, arr []any) []any {
 
 func (n *descendantNode) eval(s *state, in any, e *env) (any, error) {
 	var seq []any
-	if err := s.descend(in, &seq); err != nil {
+	if err := s.descend(in, &seq, 0); err != nil {
 		return nil, err
 	}
 	return seqResult(seq, false), nil
 }
 
 // descend appends v and all the values nested in it, depth first.
-func (s *state) descend(v any, seq *[]any) error {
+func (s *state) descend(v any, seq *[]any, depth int) error {
 	if err := s.tick(); err != nil {
 		return err
+	}
+	if depth > maxValueNesting {
+		return &DepthError{Limit: maxValueNesting, What: "value nesting", Position: runeOffset(s.src, s.pos)}
 	}
 	switch x := v.(type) {
 	case undefinedType:
 		return nil
 	case []any:
 		for _, item := range x {
-			if err := s.descend(item, seq); err != nil {
+			if err := s.descend(item, seq, depth+1); err != nil {
 				return err
 			}
 		}
 		return nil
 	case *Object, map[string]any:
 		*seq = append(*seq, v)
-		return objectEach(x, func(_ string, val any) error { return s.descend(val, seq) })
+		return objectEach(x, func(_ string, val any) error { return s.descend(val, seq, depth+1) })
 	}
 	*seq = append(*seq, v)
 	return s.checkSize(len(*seq), "array")

@@ -23,7 +23,7 @@ func (s *state) evalTuplePath(n *pathNode, in any, e *env) (any, error) {
 		envs := make([]*env, len(ts))
 		for i, t := range ts {
 			items[i] = t.ctx
-			envs[i] = s.tupleEnv(t)
+			envs[i] = s.tupleEnv(t, n.ancestry)
 		}
 		return s.groupBy(items, envs, n.group, e, n.bound...)
 	}
@@ -48,9 +48,9 @@ func (s *state) pathTuples(n *pathNode, start tuple) ([]tuple, error) {
 		case i == 0 && st.cons:
 			first := *st
 			first.cons = false
-			ts, err = s.tupleStep(&first, []tuple{start})
+			ts, err = s.tupleStep(&first, []tuple{start}, n.ancestry)
 		case st.sort != nil:
-			ts, err = s.sortTuples(ts, st.sort)
+			ts, err = s.sortTuples(ts, st.sort, n.ancestry)
 			if err == nil && st.index != "" {
 				for j := range ts {
 					ts[j].env = ts[j].env.withBinding(st.index, float64(j))
@@ -59,17 +59,17 @@ func (s *state) pathTuples(n *pathNode, start tuple) ([]tuple, error) {
 		case i == 0 && st.focus != "" && isVar(st.expr):
 			// A focus on a leading variable binds each of its items, which
 			// also become the context: there is no earlier context to keep.
-			ts, err = s.tupleStep(st, ts)
+			ts, err = s.tupleStep(st, ts, n.ancestry)
 			for j := range ts {
 				if v, ok := ts[j].env.lookup(st.focus); ok {
 					ts[j].ctx = v
 				}
 			}
 		default:
-			ts, err = s.tupleStep(st, ts)
+			ts, err = s.tupleStep(st, ts, n.ancestry)
 		}
 		if err == nil {
-			ts, err = s.tupleStages(ts, st.stages)
+			ts, err = s.tupleStages(ts, st.stages, n.ancestry)
 		}
 		if err != nil {
 			return nil, err
@@ -83,15 +83,15 @@ func (s *state) pathTuples(n *pathNode, start tuple) ([]tuple, error) {
 
 // tupleEnv returns the scope in which predicates, sort keys and grouping
 // keys see the bindings and the parent chain of t.
-func (s *state) tupleEnv(t tuple) *env {
-	if t.anc == nil && t.ctxAnc == nil {
+func (s *state) tupleEnv(t tuple, ancestry bool) *env {
+	if !ancestry {
 		return t.env
 	}
-	return &env{parent: t.env, anc: t.anc, hasAnc: true}
+	return t.env.withAncestry(t.anc)
 }
 
 // tupleStep maps a step over tuples, binding @ and # variables.
-func (s *state) tupleStep(st *step, ts []tuple) ([]tuple, error) {
+func (s *state) tupleStep(st *step, ts []tuple, ancestry bool) ([]tuple, error) {
 	var out []tuple
 	for _, t := range ts {
 		base := t.anc
@@ -99,8 +99,8 @@ func (s *state) tupleStep(st *step, ts []tuple) ([]tuple, error) {
 			base = t.ctxAnc
 		}
 		se := t.env
-		if base != nil || t.anc != nil {
-			se = &env{parent: t.env, anc: base, hasAnc: true}
+		if ancestry {
+			se = t.env.withAncestry(base)
 		}
 		items, err := s.stepTuples(st.expr, t.ctx, base, se, false)
 		if err != nil {
@@ -181,9 +181,9 @@ func (s *state) stepTuples(expr node, ctx any, base *ancestor, e *env, cons bool
 }
 
 // tupleStages applies predicates and positional bindings to a tuple stream.
-func (s *state) tupleStages(ts []tuple, stages []*stage) ([]tuple, error) {
+func (s *state) tupleStages(ts []tuple, stages []*stage, ancestry bool) ([]tuple, error) {
 	for _, sg := range stages {
-		if sg.index != "" {
+		if sg.pred == nil {
 			for j := range ts {
 				ts[j].env = ts[j].env.withBinding(sg.index, float64(j))
 			}
@@ -191,7 +191,7 @@ func (s *state) tupleStages(ts []tuple, stages []*stage) ([]tuple, error) {
 		}
 		var out []tuple
 		for i, t := range ts {
-			r, err := s.eval(sg.pred, t.ctx, s.tupleEnv(t))
+			r, err := s.eval(sg.pred, t.ctx, s.tupleEnv(t, ancestry))
 			if err != nil {
 				return nil, err
 			}
@@ -205,12 +205,12 @@ func (s *state) tupleStages(ts []tuple, stages []*stage) ([]tuple, error) {
 }
 
 // sortTuples orders a tuple stream by the sort terms.
-func (s *state) sortTuples(ts []tuple, terms []sortTerm) ([]tuple, error) {
+func (s *state) sortTuples(ts []tuple, terms []sortTerm, ancestry bool) ([]tuple, error) {
 	items := make([]any, len(ts))
 	envs := make([]*env, len(ts))
 	for i, t := range ts {
 		items[i] = t.ctx
-		envs[i] = s.tupleEnv(t)
+		envs[i] = s.tupleEnv(t, ancestry)
 	}
 	order, err := s.sortOrder(items, envs, terms, nil)
 	if err != nil {

@@ -102,20 +102,14 @@ func translateEscape(b *strings.Builder, source string, i *int) error {
 	return nil
 }
 
-// regexMatch is one match: byte offsets of the whole match and groups.
-type regexMatch struct {
-	loc []int
-}
-
-// findMatches returns up to limit (all if limit < 0) non-overlapping
-// matches of re in str, checking the deadline between matches. A match of
-// the empty string is error D1004.
-func (s *state) findMatches(re *regexValue, str string, limit int, pos int) ([]regexMatch, error) {
-	var out []regexMatch
+// eachRegexMatch calls fn with the submatch offsets of up to limit (all
+// if negative) non-overlapping matches of re in str, checking the
+// deadline between matches. A match of the empty string is error D1004.
+func (s *state) eachRegexMatch(re *regexValue, str string, limit int, pos int, fn func(loc []int) error) error {
 	offset := 0
-	for offset <= len(str) && (limit < 0 || len(out) < limit) {
+	for n := 0; offset <= len(str) && (limit < 0 || n < limit); n++ {
 		if err := s.tick(); err != nil {
-			return nil, err
+			return err
 		}
 		loc := re.re.FindStringSubmatchIndex(str[offset:])
 		if loc == nil {
@@ -127,31 +121,29 @@ func (s *state) findMatches(re *regexValue, str string, limit int, pos int) ([]r
 			}
 		}
 		if loc[0] == loc[1] {
-			return nil, s.errAt("D1004", pos, "", re.source)
+			return s.errAt("D1004", pos, "", re.source)
 		}
-		out = append(out, regexMatch{loc: loc})
+		if err := fn(loc); err != nil {
+			return err
+		}
 		offset = loc[1]
 	}
-	return out, nil
+	return nil
 }
 
 // matchObject builds the object a matcher function returns.
-func matchObject(str string, m regexMatch, withIndex bool) *Object {
-	obj := NewObject(4)
-	obj.Set("match", str[m.loc[0]:m.loc[1]])
-	start := utf8.RuneCountInString(str[:m.loc[0]])
-	if withIndex {
-		obj.Set("index", float64(start))
-	} else {
-		obj.Set("start", float64(start))
-		obj.Set("end", float64(start+utf8.RuneCountInString(str[m.loc[0]:m.loc[1]])))
-	}
-	groups := make([]any, 0, len(m.loc)/2-1)
-	for g := 2; g+1 < len(m.loc); g += 2 {
-		if m.loc[g] < 0 {
+func matchObject(str string, loc []int) *Object {
+	obj := NewObject(5)
+	obj.Set("match", str[loc[0]:loc[1]])
+	start := utf8.RuneCountInString(str[:loc[0]])
+	obj.Set("start", float64(start))
+	obj.Set("end", float64(start+utf8.RuneCountInString(str[loc[0]:loc[1]])))
+	groups := make([]any, 0, len(loc)/2-1)
+	for g := 2; g+1 < len(loc); g += 2 {
+		if loc[g] < 0 {
 			groups = append(groups, "")
 		} else {
-			groups = append(groups, str[m.loc[g]:m.loc[g+1]])
+			groups = append(groups, str[loc[g]:loc[g+1]])
 		}
 	}
 	obj.Set("groups", groups)
@@ -184,7 +176,7 @@ func (m *matchNext) next(s *state) (any, error) {
 	if loc[0] == loc[1] {
 		return nil, s.errAt("D1004", m.pos, "", m.re.source)
 	}
-	obj := matchObject(m.str, regexMatch{loc: loc}, false)
+	obj := matchObject(m.str, loc)
 	obj.Set("next", &matchNext{re: m.re, str: m.str, offset: loc[1], pos: m.pos})
 	return obj, nil
 }

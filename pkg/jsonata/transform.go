@@ -19,7 +19,10 @@ func (s *state) applyTransform(f *transformFn, args []any) (any, error) {
 	if isUndef(v) {
 		return undefined, nil
 	}
-	clone := deepCopy(v)
+	clone, err := deepCopy(v, 0)
+	if err != nil {
+		return nil, err
+	}
 	matches, err := s.eval(f.node.pattern, clone, f.env)
 	if err != nil {
 		return nil, err

@@ -124,8 +124,18 @@ func toObject(o any) *Object {
 	return nil
 }
 
+// maxValueNesting bounds the recursion of helpers that walk values built
+// by expressions (equality, copies, flattening), keeping them far from the
+// Go stack limit.
+const maxValueNesting = 100000
+
 // truthy implements the $boolean casting rules.
-func truthy(v any) bool {
+func truthy(v any) bool { return truthyAt(v, 0) }
+
+func truthyAt(v any, depth int) bool {
+	if depth > maxValueNesting {
+		return false
+	}
 	switch x := v.(type) {
 	case undefinedType, nil:
 		return false
@@ -137,7 +147,7 @@ func truthy(v any) bool {
 		return x != ""
 	case []any:
 		for _, item := range x {
-			if truthy(item) {
+			if truthyAt(item, depth+1) {
 				return true
 			}
 		}
@@ -150,7 +160,12 @@ func truthy(v any) bool {
 
 // deepEqual implements the = operator: same type and value, arrays in
 // order, objects regardless of key order.
-func deepEqual(a, b any) bool {
+func deepEqual(a, b any) bool { return deepEqualAt(a, b, 0) }
+
+func deepEqualAt(a, b any, depth int) bool {
+	if depth > maxValueNesting {
+		return false
+	}
 	switch x := a.(type) {
 	case undefinedType:
 		return isUndef(b)
@@ -171,7 +186,7 @@ func deepEqual(a, b any) bool {
 			return false
 		}
 		for i := range x {
-			if !deepEqual(x[i], y[i]) {
+			if !deepEqualAt(x[i], y[i], depth+1) {
 				return false
 			}
 		}
@@ -183,7 +198,7 @@ func deepEqual(a, b any) bool {
 		equal := true
 		_ = objectEach(a, func(k string, v any) error {
 			w, ok := objectGet(b, k)
-			if !ok || !deepEqual(v, w) {
+			if !ok || !deepEqualAt(v, w, depth+1) {
 				equal = false
 			}
 			return nil
