@@ -33,6 +33,7 @@ func (p *Poller) deliver(ctx context.Context, m *queuebox.OutboxMessage) postgre
 		MissingFieldDefault: route.Config.RoutingKeyMissingFieldDefault,
 	})
 	p.opts.Metrics.Publish.Since(start, dest.Kind)
+	p.published.Store(dest.Name, true)
 	if err != nil {
 		p.opts.Metrics.DestinationMessages.WithLabelValues(dest.Name, "failure").Inc()
 		return p.failure(m, fmt.Sprintf("Publish to %s failed: %v", dest.Name, err))

@@ -2,6 +2,7 @@ package deliver
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/alternayte/queuebox/pkg/config"
@@ -11,12 +12,13 @@ import (
 // outbox.pendingGaugeIntervalMs and sets the pending, age and queue depth
 // gauges. A scrape never runs a query.
 type gaugeRefresher struct {
-	opts Options
-	seen map[string]bool
+	opts      Options
+	seen      map[string]bool
+	published *sync.Map
 }
 
-func newGaugeRefresher(opts Options) *gaugeRefresher {
-	return &gaugeRefresher{opts: opts, seen: map[string]bool{}}
+func newGaugeRefresher(opts Options, published *sync.Map) *gaugeRefresher {
+	return &gaugeRefresher{opts: opts, seen: map[string]bool{}, published: published}
 }
 
 func (g *gaugeRefresher) run(ctx context.Context) {
@@ -56,6 +58,10 @@ func (g *gaugeRefresher) refresh(ctx context.Context) {
 	} else {
 		m.OldestPendingAge.Set(max(time.Since(stats.Oldest).Seconds(), 0))
 	}
+	g.published.Range(func(dest, _ any) bool {
+		g.seen[dest.(string)] = true
+		return true
+	})
 	for dest := range g.seen {
 		if _, ok := depth[dest]; !ok {
 			m.QueueDepth.WithLabelValues(dest).Set(0)

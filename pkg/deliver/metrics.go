@@ -59,6 +59,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	}
 	reg.MustRegister(m.Messages, m.Pending, m.Reclaimed, m.OldestPendingAge, m.ClaimsLost,
 		m.ProcessErrors, m.DestinationMessages, m.QueueDepth, m.TransformFailures)
+	// The label sets of fixed values start at zero, so dashboards and
+	// alerts see the series before the first event.
+	for _, status := range []string{"sent", "failed", "dead"} {
+		m.Messages.WithLabelValues(status)
+	}
+	m.ClaimsLost.WithLabelValues("outbox")
+	for _, strategy := range []string{StrategyFail, StrategySkip, StrategyDead} {
+		m.TransformFailures.WithLabelValues(strategy)
+	}
 	m.Processing = metrics.NewTimer(reg, "queuebox_outbox_processing_duration_seconds", "Time to process one outbox row.")
 	m.Publish = metrics.NewTimer(reg, "queuebox_outbox_publish_duration_seconds", "Time to publish one message, per destination type.", "destination_type")
 	return m

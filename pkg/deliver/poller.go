@@ -35,7 +35,10 @@ type Poller struct {
 	opts     Options
 	loop     *claim.Loop[postgres.Message]
 	finisher *finisher
-	healthy  atomic.Bool
+	// published holds the destinations that got a publish, so the queue
+	// depth gauge reports them (at zero when nothing waits) from then on.
+	published sync.Map
+	healthy   atomic.Bool
 	lastErr  atomic.Value // string
 }
 
@@ -74,7 +77,7 @@ func (p *Poller) Wake() { p.loop.Wake() }
 func (p *Poller) Run(ctx context.Context) error {
 	stop := make(chan struct{})
 	go p.finisher.run(stop)
-	gauges := newGaugeRefresher(p.opts)
+	gauges := newGaugeRefresher(p.opts, &p.published)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); gauges.run(ctx) }()
