@@ -77,8 +77,15 @@ func (c *call) applyHOF(fn any, args ...any) (any, error) {
 	return c.s.apply(fn, args, c.in, c.pos)
 }
 
-// apply invokes any function value.
+// apply invokes any function value. Applications count towards the
+// evaluation nesting limit because built-in functions that call back into
+// expressions add Go stack frames of their own.
 func (s *state) apply(fn any, args []any, in any, pos int) (any, error) {
+	s.nesting++
+	defer func() { s.nesting-- }()
+	if s.nesting > maxEvalNesting {
+		return nil, &DepthError{Limit: maxEvalNesting, What: "evaluation nesting", Position: runeOffset(s.src, pos)}
+	}
 	switch f := fn.(type) {
 	case *lambdaFn:
 		return s.callLambda(f, args, in, pos)

@@ -85,6 +85,10 @@ func (w *jsonWriter) number(f float64) error {
 	if w.round {
 		f = roundPrecision15(f)
 	}
+	if f == 0 {
+		w.buf = append(w.buf, '0')
+		return nil
+	}
 	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
 		w.buf = strconv.AppendFloat(w.buf, f, 'f', 0, 64)
 		return nil

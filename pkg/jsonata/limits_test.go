@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -158,4 +159,31 @@ func TestSizeLimitErrorReportsTheSize(t *testing.T) {
 	require.Equal(t, 2000, se.Size)
 	require.Equal(t, "D2014", ErrorCode(err))
 	require.True(t, errors.Is(err, ErrSizeLimit))
+}
+
+// TestRecursionStopsBeforeTheGoStack lowers the Go stack limit to 64 MiB,
+// a sixteenth of the default, and checks that unbounded recursion through
+// every kind of call site stops with a *DepthError even when the call depth
+// limit is effectively off. A Go stack overflow would crash the test binary.
+func TestRecursionStopsBeforeTheGoStack(t *testing.T) {
+	old := debug.SetMaxStack(64 << 20)
+	defer debug.SetMaxStack(old)
+	for _, expr := range []string{
+		`($f := function($x){1 + $f($x)}; $f(1))`,
+		`($f := function($x){ $map([$x], $f) }; $f(1))`,
+		`($f := function($x){ [$x].($f($)) }; $f(1))`,
+		`($f := function($x){ {"a": $f($x)} }; $f(1))`,
+		`($f := function($x){ $sort([1,2], function($a,$b){ $f($a) }) }; $f(1))`,
+		`($f := function($x){ $eval('$f($x)') }; $f(1))`,
+		`($f := function($x){ $x ~> |$|{"a": $f($x)}| }; $f({}))`,
+		`($f := function($x){ ($y := $f($x); $y) }; $f(1))`,
+		`($f := function($x){ $replace("a", /a/, function($m){ $f($x) }) }; $f(1))`,
+		`($f := function($x){ $reduce([1,2], function($a, $b){ $f($a) }) }; $f(1))`,
+		`($f := function($x){ $x[$f($)] }; $f([1]))`,
+		`($f := function($x){ $filter([$x], $f) }; $f(1))`,
+	} {
+		x := MustCompile(expr, WithMaxDepth(1<<30))
+		_, err := x.Evaluate(context.Background(), Undefined, nil)
+		require.ErrorIs(t, err, ErrDepth, expr)
+	}
 }
