@@ -10,11 +10,11 @@ TOOLS := $(CURDIR)/bin/tools
 STATICCHECK_VERSION := v0.8.2
 SERVICES := ingest relay deliver capture
 # Every Go module of the workspace; go.work lists the same set.
-MODULES := pkg pkg/jsonata migrations services integration
+MODULES := pkg pkg/jsonata migrations services integration compose/receiver
 
 export GOFLAGS := -buildvcs=false
 
-.PHONY: help build test test-unit test-integration lint fmt run bench services clean
+.PHONY: help build test test-unit test-integration lint fmt run bench services compose-config clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -56,6 +56,9 @@ $(TOOLS)/staticcheck:
 
 run: services build ## Start the whole stack locally with a demo; Ctrl+C stops it.
 	@deploy/local/run-stack.sh
+
+compose-config: ## Validate the Compose file with docker compose config.
+	@deploy/local/compose-config.sh
 
 clean: ## Remove build output.
 	rm -rf $(BIN)

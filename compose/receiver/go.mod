@@ -1,0 +1,3 @@
+module github.com/alternayte/queuebox/compose/receiver
+
+go 1.26
