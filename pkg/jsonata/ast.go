@@ -160,7 +160,6 @@ type step struct {
 	index  string // #$index directly on the step
 	cons   bool   // an array constructor: its result is one item
 	sort   []sortTerm
-	first  bool // relative first step: iterate an input array
 }
 
 // pathNode is a location path a.b.c.

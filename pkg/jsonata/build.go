@@ -89,74 +89,83 @@ func pathish(p *pnode) bool {
 }
 
 func (b *builder) build(p *pnode) (node, error) {
-	bs := base{p.pos}
-	switch p.kind {
-	case pNum, pStr, pValue:
-		return &literalNode{bs, p.val}, nil
-	case pRegex:
-		re, err := compileRegex(p.str, p.flags)
-		if err != nil {
-			return nil, b.errAt("S0303", p.pos, p.str, err.Error())
-		}
-		return &regexNode{bs, re}, nil
-	case pVar:
-		return &varNode{bs, p.str}, nil
-	case pPlaceholder:
-		return nil, b.errAt("S0211", p.pos, "?", "?")
-	case pUnaryMinus:
-		operand, err := b.build(p.lhs)
-		if err != nil {
-			return nil, err
-		}
-		if lit, ok := operand.(*literalNode); ok {
-			if f, ok := lit.val.(float64); ok {
-				return &literalNode{bs, -f}, nil
-			}
-		}
-		return &negNode{bs, operand}, nil
-	case pArray:
-		return b.arrayNode(p)
-	case pObject:
-		return b.objectNode(p)
-	case pBlock:
-		exprs, err := b.buildList(p.list)
-		if err != nil {
-			return nil, err
-		}
-		return &blockNode{bs, exprs}, nil
-	case pBinary:
-		return b.binary(p)
-	case pGroup:
-		return b.group(p)
-	case pBind:
-		v, err := b.build(p.rhs)
-		if err != nil {
-			return nil, err
-		}
-		return &bindNode{bs, p.str, v}, nil
-	case pChain:
-		l, r, err := b.pair(p.lhs, p.rhs)
-		if err != nil {
-			return nil, err
-		}
-		return &chainNode{bs, l, r}, nil
-	case pCond:
-		return b.conditional(p)
-	case pCall:
-		return b.call(p)
-	case pLambda:
-		return b.lambda(p)
-	case pTransform:
-		return b.transform(p)
-	case pFilter:
-		if !pathish(p) {
-			return b.filter(p)
-		}
-	}
 	if pathish(p) {
 		return b.path(p)
 	}
-	return nil, b.errAt("S0206", p.pos, p.op)
+	if f, ok := buildFuncs[p.kind]; ok {
+		return f(b, p)
+	}
+	return nil, b.errAt("S0206", p.pos, p.op, p.op)
+}
+
+// buildFuncs builds each kind of raw node that is not a location path.
+var buildFuncs map[pkind]func(*builder, *pnode) (node, error)
+
+func init() {
+	buildFuncs = map[pkind]func(*builder, *pnode) (node, error){
+		pNum: buildLiteral, pStr: buildLiteral, pValue: buildLiteral,
+		pRegex: (*builder).regex, pVar: buildVar, pPlaceholder: buildPlaceholder,
+		pUnaryMinus: (*builder).negation, pArray: (*builder).arrayNode,
+		pObject: func(b *builder, p *pnode) (node, error) { return b.objectNode(p) },
+		pBlock:  (*builder).block, pBinary: (*builder).binary, pGroup: (*builder).group,
+		pBind: (*builder).bind, pChain: (*builder).chain, pCond: (*builder).conditional,
+		pCall: (*builder).call, pLambda: (*builder).lambda, pTransform: (*builder).transform,
+		pFilter: (*builder).filter,
+	}
+}
+
+func buildLiteral(b *builder, p *pnode) (node, error) { return &literalNode{base{p.pos}, p.val}, nil }
+
+func buildVar(b *builder, p *pnode) (node, error) { return &varNode{base{p.pos}, p.str}, nil }
+
+func buildPlaceholder(b *builder, p *pnode) (node, error) {
+	return nil, b.errAt("S0211", p.pos, "?", "?")
+}
+
+func (b *builder) regex(p *pnode) (node, error) {
+	re, err := compileRegex(p.str, p.flags)
+	if err != nil {
+		return nil, b.errAt("S0303", p.pos, p.str, err.Error())
+	}
+	return &regexNode{base{p.pos}, re}, nil
+}
+
+// negation folds the negation of a number literal.
+func (b *builder) negation(p *pnode) (node, error) {
+	operand, err := b.build(p.lhs)
+	if err != nil {
+		return nil, err
+	}
+	if lit, ok := operand.(*literalNode); ok {
+		if f, ok := lit.val.(float64); ok {
+			return &literalNode{base{p.pos}, -f}, nil
+		}
+	}
+	return &negNode{base{p.pos}, operand}, nil
+}
+
+func (b *builder) block(p *pnode) (node, error) {
+	exprs, err := b.buildList(p.list)
+	if err != nil {
+		return nil, err
+	}
+	return &blockNode{base{p.pos}, exprs}, nil
+}
+
+func (b *builder) bind(p *pnode) (node, error) {
+	v, err := b.build(p.rhs)
+	if err != nil {
+		return nil, err
+	}
+	return &bindNode{base{p.pos}, p.str, v}, nil
+}
+
+func (b *builder) chain(p *pnode) (node, error) {
+	l, r, err := b.pair(p.lhs, p.rhs)
+	if err != nil {
+		return nil, err
+	}
+	return &chainNode{base{p.pos}, l, r}, nil
 }
 
 func (b *builder) buildList(list []*pnode) ([]node, error) {

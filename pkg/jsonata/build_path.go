@@ -33,58 +33,17 @@ func (b *builder) path(p *pnode) (node, error) {
 func (b *builder) steps(p *pnode) ([]*step, bool, error) {
 	switch p.kind {
 	case pPath:
-		ls, lk, err := b.steps(p.lhs)
-		if err != nil {
-			return nil, false, err
-		}
-		rhs := p.rhs
-		switch rhs.kind {
-		case pNum, pValue:
-			return nil, false, b.errAt("S0213", rhs.pos, rhs.describe(), rhs.describe())
-		case pStr:
-			rhs = &pnode{kind: pName, pos: rhs.pos, str: rhs.str}
-		}
-		rs, rk, err := b.steps(rhs)
-		if err != nil {
-			return nil, false, err
-		}
-		return append(ls, rs...), lk || rk, nil
+		return b.pathSteps(p)
 	case pFilter:
-		if p.lhs.kind == pGroup {
-			return nil, false, b.errAt("S0209", p.pos, "[")
-		}
-		ss, k, err := b.steps(p.lhs)
-		if err != nil {
-			return nil, false, err
-		}
-		pred, err := b.build(p.rhs)
-		if err != nil {
-			return nil, false, err
-		}
-		last := ss[len(ss)-1]
-		last.stages = append(last.stages, &stage{pos: p.pos, pred: pred})
-		return ss, k, nil
+		return b.filterSteps(p)
 	case pKeep:
 		ss, _, err := b.steps(p.lhs)
 		return ss, true, err
 	case pFocus, pIndex:
 		return b.bindingStep(p)
 	case pSort:
-		ss, k, err := b.steps(p.lhs)
-		if err != nil {
-			return nil, false, err
-		}
-		st := &step{pos: p.pos}
-		for i, t := range p.list {
-			tn, err := b.build(t)
-			if err != nil {
-				return nil, false, err
-			}
-			st.sort = append(st.sort, sortTerm{expr: tn, desc: p.desc[i]})
-		}
-		return append(ss, st), k, nil
-	}
-	if p.kind == pStr {
+		return b.sortSteps(p)
+	case pStr:
 		p = &pnode{kind: pName, pos: p.pos, str: p.str}
 	}
 	n, err := b.stepExpr(p)
@@ -92,6 +51,58 @@ func (b *builder) steps(p *pnode) ([]*step, bool, error) {
 		return nil, false, err
 	}
 	return []*step{{pos: p.pos, expr: n, cons: p.kind == pArray}}, false, nil
+}
+
+// pathSteps joins the steps on both sides of a dot. Number and boolean
+// literals cannot be steps; string literals are field names.
+func (b *builder) pathSteps(p *pnode) ([]*step, bool, error) {
+	ls, lk, err := b.steps(p.lhs)
+	if err != nil {
+		return nil, false, err
+	}
+	if p.rhs.kind == pNum || p.rhs.kind == pValue {
+		return nil, false, b.errAt("S0213", p.rhs.pos, p.rhs.describe(), p.rhs.describe())
+	}
+	rs, rk, err := b.steps(p.rhs)
+	if err != nil {
+		return nil, false, err
+	}
+	return append(ls, rs...), lk || rk, nil
+}
+
+// filterSteps attaches a predicate to the last step.
+func (b *builder) filterSteps(p *pnode) ([]*step, bool, error) {
+	if p.lhs.kind == pGroup {
+		return nil, false, b.errAt("S0209", p.pos, "[")
+	}
+	ss, k, err := b.steps(p.lhs)
+	if err != nil {
+		return nil, false, err
+	}
+	pred, err := b.build(p.rhs)
+	if err != nil {
+		return nil, false, err
+	}
+	last := ss[len(ss)-1]
+	last.stages = append(last.stages, &stage{pos: p.pos, pred: pred})
+	return ss, k, nil
+}
+
+// sortSteps appends an order-by step.
+func (b *builder) sortSteps(p *pnode) ([]*step, bool, error) {
+	ss, k, err := b.steps(p.lhs)
+	if err != nil {
+		return nil, false, err
+	}
+	st := &step{pos: p.pos}
+	for i, t := range p.list {
+		tn, err := b.build(t)
+		if err != nil {
+			return nil, false, err
+		}
+		st.sort = append(st.sort, sortTerm{expr: tn, desc: p.desc[i]})
+	}
+	return append(ss, st), k, nil
 }
 
 // stepExpr builds the expression of a single step.

@@ -115,39 +115,9 @@ type groupEntry struct {
 // when given, holds the scope of each item (tuple paths); bound lists the
 // variables whose values are merged across the items of a group.
 func (s *state) groupBy(items []any, envs []*env, obj *objectNode, e *env, bound ...string) (any, error) {
-	var groups []*groupEntry
-	index := map[string]int{}
-	for i, item := range items {
-		ie := e
-		if envs != nil {
-			ie = envs[i]
-		}
-		for p, kn := range obj.keys {
-			key, ok, err := s.groupKey(kn, item, ie)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
-			}
-			if gi, ok := index[key]; ok {
-				g := groups[gi]
-				if g.pair != p {
-					return nil, s.errAt("D1009", kn.position(), key, key)
-				}
-				g.items = append(g.items, item)
-				if envs != nil {
-					g.envs = append(g.envs, ie)
-				}
-				continue
-			}
-			index[key] = len(groups)
-			g := &groupEntry{key: key, pair: p, items: []any{item}}
-			if envs != nil {
-				g.envs = []*env{ie}
-			}
-			groups = append(groups, g)
-		}
+	groups, err := s.collectGroups(items, envs, obj, e)
+	if err != nil {
+		return nil, err
 	}
 	out := NewObject(len(groups))
 	for _, g := range groups {
@@ -172,6 +142,43 @@ func (s *state) groupBy(items []any, envs []*env, obj *objectNode, e *env, bound
 		}
 	}
 	return out, nil
+}
+
+// collectGroups evaluates the key expressions for every item and groups
+// the items by key, in order of first appearance. Two different key
+// expressions giving the same key is error D1009.
+func (s *state) collectGroups(items []any, envs []*env, obj *objectNode, e *env) ([]*groupEntry, error) {
+	var groups []*groupEntry
+	index := map[string]int{}
+	for i, item := range items {
+		ie := e
+		if envs != nil {
+			ie = envs[i]
+		}
+		for p, kn := range obj.keys {
+			key, ok, err := s.groupKey(kn, item, ie)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			gi, seen := index[key]
+			if !seen {
+				index[key] = len(groups)
+				groups = append(groups, &groupEntry{key: key, pair: p})
+				gi = len(groups) - 1
+			} else if groups[gi].pair != p {
+				return nil, s.errAt("D1009", kn.position(), key, key)
+			}
+			g := groups[gi]
+			g.items = append(g.items, item)
+			if envs != nil {
+				g.envs = append(g.envs, ie)
+			}
+		}
+	}
+	return groups, nil
 }
 
 // mergeEnvs returns the scope for the value expression of a group of

@@ -236,49 +236,49 @@ func (d *jsonDecoder) escapedString(start int) (any, error) {
 		case c != '\\':
 			b.WriteByte(c)
 			d.pos++
-			continue
-		}
-		if d.pos+1 >= len(d.src) {
-			break
-		}
-		e := d.src[d.pos+1]
-		d.pos += 2
-		switch e {
-		case '"', '\\', '/':
-			b.WriteByte(e)
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'u':
-			r, ok := d.hex4()
-			if !ok {
-				return nil, d.fail("invalid \\u escape")
-			}
-			if utf16.IsSurrogate(r) && strings.HasPrefix(d.src[d.pos:], "\\u") {
-				save := d.pos
-				d.pos += 2
-				if lo, ok := d.hex4(); ok {
-					if dec := utf16.DecodeRune(r, lo); dec != utf8.RuneError {
-						b.WriteRune(dec)
-						continue
-					}
-				}
-				d.pos = save
-			}
-			writeWTF8(&b, r)
 		default:
-			return nil, d.fail("invalid escape")
+			if err := d.escape(&b); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return nil, d.fail("unterminated string")
 }
+
+// escape decodes the backslash escape at d.pos into b.
+func (d *jsonDecoder) escape(b *strings.Builder) error {
+	if d.pos+1 >= len(d.src) {
+		return d.fail("unterminated string")
+	}
+	e := d.src[d.pos+1]
+	d.pos += 2
+	if r, ok := simpleEscapes[e]; ok {
+		b.WriteByte(r)
+		return nil
+	}
+	if e != 'u' {
+		return d.fail("invalid escape")
+	}
+	r, ok := d.hex4()
+	if !ok {
+		return d.fail("invalid \\u escape")
+	}
+	if utf16.IsSurrogate(r) && strings.HasPrefix(d.src[d.pos:], "\\u") {
+		save := d.pos
+		d.pos += 2
+		if lo, ok := d.hex4(); ok {
+			if dec := utf16.DecodeRune(r, lo); dec != utf8.RuneError {
+				b.WriteRune(dec)
+				return nil
+			}
+		}
+		d.pos = save
+	}
+	writeWTF8(b, r)
+	return nil
+}
+
+var simpleEscapes = map[byte]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 func (d *jsonDecoder) hex4() (rune, bool) {
 	if d.pos+4 > len(d.src) {

@@ -111,18 +111,6 @@ func (o *Object) Range(fn func(key string, value any) bool) {
 	}
 }
 
-// clone returns a shallow copy of o.
-func (o *Object) clone() *Object {
-	c := &Object{keys: append([]string(nil), o.keys...), vals: append([]any(nil), o.vals...)}
-	if o.index != nil {
-		c.index = make(map[string]int, len(o.index))
-		for k, v := range o.index {
-			c.index[k] = v
-		}
-	}
-	return c
-}
-
 // MarshalJSON writes the object with its keys in order. Nested values
 // follow the same rules as EvaluateJSON output.
 func (o *Object) MarshalJSON() ([]byte, error) {

@@ -154,14 +154,7 @@ func (n *binaryNode) eval(s *state, in any, e *env) (any, error) {
 	case "and", "or":
 		return s.logical(n, in, e)
 	case "??", "?:":
-		l, err := s.eval(n.lhs, in, e)
-		if err != nil {
-			return nil, err
-		}
-		if (n.op == "??" && !isUndef(l)) || (n.op == "?:" && truthy(l)) {
-			return l, nil
-		}
-		return s.eval(n.rhs, in, e)
+		return s.defaulting(n, in, e)
 	}
 	l, err := s.eval(n.lhs, in, e)
 	if err != nil {
@@ -181,30 +174,53 @@ func (n *binaryNode) eval(s *state, in any, e *env) (any, error) {
 	case "<", "<=", ">", ">=":
 		return s.compare(n, l, r)
 	case "&":
-		ls, err := s.stringify(l)
-		if err != nil {
-			return nil, err
-		}
-		rs, err := s.stringify(r)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.checkSize(len(ls)+len(rs), "string"); err != nil {
-			return nil, err
-		}
-		return ls + rs, nil
+		return s.concat(l, r)
 	case "in":
-		if isUndef(l) {
-			return false, nil
-		}
-		for _, item := range asArray(r) {
-			if deepEqual(l, item) {
-				return true, nil
-			}
-		}
-		return false, nil
+		return inclusion(l, r), nil
 	}
 	return nil, s.errAt("S0204", n.pos, n.op, n.op)
+}
+
+// defaulting implements ?? (lhs unless undefined) and ?: (lhs unless
+// false by the $boolean rules).
+func (s *state) defaulting(n *binaryNode, in any, e *env) (any, error) {
+	l, err := s.eval(n.lhs, in, e)
+	if err != nil {
+		return nil, err
+	}
+	if (n.op == "??" && !isUndef(l)) || (n.op == "?:" && truthy(l)) {
+		return l, nil
+	}
+	return s.eval(n.rhs, in, e)
+}
+
+// concat implements &, casting both sides to strings.
+func (s *state) concat(l, r any) (any, error) {
+	ls, err := s.stringify(l)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := s.stringify(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkSize(len(ls)+len(rs), "string"); err != nil {
+		return nil, err
+	}
+	return ls + rs, nil
+}
+
+// inclusion implements the in operator.
+func inclusion(l, r any) bool {
+	if isUndef(l) {
+		return false
+	}
+	for _, item := range asArray(r) {
+		if deepEqual(l, item) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *state) logical(n *binaryNode, in any, e *env) (any, error) {

@@ -1,9 +1,5 @@
 package jsonata
 
-import (
-	"strings"
-)
-
 // pkind is the kind of a raw syntax tree node produced by the parser.
 type pkind uint8
 
@@ -241,20 +237,7 @@ func (p *parser) led(t *token, left *pnode) (*pnode, error) {
 	op := t.val
 	switch op {
 	case "[":
-		if p.isOp("]") {
-			if err := p.advance(); err != nil {
-				return nil, err
-			}
-			return &pnode{kind: pKeep, pos: t.pos, lhs: left}, nil
-		}
-		pred, err := p.expression(0)
-		if err != nil {
-			return nil, err
-		}
-		if err := p.expect("]"); err != nil {
-			return nil, err
-		}
-		return &pnode{kind: pFilter, pos: t.pos, lhs: left, rhs: pred}, nil
+		return p.predicate(t, left)
 	case "{":
 		pairs, err := p.pairs()
 		if err != nil {
@@ -268,27 +251,9 @@ func (p *parser) led(t *token, left *pnode) (*pnode, error) {
 	case "?":
 		return p.conditional(t, left)
 	case "@", "#":
-		rhs, err := p.expression(bindingPower[op])
-		if err != nil {
-			return nil, err
-		}
-		if rhs.kind != pVar {
-			return nil, newError("S0214", runeOffset(p.src, t.pos), op, op)
-		}
-		kind := pFocus
-		if op == "#" {
-			kind = pIndex
-		}
-		return &pnode{kind: kind, pos: t.pos, lhs: left, str: rhs.str}, nil
+		return p.binding(t, left)
 	case ":=":
-		if left.kind != pVar {
-			return nil, newError("S0212", runeOffset(p.src, t.pos), op)
-		}
-		rhs, err := p.expression(bindingPower[op] - 1)
-		if err != nil {
-			return nil, err
-		}
-		return &pnode{kind: pBind, pos: t.pos, str: left.str, lhs: left, rhs: rhs}, nil
+		return p.assignment(t, left)
 	}
 	rhs, err := p.expression(bindingPower[op])
 	if err != nil {
@@ -303,252 +268,45 @@ func (p *parser) led(t *token, left *pnode) (*pnode, error) {
 	return &pnode{kind: pBinary, op: op, pos: t.pos, lhs: left, rhs: rhs}, nil
 }
 
-func (p *parser) arrayCtor(t *token) (*pnode, error) {
-	n := &pnode{kind: pArray, pos: t.pos}
+// predicate parses [expr] or the keep-array marker [].
+func (p *parser) predicate(t *token, left *pnode) (*pnode, error) {
 	if p.isOp("]") {
-		return n, p.advance()
+		return &pnode{kind: pKeep, pos: t.pos, lhs: left}, p.advance()
 	}
-	for {
-		item, err := p.expression(0)
-		if err != nil {
-			return nil, err
-		}
-		n.list = append(n.list, item)
-		if !p.isOp(",") {
-			break
-		}
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-	}
-	return n, p.expect("]")
-}
-
-// pairs parses the key/value pairs of an object constructor or a grouping
-// clause; the opening brace has been consumed.
-func (p *parser) pairs() ([]*pnode, error) {
-	var list []*pnode
-	if p.isOp("}") {
-		return list, p.advance()
-	}
-	for {
-		k, err := p.expression(0)
-		if err != nil {
-			return nil, err
-		}
-		if err := p.expect(":"); err != nil {
-			return nil, err
-		}
-		v, err := p.expression(0)
-		if err != nil {
-			return nil, err
-		}
-		list = append(list, k, v)
-		if !p.isOp(",") {
-			break
-		}
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-	}
-	return list, p.expect("}")
-}
-
-func (p *parser) block(t *token) (*pnode, error) {
-	n := &pnode{kind: pBlock, pos: t.pos, paren: true}
-	for !p.isOp(")") {
-		e, err := p.expression(0)
-		if err != nil {
-			return nil, err
-		}
-		n.list = append(n.list, e)
-		if !p.isOp(";") {
-			break
-		}
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-	}
-	return n, p.expect(")")
-}
-
-func (p *parser) transform(t *token) (*pnode, error) {
-	pattern, err := p.expression(0)
+	pred, err := p.expression(0)
 	if err != nil {
 		return nil, err
 	}
-	if err := p.expect("|"); err != nil {
+	if err := p.expect("]"); err != nil {
 		return nil, err
 	}
-	update, err := p.expression(0)
+	return &pnode{kind: pFilter, pos: t.pos, lhs: left, rhs: pred}, nil
+}
+
+// binding parses the @$var and #$var step bindings.
+func (p *parser) binding(t *token, left *pnode) (*pnode, error) {
+	rhs, err := p.expression(bindingPower[t.val])
 	if err != nil {
 		return nil, err
 	}
-	n := &pnode{kind: pTransform, pos: t.pos, lhs: pattern, rhs: update}
-	if p.isOp(",") {
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		if n.third, err = p.expression(0); err != nil {
-			return nil, err
-		}
+	if rhs.kind != pVar {
+		return nil, newError("S0214", runeOffset(p.src, t.pos), t.val, t.val)
 	}
-	return n, p.expect("|")
+	kind := pFocus
+	if t.val == "#" {
+		kind = pIndex
+	}
+	return &pnode{kind: kind, pos: t.pos, lhs: left, str: rhs.str}, nil
 }
 
-func (p *parser) call(t *token, proc *pnode) (*pnode, error) {
-	n := &pnode{kind: pCall, pos: t.pos, lhs: proc}
-	if p.isOp(")") {
-		return n, p.advance()
+// assignment parses $var := value (right associative).
+func (p *parser) assignment(t *token, left *pnode) (*pnode, error) {
+	if left.kind != pVar {
+		return nil, newError("S0212", runeOffset(p.src, t.pos), t.val)
 	}
-	for {
-		var arg *pnode
-		if p.isOp("?") {
-			arg = &pnode{kind: pPlaceholder, pos: p.tok.pos}
-			if err := p.advance(); err != nil {
-				return nil, err
-			}
-		} else {
-			var err error
-			if arg, err = p.expression(0); err != nil {
-				return nil, err
-			}
-		}
-		n.list = append(n.list, arg)
-		if !p.isOp(",") {
-			break
-		}
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-	}
-	return n, p.expect(")")
-}
-
-func (p *parser) sort(t *token, left *pnode) (*pnode, error) {
-	if err := p.expect("("); err != nil {
-		return nil, err
-	}
-	n := &pnode{kind: pSort, pos: t.pos, lhs: left}
-	for {
-		desc := false
-		if p.isOp("<") || p.isOp(">") {
-			desc = p.tok.val == ">"
-			if err := p.advance(); err != nil {
-				return nil, err
-			}
-		}
-		term, err := p.expression(0)
-		if err != nil {
-			return nil, err
-		}
-		n.list = append(n.list, term)
-		n.desc = append(n.desc, desc)
-		if !p.isOp(",") {
-			break
-		}
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-	}
-	return n, p.expect(")")
-}
-
-func (p *parser) conditional(t *token, cond *pnode) (*pnode, error) {
-	then, err := p.expression(0)
+	rhs, err := p.expression(bindingPower[t.val] - 1)
 	if err != nil {
 		return nil, err
 	}
-	n := &pnode{kind: pCond, pos: t.pos, lhs: cond, rhs: then}
-	if p.isOp(":") {
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		if n.third, err = p.expression(0); err != nil {
-			return nil, err
-		}
-	}
-	return n, nil
-}
-
-// lambda parses function($a, $b)<signature>{ body }; the keyword has been
-// consumed and the current token is '('.
-func (p *parser) lambda(t *token) (*pnode, error) {
-	if err := p.advance(); err != nil {
-		return nil, err
-	}
-	n := &pnode{kind: pLambda, pos: t.pos}
-	for !p.isOp(")") {
-		if p.tok.typ != tVar {
-			return nil, p.errAt("S0208", p.tok, p.tokText(p.tok))
-		}
-		n.params = append(n.params, p.tok.val)
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-		if !p.isOp(",") {
-			break
-		}
-		if err := p.advance(); err != nil {
-			return nil, err
-		}
-	}
-	if err := p.expect(")"); err != nil {
-		return nil, err
-	}
-	if p.isOp("<") {
-		if err := p.signatureText(n); err != nil {
-			return nil, err
-		}
-	}
-	if err := p.expect("{"); err != nil {
-		return nil, err
-	}
-	body, err := p.expression(0)
-	if err != nil {
-		return nil, err
-	}
-	n.lhs = body
-	return n, p.expect("}")
-}
-
-// signatureText captures the raw <...> signature text that starts at the
-// current '<' token and moves the lexer past it.
-func (p *parser) signatureText(n *pnode) error {
-	start := p.tok.pos
-	depth := 0
-	for i := start; i < len(p.src); i++ {
-		switch p.src[i] {
-		case '<':
-			depth++
-		case '>':
-			depth--
-			if depth == 0 {
-				n.str = p.src[start : i+1]
-				if _, err := parseSignature(n.str); err != nil {
-					if je, ok := err.(*Error); ok {
-						je.Position = runeOffset(p.src, start)
-					}
-					return err
-				}
-				p.lx.pos = i + 1
-				p.lx.prev = &token{typ: tOp, val: ">"}
-				return p.advance()
-			}
-		}
-	}
-	return newError("S0203", runeOffset(p.src, start), "<", ">")
-}
-
-// describe renders a raw node for messages.
-func (n *pnode) describe() string {
-	switch n.kind {
-	case pStr:
-		return `"` + strings.ReplaceAll(n.str, `"`, `\"`) + `"`
-	case pNum:
-		return formatNumber(n.val.(float64))
-	case pValue:
-		return n.str
-	}
-	return n.op
+	return &pnode{kind: pBind, pos: t.pos, str: left.str, lhs: left, rhs: rhs}, nil
 }

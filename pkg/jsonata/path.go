@@ -236,24 +236,20 @@ func (n *nameNode) eval(s *state, in any, e *env) (any, error) {
 
 func (n *wildcardNode) eval(s *state, in any, e *env) (any, error) {
 	var seq []any
-	var collect func(v any)
-	collect = func(v any) {
-		switch x := v.(type) {
-		case *Object, map[string]any:
-			_ = objectEach(x, func(_ string, val any) error {
-				if arr, ok := val.([]any); ok {
-					seq = append(seq, flattenDeep(nil, arr)...)
-				} else {
-					seq = append(seq, val)
-				}
-				return nil
-			})
-		}
-	}
 	if arr, ok := in.([]any); ok {
 		seq = flattenDeep(nil, arr)
-	} else {
-		collect(in)
+	} else if isObject(in) {
+		_ = objectEach(in, func(_ string, val any) error {
+			if arr, ok := val.([]any); ok {
+				seq = flattenDeep(seq, arr)
+			} else {
+				seq = append(seq, val)
+			}
+			return nil
+		})
+	}
+	if err := s.checkSize(len(seq), "array"); err != nil {
+		return nil, err
 	}
 	return seqResult(seq, false), nil
 }

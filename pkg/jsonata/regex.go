@@ -25,24 +25,12 @@ func (n *regexNode) eval(s *state, in any, e *env) (any, error) { return n.re, n
 
 // compileRegex translates a JavaScript regular expression to RE2 syntax.
 func compileRegex(source, flags string) (*regexValue, error) {
+	prefix, err := regexFlags(flags)
+	if err != nil {
+		return nil, err
+	}
 	var b strings.Builder
-	prefix := ""
-	for _, f := range flags {
-		switch f {
-		case 'i':
-			prefix += "i"
-		case 'm':
-			prefix += "m"
-		case 's':
-			prefix += "s"
-		case 'g', 'u', 'y':
-		default:
-			return nil, fmt.Errorf("unknown flag %q", f)
-		}
-	}
-	if prefix != "" {
-		b.WriteString("(?" + prefix + ")")
-	}
+	b.WriteString(prefix)
 	inClass := false
 	for i := 0; i < len(source); i++ {
 		c := source[i]
@@ -53,25 +41,16 @@ func compileRegex(source, flags string) (*regexValue, error) {
 				return nil, err
 			}
 			continue
+		case c == '[' && !inClass && strings.HasPrefix(source[i:], "[^]"):
+			b.WriteString(`[\s\S]`)
+			i += 2
+			continue
 		case c == '[' && !inClass:
 			inClass = true
-			if strings.HasPrefix(source[i:], "[^]") {
-				b.WriteString(`[\s\S]`)
-				i += 2
-				inClass = false
-				continue
-			}
 		case c == ']' && inClass:
 			inClass = false
-		case c == '(' && !inClass && strings.HasPrefix(source[i:], "(?") && i+2 < len(source):
-			switch source[i+2] {
-			case '=', '!':
-				return nil, fmt.Errorf("lookahead assertions are not supported")
-			case '<':
-				if i+3 < len(source) && (source[i+3] == '=' || source[i+3] == '!') {
-					return nil, fmt.Errorf("lookbehind assertions are not supported")
-				}
-			}
+		case c == '(' && !inClass && isLookaround(source[i:]):
+			return nil, fmt.Errorf("lookaround assertions are not supported")
 		}
 		b.WriteByte(c)
 	}
@@ -80,6 +59,29 @@ func compileRegex(source, flags string) (*regexValue, error) {
 		return nil, err
 	}
 	return &regexValue{re: re, source: source, flags: flags}, nil
+}
+
+// regexFlags turns JavaScript flags into an RE2 flag group.
+func regexFlags(flags string) (string, error) {
+	prefix := ""
+	for _, f := range flags {
+		switch f {
+		case 'i', 'm', 's':
+			prefix += string(f)
+		case 'g', 'u', 'y':
+		default:
+			return "", fmt.Errorf("unknown flag %q", f)
+		}
+	}
+	if prefix == "" {
+		return "", nil
+	}
+	return "(?" + prefix + ")", nil
+}
+
+func isLookaround(s string) bool {
+	return strings.HasPrefix(s, "(?=") || strings.HasPrefix(s, "(?!") ||
+		strings.HasPrefix(s, "(?<=") || strings.HasPrefix(s, "(?<!")
 }
 
 // translateEscape copies the escape at source[*i] (after the backslash).

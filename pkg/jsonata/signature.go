@@ -32,86 +32,95 @@ func expandType(c byte) (string, bool) {
 	return "", false
 }
 
-// parseSignature parses "<params:return>".
+// parseSignature parses "<params:return>". The return type is not checked.
 func parseSignature(text string) (*signature, error) {
 	if len(text) < 2 || text[0] != '<' || text[len(text)-1] != '>' {
 		return nil, newError("S0403", -1, text, text)
 	}
 	body := text[1 : len(text)-1]
 	sig := &signature{text: text}
-	for i := 0; i < len(body); {
-		c := body[i]
-		if c == ':' {
-			break // the return type is not checked
-		}
-		var p sigParam
-		switch {
-		case c == '(':
-			end := strings.IndexByte(body[i:], ')')
-			if end < 0 {
-				return nil, newError("S0403", -1, text, text)
-			}
-			group := body[i+1 : i+end]
-			if strings.ContainsRune(group, '<') {
-				return nil, newError("S0402", -1, text)
-			}
-			for j := 0; j < len(group); j++ {
-				t, ok := expandType(group[j])
-				if !ok {
-					return nil, newError("S0403", -1, text, text)
-				}
-				p.types += t
-			}
-			i += end + 1
-		default:
-			t, ok := expandType(c)
-			if !ok {
-				return nil, newError("S0403", -1, text, text)
-			}
-			p.types = t
-			i++
-		}
-		if i < len(body) && body[i] == '<' {
-			if p.types != "a" && p.types != "f" {
-				return nil, newError("S0401", -1, text)
-			}
-			end := matchAngle(body, i)
-			if end < 0 {
-				return nil, newError("S0403", -1, text, text)
-			}
-			if p.types == "a" {
-				inner := body[i+1 : end]
-				if inner != "" {
-					if t, ok := expandType(inner[0]); ok && len(inner) == 1 {
-						p.elem = t
-					} else if inner[0] == 'a' {
-						p.elem = "a"
-					} else if inner[0] == '(' {
-						for j := 1; j < len(inner)-1; j++ {
-							t, _ := expandType(inner[j])
-							p.elem += t
-						}
-					} else if t, ok := expandType(inner[0]); ok {
-						p.elem = t
-					}
-				}
-			}
-			i = end + 1
-		}
-		for i < len(body) && strings.IndexByte("+?-", body[i]) >= 0 {
-			switch body[i] {
-			case '+':
-				p.variadic = true
-			case '?':
-				p.optional = true
-			case '-':
-				p.context = true
-			}
-			i++
+	for i := 0; i < len(body) && body[i] != ':'; {
+		p, next, err := parseSigParam(body, i, text)
+		if err != nil {
+			return nil, err
 		}
 		sig.params = append(sig.params, p)
+		i = next
 	}
 	return sig, nil
+}
+
+// parseSigParam parses the parameter starting at body[i]: a type symbol or
+// a (choice) group, an optional <type parameter> and option flags.
+func parseSigParam(body string, i int, text string) (sigParam, int, error) {
+	var p sigParam
+	bad := newError("S0403", -1, text, text)
+	if body[i] == '(' {
+		end := strings.IndexByte(body[i:], ')')
+		if end < 0 {
+			return p, 0, bad
+		}
+		group := body[i+1 : i+end]
+		if strings.ContainsRune(group, '<') {
+			return p, 0, newError("S0402", -1, text)
+		}
+		for j := 0; j < len(group); j++ {
+			t, ok := expandType(group[j])
+			if !ok {
+				return p, 0, bad
+			}
+			p.types += t
+		}
+		i += end + 1
+	} else {
+		t, ok := expandType(body[i])
+		if !ok {
+			return p, 0, bad
+		}
+		p.types = t
+		i++
+	}
+	if i < len(body) && body[i] == '<' {
+		if p.types != "a" && p.types != "f" {
+			return p, 0, newError("S0401", -1, text)
+		}
+		end := matchAngle(body, i)
+		if end < 0 {
+			return p, 0, bad
+		}
+		if p.types == "a" {
+			p.elem = elementTypes(body[i+1 : end])
+		}
+		i = end + 1
+	}
+	for ; i < len(body) && strings.IndexByte("+?-", body[i]) >= 0; i++ {
+		switch body[i] {
+		case '+':
+			p.variadic = true
+		case '?':
+			p.optional = true
+		case '-':
+			p.context = true
+		}
+	}
+	return p, i, nil
+}
+
+// elementTypes returns the allowed element types of an a<...> parameter.
+func elementTypes(inner string) string {
+	switch {
+	case inner == "":
+		return ""
+	case inner[0] == '(':
+		out := ""
+		for j := 1; j < len(inner)-1; j++ {
+			t, _ := expandType(inner[j])
+			out += t
+		}
+		return out
+	}
+	t, _ := expandType(inner[0])
+	return t
 }
 
 // matchAngle returns the index of the '>' matching the '<' at i.

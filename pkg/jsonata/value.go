@@ -271,16 +271,6 @@ func normalizeValue(v any, depth int) (any, error) {
 			return nil, fmt.Errorf("jsonata: invalid number %q: %w", string(x), err)
 		}
 		return f, nil
-	case float32:
-		return float64(x), nil
-	case int:
-		return float64(x), nil
-	case int64:
-		return float64(x), nil
-	case int32:
-		return float64(x), nil
-	case uint64:
-		return float64(x), nil
 	case []any:
 		out := make([]any, len(x))
 		for i, item := range x {
@@ -291,26 +281,14 @@ func normalizeValue(v any, depth int) (any, error) {
 			out[i] = n
 		}
 		return out, nil
-	case map[string]any:
-		obj := NewObject(len(x))
-		for _, k := range sortedKeys(x) {
-			n, err := normalizeValue(x[k], depth+1)
-			if err != nil {
-				return nil, err
-			}
+	case map[string]any, *Object:
+		obj := NewObject(objectLen(x))
+		err := objectEach(x, func(k string, val any) error {
+			n, err := normalizeValue(val, depth+1)
 			obj.Set(k, n)
-		}
-		return obj, nil
-	case *Object:
-		obj := NewObject(len(x.keys))
-		for i, k := range x.keys {
-			n, err := normalizeValue(x.vals[i], depth+1)
-			if err != nil {
-				return nil, err
-			}
-			obj.Set(k, n)
-		}
-		return obj, nil
+			return err
+		})
+		return obj, err
 	}
 	if isFunction(v) {
 		return v, nil
