@@ -71,6 +71,11 @@ func (h *Handler) accept(ctx context.Context, m message) reply {
 	if err != nil {
 		return h.reject(ReasonExtractionFailed, replyInvalidJSON, m, "body is not JSON")
 	}
+	if holdsNUL(doc) {
+		// Valid JSON, but PostgreSQL's jsonb refuses it: a 500 would make
+		// the sender retry for ever, so answer the 4xx that never changes.
+		return h.reject(ReasonExtractionFailed, replyNUL, m, "body holds \u0000")
+	}
 	attrs, err := h.extractor.extract(doc)
 	if err != nil {
 		return h.reject(ReasonExtractionFailed, errorReply(http.StatusBadRequest, err.Error()), m, err.Error())

@@ -160,3 +160,16 @@ func TestMessageIDIsAUUID(t *testing.T) {
 	ev.post("/inbox/s", `{"id":"a"}`)
 	require.NoError(t, uuid.Validate(ev.mem.all()[0].ID))
 }
+
+func TestNULCharacterIsRefusedNotRetried(t *testing.T) {
+	t.Parallel()
+	ev := newEnv(t, nil, nil, source("orders", "/orders"))
+	for _, body := range []string{`{"id":"a","note":"x\u0000y"}`, `{"id":"b","k\u0000":1}`} {
+		rec := ev.post("/inbox/orders", body)
+		require.Equal(t, http.StatusBadRequest, rec.Code, body)
+		require.Contains(t, rec.Body.String(), `\\u0000`)
+	}
+	rec := ev.post("/inbox/orders", `{"id":"c","note":"a \\u0000 written out"}`)
+	require.Equal(t, http.StatusAccepted, rec.Code, "an escaped backslash is no NUL")
+	require.Len(t, ev.mem.all(), 1)
+}

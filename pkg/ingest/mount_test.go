@@ -101,3 +101,14 @@ func TestOtherMethodsAreNotRoutes(t *testing.T) {
 	require.NotEqual(t, http.StatusAccepted, ev.send(req).Code)
 	require.Empty(t, ev.mem.all())
 }
+
+func TestRouterMetacharactersInAPathAreRefused(t *testing.T) {
+	t.Parallel()
+	m, err := ingest.NewMetrics(prometheus.NewRegistry())
+	require.NoError(t, err)
+	for _, path := range []string{"/orders/:id", "/hooks/*"} {
+		_, err := ingest.NewHandler(source("s", path), config.Inbox{BasePath: "/inbox", MaxBodyBytes: maxBody},
+			ingest.Options{Store: &memStore{}, Metrics: m})
+		require.ErrorContains(t, err, "sources.s.path (QUEUEBOX_SOURCES_S_PATH)", path)
+	}
+}

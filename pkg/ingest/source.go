@@ -68,6 +68,12 @@ func NewHandler(src *config.Source, inbox config.Inbox, opts Options) (*Handler,
 	if h.consumption == "" {
 		h.consumption = config.ConsumptionPush
 	}
+	// The router reads ':' as a parameter and '*' as a wildcard; a source
+	// path holding them would answer other paths too.
+	if strings.ContainsAny(h.route, ":*") {
+		return nil, fmt.Errorf("sources.%s.path (%s): %q holds ':' or '*', which an inbox path cannot use",
+			src.Name, config.PathToEnvKey("sources."+src.Name+".path"), src.Path)
+	}
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
