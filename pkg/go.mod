@@ -26,6 +26,12 @@ require (
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 
-require github.com/alternayte/queuebox/migrations v0.0.0-00010101000000-000000000000
+require (
+	github.com/alternayte/queuebox/migrations v0.0.0-00010101000000-000000000000
+	github.com/alternayte/queuebox/pkg/jsonata v0.0.0-00010101000000-000000000000
+)
 
-replace github.com/alternayte/queuebox/migrations => ../migrations
+replace (
+	github.com/alternayte/queuebox/migrations => ../migrations
+	github.com/alternayte/queuebox/pkg/jsonata => ./jsonata
+)

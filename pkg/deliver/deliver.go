@@ -48,7 +48,10 @@ func (p *Poller) transform(ctx context.Context, route Route, m *queuebox.OutboxM
 	if p.opts.Transforms == nil {
 		return m.Payload, postgres.Outcome{}, true
 	}
-	body, failure := p.opts.Transforms.Apply(ctx, route, m)
+	body, skipped, failure := p.opts.Transforms.Apply(ctx, route, m)
+	if skipped > 0 {
+		p.opts.Metrics.TransformFailures.WithLabelValues(StrategySkip).Add(float64(skipped))
+	}
 	if failure == nil {
 		return body, postgres.Outcome{}, true
 	}

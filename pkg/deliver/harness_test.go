@@ -64,9 +64,10 @@ func (rc *receiver) requests() []request {
 func ok(request) int { return http.StatusOK }
 
 type env struct {
-	s   pgtest.Schema
-	db  *postgres.DB
-	cfg *config.Config
+	s          pgtest.Schema
+	db         *postgres.DB
+	cfg        *config.Config
+	transforms *deliver.Transforms
 }
 
 func newEnv(t *testing.T, baseURL string) *env {
@@ -111,7 +112,7 @@ func (e *env) poller(t *testing.T) (*deliver.Poller, *deliver.Metrics) {
 	}
 	m := deliver.NewMetrics(reg)
 	return deliver.NewPoller(deliver.Options{Config: e.cfg, Store: store, Router: router, Publishers: pubs,
-		Redactor: redact.New(), Metrics: m, Logger: quiet()}), m
+		Transforms: e.transforms, Redactor: redact.New(), Metrics: m, Logger: quiet()}), m
 }
 
 // start runs a poller until the test ends or stop is called.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/transform"
 )
 
 // The transform error strategies.
@@ -16,14 +17,11 @@ const (
 	StrategyDead = config.OnErrorDead
 )
 
-// Expression is a compiled transform. Eval must be safe for concurrent
-// use and honour ctx; vars are per call.
-type Expression interface {
-	Eval(ctx context.Context, input []byte, vars map[string]any) ([]byte, error)
-}
-
-// Compiler compiles one expression with its depth limit.
-type Compiler func(expression string, maxDepth int) (Expression, error)
+// Expression and Compiler are the transform contract of package transform.
+type (
+	Expression = transform.Expression
+	Compiler   = transform.Compiler
+)
 
 type stage struct {
 	expr    Expression
@@ -86,15 +84,16 @@ func newStage(tc *config.Transform, compile Compiler) (*stage, error) {
 }
 
 // Apply runs the route stage on the payload, then the destination stage on
-// its output. Skip passes a stage's input on unchanged.
-func (t *Transforms) Apply(ctx context.Context, route Route, m *queuebox.OutboxMessage) ([]byte, *Failure) {
+// its output. Skip passes a stage's input on unchanged; skipped counts the
+// stages that failed that way.
+func (t *Transforms) Apply(ctx context.Context, route Route, m *queuebox.OutboxMessage) (body []byte, skipped int, failure *Failure) {
 	vars := map[string]any{
 		"messageId": m.ID,
 		"topic":     m.Topic,
 		"attempt":   m.Attempt,
 		"timestamp": m.CreatedAt.UTC().Format(time.RFC3339Nano),
 	}
-	body := m.Payload
+	body = m.Payload
 	for _, s := range []*stage{t.routes[route.Index], t.dests[route.Destination.Name]} {
 		if s == nil {
 			continue
@@ -105,11 +104,12 @@ func (t *Transforms) Apply(ctx context.Context, route Route, m *queuebox.OutboxM
 			continue
 		}
 		if s.onError == StrategySkip {
+			skipped++
 			continue
 		}
-		return nil, &Failure{Strategy: s.onError, Err: err}
+		return nil, skipped, &Failure{Strategy: s.onError, Err: err}
 	}
-	return body, nil
+	return body, skipped, nil
 }
 
 func (s *stage) run(ctx context.Context, input []byte, vars map[string]any) ([]byte, error) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/transform"
 )
 
 // SourceInput is what the source stage of a transform sees. Its fields are
@@ -71,14 +72,11 @@ type SourceTransform interface {
 // block; source is the source name, for error messages.
 type TransformFactory func(source string, cfg config.Transform) (SourceTransform, error)
 
-// Expression is a compiled transform expression (JSONata). Eval must be
-// safe for concurrent use and honour ctx; vars are per call.
-type Expression interface {
-	Eval(ctx context.Context, input []byte, vars map[string]any) ([]byte, error)
-}
-
-// Compiler compiles one expression with its recursion limit.
-type Compiler func(expression string, maxDepth int) (Expression, error)
+// Expression and Compiler are the transform contract of package transform.
+type (
+	Expression = transform.Expression
+	Compiler   = transform.Compiler
+)
 
 // Expressions returns a TransformFactory that compiles each expression with
 // compile and bounds each evaluation by the timeoutMs of its block.

@@ -28,6 +28,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/metrics"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/transform"
 )
 
 // Component is a long-running part of a role: the poller, the relay, a
@@ -94,7 +95,7 @@ func MainWith(name string, args []string, stdout, stderr io.Writer, wire Wire) i
 }
 
 func run(ctx context.Context, name string, boot config.Bootstrap, log *slog.Logger, wire Wire) error {
-	cfg, err := config.Load(config.Options{})
+	cfg, err := config.Load(config.Options{CompileExpression: transform.Check})
 	if err != nil {
 		return err
 	}

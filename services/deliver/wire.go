@@ -12,6 +12,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/run"
 	"github.com/alternayte/queuebox/pkg/secret"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/transform"
 )
 
 // wire adds the outbox poller, its publishers, the admin routes and the
@@ -32,8 +33,12 @@ func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 	if err != nil {
 		return nil, err
 	}
+	transforms, err := deliver.NewTransforms(cfg, transform.JSONata)
+	if err != nil {
+		return nil, err
+	}
 	poller := deliver.NewPoller(deliver.Options{
-		Config: cfg, Store: store, Router: router, Publishers: publishers,
+		Config: cfg, Store: store, Router: router, Publishers: publishers, Transforms: transforms,
 		Redactor: redactor, Metrics: m, Logger: app.Log.With("component", "outbox-poller"),
 	})
 	app.Health.Add("outbox-poller", poller.Check)
@@ -111,6 +116,10 @@ func mountAdmin(app *run.App, router *deliver.Router) error {
 	if err != nil {
 		return err
 	}
-	admin.Mount(app.Management, app.Config.Admin, admin.Routes{Replay: replay}, app.Log)
+	test, err := admin.NewTransformTest(app.Config.Admin, transform.JSONata)
+	if err != nil {
+		return err
+	}
+	admin.Mount(app.Management, app.Config.Admin, admin.Routes{Replay: replay, TransformTest: test}, app.Log)
 	return nil
 }

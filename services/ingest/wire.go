@@ -9,6 +9,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/run"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/transform"
 )
 
 // wire mounts the HTTP inbox sources on the data port. The HTTP server
@@ -25,9 +26,7 @@ func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 	}
 	handlers, err := ingest.Mount(app.Data, app.Config, ingest.Options{
 		Store: inbox, Metrics: m, Log: app.Log,
-		// No JSONata compiler is wired yet: a source with a transform
-		// refuses the start instead of storing untransformed payloads.
-		Transforms: nil,
+		Transforms: ingest.Expressions(transform.JSONata),
 	})
 	if err != nil {
 		return nil, err

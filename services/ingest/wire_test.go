@@ -70,12 +70,29 @@ func TestWireMountsHTTPSources(t *testing.T) {
 	require.Contains(t, logs.String(), "orders-queue")
 }
 
-func TestWireRefusesASourceTransform(t *testing.T) {
+func TestWireRunsTheSourceTransform(t *testing.T) {
 	t.Parallel()
 	app, _ := testApp(t, map[string]*config.Source{
-		"s": {Name: "s", Kind: config.KindHTTP, Path: "/s", IdempotencyKeyPath: "$.id",
-			Transform: &config.Transform{Expression: "$", TimeoutMs: 100, MaxDepth: 100, OnError: config.OnErrorFail}},
+		"github": {Name: "github", Kind: config.KindHTTP, Path: "/github", IdempotencyKeyPath: "$.delivery",
+			Consumption: config.ConsumptionPull,
+			Transform: &config.Transform{Expression: `($assert($exists(repository), "no repository"); { "event": $headers."x-github-event", "repo": repository.name, "source": $source })`,
+				TimeoutMs: 100, MaxDepth: 100, OnError: config.OnErrorFail}},
 	})
 	_, err := wire(context.Background(), app)
-	require.EqualError(t, err, "sources.s.transform: source transforms are not available in this build")
+	require.NoError(t, err)
+	req := httptest.NewRequest(http.MethodPost, "/inbox/github",
+		strings.NewReader(`{"delivery":"d-1","repository":{"name":"queuebox"}}`))
+	req.Header.Set("X-GitHub-Event", "push")
+	rec := httptest.NewRecorder()
+	app.Data.ServeHTTP(rec, req)
+	require.Equal(t, http.StatusAccepted, rec.Code, rec.Body.String())
+	var payload string
+	require.NoError(t, app.DB.Pool.QueryRow(context.Background(), `SELECT payload::text FROM inbox`).Scan(&payload))
+	require.JSONEq(t, `{"event":"push","repo":"queuebox","source":"github"}`, payload)
+
+	req = httptest.NewRequest(http.MethodPost, "/inbox/github", strings.NewReader(`{"delivery":"d-2"}`))
+	rec = httptest.NewRecorder()
+	app.Data.ServeHTTP(rec, req)
+	require.Equal(t, http.StatusUnprocessableEntity, rec.Code, "the assertion fails without a repository")
+	require.Contains(t, rec.Body.String(), `"error":"Transform failed: `)
 }

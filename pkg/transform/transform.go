@@ -1,0 +1,55 @@
+// Package transform adapts the JSONata engine to the transform stages of
+// QueueBox: the source stage of queuebox-ingest and the route and
+// destination stages of queuebox-deliver, and the admin test route.
+package transform
+
+import (
+	"context"
+	"errors"
+
+	"github.com/alternayte/queuebox/pkg/jsonata"
+)
+
+// Expression is a compiled transform. Eval is safe for concurrent use,
+// honours ctx (its deadline is the transform timeout) and binds vars per
+// call ($name for key "name").
+type Expression interface {
+	Eval(ctx context.Context, input []byte, vars map[string]any) ([]byte, error)
+}
+
+// Compiler compiles one expression with its recursion limit.
+type Compiler func(expression string, maxDepth int) (Expression, error)
+
+// JSONata compiles a JSONata expression. It is the Compiler every binary
+// uses.
+func JSONata(expression string, maxDepth int) (Expression, error) {
+	x, err := jsonata.Compile(expression, jsonata.WithMaxDepth(maxDepth))
+	if err != nil {
+		return nil, err
+	}
+	return expr{x}, nil
+}
+
+// Check compiles an expression and drops it: the start-time check of the
+// configuration loader.
+func Check(expression string, maxDepth int) error {
+	_, err := JSONata(expression, maxDepth)
+	return err
+}
+
+type expr struct{ x *jsonata.Expression }
+
+// ErrNoResult reports an expression that produced nothing (undefined),
+// which cannot become a message body.
+var ErrNoResult = errors.New("the expression produced no value")
+
+func (e expr) Eval(ctx context.Context, input []byte, vars map[string]any) ([]byte, error) {
+	out, err := e.x.EvaluateJSON(ctx, input, vars)
+	if errors.Is(err, jsonata.ErrUndefined) {
+		return nil, ErrNoResult
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
