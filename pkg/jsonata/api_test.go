@@ -178,6 +178,11 @@ func TestInvalidJSONInput(t *testing.T) {
 	out, err := x.EvaluateJSON(context.Background(), []byte(`{"a":1,"a":2,"b":"\ud83d\ude00 \u00e9"}`), nil)
 	require.NoError(t, err)
 	require.Equal(t, `{"a":2,"b":"😀 é"}`, string(out))
+
+	big := `{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k3":33,"k13":13}`
+	out, err = MustCompile(`[$count($keys($)), k3, k13]`).EvaluateJSON(context.Background(), []byte(big), nil)
+	require.NoError(t, err)
+	require.Equal(t, `[14,33,13]`, string(out))
 }
 
 func TestFunctionBinding(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 
 // conformanceFloor is the minimum share of the official suite that must
 // pass. It only ever goes up.
-const conformanceFloor = 0.98
+const conformanceFloor = 0.999
 
 // sharedDir locates the shared JSONata reference material: the
 // QUEUEBOX_JSONATA_SHARED variable, or ../../../shared/jsonata relative to
@@ -150,6 +150,11 @@ func runCase(c suiteCase) (reason string) {
 	limit := c.timeLimit
 	if limit == 0 {
 		limit = 10 * time.Second
+	}
+	if raceDetector {
+		// The suite's limits are for a normal build; the race detector
+		// makes the allocation-heavy cases (ten million items) ~10x slower.
+		limit *= 5
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()

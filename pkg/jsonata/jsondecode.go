@@ -32,8 +32,10 @@ func DecodeJSON(data []byte) (any, error) {
 // jsonDecoder decodes from one string; unescaped strings are substrings of
 // src, so they share its memory instead of being copied.
 type jsonDecoder struct {
-	src string
-	pos int
+	src  string
+	pos  int
+	keys []string // scratch stack of the keys of the objects being decoded
+	vals []any    // scratch stack of the values being decoded
 }
 
 func (d *jsonDecoder) fail(msg string) error {
@@ -80,13 +82,16 @@ func (d *jsonDecoder) value(depth int) (any, error) {
 	return nil, d.fail(fmt.Sprintf("unexpected character %q", d.src[d.pos]))
 }
 
+// object decodes an object. Keys and values are collected on the
+// decoder's scratch stacks so that the object gets exactly sized slices.
 func (d *jsonDecoder) object(depth int) (any, error) {
 	d.pos++
-	obj := &Object{}
+	markK, markV := len(d.keys), len(d.vals)
+	defer func() { d.keys, d.vals = d.keys[:markK], d.vals[:markV] }()
 	d.skipSpace()
 	if d.pos < len(d.src) && d.src[d.pos] == '}' {
 		d.pos++
-		return obj, nil
+		return &Object{}, nil
 	}
 	for {
 		d.skipSpace()
@@ -107,30 +112,71 @@ func (d *jsonDecoder) object(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		obj.Set(k.(string), v)
-		d.skipSpace()
-		if d.pos >= len(d.src) {
-			return nil, d.fail("unexpected end of input in object")
-		}
-		switch d.src[d.pos] {
-		case ',':
-			d.pos++
-		case '}':
-			d.pos++
-			return obj, nil
-		default:
-			return nil, d.fail("expected ',' or '}'")
+		d.keys, d.vals = append(d.keys, k.(string)), append(d.vals, v)
+		if done, err := d.endOfItem('}', "object"); done || err != nil {
+			return newObjectFrom(d.keys[markK:], d.vals[markV:]), err
 		}
 	}
 }
 
+// endOfItem consumes the separator after an item; done is true at the
+// closing character.
+func (d *jsonDecoder) endOfItem(closing byte, what string) (bool, error) {
+	d.skipSpace()
+	if d.pos >= len(d.src) {
+		return false, d.fail("unexpected end of input in " + what)
+	}
+	switch d.src[d.pos] {
+	case ',':
+		d.pos++
+		return false, nil
+	case closing:
+		d.pos++
+		return true, nil
+	}
+	return false, d.fail(fmt.Sprintf("expected ',' or '%c'", closing))
+}
+
+// newObjectFrom copies decoded keys and values into an Object; a repeated
+// key keeps its first position and its last value, as JSON.parse does.
+func newObjectFrom(keys []string, vals []any) *Object {
+	obj := &Object{keys: append([]string(nil), keys...), vals: append([]any(nil), vals...)}
+	if len(keys) > indexThreshold {
+		obj.index = make(map[string]int, len(keys))
+		for i, k := range keys {
+			if _, dup := obj.index[k]; dup {
+				return rebuildObject(keys, vals)
+			}
+			obj.index[k] = i
+		}
+		return obj
+	}
+	for i := 1; i < len(keys); i++ {
+		for j := 0; j < i; j++ {
+			if keys[i] == keys[j] {
+				return rebuildObject(keys, vals)
+			}
+		}
+	}
+	return obj
+}
+
+func rebuildObject(keys []string, vals []any) *Object {
+	obj := NewObject(len(keys))
+	for i, k := range keys {
+		obj.Set(k, vals[i])
+	}
+	return obj
+}
+
 func (d *jsonDecoder) array(depth int) (any, error) {
 	d.pos++
-	arr := []any{}
+	mark := len(d.vals)
+	defer func() { d.vals = d.vals[:mark] }()
 	d.skipSpace()
 	if d.pos < len(d.src) && d.src[d.pos] == ']' {
 		d.pos++
-		return arr, nil
+		return []any{}, nil
 	}
 	for {
 		d.skipSpace()
@@ -138,19 +184,9 @@ func (d *jsonDecoder) array(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		arr = append(arr, v)
-		d.skipSpace()
-		if d.pos >= len(d.src) {
-			return nil, d.fail("unexpected end of input in array")
-		}
-		switch d.src[d.pos] {
-		case ',':
-			d.pos++
-		case ']':
-			d.pos++
-			return arr, nil
-		default:
-			return nil, d.fail("expected ',' or ']'")
+		d.vals = append(d.vals, v)
+		if done, err := d.endOfItem(']', "array"); done || err != nil {
+			return append([]any(nil), d.vals[mark:]...), err
 		}
 	}
 }

@@ -156,7 +156,7 @@ const hexDigits = "0123456789abcdef"
 
 // appendJSONString appends s as a JSON string the way JSON.stringify does:
 // only quotes, backslashes and control characters are escaped. Surrogate
-// code points kept in WTF-8 form are written as \uXXXX escapes and other
+// code points kept in WTF-8 form are written as \u escapes and other
 // invalid UTF-8 bytes as U+FFFD.
 func appendJSONString(buf []byte, s string) []byte {
 	buf = append(buf, '"')
