@@ -110,9 +110,15 @@ func (p *Poller) handle(ctx context.Context, m postgres.Message) {
 	start := time.Now()
 	defer p.opts.Metrics.Processing.Since(start)
 	outcome := p.deliver(ctx, m.OutboxMessage)
-	if errors.Is(context.Cause(ctx), queuebox.ErrLeaseLost) {
-		// The renewal found the claim lost and already counted it; the new
-		// owner decides the row's fate.
+	if ctx.Err() != nil {
+		// Either the renewal found the claim lost (and counted it: the new
+		// owner decides the row's fate), or the shutdown timeout passed:
+		// the row stays processing and the reclaim returns it. A failure
+		// caused by the cancellation is not a failed delivery.
+		if !errors.Is(context.Cause(ctx), queuebox.ErrLeaseLost) {
+			p.opts.Logger.Warn("publish cancelled at shutdown; the row stays processing until its lease expires",
+				"message_id", m.ID)
+		}
 		return
 	}
 	outcome.Lease = m.Lease()
