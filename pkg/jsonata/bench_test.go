@@ -3,6 +3,7 @@ package jsonata
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"testing"
 
 	blues "github.com/blues/jsonata-go"
@@ -105,4 +106,49 @@ func BenchmarkReshape(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestAllocationsNotAboveBlues checks the allocation side of the benchmark
+// bar deterministically: on the envelope expression this package must not
+// allocate more (count and bytes) than blues/jsonata-go. It cannot run in
+// parallel: testing.AllocsPerRun refuses to.
+func TestAllocationsNotAboveBlues(t *testing.T) {
+	var data any
+	if err := json.Unmarshal(benchPayload, &data); err != nil {
+		t.Fatal(err)
+	}
+	ours := MustCompile(envelopeExpr)
+	theirs := blues.MustCompile(envelopeExpr)
+	if err := theirs.RegisterVars(benchBindings); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	pairs := []struct {
+		name        string
+		ours, blues func()
+	}{
+		{"decoded", func() { _, _ = ours.Evaluate(ctx, data, benchBindings) }, func() { _, _ = theirs.Eval(data) }},
+		{"bytes", func() { _, _ = ours.EvaluateJSON(ctx, benchPayload, benchBindings) }, func() { _, _ = theirs.EvalBytes(benchPayload) }},
+	}
+	for _, p := range pairs {
+		oursAllocs, bluesAllocs := testing.AllocsPerRun(50, p.ours), testing.AllocsPerRun(50, p.blues)
+		oursBytes, bluesBytes := bytesPerRun(p.ours), bytesPerRun(p.blues)
+		t.Logf("%s: %v allocs, %d B per evaluation (blues: %v allocs, %d B)", p.name, oursAllocs, oursBytes, bluesAllocs, bluesBytes)
+		if oursAllocs > bluesAllocs || oursBytes > bluesBytes {
+			t.Errorf("%s: this package allocates more than blues/jsonata-go", p.name)
+		}
+	}
+}
+
+// bytesPerRun measures the bytes f allocates, averaged over 200 runs.
+func bytesPerRun(f func()) int64 {
+	f()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const runs = 200
+	for range runs {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return int64(after.TotalAlloc-before.TotalAlloc) / runs
 }

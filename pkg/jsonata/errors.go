@@ -33,12 +33,11 @@ type Error struct {
 	Code string
 	// Position is the character offset (0-based, counted in Unicode code
 	// points) in the expression of the token that caused the error, or -1
-	// when no position is known.
+	// when no position is known. For U1002 (invalid JSON input) it is the
+	// byte offset in the input document.
 	Position int
 	// Token is the token, operator or function name involved, if any.
 	Token string
-	// Value is an offending value for some errors; it may be nil.
-	Value any
 	// Message is a human readable description.
 	Message string
 }
@@ -69,6 +68,7 @@ type TimeoutError struct {
 	Cause error
 }
 
+// Error implements the error interface.
 func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("D1012: expression evaluation stopped: %v", e.Cause)
 }
@@ -96,6 +96,7 @@ type DepthError struct {
 	Position int
 }
 
+// Error implements the error interface.
 func (e *DepthError) Error() string {
 	return fmt.Sprintf("D1011: %s exceeds the limit of %d; check for non-terminating recursion", e.What, e.Limit)
 }
@@ -120,6 +121,7 @@ type SizeLimitError struct {
 	Position int
 }
 
+// Error implements the error interface.
 func (e *SizeLimitError) Error() string {
 	return fmt.Sprintf("%s: the %s size %d exceeds the limit of %d", e.Code(), e.What, e.Size, e.Limit)
 }

@@ -63,7 +63,7 @@ type call struct {
 	name string
 }
 
-// apply invokes a higher-order callback with the standard argument list
+// applyHOF invokes a higher-order callback with the standard argument list
 // (value, index, array) truncated to the callback's arity.
 func (c *call) applyHOF(fn any, args ...any) (any, error) {
 	f, ok := fn.(callable)

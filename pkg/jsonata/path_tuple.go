@@ -46,9 +46,8 @@ func (s *state) pathTuples(n *pathNode, start tuple) ([]tuple, error) {
 		var err error
 		switch {
 		case i == 0 && st.cons:
-			first := *st
-			first.cons = false
-			ts, err = s.tupleStep(&first, []tuple{start}, n.ancestry)
+			// A leading array constructor is evaluated once, not per item.
+			ts, err = s.tupleStep(st, []tuple{start}, n.ancestry)
 		case st.sort != nil:
 			ts, err = s.sortTuples(ts, st.sort, n.ancestry)
 			if err == nil && st.index != "" {
@@ -102,7 +101,7 @@ func (s *state) tupleStep(st *step, ts []tuple, ancestry bool) ([]tuple, error) 
 		if ancestry {
 			se = t.env.withAncestry(base)
 		}
-		items, err := s.stepTuples(st.expr, t.ctx, base, se, false)
+		items, err := s.stepTuples(st.expr, t.ctx, base, se)
 		if err != nil {
 			return nil, err
 		}
@@ -128,8 +127,9 @@ func (s *state) tupleStep(st *step, ts []tuple, ancestry bool) ([]tuple, error) 
 
 // stepTuples evaluates a step expression for one context and returns the
 // items it selects with their parent chains. Nested paths and blocks keep
-// the parents of the values they select.
-func (s *state) stepTuples(expr node, ctx any, base *ancestor, e *env, cons bool) ([]tuple, error) {
+// the parents of the values they select. Arrays are always flattened in
+// tuple mode, including those of array constructors.
+func (s *state) stepTuples(expr node, ctx any, base *ancestor, e *env) ([]tuple, error) {
 	switch x := expr.(type) {
 	case *pathNode:
 		if x.tuples && x.group == nil {
@@ -150,7 +150,7 @@ func (s *state) stepTuples(expr node, ctx any, base *ancestor, e *env, cons bool
 					return nil, err
 				}
 			}
-			return s.stepTuples(x.exprs[len(x.exprs)-1], ctx, base, be, cons)
+			return s.stepTuples(x.exprs[len(x.exprs)-1], ctx, base, be)
 		}
 	case *parentNode:
 		if base == nil {
@@ -170,7 +170,7 @@ func (s *state) stepTuples(expr node, ctx any, base *ancestor, e *env, cons bool
 	if isUndef(v) {
 		return nil, nil
 	}
-	if arr, ok := v.([]any); ok && !cons {
+	if arr, ok := v.([]any); ok {
 		out := make([]tuple, len(arr))
 		for i, item := range arr {
 			out[i] = tuple{ctx: item, anc: parent}
