@@ -67,7 +67,7 @@ func (s *state) pathTuples(n *pathNode, start tuple) ([]tuple, error) {
 		default:
 			ts, err = s.tupleStep(st, ts, n.ancestry)
 		}
-		if err == nil {
+		if err == nil && st.sort != nil {
 			ts, err = s.tupleStages(ts, st.stages, n.ancestry)
 		}
 		if err != nil {
@@ -89,10 +89,14 @@ func (s *state) tupleEnv(t tuple, ancestry bool) *env {
 	return t.env.withAncestry(t.anc)
 }
 
-// tupleStep maps a step over tuples, binding @ and # variables.
+// tupleStep maps a step over tuples, binding @ and # variables, and
+// applies the step's predicates. As outside tuple mode, predicates bind
+// tighter than the map: they filter the items of each input tuple. After
+// an @ binding they filter the joined stream as a whole.
 func (s *state) tupleStep(st *step, ts []tuple, ancestry bool) ([]tuple, error) {
 	var out []tuple
 	for _, t := range ts {
+		mark := len(out)
 		base := t.anc
 		if st.focus != "" {
 			base = t.ctxAnc
@@ -118,9 +122,19 @@ func (s *state) tupleStep(st *step, ts []tuple, ancestry bool) ([]tuple, error) 
 			}
 			out = append(out, nt)
 		}
+		if st.focus == "" && len(st.stages) > 0 {
+			local, err := s.tupleStages(out[mark:], st.stages, ancestry)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out[:mark], local...)
+		}
 		if err := s.growCheck(len(out)); err != nil {
 			return nil, err
 		}
+	}
+	if st.focus != "" {
+		return s.tupleStages(out, st.stages, ancestry)
 	}
 	return out, nil
 }

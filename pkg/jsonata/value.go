@@ -272,20 +272,24 @@ func normalizeValue(v any, depth int) (any, error) {
 		}
 		return f, nil
 	case []any:
-		out := make([]any, len(x))
-		for i, item := range x {
+		out := make([]any, 0, len(x))
+		for _, item := range x {
 			n, err := normalizeValue(item, depth+1)
 			if err != nil {
 				return nil, err
 			}
-			out[i] = n
+			if !isUndef(n) {
+				out = append(out, n)
+			}
 		}
 		return out, nil
 	case map[string]any, *Object:
 		obj := NewObject(objectLen(x))
 		err := objectEach(x, func(k string, val any) error {
 			n, err := normalizeValue(val, depth+1)
-			obj.Set(k, n)
+			if !isUndef(n) {
+				obj.Set(k, n)
+			}
 			return err
 		})
 		return obj, err
