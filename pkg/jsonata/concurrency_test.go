@@ -26,7 +26,7 @@ func TestConcurrentEvaluationHasNoCrossTalk(t *testing.T) {
 			"sum": items.(price * qty) ~> $sum(),
 			"tag": $uppercase($topic) & "-" & $string($factor),
 			"sorted": $sort(items, function($a, $b){ $a.price < $b.price }).price,
-			"parent": items.{ "owner": %.owner }.owner[0]
+			"parent": (items.{ "owner": %.owner }.owner)[0]
 		}
 	)`)
 	var wg sync.WaitGroup
