@@ -48,7 +48,9 @@ func (l *Loop[T]) renewOnce(ctx context.Context) {
 	l.mu.Lock()
 	leases := make([]Lease, 0, len(l.held))
 	for _, h := range l.held {
-		leases = append(leases, h.lease)
+		if !h.lost {
+			leases = append(leases, h.lease)
+		}
 	}
 	l.mu.Unlock()
 	if len(leases) == 0 {
@@ -67,18 +69,32 @@ func (l *Loop[T]) renewOnce(ctx context.Context) {
 		}
 		l.mu.Lock()
 		h, ok := l.held[lease.ID]
-		if ok && h.lease.Token == lease.Token && h.cancel != nil {
-			h.cancel(queuebox.ErrLeaseLost)
+		// Finished between the snapshot and the renewal, replaced by a new
+		// claim, or already reported: nothing more to do.
+		ok = ok && h.lease.Token == lease.Token && !h.lost
+		if ok {
+			h.markLost()
 		}
 		l.mu.Unlock()
-		if !ok {
-			continue // finished between the snapshot and the renewal
+		if ok {
+			l.reportLost(lease)
 		}
-		l.cfg.Logger.Error("lease lost; the work on the row is cancelled", "loop", l.cfg.Name,
-			"message_id", lease.ID)
-		if l.cfg.Hooks.Lost != nil {
-			l.cfg.Hooks.Lost(lease)
-		}
+	}
+}
+
+// markLost cancels the work on a lost lease once. The caller holds l.mu.
+func (h *held) markLost() {
+	h.lost = true
+	if h.cancel != nil {
+		h.cancel(queuebox.ErrLeaseLost)
+	}
+}
+
+func (l *Loop[T]) reportLost(lease Lease) {
+	l.cfg.Logger.Error("lease lost; the work on the row is cancelled", "loop", l.cfg.Name,
+		"message_id", lease.ID)
+	if l.cfg.Hooks.Lost != nil {
+		l.cfg.Hooks.Lost(lease)
 	}
 }
 

@@ -82,14 +82,17 @@ type Loop[T Item] struct {
 	batch   BatchHandler[T]
 	wake    chan struct{}
 
-	mu      sync.Mutex
-	held    map[string]*held
-	running int
+	mu   sync.Mutex
+	held map[string]*held
 }
 
 type held struct {
 	lease  Lease
 	cancel context.CancelCauseFunc
+	// lost is set once the loss of the lease is known (a renewal missed
+	// it, or a new claim of the row replaced it). A lost item is neither
+	// renewed nor reported again, and a queued one is not handled.
+	lost bool
 }
 
 // New builds a loop. Zero or negative sizes fall back to 1, a zero poll

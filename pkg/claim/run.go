@@ -92,11 +92,32 @@ func (l *Loop[T]) claimLoop(ctx context.Context, queue chan<- []T) {
 	}
 }
 
+// hold records a claimed item. A row that is still held under an older
+// token was reclaimed after its lease expired: the old token can write
+// nothing more, so its work is cancelled as a lost lease.
 func (l *Loop[T]) hold(it T) {
 	lease := it.Lease()
 	l.mu.Lock()
+	prev, replaced := l.held[lease.ID]
+	replaced = replaced && prev.lease.Token != lease.Token && !prev.lost
+	if replaced {
+		prev.markLost()
+	}
 	l.held[lease.ID] = &held{lease: lease}
 	l.mu.Unlock()
+	if replaced {
+		l.reportLost(prev.lease)
+	}
+}
+
+// release forgets an item once its work ended, unless a newer claim of the
+// same row replaced it.
+func (l *Loop[T]) release(lease Lease) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if h, ok := l.held[lease.ID]; ok && h.lease.Token == lease.Token {
+		delete(l.held, lease.ID)
+	}
 }
 
 // work runs queued units: single items (with a context that a lost lease
@@ -108,11 +129,9 @@ func (l *Loop[T]) work(workCtx context.Context, queue <-chan []T) {
 		} else {
 			l.runItem(workCtx, unit[0])
 		}
-		l.mu.Lock()
 		for _, it := range unit {
-			delete(l.held, it.Lease().ID)
+			l.release(it.Lease())
 		}
-		l.mu.Unlock()
 		// The rows are final or back to pending: the next row of their key
 		// or aggregate may be due now.
 		l.Wake()
@@ -122,8 +141,12 @@ func (l *Loop[T]) work(workCtx context.Context, queue <-chan []T) {
 func (l *Loop[T]) runItem(workCtx context.Context, it T) {
 	ctx, cancel := context.WithCancelCause(workCtx)
 	defer cancel(nil)
+	lease := it.Lease()
 	l.mu.Lock()
-	h, ok := l.held[it.Lease().ID]
+	h, ok := l.held[lease.ID]
+	// A lease lost or replaced while the item waited in the queue belongs
+	// to another owner now: the item is not handled.
+	ok = ok && h.lease.Token == lease.Token && !h.lost
 	if ok {
 		h.cancel = cancel
 	}
