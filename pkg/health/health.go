@@ -29,10 +29,12 @@ type component struct {
 type Registry struct {
 	mu         sync.RWMutex
 	components []component
+	// timeout bounds one check: CheckTimeout, shorter in tests.
+	timeout time.Duration
 }
 
 // New returns an empty registry.
-func New() *Registry { return &Registry{} }
+func New() *Registry { return &Registry{timeout: CheckTimeout} }
 
 // Add registers a component that decides readiness.
 func (r *Registry) Add(name string, check Check) { r.add(component{name: name, check: check}) }
@@ -67,13 +69,17 @@ func (r *Registry) Ready(ctx context.Context) (Report, bool) {
 	r.mu.RLock()
 	comps := append([]component(nil), r.components...)
 	r.mu.RUnlock()
+	timeout := r.timeout
+	if timeout <= 0 { // a zero Registry
+		timeout = CheckTimeout
+	}
 	results := make([]Status, len(comps))
 	var wg sync.WaitGroup
 	for i, c := range comps {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = runCheck(ctx, c.check)
+			results[i] = runCheck(ctx, c.check, timeout)
 		}()
 	}
 	wg.Wait()
@@ -91,8 +97,8 @@ func (r *Registry) Ready(ctx context.Context) (Report, bool) {
 	return report, healthy
 }
 
-func runCheck(parent context.Context, check Check) Status {
-	ctx, cancel := context.WithTimeout(parent, CheckTimeout)
+func runCheck(parent context.Context, check Check, timeout time.Duration) Status {
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- check(ctx) }()
@@ -103,7 +109,7 @@ func runCheck(parent context.Context, check Check) Status {
 		}
 		return Status{Status: "up"}
 	case <-ctx.Done():
-		return Status{Status: "down", Error: "check did not answer within 3s"}
+		return Status{Status: "down", Error: "check did not answer within " + timeout.String()}
 	}
 }
 
