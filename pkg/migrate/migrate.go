@@ -56,7 +56,10 @@ func LoadFS(fsys fs.FS, dir string) ([]Migration, error) {
 		if m == nil {
 			return nil, fmt.Errorf("migration file %s/%s does not follow V<version>__<description>.sql", dir, e.Name())
 		}
-		version, _ := strconv.Atoi(m[1])
+		version, err := strconv.Atoi(m[1])
+		if err != nil {
+			return nil, fmt.Errorf("migration file %s/%s: version %s: %w", dir, e.Name(), m[1], err)
+		}
 		if other, dup := seen[version]; dup {
 			return nil, fmt.Errorf("migrations %s and %s share version %d", other, e.Name(), version)
 		}
