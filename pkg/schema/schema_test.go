@@ -1,0 +1,152 @@
+package schema_test
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/schema"
+)
+
+func TestQuote(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, postgres, sqlserver string
+	}{
+		{"outbox", `"outbox"`, `[outbox]`},
+		{"key", `"key"`, `[key]`},
+		{"_private", `"_private"`, `[_private]`},
+		{"Mixed_Case9", `"Mixed_Case9"`, `[Mixed_Case9]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tc.postgres, schema.Postgres.Quote(tc.name))
+			require.Equal(t, tc.sqlserver, schema.SQLServer.Quote(tc.name))
+		})
+	}
+}
+
+func TestQuotePanicsOnANonIdentifier(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{
+		"", "1abc", "a b", "a-b", "a.b", `a"b`, "a]b", "[a]", `"a"`,
+		"x; DROP TABLE outbox", "a--", "tab\tle", "ünïcode", "a\n",
+	} {
+		for _, d := range []schema.Dialect{schema.Postgres, schema.SQLServer} {
+			require.PanicsWithValue(t, fmt.Sprintf("schema: %q is not a SQL identifier", name),
+				func() { d.Quote(name) }, "dialect %d, name %q", d, name)
+		}
+	}
+}
+
+// customDatabase gives every column key its own name, different from the
+// default, so a mix-up of two fields shows.
+func customDatabase() config.Database {
+	db := config.Default().Database
+	db.OutboxTableName, db.InboxTableName = "qb_outbox", "qb_inbox"
+	setAll(&db.ColumnMapping.Outbox, "ob_")
+	setAll(&db.ColumnMapping.Inbox, "ib_")
+	return db
+}
+
+func setAll(columns any, prefix string) {
+	v := reflect.ValueOf(columns).Elem()
+	for i := range v.NumField() {
+		v.Field(i).SetString(prefix + v.Type().Field(i).Name)
+	}
+}
+
+func TestNewMapsEveryConfiguredColumn(t *testing.T) {
+	t.Parallel()
+	db := customDatabase()
+	for _, tc := range []struct {
+		dialect schema.Dialect
+		quote   func(string) string
+	}{
+		{schema.Postgres, func(s string) string { return `"` + s + `"` }},
+		{schema.SQLServer, func(s string) string { return "[" + s + "]" }},
+	} {
+		l := schema.New(tc.dialect, db)
+		require.Equal(t, tc.dialect, l.Dialect)
+		require.Equal(t, "qb_outbox", l.OutboxTable)
+		require.Equal(t, "qb_inbox", l.InboxTable)
+		require.Equal(t, tc.quote("qb_outbox"), l.O.Table)
+		require.Equal(t, tc.quote("qb_inbox"), l.I.Table)
+		for _, pair := range []struct {
+			columns, quoted any
+			prefix          string
+		}{
+			{db.ColumnMapping.Outbox, l.O, "ob_"},
+			{db.ColumnMapping.Inbox, l.I, "ib_"},
+		} {
+			cv, qv := reflect.ValueOf(pair.columns), reflect.ValueOf(pair.quoted)
+			// Every configured column has a quoted field and back.
+			require.Equal(t, cv.NumField()+1, qv.NumField(), "%T and %T differ", pair.columns, pair.quoted)
+			for i := range cv.NumField() {
+				name := cv.Type().Field(i).Name
+				field := qv.FieldByName(name)
+				require.True(t, field.IsValid(), "%T has no field %s", pair.quoted, name)
+				require.Equal(t, tc.quote(pair.prefix+name), field.String(), "field %s", name)
+			}
+		}
+	}
+}
+
+func TestNewWithDefaultNames(t *testing.T) {
+	t.Parallel()
+	l := schema.New(schema.SQLServer, config.Default().Database)
+	require.Equal(t, "[outbox]", l.O.Table)
+	require.Equal(t, "[key]", l.O.Key)
+	require.Equal(t, "[idempotency_key]", l.I.IdempotencyKey)
+	require.Equal(t, "[lease_expires_at]", l.I.LeaseExpiresAt)
+}
+
+func TestNewPanicsOnAnInjectedName(t *testing.T) {
+	t.Parallel()
+	db := config.Default().Database
+	db.ColumnMapping.Outbox.Payload = `payload"; DROP TABLE outbox; --`
+	require.Panics(t, func() { schema.New(schema.Postgres, db) })
+}
+
+func TestRender(t *testing.T) {
+	t.Parallel()
+	l := schema.New(schema.Postgres, customDatabase())
+	got, err := l.Render("select", "\n  SELECT {{.O.ID}}, {{.O.Key}} FROM {{.O.Table}} WHERE {{.O.State}} = $1\n")
+	require.NoError(t, err)
+	require.Equal(t, `SELECT "ob_ID", "ob_Key" FROM "qb_outbox" WHERE "ob_State" = $1`, got)
+
+	for _, tc := range []struct {
+		name, text string
+		data       any
+		want       string
+	}{
+		{"unknown layout field", "SELECT {{.O.Nope}}", l, "render statement t"},
+		{"unknown map key", "SELECT {{.Flag}}", map[string]any{}, "render statement t"},
+		{"parse error", "SELECT {{.O.ID", l, "parse statement t"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := schema.RenderData("t", tc.text, tc.data)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+
+	// Variants read flags next to the layout.
+	type variant struct {
+		schema.Layout
+		Limit bool
+	}
+	got, err = schema.RenderData("v", "SELECT 1 FROM {{.I.Table}}{{if .Limit}} LIMIT 1{{end}}", variant{l, true})
+	require.NoError(t, err)
+	require.Equal(t, `SELECT 1 FROM "qb_inbox" LIMIT 1`, got)
+}
+
+func TestMustRenderPanicsOnABadTemplate(t *testing.T) {
+	t.Parallel()
+	l := schema.New(schema.Postgres, config.Default().Database)
+	require.Equal(t, `DELETE FROM "inbox"`, l.MustRender("ok", "DELETE FROM {{.I.Table}}"))
+	require.Panics(t, func() { l.MustRender("bad", "{{.I.Missing}}") })
+}
