@@ -110,7 +110,7 @@ func parseCase(t testing.TB, dir, file string, o *Object, datasets map[string]an
 	}
 	if b, ok := o.Get("bindings"); ok {
 		c.bindings = map[string]any{}
-		toObject(b).Range(func(k string, v any) bool { c.bindings[k] = v; return true })
+		b.(*Object).Range(func(k string, v any) bool { c.bindings[k] = v; return true })
 	}
 	if tl, ok := o.Get("timelimit"); ok && tl != nil {
 		c.timeLimit = time.Duration(tl.(float64)) * time.Millisecond
@@ -126,7 +126,7 @@ func parseCase(t testing.TB, dir, file string, o *Object, datasets map[string]an
 		c.code = code.(string)
 	}
 	if e, ok := o.Get("error"); ok {
-		eo := toObject(e)
+		eo := e.(*Object)
 		if code, ok := eo.Get("code"); ok {
 			c.code = code.(string)
 		}

@@ -37,6 +37,8 @@ func TestDocumentationExamples(t *testing.T) {
 		{`$now('[Y0001]') = $fromMillis($millis(), '[Y0001]')`, `true`},
 		{`[1..3, 7..9].($ * $)`, `[1,4,9,49,64,81]`},
 		{`5&0&true`, `"50true"`},
+		{`"ab" ~> /b/ and "c" ~> /c/`, `true`},
+		{`[6 / 2, 6/2]`, `[3,3]`},
 	}
 	for _, tc := range tests {
 		x, err := Compile(tc.expr)

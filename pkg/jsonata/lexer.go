@@ -66,6 +66,9 @@ func (l *lexer) regexAllowed() bool {
 			return false
 		}
 		return true
+	case tName:
+		// The keyword operators are followed by an operand.
+		return !l.prev.quoted && (l.prev.val == "and" || l.prev.val == "or" || l.prev.val == "in")
 	}
 	return false
 }

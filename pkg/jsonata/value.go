@@ -109,21 +109,6 @@ func objectEach(o any, fn func(k string, v any) error) error {
 	return nil
 }
 
-// toObject returns an *Object copy of a map, or o itself if it already is one.
-func toObject(o any) *Object {
-	switch x := o.(type) {
-	case *Object:
-		return x
-	case map[string]any:
-		obj := NewObject(len(x))
-		for _, k := range sortedKeys(x) {
-			obj.Set(k, x[k])
-		}
-		return obj
-	}
-	return nil
-}
-
 // maxValueNesting bounds the recursion of helpers that walk values built
 // by expressions (equality, copies, flattening), keeping them far from the
 // Go stack limit.
