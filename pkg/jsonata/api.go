@@ -68,7 +68,9 @@ type Expression struct {
 
 // Compile parses expr. A syntax error is returned as an *Error with a code
 // such as S0201 and the position of the offending token; an expression
-// nested deeper than 500 levels returns a *DepthError.
+// nested too deeply (500 levels of brackets, or a syntax tree deeper than
+// 5000, such as a chain of 5000 operators) returns a *DepthError. It is safe
+// for concurrent use.
 func Compile(expr string, opts ...Option) (x *Expression, err error) {
 	defer recoverPanic(&err)
 	root, err := compileTree(expr, nil)
@@ -95,7 +97,8 @@ func (x *Expression) String() string { return x.src }
 // bindings ($name for key "name"). input and binding values are JSON-like
 // Go values: nil, bool, float64 (or any integer type, json.Number),
 // string, []any, map[string]any, *Object, or a *Function binding. Maps
-// are read in sorted key order; they are never modified.
+// are read in sorted key order; neither input nor bindings are ever
+// modified, and the caller must not modify them during the call.
 //
 // The result uses nil, bool, float64, string, []any and *Object (and maps
 // or values of the input returned as they are). A result of undefined (for
