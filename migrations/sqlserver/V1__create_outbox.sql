@@ -1,5 +1,8 @@
 -- The outbox: rows the application writes in its own transaction and
 -- QueueBox delivers. KEY is a reserved word, hence [key].
+SET QUOTED_IDENTIFIER ON;
+GO
+
 CREATE TABLE outbox (
     id UNIQUEIDENTIFIER NOT NULL CONSTRAINT pk_outbox PRIMARY KEY CONSTRAINT df_outbox_id DEFAULT NEWID(),
     topic NVARCHAR(255) NOT NULL,

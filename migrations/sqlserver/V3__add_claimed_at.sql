@@ -1,4 +1,7 @@
 -- The claim time of both tables, and the indexes the reclaim step reads.
+SET QUOTED_IDENTIFIER ON;
+GO
+
 ALTER TABLE outbox ADD claimed_at DATETIME2 NULL;
 ALTER TABLE inbox ADD claimed_at DATETIME2 NULL;
 GO

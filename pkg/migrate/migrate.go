@@ -125,11 +125,21 @@ func Plan(known []Migration, history []Applied) ([]Migration, []string, error) {
 		}
 		done[h.Version] = true
 	}
+	latest := 0
+	for v := range done {
+		latest = max(latest, v)
+	}
 	var pending []Migration
 	for _, m := range known {
-		if !done[m.Version] {
-			pending = append(pending, m)
+		if done[m.Version] {
+			continue
 		}
+		if m.Version < latest {
+			// Applying it now would run an older change after a newer one,
+			// which the newer one may not expect.
+			return nil, nil, fmt.Errorf("migration V%d (%s) was never applied, but V%d was: the history is out of order; apply V%d by hand and record it in %s, or restore the database", m.Version, m.Script, latest, m.Version, HistoryTable)
+		}
+		pending = append(pending, m)
 	}
 	return pending, warnings, nil
 }

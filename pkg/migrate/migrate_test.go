@@ -184,6 +184,8 @@ func TestPlan(t *testing.T) {
 			err: []string{"V12", "V12__m.sql", "newer QueueBox", "V1 to V11"}},
 		{name: "failed migration", history: []migrate.Applied{applied(1, 100, true), applied(2, 200, false)},
 			err: []string{"V2", "V2__m.sql", "failed"}},
+		{name: "out of order", history: []migrate.Applied{applied(1, 100, true), applied(3, 300, true)},
+			err: []string{"V2", "never applied", "V3"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -205,7 +207,7 @@ func TestPlan(t *testing.T) {
 
 func TestPlanChecksumWarningNamesBothValues(t *testing.T) {
 	t.Parallel()
-	_, warnings, err := migrate.Plan(known(1, 2), []migrate.Applied{applied(2, 12345, true)})
+	_, warnings, err := migrate.Plan(known(1, 2), []migrate.Applied{applied(1, 100, true), applied(2, 12345, true)})
 	require.NoError(t, err)
 	require.Len(t, warnings, 1)
 	require.Contains(t, warnings[0], "V2")

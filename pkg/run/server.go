@@ -48,11 +48,13 @@ func NewServer(name, addr string, log *slog.Logger) *Server {
 // gate counts requests in flight and refuses new ones while draining.
 func (s *Server) gate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		// Count first, then check: a request that passes the check is
+		// always seen by the drain loop.
+		s.inflight.Add(1)
+		defer s.inflight.Add(-1)
 		if s.draining.Load() {
 			return c.JSON(http.StatusServiceUnavailable, map[string]string{"error": "QueueBox is shutting down"})
 		}
-		s.inflight.Add(1)
-		defer s.inflight.Add(-1)
 		return next(c)
 	}
 }
