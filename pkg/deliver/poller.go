@@ -39,7 +39,7 @@ type Poller struct {
 	// depth gauge reports them (at zero when nothing waits) from then on.
 	published sync.Map
 	healthy   atomic.Bool
-	lastErr  atomic.Value // string
+	lastErr   atomic.Value // string
 }
 
 // NewPoller builds the poller from the outbox configuration.
