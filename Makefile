@@ -42,6 +42,9 @@ test-integration: build ## Run the end-to-end tests against the built binaries.
 	@echo "== go test integration"
 	@cd integration && QUEUEBOX_BIN_DIR=$(BIN) go test -count=1 -timeout 20m ./...
 
+bench: services build ## Measure the binaries against SQL baselines and print the table (5-8 min; BENCH_FLAGS adds flags).
+	@cd integration && go run ./cmd/qbbench -bin $(BIN) $(BENCH_FLAGS)
+
 lint: $(TOOLS)/staticcheck ## gofmt, go vet and staticcheck on every module.
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	@for m in $(MODULES); do (cd $$m && go vet ./... && $(TOOLS)/staticcheck ./...); done

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/alternayte/queuebox/pkg/store/postgres"
+)
+
+// leaseForBench is the claim lease of the in-process loops, the default
+// outbox.claimTimeoutMs.
+const leaseForBench = 5 * time.Minute
+
+// delivery compares the real queuebox-deliver with the SQL-only loop,
+// for null keys and for -deliver-keys keys. Runs alternate baseline and
+// binary, each on a fresh database.
+func (b *bench) delivery(ctx context.Context) error {
+	for _, keys := range []int{0, b.o.deliverKeys} {
+		label := keyLabel(keys)
+		var base []float64
+		var real []drain
+		for i := range b.o.runs {
+			r, err := b.baselineDrain(ctx, b.o.deliverRows, keys)
+			if err != nil {
+				return fmt.Errorf("baseline, %s: %w", label, err)
+			}
+			base = append(base, r)
+			logf("deliver %s run %d: baseline %.0f rows/s", label, i+1, r)
+			d, err := b.deliverDrain(ctx, b.o.deliverRows, keys, 1)
+			if err != nil {
+				return fmt.Errorf("queuebox-deliver, %s: %w", label, err)
+			}
+			real = append(real, d)
+			logf("deliver %s run %d: queuebox-deliver %.0f rows/s, CPU %v/row", label, i+1, d.Rate, d.CPUPerRow)
+		}
+		got := drainRates(real)
+		b.rep.add(vsBaseline(fmt.Sprintf("deliver, %s, %s rows", label, group(int64(b.o.deliverRows))),
+			median(got), median(base), "rows/s", "rows/s", 0.60,
+			fmt.Sprintf("runs %s vs %s; %s", rates(got), rates(base), cpuNote("deliver", real))))
+	}
+	return nil
+}
+
+func keyLabel(keys int) string {
+	if keys == 0 {
+		return "null keys"
+	}
+	return group(int64(keys)) + " keys"
+}
+
+// baselineDrain drains rows pending rows with the real store in-process:
+// Claim(batch), then one Finish of every claimed row as sent, until none
+// is left. It returns rows/s over the rows' own timestamps.
+func (b *bench) baselineDrain(ctx context.Context, rows, keys int) (float64, error) {
+	db, err := b.srv.create(ctx, "base", 4)
+	if err != nil {
+		return 0, err
+	}
+	defer db.drop()
+	if err := db.insertOutbox(ctx, rows, keys); err != nil {
+		return 0, err
+	}
+	ob, err := postgres.NewOutbox(db.Store, db.Layout, leaseForBench)
+	if err != nil {
+		return 0, err
+	}
+	deadline := time.Now().Add(b.o.drainTimeout)
+	for done := 0; done < rows; {
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("baseline drained %d of %d rows within %v", done, rows, b.o.drainTimeout)
+		}
+		msgs, err := ob.Claim(ctx, b.o.batchSize)
+		if err != nil {
+			return 0, err
+		}
+		if len(msgs) == 0 {
+			return 0, fmt.Errorf("claim returned no row with %d of %d rows left", rows-done, rows)
+		}
+		kept, err := ob.Finish(ctx, sentOutcomes(msgs))
+		if err != nil {
+			return 0, err
+		}
+		if len(kept) != len(msgs) {
+			return 0, fmt.Errorf("finish kept %d of %d claimed rows", len(kept), len(msgs))
+		}
+		done += len(kept)
+	}
+	w, err := db.outboxWindow(ctx, time.Time{})
+	if err != nil {
+		return 0, err
+	}
+	return w.rate(), nil
+}
+
+func sentOutcomes(msgs []postgres.Message) []postgres.Outcome {
+	out := make([]postgres.Outcome, len(msgs))
+	for i, m := range msgs {
+		out[i] = postgres.Outcome{Lease: m.Lease(), Kind: postgres.OutcomeSent}
+	}
+	return out
+}
+
+// drain is the outcome of one run of a binary over a backlog.
+type drain struct {
+	Rate float64 // rows per second
+	// CPUPerRow is the CPU time (user + system) the binaries used per
+	// row, start-up included: it tells a CPU-bound process from one that
+	// waits on the database.
+	CPUPerRow time.Duration
+}
+
+// deliverDrain pre-inserts rows pending rows, starts replicas
+// queuebox-deliver processes against the receiver and waits until every
+// row is sent. The rate runs from the first claim to the last finish.
+func (b *bench) deliverDrain(ctx context.Context, rows, keys, replicas int) (drain, error) {
+	db, err := b.srv.create(ctx, "deliver", 4)
+	if err != nil {
+		return drain{}, err
+	}
+	defer db.drop()
+	if err := db.insertOutbox(ctx, rows, keys); err != nil {
+		return drain{}, err
+	}
+	b.rc.reset()
+	procs, err := b.startDeliver(ctx, db, replicas)
+	if err != nil {
+		return drain{}, err
+	}
+	waitErr := b.waitDelivered(ctx, db, int64(rows), procs)
+	cpu := cpuTimes(procs)
+	if err := errors.Join(waitErr, stopAll(procs...)); err != nil {
+		return drain{}, err
+	}
+	w, err := db.outboxWindow(ctx, time.Time{})
+	if err != nil {
+		return drain{}, err
+	}
+	if w.Rows != int64(rows) {
+		return drain{}, fmt.Errorf("%d of %d rows sent", w.Rows, rows)
+	}
+	if got := b.rc.count.Load(); got < int64(rows) {
+		return drain{}, fmt.Errorf("the receiver got %d requests for %d sent rows", got, rows)
+	}
+	return drain{Rate: w.rate(), CPUPerRow: cpu / time.Duration(rows)}, nil
+}
+
+// cpuNote formats the median CPU per row of some drains.
+func cpuNote(what string, ds []drain) string {
+	var us []float64
+	for _, d := range ds {
+		us = append(us, float64(d.CPUPerRow)/float64(time.Microsecond))
+	}
+	return fmt.Sprintf("%s CPU %.0f µs/row", what, median(us))
+}
+
+func drainRates(ds []drain) []float64 {
+	out := make([]float64, len(ds))
+	for i, d := range ds {
+		out[i] = d.Rate
+	}
+	return out
+}
+
+// startDeliver starts replicas queuebox-deliver processes at once.
+func (b *bench) startDeliver(ctx context.Context, db *benchDB, replicas int) ([]*proc, error) {
+	env := merge(db.env(b.o.pool), b.rc.destinationEnv(b.o))
+	procs := make([]*proc, replicas)
+	errs := make([]error, replicas)
+	done := make(chan int, replicas)
+	for i := range replicas {
+		go func() {
+			procs[i], errs[i] = startBinary(ctx, b.o.binDir, "deliver", env)
+			done <- i
+		}()
+	}
+	for range replicas {
+		<-done
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, errors.Join(err, stopAll(procs...))
+	}
+	return procs, nil
+}
+
+// waitDelivered waits until the receiver counted want requests and no
+// outbox row is pending or processing. A process that exits, or rows left
+// after -drain-timeout, are errors.
+func (b *bench) waitDelivered(ctx context.Context, db *benchDB, want int64, procs []*proc) error {
+	deadline := time.Now().Add(b.o.drainTimeout)
+	for {
+		for _, p := range procs {
+			if err := p.exited(); err != nil {
+				return err
+			}
+		}
+		if b.rc.count.Load() >= want {
+			n, err := db.unfinishedOutbox(ctx)
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			n, _ := db.unfinishedOutbox(ctx)
+			return fmt.Errorf("%d of %d rows still pending or processing after %v (receiver got %d requests)",
+				n, want, b.o.drainTimeout, b.rc.count.Load())
+		}
+		if err := sleepCtx(ctx, 50*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}

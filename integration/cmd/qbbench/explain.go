@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/alternayte/queuebox/pkg/schema"
+)
+
+// errRollback makes pgx.BeginFunc roll back after a successful EXPLAIN.
+var errRollback = errors.New("rollback")
+
+// explain prints EXPLAIN (ANALYZE, BUFFERS) of one store statement,
+// rendered from its template in -queries with data, run with args inside
+// a transaction that rolls back, so the rows keep their state.
+func (b *bench) explain(ctx context.Context, db *benchDB, title, name string, data any, args ...any) error {
+	text, err := os.ReadFile(filepath.Join(b.o.queriesDir, name+".sql"))
+	if err != nil {
+		return err
+	}
+	sql, err := schema.RenderData(name, string(text), data)
+	if err != nil {
+		return err
+	}
+	var plan []string
+	err = pgx.BeginFunc(ctx, db.Store.Pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+sql, args...)
+		if err != nil {
+			return err
+		}
+		plan, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		return errRollback
+	})
+	if err != nil && !errors.Is(err, errRollback) {
+		return fmt.Errorf("explain %s: %w", name, err)
+	}
+	fmt.Printf("\n-- EXPLAIN (ANALYZE, BUFFERS) %s:\n%s\n", title, strings.Join(plan, "\n"))
+	return nil
+}
