@@ -35,7 +35,7 @@ func (b *bench) tenKeys(ctx context.Context) error {
 	}
 	notes := fmt.Sprintf("%v window; runs %s", b.o.keys10Window, rates(got))
 	if b.leftovers > 0 {
-		notes += fmt.Sprintf("; %d rows left processing after SIGTERM", b.leftovers)
+		notes += fmt.Sprintf("; %d row(s) left processing by SIGTERM, released", b.leftovers)
 	}
 	b.rep.add(atLeast(fmt.Sprintf("deliver, 10 keys × %s pending", group(int64(b.o.keys10Rows))),
 		median(got), "rows/s", 1000, notes))
@@ -110,7 +110,7 @@ func (b *bench) releaseLeftovers(ctx context.Context, db *benchDB) error {
 	}
 	if n := tag.RowsAffected(); n > 0 {
 		b.leftovers += n
-		logf("warning: queuebox-deliver left %d rows processing after SIGTERM; returned them to pending", n)
+		logf("warning: queuebox-deliver left %d row(s) processing after SIGTERM; returned them to pending", n)
 	}
 	return nil
 }
