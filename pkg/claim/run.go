@@ -61,9 +61,9 @@ func (l *Loop[T]) claimLoop(ctx context.Context, queue chan<- []T) {
 	defer ticker.Stop()
 	for {
 		room := l.cfg.BatchSize - l.Held()
-		if room > 0 {
-			items, err := l.source.Claim(ctx, room)
-			if err != nil && ctx.Err() == nil {
+		if room > 0 && ctx.Err() == nil {
+			items, err := l.claim(ctx, room)
+			if err != nil {
 				l.failed("claim", err)
 			}
 			if len(items) > 0 && l.cfg.Hooks.Claimed != nil {
@@ -90,6 +90,19 @@ func (l *Loop[T]) claimLoop(ctx context.Context, queue chan<- []T) {
 		case <-ticker.C:
 		}
 	}
+}
+
+// claimStatementTimeout bounds one claim statement.
+const claimStatementTimeout = 30 * time.Second
+
+// claim runs one claim that a shutdown cannot cut short: the statement may
+// already have committed on the server when ctx ends, and rows whose
+// answer was dropped would stay processing for a whole lease. The rows it
+// returns are queued and worked through the drain window.
+func (l *Loop[T]) claim(ctx context.Context, room int) ([]T, error) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimStatementTimeout)
+	defer cancel()
+	return l.source.Claim(cctx, room)
 }
 
 // hold records a claimed item. A row that is still held under an older

@@ -93,47 +93,48 @@ func TestPerKeyOrderAcrossReplicas(t *testing.T) {
 func TestALostClaimIsCountedAndLeavesTheNewOwnersResult(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
-	var calls sync.WaitGroup
-	calls.Add(2)
-	var n int
 	var mu sync.Mutex
+	n := 0
 	rc := newReceiver(t, func(r request) int {
 		mu.Lock()
 		n++
 		first := n == 1
 		mu.Unlock()
-		calls.Done()
 		if first {
 			<-release // the first owner's publish hangs past its lease
 			return http.StatusInternalServerError
 		}
 		return http.StatusOK
 	})
+	// Registered after the receiver, so it runs before the receiver's
+	// Close, which waits for the hanging handler.
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(unblock)
 	e := newEnv(t, rc.URL)
 	e.exec(t, `INSERT INTO outbox (topic, key, payload) VALUES ('order.created', 'k', '{}')`)
-	// A lease shorter than the renewal period cannot be kept alive by the
-	// first poller once its publish blocks: renewals run every lease/3 but
-	// the reclaim of the second poller runs every lease/5.
-	e.cfg.Outbox.ClaimTimeoutMs = 300
+	// Long enough that renewals keep a healthy claim alive under load;
+	// the first claim is expired by hand below.
+	e.cfg.Outbox.ClaimTimeoutMs = 3000
 	slow, slowMetrics := e.poller(t)
 	stopSlow := start(t, slow)
-	require.Eventually(t, func() bool { return len(rc.requests()) == 1 }, 10*time.Second, 5*time.Millisecond)
-	// Expire the first claim in the database, as a long GC pause would.
+	require.Eventually(t, func() bool { return len(rc.requests()) == 1 }, 30*time.Second, 5*time.Millisecond)
+	// Expire the first claim in the database, as a long pause would.
 	e.exec(t, `UPDATE outbox SET lease_expires_at = now() - interval '1 second'`)
 	fresh, freshMetrics := e.poller(t)
 	start(t, fresh)
-	calls.Wait()
 	e.waitStates(t, "sent")
-	close(release)
+	unblock()
 	stopSlow()
 	rows := e.waitStates(t, "sent")
 	require.Equal(t, 0, rows[0].Attempt, "the stale failure did not overwrite the new owner's result")
-	lost := testutil.ToFloat64(slowMetrics.ClaimsLost.WithLabelValues("outbox"))
-	require.Equal(t, 1.0, lost, "the loss is counted once")
+	require.Equal(t, 1.0, testutil.ToFloat64(slowMetrics.ClaimsLost.WithLabelValues("outbox")), "the loss is counted once")
 	// Either poller may be the new owner: the slow one still has free
 	// workers and its own reclaim step.
 	require.Equal(t, 1.0, testutil.ToFloat64(freshMetrics.Messages.WithLabelValues("sent"))+
 		testutil.ToFloat64(slowMetrics.Messages.WithLabelValues("sent")))
 	require.GreaterOrEqual(t, testutil.ToFloat64(freshMetrics.Reclaimed)+testutil.ToFloat64(slowMetrics.Reclaimed), 1.0)
-	require.Equal(t, strconv.Itoa(0), rc.requests()[1].Header.Get("X-Attempt"))
+	got := rc.requests()
+	require.Len(t, got, 2)
+	require.Equal(t, strconv.Itoa(0), got[1].Header.Get("X-Attempt"))
 }
