@@ -10,6 +10,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -43,6 +44,13 @@ type Source[T Item] interface {
 // nothing more), or when the shutdown timeout passes. The handler writes the outcome itself,
 // fenced on the item's lease.
 type Handler[T Item] func(ctx context.Context, item T)
+
+// AsyncHandler works on one item like Handler, but the item's work ends
+// when done is called, not when the handler returns: a handler hands its
+// outcome to a writer and frees its worker at once, and the writer calls
+// done after the fenced write. The item stays held (and renewed) until
+// then. done must be called exactly once; later calls do nothing.
+type AsyncHandler[T Item] func(ctx context.Context, item T, done func())
 
 // BatchHandler works on a whole claimed batch at once, in claim order.
 // The loop runs one batch at a time. A lost lease does not cancel ctx:
@@ -79,8 +87,12 @@ type Loop[T Item] struct {
 	cfg     Config
 	source  Source[T]
 	handler Handler[T]
+	async   AsyncHandler[T]
 	batch   BatchHandler[T]
 	wake    chan struct{}
+	// queued counts units waiting for a worker, so the claimer can keep
+	// the workers fed without claiming a row at a time.
+	queued atomic.Int64
 
 	mu   sync.Mutex
 	held map[string]*held
@@ -107,6 +119,13 @@ func New[T Item](cfg Config, source Source[T], handler Handler[T]) *Loop[T] {
 		cfg.Logger = slog.Default()
 	}
 	return &Loop[T]{cfg: cfg, source: source, handler: handler, wake: make(chan struct{}, 1), held: map[string]*held{}}
+}
+
+// NewAsync builds a loop whose handler finishes items through done.
+func NewAsync[T Item](cfg Config, source Source[T], handler AsyncHandler[T]) *Loop[T] {
+	l := New[T](cfg, source, nil)
+	l.async = handler
+	return l
 }
 
 // NewBatch builds a loop that hands each claimed batch to one handler

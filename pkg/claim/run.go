@@ -37,20 +37,26 @@ func (l *Loop[T]) Run(ctx context.Context) error {
 }
 
 func (l *Loop[T]) drain(workers *sync.WaitGroup, cancelWork context.CancelFunc) {
-	done := make(chan struct{})
-	go func() { workers.Wait(); close(done) }()
+	deadline := time.Now().Add(l.cfg.ShutdownTimeout)
+	workersDone := make(chan struct{})
+	go func() { workers.Wait(); close(workersDone) }()
 	timer := time.NewTimer(l.cfg.ShutdownTimeout)
 	defer timer.Stop()
 	select {
-	case <-done:
-		return
+	case <-workersDone:
+		// Async items end when their outcome is written, after the worker.
+		for l.Held() > 0 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if l.Held() == 0 {
+			return
+		}
 	case <-timer.C:
 	}
-	n := l.Held()
 	l.cfg.Logger.Warn("shutdown timeout passed with work in flight; it stays processing until its lease expires",
-		"loop", l.cfg.Name, "held", n)
+		"loop", l.cfg.Name, "held", l.Held())
 	cancelWork()
-	<-done
+	<-workersDone
 }
 
 // claimLoop claims whenever there is room, a wake arrives or the poll
@@ -61,7 +67,9 @@ func (l *Loop[T]) claimLoop(ctx context.Context, queue chan<- []T) {
 	defer ticker.Stop()
 	for {
 		room := l.cfg.BatchSize - l.Held()
-		if room > 0 && ctx.Err() == nil {
+		// Claim while the workers would soon run dry; a claim per freed
+		// row would cost a statement per row under a backlog.
+		if room > 0 && l.queued.Load() < int64(l.cfg.Concurrency) && ctx.Err() == nil {
 			items, err := l.claim(ctx, room)
 			if err != nil {
 				l.failed("claim", err)
@@ -73,9 +81,11 @@ func (l *Loop[T]) claimLoop(ctx context.Context, queue chan<- []T) {
 				l.hold(it)
 			}
 			if l.batch != nil && len(items) > 0 {
+				l.queued.Add(1)
 				queue <- items
 			} else {
 				for _, it := range items {
+					l.queued.Add(1)
 					queue <- []T{it}
 				}
 			}
@@ -137,36 +147,67 @@ func (l *Loop[T]) release(lease Lease) {
 // cancels) or whole batches.
 func (l *Loop[T]) work(workCtx context.Context, queue <-chan []T) {
 	for unit := range queue {
-		if l.batch != nil {
+		l.queued.Add(-1)
+		switch {
+		case l.batch != nil:
 			l.batch(workCtx, unit)
-		} else {
+			l.finish(unit...)
+		case l.async != nil:
+			l.runAsync(workCtx, unit[0])
+		default:
 			l.runItem(workCtx, unit[0])
+			l.finish(unit[0])
 		}
-		for _, it := range unit {
-			l.release(it.Lease())
-		}
-		// The rows are final or back to pending: the next row of their key
-		// or aggregate may be due now.
-		l.Wake()
 	}
+}
+
+// finish releases items whose work ended and asks for a claim: the rows
+// are final or back to pending, so the next row of their key or aggregate
+// may be due now.
+func (l *Loop[T]) finish(items ...T) {
+	for _, it := range items {
+		l.release(it.Lease())
+	}
+	l.Wake()
+}
+
+func (l *Loop[T]) runAsync(workCtx context.Context, it T) {
+	ctx, cancel := context.WithCancelCause(workCtx)
+	var once sync.Once
+	done := func() {
+		once.Do(func() {
+			cancel(nil)
+			l.finish(it)
+		})
+	}
+	if !l.adopt(it, cancel) {
+		done()
+		return
+	}
+	l.async(ctx, it, done)
 }
 
 func (l *Loop[T]) runItem(workCtx context.Context, it T) {
 	ctx, cancel := context.WithCancelCause(workCtx)
 	defer cancel(nil)
+	if l.adopt(it, cancel) {
+		l.handler(ctx, it)
+	}
+}
+
+// adopt attaches the cancel of an item's work to its held entry. It
+// reports false for a lease lost or replaced while the item waited in the
+// queue: the row belongs to another owner, and the item is not handled.
+func (l *Loop[T]) adopt(it T, cancel context.CancelCauseFunc) bool {
 	lease := it.Lease()
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	h, ok := l.held[lease.ID]
-	// A lease lost or replaced while the item waited in the queue belongs
-	// to another owner now: the item is not handled.
 	ok = ok && h.lease.Token == lease.Token && !h.lost
 	if ok {
 		h.cancel = cancel
 	}
-	l.mu.Unlock()
-	if ok {
-		l.handler(ctx, it)
-	}
+	return ok
 }
 
 func (l *Loop[T]) failed(op string, err error) {

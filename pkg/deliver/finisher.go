@@ -24,8 +24,9 @@ type finisher struct {
 
 type finishReq struct {
 	outcome postgres.Outcome
-	// done receives whether the row was still ours, or the write error.
-	done chan finishResult
+	// then receives whether the row was still ours, or the write error. It
+	// runs on the writer goroutine and must be quick.
+	then func(finishResult)
 }
 
 type finishResult struct {
@@ -46,20 +47,30 @@ func (f *finisher) run(stop <-chan struct{}) {
 		select {
 		case first = <-f.reqs:
 		case <-stop:
-			// Outcomes can still arrive from handlers that finish during
-			// the drain; the poller closes stop only after they returned.
+			// The poller closes stop after its drain; write what is left so
+			// no outcome that was decided is dropped.
+			f.flushRemaining()
 			return
 		}
-		batch := []finishReq{first}
-	collect:
-		for len(batch) < maxFinishBatch {
-			select {
-			case r := <-f.reqs:
-				batch = append(batch, r)
-			default:
-				break collect
-			}
+		f.flush(f.collect([]finishReq{first}))
+	}
+}
+
+// collect adds every request waiting now to batch, up to maxFinishBatch.
+func (f *finisher) collect(batch []finishReq) []finishReq {
+	for len(batch) < maxFinishBatch {
+		select {
+		case r := <-f.reqs:
+			batch = append(batch, r)
+		default:
+			return batch
 		}
+	}
+	return batch
+}
+
+func (f *finisher) flushRemaining() {
+	for batch := f.collect(nil); len(batch) > 0; batch = f.collect(nil) {
 		f.flush(batch)
 	}
 }
@@ -88,16 +99,15 @@ func (f *finisher) flush(batch []finishReq) {
 	}
 	for _, r := range batch {
 		if err != nil {
-			r.done <- finishResult{err: err}
+			r.then(finishResult{err: err})
 			continue
 		}
-		r.done <- finishResult{kept: kept[r.outcome.Lease.ID]}
+		r.then(finishResult{kept: kept[r.outcome.Lease.ID]})
 	}
 }
 
-// submit hands an outcome to the writer and waits until it is written.
-func (f *finisher) submit(o postgres.Outcome) finishResult {
-	done := make(chan finishResult, 1)
-	f.reqs <- finishReq{outcome: o, done: done}
-	return <-done
+// submit hands an outcome to the writer without waiting; then runs after
+// the write.
+func (f *finisher) submit(o postgres.Outcome, then func(finishResult)) {
+	f.reqs <- finishReq{outcome: o, then: then}
 }

@@ -47,7 +47,7 @@ func NewPoller(opts Options) *Poller {
 	p := &Poller{opts: opts}
 	ob := opts.Config.Outbox
 	p.finisher = newFinisher(opts.Store.Finish, opts.Logger)
-	p.loop = claim.New(claim.Config{
+	p.loop = claim.NewAsync(claim.Config{
 		Name:            "outbox",
 		BatchSize:       ob.BatchSize,
 		Concurrency:     ob.Concurrency,
@@ -105,10 +105,10 @@ func (p *Poller) claimFailed(op string, err error) {
 	}
 }
 
-// handle processes one claimed row from route to outcome.
-func (p *Poller) handle(ctx context.Context, m postgres.Message) {
+// handle processes one claimed row from route to publish, then hands the
+// outcome to the writer and frees its worker; done runs after the write.
+func (p *Poller) handle(ctx context.Context, m postgres.Message, done func()) {
 	start := time.Now()
-	defer p.opts.Metrics.Processing.Since(start)
 	outcome := p.deliver(ctx, m.OutboxMessage)
 	if ctx.Err() != nil {
 		// Either the renewal found the claim lost (and counted it: the new
@@ -119,10 +119,19 @@ func (p *Poller) handle(ctx context.Context, m postgres.Message) {
 			p.opts.Logger.Warn("publish cancelled at shutdown; the row stays processing until its lease expires",
 				"message_id", m.ID)
 		}
+		done()
 		return
 	}
 	outcome.Lease = m.Lease()
-	res := p.finisher.submit(outcome)
+	p.finisher.submit(outcome, func(res finishResult) {
+		p.finished(m, outcome, res)
+		p.opts.Metrics.Processing.Since(start)
+		done()
+	})
+}
+
+// finished accounts for a written outcome.
+func (p *Poller) finished(m postgres.Message, outcome postgres.Outcome, res finishResult) {
 	switch {
 	case res.err != nil:
 		p.opts.Metrics.ProcessErrors.Inc()

@@ -1,0 +1,58 @@
+package claim_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/claim"
+)
+
+// TestAsyncItemsStayHeldUntilDone: an async handler frees its worker at
+// once, but its item stays held (and renewed) until done is called, and
+// the drain waits for done.
+func TestAsyncItemsStayHeldUntilDone(t *testing.T) {
+	t.Parallel()
+	src := newSource(item{"a", "t"}, item{"b", "t"}, item{"c", "t"})
+	var mu sync.Mutex
+	var pending []func()
+	started := make(chan string, 3)
+	l := claim.NewAsync[item](claim.Config{Name: "async", BatchSize: 10, Concurrency: 1, PollInterval: time.Hour,
+		LeaseDuration: 30 * time.Millisecond, ShutdownTimeout: 20 * time.Second, Logger: quiet()},
+		src, func(_ context.Context, it item, done func()) {
+			mu.Lock()
+			pending = append(pending, done)
+			mu.Unlock()
+			started <- it.id
+		})
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- l.Run(ctx) }()
+	// One worker handles all three: it does not wait for done.
+	got := []string{<-started, <-started, <-started}
+	require.ElementsMatch(t, []string{"a", "b", "c"}, got)
+	require.Equal(t, 3, l.Held())
+	// Renewals still carry the three leases while their outcomes wait.
+	require.Eventually(t, func() bool {
+		src.mu.Lock()
+		defer src.mu.Unlock()
+		return len(src.renewed) > 0 && len(src.renewed[len(src.renewed)-1]) == 3
+	}, 10*time.Second, 5*time.Millisecond)
+	cancel()
+	select {
+	case <-stopped:
+		t.Fatal("Run returned while outcomes were pending")
+	case <-time.After(50 * time.Millisecond):
+	}
+	mu.Lock()
+	for _, done := range pending {
+		done()
+		done() // a second call does nothing
+	}
+	mu.Unlock()
+	require.NoError(t, <-stopped)
+	require.Zero(t, l.Held())
+}
