@@ -61,10 +61,17 @@ func (l *Loop[T]) renewOnce(ctx context.Context) {
 		if ctx.Err() == nil {
 			l.failed("renew", err)
 		}
+		l.expireUnrenewed()
 		return
 	}
+	now := time.Now()
 	for _, lease := range leases {
 		if kept[lease.ID] {
+			l.mu.Lock()
+			if h, ok := l.held[lease.ID]; ok && h.lease.Token == lease.Token {
+				h.renewed = now
+			}
+			l.mu.Unlock()
 			continue
 		}
 		l.mu.Lock()
@@ -79,6 +86,26 @@ func (l *Loop[T]) renewOnce(ctx context.Context) {
 		if ok {
 			l.reportLost(lease)
 		}
+	}
+}
+
+// expireUnrenewed treats as lost every lease that no renewal has found for
+// a whole lease duration: after failed renewals it has expired, and
+// another worker may own the row. Leases still within their time keep
+// their work; the next renewal may succeed.
+func (l *Loop[T]) expireUnrenewed() {
+	deadline := time.Now().Add(-l.cfg.LeaseDuration)
+	var lost []Lease
+	l.mu.Lock()
+	for _, h := range l.held {
+		if !h.lost && h.renewed.Before(deadline) {
+			h.markLost()
+			lost = append(lost, h.lease)
+		}
+	}
+	l.mu.Unlock()
+	for _, lease := range lost {
+		l.reportLost(lease)
 	}
 }
 
@@ -98,7 +125,8 @@ func (l *Loop[T]) reportLost(lease Lease) {
 	}
 }
 
-// reapLoop runs the reclaim step at most once per lease duration / 5.
+// reapLoop runs the reclaim step at most once per lease duration / 5;
+// Hooks.Reaped hears of every step that returned rows.
 func (l *Loop[T]) reapLoop(ctx context.Context) {
 	if l.cfg.LeaseDuration <= 0 {
 		return

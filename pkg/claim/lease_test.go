@@ -339,3 +339,31 @@ func TestReaperReportsAndWakesTheClaimer(t *testing.T) {
 	after := src.reapCalls.Load()
 	require.Eventually(t, func() bool { return src.reapCalls.Load() >= after+2 }, wait, tick)
 }
+
+// TestFailedRenewalsPastTheLeaseCancelTheWork: renewals that fail for a
+// whole lease duration mean the lease expired; the work is cancelled as a
+// lost lease and reported once.
+func TestFailedRenewalsPastTheLeaseCancelTheWork(t *testing.T) {
+	t.Parallel()
+	src := newSource(item{id: "a", token: "t1"})
+	src.renewFailed = errors.New("connection reset")
+	var lost lostLog
+	cancelled := make(chan error, 1)
+	l := claim.New(claim.Config{
+		Name: "test", BatchSize: 1, Concurrency: 1, PollInterval: tick, LeaseDuration: lease, Logger: quiet(),
+		Hooks: claim.Hooks{Lost: lost.hook},
+	}, src, func(ctx context.Context, _ item) {
+		<-ctx.Done()
+		cancelled <- context.Cause(ctx)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = l.Run(ctx) }()
+	select {
+	case cause := <-cancelled:
+		require.ErrorIs(t, cause, queuebox.ErrLeaseLost)
+	case <-waitTimeout():
+		t.Fatal("the work outlived its lease")
+	}
+	require.Equal(t, []claim.Lease{{ID: "a", Token: "t1"}}, lost.get())
+}

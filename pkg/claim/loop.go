@@ -62,7 +62,7 @@ type BatchHandler[T Item] func(ctx context.Context, items []T)
 type Hooks struct {
 	// Lost is called once per item whose lease a renewal found lost.
 	Lost func(l Lease)
-	// Reaped is called after each reclaim step with the rows it returned.
+	// Reaped is called after each reclaim step that returned rows.
 	Reaped func(n int64)
 	// ClaimFailed is called when a claim, renewal or reclaim fails.
 	ClaimFailed func(op string, err error)
@@ -101,6 +101,9 @@ type Loop[T Item] struct {
 type held struct {
 	lease  Lease
 	cancel context.CancelCauseFunc
+	// renewed is when the lease was last known to run: the claim, or the
+	// last renewal that found it.
+	renewed time.Time
 	// lost is set once the loss of the lease is known (a renewal missed
 	// it, or a new claim of the row replaced it). A lost item is neither
 	// renewed nor reported again, and a queued one is not handled.

@@ -126,7 +126,7 @@ func (l *Loop[T]) hold(it T) {
 	if replaced {
 		prev.markLost()
 	}
-	l.held[lease.ID] = &held{lease: lease}
+	l.held[lease.ID] = &held{lease: lease, renewed: time.Now()}
 	l.mu.Unlock()
 	if replaced {
 		l.reportLost(prev.lease)
