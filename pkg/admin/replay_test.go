@@ -11,7 +11,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/labstack/echo/v4"
@@ -39,15 +38,7 @@ func bearer(token string) *config.SourceAuth {
 
 func newFixture(t *testing.T, cfg config.Admin) fixture {
 	t.Helper()
-	s := pgtest.NewSchema(t)
-	db, err := postgres.Open(context.Background(), postgres.Options{
-		ConnString: s.URL, DisplayURL: s.Name, PoolSize: 4,
-		AcquireTimeout: 10 * time.Second, StartupTimeout: 10 * time.Second, Logger: quiet(),
-	})
-	require.NoError(t, err)
-	t.Cleanup(db.Close)
-	_, err = db.Migrate(context.Background(), quiet())
-	require.NoError(t, err)
+	s, db := pgtest.Migrated(t, 4)
 	store, err := postgres.NewReplay(db, schema.New(schema.Postgres, config.Default().Database))
 	require.NoError(t, err)
 	router, err := deliver.NewRouter([]config.Route{

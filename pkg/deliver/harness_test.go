@@ -72,15 +72,7 @@ type env struct {
 
 func newEnv(t *testing.T, baseURL string) *env {
 	t.Helper()
-	s := pgtest.NewSchema(t)
-	db, err := postgres.Open(context.Background(), postgres.Options{
-		ConnString: s.URL, DisplayURL: s.Name, PoolSize: 12,
-		AcquireTimeout: 10 * time.Second, StartupTimeout: 10 * time.Second, Logger: quiet(),
-	})
-	require.NoError(t, err)
-	t.Cleanup(db.Close)
-	_, err = db.Migrate(context.Background(), quiet())
-	require.NoError(t, err)
+	s, db := pgtest.Migrated(t, 12)
 	cfg := config.Default()
 	cfg.Outbox.PollIntervalMs = 20
 	cfg.Outbox.RetryBaseDelayMs = 10

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -18,15 +17,7 @@ import (
 // pgInbox returns the real inbox store on a fresh, migrated schema.
 func pgInbox(t *testing.T) (*postgres.Inbox, pgtest.Schema) {
 	t.Helper()
-	s := pgtest.NewSchema(t)
-	db, err := postgres.Open(context.Background(), postgres.Options{
-		ConnString: s.URL, DisplayURL: s.Name, PoolSize: 8,
-		AcquireTimeout: 10 * time.Second, StartupTimeout: 10 * time.Second, Logger: quietLog(),
-	})
-	require.NoError(t, err)
-	t.Cleanup(db.Close)
-	_, err = db.Migrate(context.Background(), quietLog())
-	require.NoError(t, err)
+	s, db := pgtest.Migrated(t, 8)
 	in, err := postgres.NewInbox(db, schema.New(schema.Postgres, config.Default().Database))
 	require.NoError(t, err)
 	return in, s

@@ -32,15 +32,7 @@ type env struct {
 
 func newEnv(t *testing.T) env {
 	t.Helper()
-	s := pgtest.NewSchema(t)
-	db, err := postgres.Open(context.Background(), postgres.Options{
-		ConnString: s.URL, DisplayURL: s.Name, PoolSize: 10,
-		AcquireTimeout: 10 * time.Second, StartupTimeout: 10 * time.Second, Logger: quiet(),
-	})
-	require.NoError(t, err)
-	t.Cleanup(db.Close)
-	_, err = db.Migrate(context.Background(), quiet())
-	require.NoError(t, err)
+	s, db := pgtest.Migrated(t, 10)
 	cfg := config.Default()
 	cfg.Inbox.Relay.PollIntervalMs = 10
 	cfg.Inbox.Relay.BatchSize = 7

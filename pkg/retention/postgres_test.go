@@ -30,15 +30,7 @@ type pgEnv struct {
 // migrated schema before the store renders its statements (custom names).
 func migratedDB(t *testing.T, db config.Database, tweak ...string) pgEnv {
 	t.Helper()
-	s := pgtest.NewSchema(t)
-	pool, err := postgres.Open(context.Background(), postgres.Options{
-		ConnString: s.URL, DisplayURL: s.Name, PoolSize: 4,
-		AcquireTimeout: 10 * time.Second, StartupTimeout: 10 * time.Second, Logger: quiet(),
-	})
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
-	_, err = pool.Migrate(context.Background(), quiet())
-	require.NoError(t, err)
+	s, pool := pgtest.Migrated(t, 4)
 	conn := s.Connect(t)
 	for _, stmt := range tweak {
 		_, err := conn.Exec(context.Background(), stmt)

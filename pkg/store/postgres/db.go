@@ -143,6 +143,21 @@ func (db *DB) WithTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	})
 }
 
+// execCount runs a statement and returns how many rows it changed; what
+// names the operation in the error.
+func (db *DB) execCount(ctx context.Context, what, stmt string, args ...any) (int64, error) {
+	var n int64
+	err := db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+		tag, err := conn.Exec(ctx, stmt, args...)
+		n = tag.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", what, err)
+	}
+	return n, nil
+}
+
 // Ping checks that the database answers; the health check of the database
 // component.
 func (db *DB) Ping(ctx context.Context) error {

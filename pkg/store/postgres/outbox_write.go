@@ -50,16 +50,7 @@ func (o *Outbox) Renew(ctx context.Context, leases []claim.Lease) (map[string]bo
 // ReapExpired returns expired claims to pending; it implements
 // claim.Source.
 func (o *Outbox) ReapExpired(ctx context.Context) (int64, error) {
-	var n int64
-	err := o.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
-		tag, err := conn.Exec(ctx, o.reap)
-		n = tag.RowsAffected()
-		return err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("reclaim expired outbox claims: %w", err)
-	}
-	return n, nil
+	return o.db.execCount(ctx, "reclaim expired outbox claims", o.reap)
 }
 
 // PendingStats is a snapshot of the pending rows.

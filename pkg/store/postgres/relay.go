@@ -118,16 +118,7 @@ func (r *Relay) Renew(ctx context.Context, leases []claim.Lease) (map[string]boo
 
 // ReapExpired implements claim.Source.
 func (r *Relay) ReapExpired(ctx context.Context) (int64, error) {
-	var n int64
-	err := r.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
-		tag, err := conn.Exec(ctx, r.reap)
-		n = tag.RowsAffected()
-		return err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("reclaim expired relay claims: %w", err)
-	}
-	return n, nil
+	return r.db.execCount(ctx, "reclaim expired relay claims", r.reap)
 }
 
 // OldestPending returns the creation time of the oldest pending push row,

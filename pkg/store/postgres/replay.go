@@ -60,14 +60,5 @@ func (r *Replay) Topics(ctx context.Context, f ReplayFilter) ([]string, error) {
 // Move moves the selected sent and dead rows to pending and returns how
 // many moved.
 func (r *Replay) Move(ctx context.Context, f ReplayFilter) (int64, error) {
-	var n int64
-	err := r.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
-		tag, err := conn.Exec(ctx, r.update, f.args()...)
-		n = tag.RowsAffected()
-		return err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("replay outbox rows: %w", err)
-	}
-	return n, nil
+	return r.db.execCount(ctx, "replay outbox rows", r.update, f.args()...)
 }

@@ -2,10 +2,7 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/alternayte/queuebox/pkg/schema"
 )
@@ -32,28 +29,15 @@ func NewRetention(db *DB, l schema.Layout) (*Retention, error) {
 
 // OutboxByAge deletes up to batch sent or dead rows older than maxAge.
 func (r *Retention) OutboxByAge(ctx context.Context, maxAge time.Duration, batch int) (int64, error) {
-	return r.exec(ctx, "delete old outbox rows", r.outboxAge, maxAge.Milliseconds(), batch)
+	return r.db.execCount(ctx, "delete old outbox rows", r.outboxAge, maxAge.Milliseconds(), batch)
 }
 
 // OutboxByCount deletes up to batch rows of state beyond the newest keep.
 func (r *Retention) OutboxByCount(ctx context.Context, state string, keep, batch int) (int64, error) {
-	return r.exec(ctx, "delete outbox rows over the count", r.outboxCount, state, keep, batch)
+	return r.db.execCount(ctx, "delete outbox rows over the count", r.outboxCount, state, keep, batch)
 }
 
 // InboxByAge deletes up to batch processed or dead rows older than maxAge.
 func (r *Retention) InboxByAge(ctx context.Context, maxAge time.Duration, batch int) (int64, error) {
-	return r.exec(ctx, "delete old inbox rows", r.inboxAge, maxAge.Milliseconds(), batch)
-}
-
-func (r *Retention) exec(ctx context.Context, what, stmt string, args ...any) (int64, error) {
-	var n int64
-	err := r.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
-		tag, err := conn.Exec(ctx, stmt, args...)
-		n = tag.RowsAffected()
-		return err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", what, err)
-	}
-	return n, nil
+	return r.db.execCount(ctx, "delete old inbox rows", r.inboxAge, maxAge.Milliseconds(), batch)
 }
