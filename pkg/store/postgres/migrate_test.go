@@ -2,8 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -15,27 +13,11 @@ import (
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
 )
 
-func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+var quietLog = pgtest.Quiet
 
-func openDB(t *testing.T, s pgtest.Schema) *postgres.DB {
-	t.Helper()
-	db, err := postgres.Open(context.Background(), postgres.Options{
-		ConnString: s.URL, DisplayURL: s.Name, PoolSize: 8,
-		AcquireTimeout: 10 * time.Second, StartupTimeout: 10 * time.Second, Logger: quietLog(),
-	})
-	require.NoError(t, err)
-	t.Cleanup(db.Close)
-	return db
-}
+func openDB(t *testing.T, s pgtest.Schema) *postgres.DB { return s.Open(t, 8) }
 
-func migrated(t *testing.T) (pgtest.Schema, *postgres.DB) {
-	t.Helper()
-	s := pgtest.NewSchema(t)
-	db := openDB(t, s)
-	_, err := db.Migrate(context.Background(), quietLog())
-	require.NoError(t, err)
-	return s, db
-}
+func migrated(t *testing.T) (pgtest.Schema, *postgres.DB) { return pgtest.Migrated(t, 8) }
 
 type column struct {
 	name, typ, nullable, def string
