@@ -33,11 +33,30 @@ const startTimeout = 60 * time.Second
 // stopTimeout bounds the wait for an exit after SIGTERM.
 const stopTimeout = 45 * time.Second
 
+// startAttempts bounds the starts of one binary whose data port was taken.
+const startAttempts = 3
+
 // startBinary starts bin/queuebox-<role> with exactly env (plus PATH and
 // HOME, no configuration file, warn-level logs) on a free data port and
 // waits until it answers /health/live. A binary that exits or does not
 // answer in time is an error.
+//
+// The free port is only free when freePort looks: another process may
+// take it before the binary binds it (an outgoing connection gets its
+// port from the same ephemeral range, and the benchmark opens many). A
+// binary that fails to bind is started again on another port.
 func startBinary(ctx context.Context, binDir, role string, env map[string]string) (*proc, error) {
+	for attempt := 1; ; attempt++ {
+		p, err := startOnce(ctx, binDir, role, env)
+		if err == nil || attempt == startAttempts || !strings.Contains(err.Error(), "address already in use") {
+			return p, err
+		}
+		logf("queuebox-%s: its data port was taken before it could bind it; starting it again on another", role)
+	}
+}
+
+// startOnce is one attempt of startBinary.
+func startOnce(ctx context.Context, binDir, role string, env map[string]string) (*proc, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
