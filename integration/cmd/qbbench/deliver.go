@@ -33,12 +33,13 @@ func (b *bench) delivery(ctx context.Context) error {
 				return fmt.Errorf("queuebox-deliver, %s: %w", label, err)
 			}
 			real = append(real, d)
-			logf("deliver %s run %d: queuebox-deliver %.0f rows/s, CPU %v/row", label, i+1, d.Rate, d.CPUPerRow)
+			logf("deliver %s run %d: queuebox-deliver %.0f rows/s, CPU %v/row, %s receiver %v/row",
+				label, i+1, d.Rate, d.CPUPerRow, b.loadSide(), d.LoadCPUPerRow)
 		}
 		got := drainRates(real)
 		b.rep.add(vsBaseline(fmt.Sprintf("deliver, %s, %s rows", label, group(int64(b.o.deliverRows))),
 			median(got), median(base), "rows/s", "rows/s", 0.60,
-			fmt.Sprintf("runs %s vs %s; %s", rates(got), rates(base), cpuNote("deliver", real))))
+			fmt.Sprintf("runs %s vs %s; %s", rates(got), rates(base), b.cpuNote("deliver", real))))
 	}
 	return nil
 }
@@ -109,6 +110,10 @@ type drain struct {
 	// row, start-up included: it tells a CPU-bound process from one that
 	// waits on the database.
 	CPUPerRow time.Duration
+	// LoadCPUPerRow is the CPU time this process used per row over the
+	// same span, the receiver's in the main: the harness's share of the
+	// machine. 0 where not measured (relay).
+	LoadCPUPerRow time.Duration
 }
 
 // deliverDrain pre-inserts rows pending rows, starts replicas
@@ -124,12 +129,13 @@ func (b *bench) deliverDrain(ctx context.Context, rows, keys, replicas int) (dra
 		return drain{}, err
 	}
 	b.rc.reset()
+	self0 := selfCPU()
 	procs, err := b.startDeliver(ctx, db, replicas)
 	if err != nil {
 		return drain{}, err
 	}
 	waitErr := b.waitDelivered(ctx, db, int64(rows), procs)
-	cpu := cpuTimes(procs)
+	cpu, self := cpuTimes(procs), selfCPU()-self0
 	if err := errors.Join(waitErr, stopAll(procs...)); err != nil {
 		return drain{}, err
 	}
@@ -143,16 +149,22 @@ func (b *bench) deliverDrain(ctx context.Context, rows, keys, replicas int) (dra
 	if got := b.rc.count.Load(); got < int64(rows) {
 		return drain{}, fmt.Errorf("the receiver got %d requests for %d sent rows", got, rows)
 	}
-	return drain{Rate: w.rate(), CPUPerRow: cpu / time.Duration(rows)}, nil
+	return drain{Rate: w.rate(), CPUPerRow: cpu / time.Duration(rows), LoadCPUPerRow: self / time.Duration(rows)}, nil
 }
 
-// cpuNote formats the median CPU per row of some drains.
-func cpuNote(what string, ds []drain) string {
-	var us []float64
+// cpuNote formats the median CPU per row of some drains, and that of the
+// receiver where it was measured.
+func (b *bench) cpuNote(what string, ds []drain) string {
+	var us, load []float64
 	for _, d := range ds {
 		us = append(us, float64(d.CPUPerRow)/float64(time.Microsecond))
+		load = append(load, float64(d.LoadCPUPerRow)/float64(time.Microsecond))
 	}
-	return fmt.Sprintf("%s CPU %.0f µs/row", what, median(us))
+	note := fmt.Sprintf("%s CPU %.0f µs/row", what, median(us))
+	if median(load) > 0 {
+		note += fmt.Sprintf(" (%s receiver %.0f)", b.loadSide(), median(load))
+	}
+	return note
 }
 
 func drainRates(ds []drain) []float64 {

@@ -1,15 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -52,6 +46,7 @@ type ingestRun struct {
 	base     map[bool]loadResult // by dup
 	variants []loadResult        // in ingestVariants order
 	cpu      []time.Duration     // CPU of queuebox-ingest per request, by variant
+	loadCPU  []time.Duration     // CPU of this process (the load clients) per request, by variant
 }
 
 // ingest compares queuebox-ingest with plain INSERT … ON CONFLICT DO
@@ -85,7 +80,7 @@ func (b *bench) ingest(ctx context.Context) error {
 			Notes: fmt.Sprintf("p99 %.1f ms; runs %s", median(p99), rates(vals))})
 	}
 	for vi, v := range ingestVariants {
-		var got, base, p50, p99, baseP99, cpu []float64
+		var got, base, p50, p99, baseP99, cpu, loadCPU []float64
 		for _, r := range runs {
 			got = append(got, r.variants[vi].Rate)
 			base = append(base, r.base[v.dup].Rate)
@@ -93,9 +88,10 @@ func (b *bench) ingest(ctx context.Context) error {
 			p99 = append(p99, ms(percentile(r.variants[vi].Latencies, 99)))
 			baseP99 = append(baseP99, ms(percentile(r.base[v.dup].Latencies, 99)))
 			cpu = append(cpu, float64(r.cpu[vi])/float64(time.Microsecond))
+			loadCPU = append(loadCPU, float64(r.loadCPU[vi])/float64(time.Microsecond))
 		}
 		b.rep.add(vsBaseline("ingest, "+v.name, median(got), median(base), "req/s", "tx/s", 0.55,
-			fmt.Sprintf("runs %s; ingest CPU %.0f µs/req", rates(got), median(cpu))))
+			fmt.Sprintf("runs %s; ingest CPU %.0f µs/req, %s clients %.0f µs/req", rates(got), median(cpu), b.loadSide(), median(loadCPU))))
 		x := below("ingest p99, "+v.name, median(p99), 25, fmt.Sprintf("p50 %.1f ms; baseline is the SQL p99", median(p50)))
 		x.Baseline = fmt.Sprintf("%.1f ms", median(baseP99))
 		x.Ratio = fmt.Sprintf("%.1f×", median(p99)/median(baseP99))
@@ -116,7 +112,7 @@ func (b *bench) ingestOnce(ctx context.Context, run int) (ingestRun, error) {
 	for _, dup := range []bool{false, true} {
 		prefix := fmt.Sprintf("r%d-sql-%v-", run, dup)
 		l := load{clients: b.o.clients, warmup: b.o.ingestWarmup, measure: b.o.ingestTime, dup: dup}
-		res := l.run(ctx, func(ctx context.Context, key int64) error {
+		res := l.run(ctx, func(ctx context.Context, _ int, key int64) error {
 			return sqlInsert(ctx, db, prefix, key)
 		})
 		if err := res.check("SQL baseline"); err != nil {
@@ -133,43 +129,44 @@ func (b *bench) ingestOnce(ctx context.Context, run int) (ingestRun, error) {
 	if err != nil {
 		return out, err
 	}
-	client := &http.Client{
-		Timeout:   10 * time.Second,
-		Transport: &http.Transport{MaxIdleConns: 4 * b.o.clients, MaxIdleConnsPerHost: 4 * b.o.clients},
-	}
-	defer client.CloseIdleConnections()
+	pp := newPoster(b.o.httpStdlib, fmt.Sprintf("127.0.0.1:%d", p.port), b.o.clients)
+	defer pp.close()
 	// A warm-up load first (connections of the client and of the pool,
 	// the runtime's heap), then the variants in an order that rotates with
 	// the run, so no variant always comes first.
 	warm := load{clients: b.o.clients, measure: b.o.ingestWarmup}
-	res := warm.run(ctx, func(ctx context.Context, key int64) error {
-		return post(ctx, client, p.url("/inbox/bench"), fmt.Sprintf("r%d-warm-", run), key, false)
+	warmPrefix := fmt.Sprintf("r%d-warm-", run)
+	res := warm.run(ctx, func(ctx context.Context, client int, key int64) error {
+		return pp.post(ctx, client, "/inbox/bench", warmPrefix, key, false)
 	})
 	if err := errors.Join(res.check("queuebox-ingest warm-up"), truncate()); err != nil {
 		return out, errors.Join(err, p.stop())
 	}
 	out.variants = make([]loadResult, len(ingestVariants))
 	out.cpu = make([]time.Duration, len(ingestVariants))
+	out.loadCPU = make([]time.Duration, len(ingestVariants))
 	for k := range ingestVariants {
 		vi := (k + run) % len(ingestVariants)
 		v := ingestVariants[vi]
 		prefix := fmt.Sprintf("r%d-http-%v-", run, v.dup)
-		url := p.url("/inbox/bench")
+		path := "/inbox/bench"
 		if v.hmac {
-			url = p.url("/inbox/signed")
+			path = "/inbox/signed"
 		}
 		l := load{clients: b.o.clients, warmup: b.o.ingestWarmup, measure: b.o.ingestTime, dup: v.dup}
-		cpu0 := p.cpuTime()
-		res := l.run(ctx, func(ctx context.Context, key int64) error {
-			return post(ctx, client, url, prefix, key, v.hmac)
+		cpu0, self0 := p.cpuTime(), selfCPU()
+		res := l.run(ctx, func(ctx context.Context, client int, key int64) error {
+			return pp.post(ctx, client, path, prefix, key, v.hmac)
 		})
-		out.cpu[vi] = (p.cpuTime() - cpu0) / time.Duration(max(res.Sent, 1))
+		sent := time.Duration(max(res.Sent, 1))
+		out.cpu[vi] = (p.cpuTime() - cpu0) / sent
+		out.loadCPU[vi] = (selfCPU() - self0) / sent
 		err := errors.Join(res.check("queuebox-ingest, "+v.name), p.exited(), truncate())
 		if err != nil {
 			return out, errors.Join(err, p.stop())
 		}
-		logf("ingest run %d: %s %.0f req/s, p50 %.1f ms, p99 %.1f ms, CPU %v/req", run+1, v.name, res.Rate,
-			ms(percentile(res.Latencies, 50)), ms(percentile(res.Latencies, 99)), out.cpu[vi])
+		logf("ingest run %d: %s %.0f req/s, p50 %.1f ms, p99 %.1f ms, CPU %v/req, %s clients %v/req", run+1, v.name, res.Rate,
+			ms(percentile(res.Latencies, 50)), ms(percentile(res.Latencies, 99)), out.cpu[vi], b.loadSide(), out.loadCPU[vi])
 		out.variants[vi] = res
 	}
 	return out, p.stop()
@@ -193,12 +190,6 @@ func ingestEnv() map[string]string {
 	return env
 }
 
-// body is the small JSON webhook of key number key.
-func body(prefix string, key int64) []byte {
-	return fmt.Appendf(nil, `{"id":"%s%d","type":"bench.created","customer":"cust-%d","amount":42}`,
-		prefix, key, key%1000)
-}
-
 // sqlInsert is one baseline statement. A duplicate returns no row, which
 // is a success, as for the store.
 func sqlInsert(ctx context.Context, db *benchDB, prefix string, key int64) error {
@@ -210,29 +201,4 @@ func sqlInsert(ctx context.Context, db *benchDB, prefix string, key int64) error
 		return nil
 	}
 	return err
-}
-
-// post sends one webhook; 202 (stored) and 200 (duplicate) succeed.
-func post(ctx context.Context, client *http.Client, url, prefix string, key int64, sign bool) error {
-	b := body(prefix, key)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if sign {
-		mac := hmac.New(sha256.New, []byte(hmacSecret))
-		mac.Write(b)
-		req.Header.Set("X-Signature", "sha256="+hex.EncodeToString(mac.Sum(nil)))
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	text, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-	if resp.StatusCode != http.StatusAccepted && resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("POST %s: %d %s", url, resp.StatusCode, text)
-	}
-	return nil
 }

@@ -40,10 +40,11 @@ func (l load) keyFor(n int64) int64 {
 	return max(n/2-int64(l.clients), 0)
 }
 
-// run drives send until warmup+measure passed. send gets the key number of
-// its request; an error counts the request as failed. Requests that
+// run drives send until warmup+measure passed. send gets the index of the
+// client goroutine (0 to clients-1, so a client can own a connection) and
+// the key number of its request; an error counts the request as failed. Requests that
 // complete inside the measured part count, with their latencies.
-func (l load) run(ctx context.Context, send func(ctx context.Context, key int64) error) loadResult {
+func (l load) run(ctx context.Context, send func(ctx context.Context, client int, key int64) error) loadResult {
 	var (
 		next       atomic.Int64
 		mu         sync.Mutex
@@ -55,7 +56,7 @@ func (l load) run(ctx context.Context, send func(ctx context.Context, key int64)
 		sendCtx, c = context.WithDeadline(ctx, end.Add(5*time.Second))
 	)
 	defer c()
-	for range l.clients {
+	for client := range l.clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -67,7 +68,7 @@ func (l load) run(ctx context.Context, send func(ctx context.Context, key int64)
 				if !t0.Before(end) {
 					break
 				}
-				err := send(sendCtx, l.keyFor(next.Add(1)-1))
+				err := send(sendCtx, client, l.keyFor(next.Add(1)-1))
 				t1 := time.Now()
 				if t0.Before(measureAt) || t1.After(end) {
 					continue

@@ -23,7 +23,7 @@ func (b *bench) relay(ctx context.Context) error {
 	}
 	got := drainRates(ds)
 	b.rep.add(atLeast(fmt.Sprintf("relay, %s push rows, %s aggregates", group(int64(b.o.relayRows)), group(int64(b.o.aggregates))),
-		median(got), "rows/s", 5000, fmt.Sprintf("runs %s; %s", rates(got), cpuNote("relay", ds))))
+		median(got), "rows/s", 5000, fmt.Sprintf("runs %s; %s", rates(got), b.cpuNote("relay", ds))))
 	return nil
 }
 

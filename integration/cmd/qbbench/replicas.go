@@ -22,7 +22,8 @@ func (b *bench) replicas(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("%d replica(s): %w", n, err)
 			}
-			logf("replicas run %d: %d replica(s) %.0f rows/s, CPU %v/row", i+1, n, r.Rate, r.CPUPerRow)
+			logf("replicas run %d: %d replica(s) %.0f rows/s, CPU %v/row, %s receiver %v/row",
+				i+1, n, r.Rate, r.CPUPerRow, b.loadSide(), r.LoadCPUPerRow)
 			if n == 1 {
 				one = append(one, r)
 			} else {
@@ -43,7 +44,7 @@ func (b *bench) replicas(ctx context.Context) error {
 		Target:   "≥ 1.5×",
 		Result:   verdict(ratio >= 1.5),
 		Notes: fmt.Sprintf("runs %s vs %s; %s, %s", rates(drainRates(two)), rates(drainRates(one)),
-			cpuNote("2 replicas", two), cpuNote("1 replica", one)),
+			b.cpuNote("2 replicas", two), b.cpuNote("1 replica", one)),
 	})
 	return nil
 }
