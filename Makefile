@@ -14,6 +14,15 @@ MODULES := pkg pkg/jsonata migrations services integration compose/receiver
 
 export GOFLAGS := -buildvcs=false
 
+# The product documentation and the JSONata suite live beside the checkout
+# (../shared), never inside it. Tests read them through these variables, so
+# a checkout elsewhere on this machine still finds them.
+SHARED ?= $(firstword $(wildcard $(CURDIR)/../shared /work/shared))
+ifneq ($(SHARED),)
+export QUEUEBOX_SPEC_DIR ?= $(SHARED)/spec
+export QUEUEBOX_JSONATA_SHARED ?= $(SHARED)/jsonata
+endif
+
 .PHONY: help build test test-unit test-integration lint fmt run bench services compose-config clean
 
 help: ## List the targets.
