@@ -14,7 +14,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/retention"
 )
 
@@ -195,12 +194,7 @@ func TestRunCleansAtOnceThenOnItsInterval(t *testing.T) {
 	}
 }
 
-func TestNameAndPolicy(t *testing.T) {
+func TestName(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, "retention-outbox", (&retention.Job{Table: "outbox"}).Name())
-	interval, batch := retention.Policy(config.RetentionPolicy{
-		CleanupInterval: config.Duration{D: 90 * time.Minute}, BatchSize: 250,
-	})
-	require.Equal(t, 90*time.Minute, interval)
-	require.Equal(t, 250, batch)
 }

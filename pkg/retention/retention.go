@@ -12,7 +12,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/metrics"
 )
 
@@ -117,9 +116,4 @@ func (j *Job) Check(context.Context) error {
 		return errors.New("the last cleanup of " + j.Table + " failed")
 	}
 	return nil
-}
-
-// Policy returns the interval and batch of a configured policy.
-func Policy(p config.RetentionPolicy) (time.Duration, int) {
-	return p.CleanupInterval.D, p.BatchSize
 }

@@ -127,16 +127,6 @@ func (l Layout) Render(name, text string) (string, error) {
 	return RenderData(name, text, l)
 }
 
-// MustRender is Render for statements rendered during construction, where
-// a failure can only be a defect in a shipped template.
-func (l Layout) MustRender(name, text string) string {
-	s, err := l.Render(name, text)
-	if err != nil {
-		panic(err)
-	}
-	return s
-}
-
 // RenderData renders a statement template against any data that embeds
 // the layout, for statements with variants ({{if .Flag}}).
 func RenderData(name, text string, data any) (string, error) {

@@ -143,10 +143,3 @@ func TestRender(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, `SELECT 1 FROM "qb_inbox" LIMIT 1`, got)
 }
-
-func TestMustRenderPanicsOnABadTemplate(t *testing.T) {
-	t.Parallel()
-	l := schema.New(schema.Postgres, config.Default().Database)
-	require.Equal(t, `DELETE FROM "inbox"`, l.MustRender("ok", "DELETE FROM {{.I.Table}}"))
-	require.Panics(t, func() { l.MustRender("bad", "{{.I.Missing}}") })
-}
