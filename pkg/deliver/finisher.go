@@ -3,8 +3,8 @@ package deliver
 import (
 	"context"
 	"log/slog"
-	"time"
 
+	"github.com/alternayte/queuebox/pkg/claim"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
@@ -75,28 +75,17 @@ func (f *finisher) flushRemaining() {
 	}
 }
 
-// flush writes one group, retrying a failed statement a few times: a
-// short database fault should not turn a delivered message into a
-// redelivery.
+// flush writes one group, retrying a failed statement a few times.
 func (f *finisher) flush(batch []finishReq) {
 	outcomes := make([]postgres.Outcome, len(batch))
 	for i, r := range batch {
 		outcomes[i] = r.outcome
 	}
-	var kept map[string]bool
-	var err error
-	delay := 50 * time.Millisecond
-	for attempt := 0; attempt < 5; attempt++ {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		kept, err = f.write(ctx, outcomes)
-		cancel()
-		if err == nil {
-			break
-		}
-		f.log.Warn("writing outcomes failed; retrying", "rows", len(outcomes), "err", err)
-		time.Sleep(delay)
-		delay *= 2
-	}
+	kept, err := claim.RetryWrite(context.Background(), func(ctx context.Context) (map[string]bool, error) {
+		return f.write(ctx, outcomes)
+	}, func(attempt int, err error) {
+		f.log.Warn("writing outcomes failed", "rows", len(outcomes), "attempt", attempt, "err", err)
+	})
 	for _, r := range batch {
 		if err != nil {
 			r.then(finishResult{err: err})

@@ -164,27 +164,14 @@ func (r *Relay) prepare(row postgres.InboxRow) (postgres.Forward, string) {
 	return postgres.Forward{Lease: row.Lease(), Topic: topic, Headers: headers}, ""
 }
 
-// retry runs a fenced write, retrying a failed statement a few times so a
-// short database fault does not leave rows processing until their lease
-// expires. It returns nil when every try failed.
+// retry runs a fenced write through claim.RetryWrite, counting each failed
+// try as a relay error. It returns nil when every try failed.
 func (r *Relay) retry(ctx context.Context, what string, write func(context.Context) (map[string]bool, error)) map[string]bool {
-	delay := 50 * time.Millisecond
-	for attempt := 0; attempt < 5; attempt++ {
-		wctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		kept, err := write(wctx)
-		cancel()
-		if err == nil {
-			return kept
-		}
+	kept, _ := claim.RetryWrite(ctx, write, func(attempt int, err error) {
 		r.opts.Metrics.Errors.Inc()
-		r.opts.Logger.Error("relay write failed", "write", what, "attempt", attempt+1, "err", err)
-		if ctx.Err() != nil && attempt > 0 {
-			break
-		}
-		time.Sleep(delay)
-		delay *= 2
-	}
-	return nil
+		r.opts.Logger.Error("relay write failed", "write", what, "attempt", attempt, "err", err)
+	})
+	return kept
 }
 
 // refreshAge sets the oldest-pending gauge at most once per
