@@ -246,3 +246,30 @@ func TestPendingStats(t *testing.T) {
 	require.Equal(t, map[string]int64{"a": 2, "b": 1}, st.ByTopic)
 	require.WithinDuration(t, time.Now().Add(-time.Hour), st.Oldest, time.Minute)
 }
+
+// A claim of another replica that is still running holds row locks on the
+// first unkeyed rows. A concurrent claim must take the rows after them,
+// not compute the same candidates and come back empty.
+func TestClaimSkipsUnkeyedRowsLockedByAnotherClaim(t *testing.T) {
+	t.Parallel()
+	s, db := migrated(t)
+	conn := s.Connect(t)
+	ctx := context.Background()
+	insertRows(t, conn, []string{"<null>"}, 20)
+	insertRows(t, conn, []string{""}, 20)
+	o := outboxStore(t, db, time.Minute)
+
+	other := s.Connect(t)
+	tx, err := other.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(ctx) }()
+	_, err = tx.Exec(ctx, `SELECT id FROM outbox WHERE key IS NULL ORDER BY sequence LIMIT 10 FOR UPDATE`)
+	require.NoError(t, err)
+
+	got, err := o.Claim(ctx, 10)
+	require.NoError(t, err)
+	require.Len(t, got, 10, "the claim skips the locked rows and takes the next ones")
+	var lockedAfter int
+	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE state = 'processing'`).Scan(&lockedAfter))
+	require.Equal(t, 10, lockedAfter)
+}

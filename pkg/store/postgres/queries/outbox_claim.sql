@@ -4,9 +4,12 @@
 -- (key, sequence) index one probe per key, starting after the cursor $2
 -- and wrapping around, so its cost follows the number of keys, not the
 -- depth of their backlog. Rows without a key (null or '') come from the
--- same index in sequence order. Row locks with SKIP LOCKED keep two
--- claims apart; the state re-check after the lock drops a row that a
--- concurrent claim took first.
+-- same index in sequence order, locked as they are read (SKIP LOCKED), so
+-- a concurrent claim of another replica takes the rows after them instead
+-- of colliding on the same ones. CTEs are read lazily: the LIMIT of
+-- candidates stops both scans, and no row is locked that is not claimed.
+-- Keyed heads are locked afterwards with SKIP LOCKED; the state re-check
+-- after the lock drops a row that a concurrent claim took first.
 WITH RECURSIVE after_cursor AS (
     (SELECT {{.O.Key}} AS k, {{.O.ID}} AS id, {{.O.State}} AS st, {{.O.ScheduledAt}} AS due
      FROM {{.O.Table}}
@@ -42,18 +45,23 @@ WITH RECURSIVE after_cursor AS (
     UNION ALL
     (SELECT id FROM before_cursor WHERE st = 'pending' AND due <= now())
     LIMIT $1
+), unkeyed_null AS (
+    SELECT {{.O.ID}} AS id FROM {{.O.Table}}
+    WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} IS NULL
+      AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= now()
+    ORDER BY {{.O.Key}}, {{.O.Sequence}}
+    LIMIT $1
+    FOR UPDATE SKIP LOCKED
+), unkeyed_empty AS (
+    SELECT {{.O.ID}} AS id FROM {{.O.Table}}
+    WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} = ''
+      AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= now()
+    ORDER BY {{.O.Key}}, {{.O.Sequence}}
+    LIMIT $1
+    FOR UPDATE SKIP LOCKED
 ), unkeyed AS (
-    (SELECT {{.O.ID}} AS id FROM {{.O.Table}}
-     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} IS NULL
-       AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= now()
-     ORDER BY {{.O.Key}}, {{.O.Sequence}}
-     LIMIT $1)
-    UNION ALL
-    (SELECT {{.O.ID}} AS id FROM {{.O.Table}}
-     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} = ''
-       AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= now()
-     ORDER BY {{.O.Key}}, {{.O.Sequence}}
-     LIMIT $1)
+    (SELECT id FROM unkeyed_null) UNION ALL (SELECT id FROM unkeyed_empty)
+    LIMIT $1
 ), candidates AS (
     {{if .KeyedFirst}}(SELECT id FROM keyed) UNION ALL (SELECT id FROM unkeyed){{else}}(SELECT id FROM unkeyed) UNION ALL (SELECT id FROM keyed){{end}}
     LIMIT $1
