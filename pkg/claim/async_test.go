@@ -56,3 +56,55 @@ func TestAsyncItemsStayHeldUntilDone(t *testing.T) {
 	require.NoError(t, <-stopped)
 	require.Zero(t, l.Held())
 }
+
+// TestAsyncLoopClaimsTheNextBatchAhead: while the rows of one batch wait
+// for their outcome writes, the loop claims the next whole batch (so a
+// claim is never cut to the few rows freed since the last one), and it
+// never holds more than two batches.
+func TestAsyncLoopClaimsTheNextBatchAhead(t *testing.T) {
+	t.Parallel()
+	const batch = 10
+	src := newSource(items("x", 3*batch)...)
+	var mu sync.Mutex
+	var pending []func()
+	l := claim.NewAsync[item](claim.Config{Name: "ahead", BatchSize: batch, Concurrency: 2, PollInterval: tick,
+		LeaseDuration: time.Minute, ShutdownTimeout: 20 * time.Second, Logger: quiet()},
+		src, func(_ context.Context, _ item, done func()) {
+			mu.Lock()
+			pending = append(pending, done)
+			mu.Unlock()
+		})
+	cancel, stopped := running(t, l)
+	defer cancel()
+
+	require.Eventually(t, func() bool { return l.Held() == 2*batch }, wait, tick)
+	// Nothing is finished: the loop must not claim a third batch.
+	require.Never(t, func() bool { return l.Held() > 2*batch }, 100*time.Millisecond, tick)
+	src.mu.Lock()
+	require.Len(t, src.claims, 2)
+	for _, c := range src.claims {
+		require.Len(t, c, batch, "each claim takes a whole batch")
+	}
+	src.mu.Unlock()
+
+	// Finishing every held row frees the room for the last batch.
+	mu.Lock()
+	for _, done := range pending {
+		done()
+	}
+	pending = nil
+	mu.Unlock()
+	require.Eventually(t, func() bool {
+		src.mu.Lock()
+		defer src.mu.Unlock()
+		return len(src.claims) == 3
+	}, wait, tick)
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(pending) == batch }, wait, tick)
+	mu.Lock()
+	for _, done := range pending {
+		done()
+	}
+	mu.Unlock()
+	cancel()
+	<-stopped
+}

@@ -149,7 +149,8 @@ func (l *Loop[T]) Wake() {
 	}
 }
 
-// Held returns how many items the loop holds (queued or running).
+// Held returns how many items the loop holds (queued, running or waiting
+// for their outcome write).
 func (l *Loop[T]) Held() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -15,7 +15,7 @@ func (l *Loop[T]) Run(ctx context.Context) error {
 	// flight; it is cancelled only after the drain window.
 	workCtx, cancelWork := context.WithCancel(context.Background())
 	defer cancelWork()
-	queue := make(chan []T, l.cfg.BatchSize)
+	queue := make(chan []T, l.capacity())
 	var workers sync.WaitGroup
 	for range l.cfg.Concurrency {
 		workers.Add(1)
@@ -60,36 +60,22 @@ func (l *Loop[T]) drain(workers *sync.WaitGroup, cancelWork context.CancelFunc) 
 }
 
 // claimLoop claims whenever there is room, a wake arrives or the poll
-// interval passes. A claim that returned rows is followed by another at
-// once while room remains, so a backlog drains without waiting for ticks.
+// interval passes. A full claim is followed by another at once while room
+// remains, so a backlog drains without waiting for ticks.
 func (l *Loop[T]) claimLoop(ctx context.Context, queue chan<- []T) {
 	ticker := time.NewTicker(l.cfg.PollInterval)
 	defer ticker.Stop()
 	for {
-		room := l.cfg.BatchSize - l.Held()
-		// Claim while the workers would soon run dry; a claim per freed
-		// row would cost a statement per row under a backlog.
-		if room > 0 && l.queued.Load() < int64(l.cfg.Concurrency) && ctx.Err() == nil {
-			items, err := l.claim(ctx, room)
+		limit := min(l.cfg.BatchSize, l.capacity()-l.Held())
+		// Claim while the workers would soon run dry, not per freed row: a
+		// claim per freed row costs a statement per row under a backlog.
+		if limit > 0 && l.queued.Load() < l.lowWater() && ctx.Err() == nil {
+			items, err := l.claim(ctx, limit)
 			if err != nil {
 				l.failed("claim", err)
 			}
-			if len(items) > 0 && l.cfg.Hooks.Claimed != nil {
-				l.cfg.Hooks.Claimed(len(items))
-			}
-			for _, it := range items {
-				l.hold(it)
-			}
-			if l.batch != nil && len(items) > 0 {
-				l.queued.Add(1)
-				queue <- items
-			} else {
-				for _, it := range items {
-					l.queued.Add(1)
-					queue <- []T{it}
-				}
-			}
-			if len(items) > 0 && len(items) == room && ctx.Err() == nil {
+			l.enqueue(queue, items)
+			if len(items) > 0 && len(items) == limit && ctx.Err() == nil {
 				continue
 			}
 		}
@@ -99,6 +85,51 @@ func (l *Loop[T]) claimLoop(ctx context.Context, queue chan<- []T) {
 		case <-l.wake:
 		case <-ticker.C:
 		}
+	}
+}
+
+// capacity is the most items the loop holds at once. An item loop holds
+// up to two batches: the one being published and written, and the next,
+// claimed ahead so that workers do not wait for a claim and every claim
+// can take a whole batch. A batch loop works one batch at a time.
+func (l *Loop[T]) capacity() int {
+	if l.batch != nil {
+		return l.cfg.BatchSize
+	}
+	return 2 * l.cfg.BatchSize
+}
+
+// lowWater is the number of queued units under which the loop claims: an
+// item loop claims once half a batch (or the concurrency, if larger) is
+// left to start, which covers the time a claim takes; a batch loop claims
+// once its batch is taken.
+func (l *Loop[T]) lowWater() int64 {
+	if l.batch != nil {
+		return 1
+	}
+	return int64(max(l.cfg.Concurrency, l.cfg.BatchSize/2))
+}
+
+// enqueue holds and queues the items of one claim: as one unit for a
+// batch loop, one unit per item otherwise.
+func (l *Loop[T]) enqueue(queue chan<- []T, items []T) {
+	if len(items) == 0 {
+		return
+	}
+	if l.cfg.Hooks.Claimed != nil {
+		l.cfg.Hooks.Claimed(len(items))
+	}
+	for _, it := range items {
+		l.hold(it)
+	}
+	if l.batch != nil {
+		l.queued.Add(1)
+		queue <- items
+		return
+	}
+	for _, it := range items {
+		l.queued.Add(1)
+		queue <- []T{it}
 	}
 }
 
