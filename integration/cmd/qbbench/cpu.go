@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -24,4 +27,43 @@ func (b *bench) loadSide() string {
 		return "net/http"
 	}
 	return "lean"
+}
+
+// machineTicks is a reading of the machine-wide CPU counters of
+// /proc/stat: idle (idle + iowait) and total ticks of every core.
+type machineTicks struct{ idle, total uint64 }
+
+// readMachineTicks reads /proc/stat; it returns zero where the file is
+// missing or unreadable, and idleShare then reports 0.
+func readMachineTicks() machineTicks {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return machineTicks{}
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 5 || fields[0] != "cpu" {
+		return machineTicks{}
+	}
+	var t machineTicks
+	for i, f := range fields[1:] {
+		v, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			return machineTicks{}
+		}
+		t.total += v
+		if i == 3 || i == 4 { // idle, iowait
+			t.idle += v
+		}
+	}
+	return t
+}
+
+// idleShare is the share of the machine's CPU time that stayed idle
+// between two readings: near 0 means the cores were saturated.
+func idleShare(before, after machineTicks) float64 {
+	if after.total <= before.total {
+		return 0
+	}
+	return float64(after.idle-before.idle) / float64(after.total-before.total)
 }

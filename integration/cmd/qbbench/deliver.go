@@ -114,6 +114,9 @@ type drain struct {
 	// same span, the receiver's in the main: the harness's share of the
 	// machine. 0 where not measured (relay).
 	LoadCPUPerRow time.Duration
+	// Idle is the share of the machine's CPU that stayed idle during the
+	// drain, start-up included.
+	Idle float64
 }
 
 // deliverDrain pre-inserts rows pending rows, starts replicas
@@ -129,13 +132,13 @@ func (b *bench) deliverDrain(ctx context.Context, rows, keys, replicas int) (dra
 		return drain{}, err
 	}
 	b.rc.reset()
-	self0 := selfCPU()
+	self0, ticks0 := selfCPU(), readMachineTicks()
 	procs, err := b.startDeliver(ctx, db, replicas)
 	if err != nil {
 		return drain{}, err
 	}
 	waitErr := b.waitDelivered(ctx, db, int64(rows), procs)
-	cpu, self := cpuTimes(procs), selfCPU()-self0
+	cpu, self, idle := cpuTimes(procs), selfCPU()-self0, idleShare(ticks0, readMachineTicks())
 	if err := errors.Join(waitErr, stopAll(procs...)); err != nil {
 		return drain{}, err
 	}
@@ -149,7 +152,7 @@ func (b *bench) deliverDrain(ctx context.Context, rows, keys, replicas int) (dra
 	if got := b.rc.count.Load(); got < int64(rows) {
 		return drain{}, fmt.Errorf("the receiver got %d requests for %d sent rows", got, rows)
 	}
-	return drain{Rate: w.rate(), CPUPerRow: cpu / time.Duration(rows), LoadCPUPerRow: self / time.Duration(rows)}, nil
+	return drain{Rate: w.rate(), CPUPerRow: cpu / time.Duration(rows), LoadCPUPerRow: self / time.Duration(rows), Idle: idle}, nil
 }
 
 // cpuNote formats the median CPU per row of some drains, and that of the

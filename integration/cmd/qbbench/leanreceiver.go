@@ -105,6 +105,7 @@ func (s *leanServer) serve(c net.Conn) {
 			return
 		}
 		s.rc.hit()
+		s.rc.answerDelay()
 		resp := respOK
 		if h.close {
 			resp = respOKClose

@@ -9,7 +9,8 @@
 //	deliver   SQL-only Claim(100)+Finish loop vs queuebox-deliver, null keys and 1,000 keys
 //	keys10    queuebox-deliver on 10 keys × 20,000 pending rows, rate over a window
 //	claim     Claim(100) latency with 200,000 pending rows, null keys and 1,000 keys
-//	replicas  2 vs 1 replica of queuebox-deliver
+//	replicas  2 vs 1 replica of queuebox-deliver, receiver answering at once
+//	          and after -replica-delay
 //	ingest    INSERT … ON CONFLICT DO NOTHING from 16 clients vs queuebox-ingest,
 //	          no auth and HMAC, unique keys and 50 % duplicates
 //	relay     queuebox-relay forwarding push rows spread over 1,000 aggregates
@@ -80,6 +81,7 @@ type opts struct {
 	claimCalls   int
 	explain      bool
 	replicaRows  int
+	replicaDelay time.Duration
 	ingestTime   time.Duration
 	ingestWarmup time.Duration
 	clients      int
@@ -121,6 +123,7 @@ func parseFlags() opts {
 	flag.IntVar(&o.claimCalls, "claim-calls", 100, "claim: timed Claim calls per key mode")
 	flag.BoolVar(&o.explain, "explain", false, "claim: also print EXPLAIN (ANALYZE, BUFFERS) of both claim variants")
 	flag.IntVar(&o.replicaRows, "replica-rows", 10000, "replicas: rows per drain")
+	flag.DurationVar(&o.replicaDelay, "replica-delay", 5*time.Millisecond, "replicas: answer delay of the receiver in the second variant (the first answers at once)")
 	flag.DurationVar(&o.ingestTime, "ingest-duration", 4*time.Second, "ingest: measured time per variant")
 	flag.DurationVar(&o.ingestWarmup, "ingest-warmup", 500*time.Millisecond, "ingest: unmeasured load before each variant")
 	flag.IntVar(&o.clients, "clients", 16, "ingest: concurrent clients")
@@ -144,8 +147,8 @@ func (o opts) check() error {
 			return fmt.Errorf("%s must be at least 1, got %d", name, v)
 		}
 	}
-	if o.ingestTime <= 0 || o.keys10Window <= 0 || o.drainTimeout <= 0 {
-		return fmt.Errorf("-ingest-duration, -keys10-window and -drain-timeout must be positive")
+	if o.ingestTime <= 0 || o.keys10Window <= 0 || o.drainTimeout <= 0 || o.replicaDelay <= 0 {
+		return fmt.Errorf("-ingest-duration, -keys10-window, -drain-timeout and -replica-delay must be positive")
 	}
 	return nil
 }

@@ -7,7 +7,8 @@ import (
 )
 
 // receiver is the loopback HTTP destination of the delivery scenarios:
-// it reads each request body, answers 200 at once and counts. It does as
+// it reads each request body, answers 200 (at once, or after a set
+// delay that stands for a real endpoint's work) and counts. It does as
 // little as a server can, so it is not the limit of a delivery benchmark.
 // The scenarios only count requests (and note when the first arrived);
 // none looks at the message ids.
@@ -20,6 +21,10 @@ type receiver struct {
 	URL   string
 	count atomic.Int64
 	first atomic.Int64 // UnixNano of the first request since reset; 0 before
+	// delay is how long each answer waits (time.Duration); connections
+	// wait in parallel, so a delay bounds a client's rate by its
+	// concurrency, not the receiver's.
+	delay atomic.Int64
 	stop  func() error
 }
 
@@ -43,6 +48,13 @@ func (rc *receiver) hit() {
 		rc.first.CompareAndSwap(0, time.Now().UnixNano())
 	}
 	rc.count.Add(1)
+}
+
+// answerDelay waits the set delay, if any, before an answer.
+func (rc *receiver) answerDelay() {
+	if d := time.Duration(rc.delay.Load()); d > 0 {
+		time.Sleep(d)
+	}
 }
 
 // reset zeroes the counters between runs.

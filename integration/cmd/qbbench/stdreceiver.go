@@ -15,12 +15,13 @@ func serveStdlib(l net.Listener, rc *receiver) func() error {
 	return srv.Close
 }
 
-// stdHandler reads the body, counts and answers 200.
+// stdHandler reads the body, counts and answers 200 after the delay.
 type stdHandler struct{ rc *receiver }
 
 // ServeHTTP implements http.Handler.
 func (h stdHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.Copy(io.Discard, r.Body)
 	h.rc.hit()
+	h.rc.answerDelay()
 	w.WriteHeader(http.StatusOK)
 }
