@@ -51,7 +51,7 @@ test-integration: build ## Run the end-to-end tests against the built binaries.
 	@echo "== go test integration"
 	@cd integration && QUEUEBOX_BIN_DIR=$(BIN) go test -count=1 -timeout 20m ./...
 
-bench: services build ## Measure the binaries against SQL baselines and print the table (5-8 min; BENCH_FLAGS adds flags).
+bench: services build ## Measure the binaries against SQL baselines and print the table (about 3 min here; BENCH_FLAGS adds flags).
 	@cd integration && go run ./cmd/qbbench -bin $(BIN) $(BENCH_FLAGS)
 
 lint: $(TOOLS)/staticcheck ## gofmt, go vet and staticcheck on every module.
