@@ -72,7 +72,13 @@ func TestRunawayExpressions(t *testing.T) {
 				require.ErrorIs(t, err, tc.want)
 			}
 			require.Less(t, elapsed, 2*tc.timeout+time.Second, "the limit must stop the evaluation in about the timeout")
-			require.Less(t, allocated, uint64(maxRunawayAlloc), "a runaway expression must run in bounded memory")
+			// A case stopped by its deadline allocates as much as the
+			// machine manages in that time, so the total says how fast the
+			// machine is, not whether memory is bounded; only the depth and
+			// size limits promise a bound on it.
+			if !errors.Is(tc.want, ErrTimeout) {
+				require.Less(t, allocated, uint64(maxRunawayAlloc), "a runaway expression must run in bounded memory")
+			}
 		})
 	}
 }
