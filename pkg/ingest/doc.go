@@ -22,7 +22,10 @@
 //  7. The source transform, when one is configured: 422 for Fail and Dead,
 //     the original body for Skip.
 //  8. The row is stored. The unique constraint decides: 202 with the new
-//     row id, 200 {"status":"duplicate"}, or 500 when the write fails.
+//     row id, 200 {"status":"duplicate"}, or 500 when the write fails. A
+//     value the database refuses for what it is (a data exception, such
+//     as a number outside the numeric range) gets 400 instead, because it
+//     would fail on every try.
 //
 // The transform runs before the duplicate check, so every 4xx answer is a
 // function of the request alone and does not change when a sender repeats

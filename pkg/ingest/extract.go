@@ -30,8 +30,8 @@ type extractor struct {
 // extract reads the attributes of doc. The idempotency key is required: a
 // path that finds nothing, null, an object, an array or an empty string
 // fails. The event type and the aggregate identifier are optional: a path
-// that finds nothing or no scalar leaves them NULL. A value longer than
-// its column fails. Every error message names the path.
+// that finds nothing, no scalar or an empty string leaves them NULL. A
+// value longer than its column fails. Every error message names the path.
 func (x extractor) extract(doc any) (attributes, error) {
 	var a attributes
 	v, found := x.key.Find(doc)
@@ -73,7 +73,10 @@ func optional(what string, p *jsonpath.Path, doc any) (*string, error) {
 		return nil, nil
 	}
 	s, ok := jsonpath.ScalarString(v)
-	if !ok {
+	if !ok || s == "" {
+		// An empty aggregate would serialize every such row as one
+		// aggregate; the outbox treats an empty key as none, and so does
+		// the inbox.
 		return nil, nil
 	}
 	if utf8.RuneCountInString(s) > maxAttributeLen {

@@ -124,7 +124,12 @@ func (h *Handler) store(ctx context.Context, in SourceInput, attrs attributes, m
 		AggregateID: attrs.aggregateID, EventType: attrs.eventType, Payload: payload,
 		Headers: m.headers, CorrelationID: m.correlation, Consumption: h.consumption,
 	})
+	var refused *postgres.RefusedValueError
 	switch {
+	case errors.As(err, &refused):
+		// The same body fails on every try: a 500 would invite repeats.
+		return h.reject(ReasonExtractionFailed, errorReply(http.StatusBadRequest,
+			"The database cannot store this message: "+refused.Reason), m, refused.Reason)
 	case err != nil:
 		h.metrics.rejected(ReasonStorageFailed)
 		h.log.Error("inbox write failed", "correlationId", m.correlation, "err", err)

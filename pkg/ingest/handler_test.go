@@ -101,17 +101,19 @@ func TestAttributeLimits(t *testing.T) {
 func TestOptionalAttributes(t *testing.T) {
 	t.Parallel()
 	ev := newEnv(t, nil, nil, source("s", "/s"))
-	for _, body := range []string{`{"id":"1"}`, `{"id":"2","type":null,"customer":{"x":1}}`, `{"id":"3","type":["a"]}`} {
+	for _, body := range []string{`{"id":"1"}`, `{"id":"2","type":null,"customer":{"x":1}}`, `{"id":"3","type":["a"]}`,
+		`{"id":"5","type":"","customer":""}`} {
 		require.Equal(t, http.StatusAccepted, ev.post("/inbox/s", body).Code, body)
 	}
 	require.Equal(t, http.StatusAccepted, ev.post("/inbox/s", `{"id":"4","type":true,"customer":7.50}`).Code)
 	rows := ev.mem.all()
-	for _, r := range rows[:3] {
+	// Row 5: an empty string is no aggregate (no ordering), no event type.
+	for _, r := range rows[:4] {
 		require.Nil(t, r.EventType, r.IdempotencyKey)
 		require.Nil(t, r.AggregateID, r.IdempotencyKey)
 	}
-	require.Equal(t, "true", *rows[3].EventType)
-	require.Equal(t, "7.50", *rows[3].AggregateID, "a number keeps the text of the body")
+	require.Equal(t, "true", *rows[4].EventType)
+	require.Equal(t, "7.50", *rows[4].AggregateID, "a number keeps the text of the body")
 
 	noPaths := source("bare", "/bare")
 	noPaths.EventTypePath, noPaths.AggregateIDPath = "", ""

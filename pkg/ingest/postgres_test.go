@@ -90,3 +90,29 @@ func TestStoredRowAgainstPostgres(t *testing.T) {
 	require.Nil(t, agg)
 	require.Equal(t, rec.Header().Get("X-Correlation-Id"), *corr)
 }
+
+// A body that is valid JSON but that the jsonb column can never hold (a
+// number outside the numeric range, an unpaired surrogate escape) gets a
+// 400 that names the cause, not a 500 that a sender would repeat for ever,
+// and it is not counted as a storage failure.
+func TestBodyTheDatabaseCannotStoreIsRefused(t *testing.T) {
+	t.Parallel()
+	in, s := pgInbox(t)
+	ev := newEnv(t, in, nil, source("orders", "/orders"))
+	for body, cause := range map[string]string{
+		`{"id":"a","n":1e999999}`:      "overflows numeric",
+		`{"id":"b","note":"x\ud800y"}`: "surrogate",
+		`{"id":"c","n":0.5e-16383}`:    "overflows numeric",
+	} {
+		rec := ev.post("/inbox/orders", body)
+		require.Equal(t, http.StatusBadRequest, rec.Code, body)
+		require.Contains(t, rec.Body.String(), `"error":"The database cannot store this message: `, body)
+		require.Contains(t, rec.Body.String(), cause, body)
+	}
+	var rows int
+	require.NoError(t, s.Connect(t).QueryRow(context.Background(), `SELECT count(*) FROM inbox`).Scan(&rows))
+	require.Zero(t, rows)
+	require.Equal(t, 3.0, ev.counter(t, "queuebox_inbox_rejections_total", "reason", "extraction_failed"))
+	require.Zero(t, ev.counter(t, "queuebox_inbox_rejections_total", "reason", "storage_failed"))
+	require.Equal(t, http.StatusAccepted, ev.post("/inbox/orders", `{"id":"d","n":1e5}`).Code)
+}

@@ -25,7 +25,7 @@ func NewMetrics(reg prometheus.Registerer, claimsLost *prometheus.CounterVec) *M
 		}),
 		OldestPendingAge: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "queuebox_inbox_oldest_pending_age_seconds",
-			Help: "Age of the oldest pending push row of the inbox; zero when none is pending.",
+			Help: "Age in seconds of the oldest pending inbox row; zero when none is pending.",
 		}),
 		ClaimsLost: claimsLost,
 	}

@@ -12,21 +12,29 @@ import (
 )
 
 // wire adds the inbox relay (when inbox.relay.enabled) and the inbox
-// retention job (when retention.enabled and its policy is AGE).
+// retention job (when retention.enabled and its policy is AGE). The relay
+// metrics are registered either way, so a process with the relay off
+// still shows the oldest-pending gauge, at zero.
 func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 	cfg := app.Config
 	var components []run.Component
+	claimsLost := claim.NewLostCounter()
+	app.Registry.MustRegister(claimsLost)
+	metrics := relay.NewMetrics(app.Registry, claimsLost)
+	// Start the relay's own series at zero, as queuebox-deliver does for
+	// its own: an increase() alert on a counter only sees an event that
+	// happens after the series exists.
+	claimsLost.WithLabelValues("inbox")
+	metrics.Messages.WithLabelValues("forwarded")
 	if cfg.Inbox.Relay.Enabled {
 		store, err := postgres.NewRelay(app.DB, app.Layout, config.Ms(cfg.Inbox.Relay.ClaimTimeoutMs))
 		if err != nil {
 			return nil, err
 		}
-		claimsLost := claim.NewLostCounter()
-		app.Registry.MustRegister(claimsLost)
 		r := relay.New(relay.Options{
 			Config:  cfg,
 			Store:   store,
-			Metrics: relay.NewMetrics(app.Registry, claimsLost),
+			Metrics: metrics,
 			Logger:  app.Log.With("component", "inbox-relay"),
 		})
 		app.Health.Add("inbox-relay", r.Check)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/alternayte/queuebox/pkg/schema"
@@ -74,9 +75,38 @@ func (in *Inbox) Insert(ctx context.Context, row ReceivedRow) (id string, insert
 	case errors.Is(err, pgx.ErrNoRows):
 		return "", false, nil
 	case err != nil:
-		return "", false, fmt.Errorf("insert inbox row of source %s: %w", row.Source, err)
+		return "", false, fmt.Errorf("insert inbox row of source %s: %w", row.Source, refusedValue(err))
 	}
 	return id, true, nil
+}
+
+// RefusedValueError is an insert that the database refused for a value of
+// the row itself (SQLSTATE class 22, data exception): a JSON number outside
+// the numeric range, an unpaired surrogate escape, a value wider than its
+// column. Unlike a connection or constraint failure, the same row fails on
+// every try, so a caller must not ask for it to be sent again.
+type RefusedValueError struct {
+	// Reason is the database's message and detail; it describes the
+	// value, never a credential.
+	Reason string
+	err    error
+}
+
+func (e *RefusedValueError) Error() string { return e.Reason }
+func (e *RefusedValueError) Unwrap() error { return e.err }
+
+// refusedValue wraps a data exception in a *RefusedValueError and returns
+// any other error as it is.
+func refusedValue(err error) error {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || len(pgErr.Code) != 5 || pgErr.Code[:2] != "22" {
+		return err
+	}
+	reason := pgErr.Message
+	if pgErr.Detail != "" {
+		reason += ": " + pgErr.Detail
+	}
+	return &RefusedValueError{Reason: reason, err: err}
 }
 
 // args orders the parameters of inbox_insert.sql.

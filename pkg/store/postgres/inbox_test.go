@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 
@@ -175,4 +176,22 @@ func TestInboxUsesTheColumnMapping(t *testing.T) {
 	_, inserted, err = in.Insert(ctx, row)
 	require.NoError(t, err)
 	require.False(t, inserted)
+}
+
+// A value that the database refuses for what it is comes back as a
+// *RefusedValueError; a constraint failure does not.
+func TestInboxInsertRefusedValue(t *testing.T) {
+	t.Parallel()
+	_, db := migrated(t)
+	in := newInbox(t, db)
+	ctx := context.Background()
+	var refused *postgres.RefusedValueError
+	for _, payload := range []string{`{"n":1e999999}`, `{"s":"\udc00"}`, `not json`} {
+		_, _, err := in.Insert(ctx, postgres.ReceivedRow{Source: "s", IdempotencyKey: "k", Payload: []byte(payload)})
+		require.ErrorAs(t, err, &refused, payload)
+		require.NotEmpty(t, refused.Reason)
+	}
+	_, _, err := in.Insert(ctx, postgres.ReceivedRow{Source: "s", IdempotencyKey: "k", Payload: []byte(`{}`), Consumption: "poll"})
+	require.Error(t, err)
+	require.False(t, errors.As(err, &refused), "a check constraint is no data exception")
 }

@@ -121,7 +121,7 @@ func (r *Relay) ReapExpired(ctx context.Context) (int64, error) {
 	return r.db.execCount(ctx, "reclaim expired relay claims", r.reap)
 }
 
-// OldestPending returns the creation time of the oldest pending push row,
+// OldestPending returns the creation time of the oldest pending row,
 // or the zero time.
 func (r *Relay) OldestPending(ctx context.Context) (time.Time, error) {
 	var oldest *time.Time

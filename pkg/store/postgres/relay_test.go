@@ -1,0 +1,37 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/postgres"
+)
+
+// The oldest-pending gauge covers every pending row, push and pull: the
+// runbook reads it for a pull backlog too. Rows in other states do not
+// count.
+func TestRelayOldestPendingCoversPullRows(t *testing.T) {
+	t.Parallel()
+	s, db := migrated(t)
+	r, err := postgres.NewRelay(db, schema.New(schema.Postgres, config.Default().Database), time.Minute)
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	oldest, err := r.OldestPending(ctx)
+	require.NoError(t, err)
+	require.True(t, oldest.IsZero(), "no pending row")
+
+	_, err = s.Connect(t).Exec(ctx, `INSERT INTO inbox (source, idempotency_key, payload, consumption, state, created_at) VALUES
+		('orders', 'done', '{}', 'push', 'processed', '2000-01-01T00:00:00Z'),
+		('orders', 'pull-1', '{}', 'pull', 'pending', '2020-01-01T00:00:00Z'),
+		('stripe', 'push-1', '{}', 'push', 'pending', '2021-01-01T00:00:00Z')`)
+	require.NoError(t, err)
+	oldest, err = r.OldestPending(ctx)
+	require.NoError(t, err)
+	require.Equal(t, time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), oldest.UTC())
+}
