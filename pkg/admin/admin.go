@@ -5,9 +5,13 @@
 package admin
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -83,5 +87,50 @@ func Mount(e *echo.Echo, cfg config.Admin, routes Routes, log *slog.Logger) {
 	if routes.TransformTest != nil {
 		e.POST("/admin/transform/test", routes.TransformTest)
 	}
-	log.Info("admin routes enabled", "insecure", cfg.Insecure && cfg.Auth == nil)
+	if cfg.Insecure && cfg.Auth == nil {
+		log.Warn("admin routes enabled without authentication (admin.insecure); never do this outside a local test")
+		return
+	}
+	if cfg.Auth != nil {
+		log.Info("admin routes enabled", "auth", cfg.Auth.Kind)
+	}
+}
+
+// describeJSONError turns a decoding error into a message that names the
+// field and the expected JSON type, without Go type names.
+func describeJSONError(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		if typeErr.Field == "" {
+			return "the body must be a JSON object"
+		}
+		return fmt.Sprintf("%s must be %s, got %s", typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
+	}
+	var syntaxErr *json.SyntaxError
+	if errors.As(err, &syntaxErr) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return "the body is not valid JSON"
+	}
+	return err.Error()
+}
+
+// jsonKind names the JSON type a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return t.Kind().String()
 }

@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -26,18 +27,19 @@ type Replayer interface {
 type DestinationOf func(topic string) string
 
 // replayRequest is the body of POST /admin/replay. Unknown fields are
-// ignored.
+// ignored. A list that is present but empty is still a filter: it names no
+// row, so it moves nothing, even beside other fields.
 type replayRequest struct {
-	IDs           []string   `json:"ids"`
-	Topic         *string    `json:"topic"`
-	Topics        []string   `json:"topics"`
-	Destination   *string    `json:"destination"`
-	CreatedAfter  *time.Time `json:"createdAfter"`
-	CreatedBefore *time.Time `json:"createdBefore"`
+	IDs           []string `json:"ids"`
+	Topic         *string  `json:"topic"`
+	Topics        []string `json:"topics"`
+	Destination   *string  `json:"destination"`
+	CreatedAfter  *string  `json:"createdAfter"`
+	CreatedBefore *string  `json:"createdBefore"`
 }
 
 func (r replayRequest) empty() bool {
-	return len(r.IDs) == 0 && r.Topic == nil && len(r.Topics) == 0 && r.Destination == nil &&
+	return r.IDs == nil && r.Topic == nil && r.Topics == nil && r.Destination == nil &&
 		r.CreatedAfter == nil && r.CreatedBefore == nil
 }
 
@@ -57,24 +59,28 @@ func NewReplay(cfg config.Admin, store Replayer, destinationOf DestinationOf, lo
 		}
 		var req replayRequest
 		if err := json.Unmarshal(body, &req); err != nil {
-			return fail(c)(http.StatusBadRequest, "Invalid request: "+err.Error())
+			return fail(c)(http.StatusBadRequest, "Invalid request: "+describeJSONError(err))
 		}
 		if req.empty() {
 			return fail(c)(http.StatusBadRequest, "A replay needs at least one filter.")
 		}
 		filter, err := buildFilter(c.Request().Context(), req, store, destinationOf)
+		var invalid invalidRequest
+		if errors.As(err, &invalid) {
+			return fail(c)(http.StatusBadRequest, "Invalid request: "+invalid.Error())
+		}
 		if err != nil {
-			return fail(c)(http.StatusBadRequest, "Invalid request: "+err.Error())
+			log.Error("replay failed", slog.Group("filter", req.logAttrs()...), "err", err)
+			return fail(c)(http.StatusInternalServerError, "Replay failed")
 		}
 		moved := int64(0)
-		if filter.Topics == nil || len(filter.Topics) > 0 {
+		if canMatch(filter) {
 			if moved, err = store.Move(c.Request().Context(), filter); err != nil {
-				log.Error("replay failed", "err", err)
+				log.Error("replay failed", slog.Group("filter", req.logAttrs()...), "err", err)
 				return fail(c)(http.StatusInternalServerError, "Replay failed")
 			}
 		}
-		log.Info("replay", "moved", moved, "ids", len(req.IDs), "topic", req.Topic, "topics", req.Topics,
-			"destination", req.Destination, "created_after", req.CreatedAfter, "created_before", req.CreatedBefore)
+		log.Info("replay", slog.Group("filter", req.logAttrs()...), "moved", moved)
 		return c.JSON(http.StatusOK, map[string]int64{"moved": moved})
 	}, nil
 }
@@ -83,20 +89,31 @@ func NewReplay(cfg config.Admin, store Replayer, destinationOf DestinationOf, lo
 // destination narrow one topic set: the intersection of what each names.
 // An empty set means nothing can move.
 func buildFilter(ctx context.Context, req replayRequest, store Replayer, destinationOf DestinationOf) (postgres.ReplayFilter, error) {
-	f := postgres.ReplayFilter{CreatedAfter: req.CreatedAfter, CreatedBefore: req.CreatedBefore}
-	for _, id := range req.IDs {
-		if _, err := uuid.Parse(id); err != nil {
-			return f, fmt.Errorf("ids: %q is not a UUID", id)
-		}
+	var f postgres.ReplayFilter
+	var err error
+	if f.CreatedAfter, err = parseInstant("createdAfter", req.CreatedAfter); err != nil {
+		return f, err
 	}
-	if len(req.IDs) > 0 {
-		f.IDs = req.IDs
+	if f.CreatedBefore, err = parseInstant("createdBefore", req.CreatedBefore); err != nil {
+		return f, err
+	}
+	if req.IDs != nil {
+		// The canonical text, so every form uuid.Parse accepts also casts
+		// in the database.
+		f.IDs = make([]string, 0, len(req.IDs))
+		for _, id := range req.IDs {
+			u, err := uuid.Parse(id)
+			if err != nil {
+				return f, invalidRequest(fmt.Sprintf("ids: %q is not a UUID", id))
+			}
+			f.IDs = append(f.IDs, u.String())
+		}
 	}
 	var topics []string
 	if req.Topic != nil {
 		topics = []string{*req.Topic}
 	}
-	if len(req.Topics) > 0 {
+	if req.Topics != nil {
 		topics = intersect(topics, req.Topics)
 	}
 	f.Topics = topics
@@ -109,12 +126,65 @@ func buildFilter(ctx context.Context, req replayRequest, store Replayer, destina
 	}
 	routed := []string{}
 	for _, t := range candidates {
-		if destinationOf(t) == *req.Destination {
+		// A topic that no route matches resolves to "", which is no
+		// destination: an empty name must not select the unrouted rows.
+		if *req.Destination != "" && destinationOf(t) == *req.Destination {
 			routed = append(routed, t)
 		}
 	}
 	f.Topics = routed
 	return f, nil
+}
+
+// invalidRequest is a request the caller must correct (400), as opposed to
+// a failure of the database (500).
+type invalidRequest string
+
+func (e invalidRequest) Error() string { return string(e) }
+
+// parseInstant reads an ISO-8601 instant with a zone, as 2026-09-01T00:00:00Z
+// or with an offset; nil stays nil.
+func parseInstant(field string, v *string) (*time.Time, error) {
+	if v == nil {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, *v)
+	if err != nil {
+		return nil, invalidRequest(fmt.Sprintf("%s: %q is not an ISO-8601 instant such as 2026-09-01T00:00:00Z", field, *v))
+	}
+	return &t, nil
+}
+
+// canMatch is false when a list filter is present but empty: such a
+// filter selects no row, so the statement need not run.
+func canMatch(f postgres.ReplayFilter) bool {
+	return (f.IDs == nil || len(f.IDs) > 0) && (f.Topics == nil || len(f.Topics) > 0)
+}
+
+// logAttrs renders the filter for the replay log line: the values, not
+// pointers, and only the fields the request set, so an operator can find a
+// replay and see exactly what it selected.
+func (r replayRequest) logAttrs() []any {
+	var attrs []any
+	if r.IDs != nil {
+		attrs = append(attrs, "ids", r.IDs)
+	}
+	if r.Topic != nil {
+		attrs = append(attrs, "topic", *r.Topic)
+	}
+	if r.Topics != nil {
+		attrs = append(attrs, "topics", r.Topics)
+	}
+	if r.Destination != nil {
+		attrs = append(attrs, "destination", *r.Destination)
+	}
+	if r.CreatedAfter != nil {
+		attrs = append(attrs, "created_after", *r.CreatedAfter)
+	}
+	if r.CreatedBefore != nil {
+		attrs = append(attrs, "created_before", *r.CreatedBefore)
+	}
+	return attrs
 }
 
 // intersect narrows base (nil: every topic) to the entries of also.

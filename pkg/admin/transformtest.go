@@ -86,7 +86,7 @@ func NewTransformTest(cfg config.Admin, compile transform.Compiler) (echo.Handle
 func parseTestRequest(body []byte) (testRequest, string) {
 	var req testRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		return req, err.Error()
+		return req, describeJSONError(err)
 	}
 	switch {
 	case req.Expression == nil:

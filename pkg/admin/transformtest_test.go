@@ -68,10 +68,13 @@ func TestTransformTestAnswers(t *testing.T) {
 	}{
 		{"no expression", `{"payload":{}}`, authz, 400, "Invalid request: "},
 		{"no payload", `{"expression":"$"}`, authz, 400, "Invalid request: "},
-		{"not json", `{`, authz, 400, "Invalid request: "},
+		{"not json", `{`, authz, 400, "Invalid request: the body is not valid JSON"},
+		{"expression not a string", `{"expression":5,"payload":{}}`, authz, 400, "Invalid request: expression must be a string, got number"},
+		{"fractional timeout", `{"expression":"$","payload":{},"timeoutMs":1.5}`, authz, 400, "Invalid request: timeoutMs must be an integer"},
 		{"does not compile", `{"expression":"{ \"a\": ","payload":{}}`, authz, 400, "Invalid expression: "},
 		{"evaluation error", `{"expression":"$error(\"boom\")","payload":{}}`, authz, 400, ""},
 		{"clamped timeout", `{"expression":"($f := function($x){ $f($x + 1) }; $f(0))","payload":{},"timeoutMs":600000}`, authz, 400, ""},
+		{"runs out of time", `{"expression":"$sum([1..5000000].($ * 2))","payload":{},"timeoutMs":1}`, authz, 400, ""},
 		{"no credentials", `{"expression":"$","payload":{}}`, nil, 401, ""},
 		{"too large", `{"expression":"$","payload":"` + strings.Repeat("x", 600) + `"}`, authz, 413, "Request body exceeds 512 bytes"},
 	}
