@@ -11,7 +11,8 @@ import (
 
 // deliver routes, transforms and publishes one row and returns its
 // outcome (without the lease).
-func (p *Poller) deliver(ctx context.Context, m *queuebox.OutboxMessage) postgres.Outcome {
+func (p *Poller) deliver(ctx context.Context, row postgres.Message) postgres.Outcome {
+	m := row.OutboxMessage
 	route, ok := p.opts.Router.Match(m.Topic)
 	if !ok {
 		return p.dead("No route matches topic " + m.Topic)
@@ -20,6 +21,11 @@ func (p *Poller) deliver(ctx context.Context, m *queuebox.OutboxMessage) postgre
 	pub := p.opts.Publishers[dest.Name]
 	if pub == nil {
 		return p.dead(noPublisher(dest))
+	}
+	if row.HeadersErr != nil {
+		// No retry can repair the row; an operator corrects the column and
+		// requeues it.
+		return p.dead("Row cannot be delivered: " + row.HeadersErr.Error())
 	}
 	body, outcome, ok := p.transform(ctx, route, m)
 	if !ok {

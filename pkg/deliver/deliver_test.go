@@ -113,3 +113,22 @@ func TestAPoisonRowGoesDeadAndReleasesItsKey(t *testing.T) {
 	require.Len(t, got, 3)
 	require.Equal(t, `{"step": 2}`, got[2].Body, "the next row of the key goes after the poison row died")
 }
+
+// A row whose headers column is valid JSON but not an object cannot be
+// delivered as documented. It goes dead with a reason, and it never holds
+// back the rows claimed with it.
+func TestMalformedHeadersColumnGoesDeadAlone(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t, ok)
+	e := newEnv(t, rc.URL)
+	e.exec(t, `INSERT INTO outbox (topic, payload, headers) VALUES ('order.created', '{"n":1}', '["x"]')`)
+	e.exec(t, `INSERT INTO outbox (topic, payload, headers) VALUES ('order.created', '{"n":2}', 'null')`)
+	e.exec(t, `INSERT INTO outbox (topic, payload) VALUES ('order.created', '{"n":3}')`)
+	p, _ := e.poller(t)
+	start(t, p)
+	rows := e.waitStates(t, "dead", "sent", "sent")
+	require.Equal(t, 0, rows[0].Attempt)
+	require.Contains(t, *rows[0].LastError, "headers column")
+	require.Contains(t, *rows[0].LastError, "JSON object")
+	require.Len(t, rc.requests(), 2)
+}

@@ -109,7 +109,7 @@ func (p *Poller) claimFailed(op string, err error) {
 // outcome to the writer and frees its worker; done runs after the write.
 func (p *Poller) handle(ctx context.Context, m postgres.Message, done func()) {
 	start := time.Now()
-	outcome := p.deliver(ctx, m.OutboxMessage)
+	outcome := p.deliver(ctx, m)
 	if ctx.Err() != nil {
 		// Either the renewal found the claim lost (and counted it: the new
 		// owner decides the row's fate), or the shutdown timeout passed:
@@ -141,6 +141,21 @@ func (p *Poller) finished(m postgres.Message, outcome postgres.Outcome, res fini
 		p.claimLost(m.OutboxMessage, outcome.Kind)
 	default:
 		p.count(outcome.Kind)
+		p.logFailure(m.OutboxMessage, outcome)
+	}
+}
+
+// logFailure reports a written retry or dead outcome. Its text is the
+// redacted, truncated last_error, never the raw error.
+func (p *Poller) logFailure(m *queuebox.OutboxMessage, outcome postgres.Outcome) {
+	switch outcome.Kind {
+	case postgres.OutcomeRetry:
+		p.opts.Logger.Warn("delivery failed; retry scheduled", "message_id", m.ID, "topic", m.Topic,
+			"attempt", m.Attempt+1, "max_attempts", m.MaxAttempts, "retry_in_ms", outcome.Delay.Milliseconds(),
+			"error", outcome.Error)
+	case postgres.OutcomeDead:
+		p.opts.Logger.Warn("message is dead", "message_id", m.ID, "topic", m.Topic,
+			"attempt", m.Attempt, "max_attempts", m.MaxAttempts, "error", outcome.Error)
 	}
 }
 
@@ -179,13 +194,10 @@ func (p *Poller) dead(reason string) postgres.Outcome {
 }
 
 // lastError redacts known secrets and cuts the text to
-// http.maxErrorBodyBytes before it reaches a log or last_error.
+// http.maxErrorBodyBytes before it reaches a log or last_error. A nil
+// Redactor still applies the key rules, so it is called in every case.
 func (p *Poller) lastError(reason string) string {
-	limit := p.opts.Config.HTTP.MaxErrorBodyBytes
-	if p.opts.Redactor == nil {
-		return redact.Truncate(reason, limit)
-	}
-	return redact.Truncate(p.opts.Redactor.Redact(reason), limit)
+	return redact.Truncate(p.opts.Redactor.Redact(reason), p.opts.Config.HTTP.MaxErrorBodyBytes)
 }
 
 func noPublisher(d *config.Destination) string {

@@ -45,7 +45,7 @@ func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 	if err := mountAdmin(app, router); err != nil {
 		return nil, err
 	}
-	components := []run.Component{poller, closer{publishers}}
+	components := []run.Component{closeAfter{poller, publishers}}
 	job, err := outboxRetention(app)
 	if err != nil {
 		return nil, err
@@ -57,18 +57,21 @@ func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 	return components, nil
 }
 
-// closer closes the publishers after the poller drained: it waits for the
-// shutdown like every component, then closes.
-type closer struct{ publishers map[string]queuebox.Publisher }
+// closeAfter runs the poller and closes the publishers only once its Run
+// has returned. The poller keeps publishing the rows it already holds
+// during its shutdown drain; a publisher closed as soon as the shutdown
+// starts would fail each of them and burn an attempt, or send it dead.
+type closeAfter struct {
+	run.Component
+	publishers map[string]queuebox.Publisher
+}
 
-func (c closer) Name() string { return "publishers" }
-
-func (c closer) Run(ctx context.Context) error {
-	<-ctx.Done()
+func (c closeAfter) Run(ctx context.Context) error {
+	err := c.Component.Run(ctx)
 	for _, p := range c.publishers {
 		_ = p.Close()
 	}
-	return nil
+	return err
 }
 
 func outboxRetention(app *run.App) (*retention.Job, error) {

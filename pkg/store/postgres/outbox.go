@@ -5,6 +5,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -65,7 +66,13 @@ func NewOutbox(db *DB, l schema.Layout, lease time.Duration) (*Outbox, error) {
 }
 
 // Message is a claimed outbox row; it implements claim.Item.
-type Message struct{ *queuebox.OutboxMessage }
+type Message struct {
+	*queuebox.OutboxMessage
+	// HeadersErr is set when the headers column is not a JSON object. The
+	// row is still returned, so that the poller can dead-letter it instead
+	// of failing the whole claim and stalling every row claimed with it.
+	HeadersErr error
+}
 
 // Lease implements claim.Item.
 func (m Message) Lease() claim.Lease { return claim.Lease{ID: m.ID, Token: m.ClaimToken} }
@@ -142,18 +149,16 @@ func scanMessage(row pgx.CollectableRow) (Message, error) {
 	}
 	m.Payload, m.ClaimToken = []byte(payload), tokn
 	m.Headers, err = decodeHeaders(headers)
-	if err != nil {
-		return Message{}, fmt.Errorf("outbox row %s: headers: %w", m.ID, err)
-	}
-	return Message{&m}, nil
+	return Message{OutboxMessage: &m, HeadersErr: err}, nil
 }
 
 // decodeHeaders reads the headers column: a JSON object whose values are
 // strings. A non-string value keeps its JSON text, so nothing is dropped.
+// A JSON null counts as no headers.
 func decodeHeaders(text string) (map[string]string, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(text), &raw); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the headers column must hold a JSON object, not %s", jsonKind(text))
 	}
 	out := make(map[string]string, len(raw))
 	for k, v := range raw {
@@ -165,4 +170,18 @@ func decodeHeaders(text string) (map[string]string, error) {
 		out[k] = string(v)
 	}
 	return out, nil
+}
+
+// jsonKind names the kind of a JSON document from its first character.
+func jsonKind(text string) string {
+	switch t := strings.TrimSpace(text); {
+	case strings.HasPrefix(t, "["):
+		return "an array"
+	case strings.HasPrefix(t, `"`):
+		return "a string"
+	case t == "true" || t == "false":
+		return "a boolean"
+	default:
+		return "a number"
+	}
 }
