@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Validates compose/docker-compose.yml with `docker compose config`. There
-# is no Docker engine on the build machines, and Debian's docker.io has no
-# compose plugin, so the plugin is built once from the Go module proxy
+# Validates compose/docker-compose.yml, alone and with the release overlay,
+# with `docker compose config`. There is no Docker engine on the build
+# machines, and Debian's docker.io has no compose plugin, so the plugin is
+# built once from the Go module proxy
 # into ~/.docker/cli-plugins when it is missing (a few minutes, once).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,3 +19,6 @@ if ! docker compose version >/dev/null 2>&1; then
 fi
 docker compose -f compose/docker-compose.yml --env-file compose/.env.example config --quiet
 echo "compose-config: compose/docker-compose.yml is valid"
+RELEASE_IMAGE=ghcr.io/alternayte/queuebox:0.1.0 docker compose -f compose/docker-compose.yml \
+  -f compose/docker-compose.release.yml --env-file compose/.env.example config --quiet
+echo "compose-config: compose/docker-compose.release.yml is valid"

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -98,18 +99,29 @@ func maskURL(raw string) string {
 	return secret.MaskURL(bracedPassword.ReplaceAllString(raw, "${1}***"))
 }
 
+// errUserInfoInJDBC refuses user information before the host of a JDBC URL:
+// the JDBC form carries the user and password as parameters, and reading
+// the user information as a host would echo the password in an error.
+var errUserInfoInJDBC = errors.New("must not hold a user name or a password before the host: " +
+	"set database.username and database.password (or the user and password parameters)")
+
 // parsePostgresURL parses what follows the scheme. Only the native form
-// carries user information before "@".
+// carries user information before "@". Its password may hold a "/" that
+// the writer did not percent-encode (base64 passwords do), so the user
+// information ends at the last "@" before the parameters.
 func parsePostgresURL(rest string, native bool) (DatabaseURL, error) {
 	u := DatabaseURL{Type: DatabasePostgres, Params: map[string]string{}}
 	rest, query, _ := strings.Cut(rest, "?")
-	authority, db, _ := strings.Cut(rest, "/")
-	if at := strings.LastIndex(authority, "@"); native && at >= 0 {
-		if err := u.setUserInfo(authority[:at]); err != nil {
+	if at := strings.LastIndex(rest, "@"); at >= 0 {
+		if !native {
+			return u, errUserInfoInJDBC
+		}
+		if err := u.setUserInfo(rest[:at]); err != nil {
 			return u, err
 		}
-		authority = authority[at+1:]
+		rest = rest[at+1:]
 	}
+	authority, db, _ := strings.Cut(rest, "/")
 	for _, h := range strings.Split(authority, ",") {
 		hp, err := parseHostPort(h, postgresDefaultPort)
 		if err != nil {
@@ -123,7 +135,9 @@ func parsePostgresURL(rest string, native bool) (DatabaseURL, error) {
 	}
 	values, err := url.ParseQuery(query)
 	if err != nil {
-		return u, fmt.Errorf("the parameters are not valid: %w", err)
+		// The parser's message quotes the bad escape, which may sit inside
+		// a password parameter.
+		return u, errors.New("the parameters are not valid URL text")
 	}
 	for k, vs := range values {
 		u.setParam(k, vs[len(vs)-1], false)
@@ -162,7 +176,9 @@ func (u *DatabaseURL) setParam(key, value string, sqlServer bool) {
 	}
 }
 
-// parseHostPort parses host, host:port, [v6] or [v6]:port.
+// parseHostPort parses host, host:port, [v6] or [v6]:port. Its messages
+// quote none of the text: a URL that the parser misreads can put part of a
+// password where the host should be, and the caller prints the masked URL.
 func parseHostPort(s string, defaultPort int) (HostPort, error) {
 	s = strings.TrimSpace(s)
 	host, portText := s, ""
@@ -172,13 +188,13 @@ func parseHostPort(s string, defaultPort int) (HostPort, error) {
 		host = s[1 : len(s)-1]
 	}
 	if host == "" || strings.ContainsAny(host, "/@[]") {
-		return HostPort{}, fmt.Errorf("names no valid host in %q", s)
+		return HostPort{}, errors.New("names no valid host")
 	}
 	port := defaultPort
 	if portText != "" {
 		p, err := strconv.Atoi(portText)
 		if err != nil || p < 1 || p > 65535 {
-			return HostPort{}, fmt.Errorf("port %q must be from 1 to 65535", portText)
+			return HostPort{}, errors.New("names a port that is not a number from 1 to 65535")
 		}
 		port = p
 	}
@@ -190,13 +206,18 @@ func parseHostPort(s string, defaultPort int) (HostPort, error) {
 func parseJDBCSQLServerURL(rest string) (DatabaseURL, error) {
 	u := DatabaseURL{Type: DatabaseSQLServer, Params: map[string]string{}}
 	parts := splitJDBCProperties(rest)
-	for _, prop := range parts[1:] {
+	if strings.Contains(parts[0], "@") {
+		return u, errUserInfoInJDBC
+	}
+	for i, prop := range parts[1:] {
 		if strings.TrimSpace(prop) == "" {
 			continue
 		}
 		k, v, ok := strings.Cut(prop, "=")
 		if !ok {
-			return u, fmt.Errorf("the property %q has no =", k)
+			// Not quoted: an unbraced password holding ";" splits into
+			// pieces that land here.
+			return u, fmt.Errorf("property %d after the host has no =", i+1)
 		}
 		u.setParam(strings.TrimSpace(k), unbrace(strings.TrimSpace(v)), true)
 	}

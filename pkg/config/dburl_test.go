@@ -61,15 +61,21 @@ func TestParseDatabaseURLRefuses(t *testing.T) {
 		"mysql://db/q":                             "must start with jdbc:postgresql://",
 		"file:/run/secrets/url":                    "must start with jdbc:postgresql://",
 		"jdbc:postgresql:///q":                     "names no valid host",
-		"jdbc:postgresql://db:99999/q":             `port "99999" must be from 1 to 65535`,
-		"jdbc:postgresql://db:x/q":                 `port "x" must be from 1 to 65535`,
+		"jdbc:postgresql://db:99999/q":             "names a port that is not a number from 1 to 65535",
+		"jdbc:postgresql://db:x/q":                 "names a port that is not a number from 1 to 65535",
 		"postgres://u:hunter2@:5432/q":             "names no valid host",
-		"jdbc:sqlserver://db;databaseName":         `the property "databaseName" has no =`,
+		"jdbc:sqlserver://db;databaseName":         "property 1 after the host has no =",
 		"jdbc:sqlserver://;password=hunter2":       "names no valid host",
 		"postgres://u:hunter2@db/q?bad=%zz&x=1":    "the parameters are not valid",
-		"sqlserver://u:hunter2@db:0?database=q":    `port "0" must be from 1 to 65535`,
+		"sqlserver://u:hunter2@db:0?database=q":    "names a port that is not a number from 1 to 65535",
 		"jdbc:postgresql://db/q?password=hunter2":  "",
 		"jdbc:sqlserver://;password={hun;ter2}}x}": "names no valid host",
+		// Each of these once quoted part of the password in the error.
+		"jdbc:postgresql://user:hunter2@db:5432/q": "must not hold a user name or a password before the host",
+		"jdbc:sqlserver://u:hunter2@db;database=q": "must not hold a user name or a password before the host",
+		"postgres://u:hun?ter2@db/q":               "names a port that is not a number",
+		"jdbc:sqlserver://db;databaseName=q;oops":  "property 2 after the host has no =",
+		"postgres://u:pw@db/q?password=hun%zzter2": "the parameters are not valid URL text",
 	} {
 		t.Run(raw, func(t *testing.T) {
 			t.Parallel()
@@ -82,6 +88,17 @@ func TestParseDatabaseURLRefuses(t *testing.T) {
 			require.NotContains(t, err.Error(), "ter2")
 		})
 	}
+}
+
+// A password with an unencoded "/" (base64) still parses and stays masked.
+func TestDatabaseURLPasswordWithSlash(t *testing.T) {
+	t.Parallel()
+	u, err := ParseDatabaseURL("postgres://app:hun/ter2==@db:5432/q")
+	require.NoError(t, err)
+	require.Equal(t, "hun/ter2==", u.Password.Reveal())
+	require.Equal(t, []HostPort{{"db", 5432}}, u.Hosts)
+	require.Equal(t, "q", u.Database)
+	require.Equal(t, "postgres://app:***@db:5432/q", u.Masked())
 }
 
 func TestDatabaseURLMasked(t *testing.T) {

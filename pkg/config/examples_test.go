@@ -128,9 +128,7 @@ func TestMinimumVariables(t *testing.T) {
 // The packaged default.yml loads as a configuration of its own.
 func TestPackagedDefaultLoads(t *testing.T) {
 	t.Parallel()
-	opts := testOptions("")
-	opts.NoPackaged = false
-	opts.Packaged = PackagedDefault()
+	opts := Options{Environ: []string{}, ReadFile: fakeFiles{}.read, Packaged: PackagedDefault()}
 	cfg := mustLoad(t, opts)
 	require.Equal(t, "jdbc:postgresql://localhost:5432/queuebox", cfg.Database.URL)
 }

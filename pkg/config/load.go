@@ -77,8 +77,8 @@ func (o Options) withDefaults() Options {
 //
 // Precedence: QUEUEBOX_ variables win over the file that QUEUEBOX_CONFIG_FILE
 // names (default /etc/queuebox/queuebox.yml). The file replaces the packaged
-// configuration, which Load reads only when no file exists and no
-// configuration variable is set.
+// configuration, which Load reads only when no file exists and no QUEUEBOX_
+// variable is set: neither a configuration variable nor QUEUEBOX_CONFIG_FILE.
 func Load(opts Options) (*Config, error) {
 	opts = opts.withDefaults()
 	env := environMap(opts.Environ)
@@ -137,6 +137,11 @@ func readSources(opts Options, env map[string]string) (*mapNode, sources, error)
 		return nil, src, fmt.Errorf("read the configuration file %s: %w", file, err)
 	case len(vars) > 0:
 		tree = newMapNode()
+	case named:
+		// QUEUEBOX_CONFIG_FILE is a QUEUEBOX_ variable too: the operator
+		// asked for a file, and running the packaged configuration in its
+		// place would hide a typo in the path.
+		return nil, src, namedFileMissingError(file)
 	case len(opts.Packaged) > 0:
 		if tree, src.errs, err = parseYAML(opts.Packaged); err != nil {
 			return nil, src, fmt.Errorf("parse the packaged configuration: %w", err)
@@ -156,6 +161,15 @@ func noSourceError(file string) error {
 	return fmt.Errorf("no configuration source: no %s environment variable is set, "+
 		"the configuration file %s does not exist (%s names another file), "+
 		"and the image holds no packaged queuebox.yml", EnvPrefix, file, configFileVar)
+}
+
+// namedFileMissingError names the three sources when QUEUEBOX_CONFIG_FILE
+// names a file that does not exist and no configuration variable is set.
+func namedFileMissingError(file string) error {
+	return fmt.Errorf("no configuration source: no %s configuration variable is set, "+
+		"the configuration file %s that %s names does not exist, "+
+		"and the packaged queuebox.yml is not read because %s is set",
+		EnvPrefix, file, configFileVar, configFileVar)
 }
 
 // applyPresence copies what the decoder saw into the fields that remember

@@ -31,8 +31,10 @@ func TestPackagedOnlyWithoutFileAndVariables(t *testing.T) {
 	t.Parallel()
 	t.Run("no file and no variable reads the embedded default", func(t *testing.T) {
 		t.Parallel()
-		opts := testOptions("", "QUEUEBOX_LOG_LEVEL=debug", "QUEUEBOX_TEST_POSTGRES_URL=x", "PATH=/bin")
-		opts.NoPackaged = false
+		opts := Options{
+			Environ:  []string{"QUEUEBOX_LOG_LEVEL=debug", "QUEUEBOX_TEST_POSTGRES_URL=x", "PATH=/bin"},
+			ReadFile: fakeFiles{}.read,
+		}
 		cfg := mustLoad(t, opts)
 		require.Equal(t, 8080, cfg.Server.HTTPPort)
 		require.Equal(t, "jdbc:postgresql://localhost:5432/queuebox", cfg.Database.URL)
@@ -49,6 +51,16 @@ func TestPackagedOnlyWithoutFileAndVariables(t *testing.T) {
 		err := loadError(t, opts)
 		requireProblems(t, err, "database.url (QUEUEBOX_DATABASE_URL): required", "database.username (QUEUEBOX_DATABASE_USERNAME): required",
 			"database.password (QUEUEBOX_DATABASE_PASSWORD): required")
+	})
+	t.Run("a named file that does not exist turns the packaged configuration off", func(t *testing.T) {
+		t.Parallel()
+		opts := testOptions("", "QUEUEBOX_CONFIG_FILE=/etc/typo.yml")
+		opts.NoPackaged = false
+		_, err := Load(opts)
+		require.Error(t, err)
+		require.Contains(t, err.Error(), "the configuration file /etc/typo.yml that QUEUEBOX_CONFIG_FILE names does not exist")
+		require.Contains(t, err.Error(), "no QUEUEBOX_ configuration variable is set")
+		require.Contains(t, err.Error(), "the packaged queuebox.yml is not read")
 	})
 	t.Run("a named file that does not exist is a warning", func(t *testing.T) {
 		t.Parallel()
@@ -68,11 +80,11 @@ func TestPackagedOnlyWithoutFileAndVariables(t *testing.T) {
 
 func TestNoSourceFails(t *testing.T) {
 	t.Parallel()
-	_, err := Load(testOptions("", "QUEUEBOX_CONFIG_FILE=/nowhere.yml"))
+	_, err := Load(Options{Environ: []string{}, ReadFile: fakeFiles{}.read, NoPackaged: true})
 	require.Error(t, err)
 	msg := err.Error()
 	require.Contains(t, msg, "no QUEUEBOX_ environment variable is set")
-	require.Contains(t, msg, "the configuration file /nowhere.yml does not exist")
+	require.Contains(t, msg, "the configuration file "+DefaultConfigFile+" does not exist")
 	require.Contains(t, msg, "no packaged queuebox.yml")
 }
 

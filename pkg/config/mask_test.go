@@ -98,9 +98,11 @@ func TestErrorsNeverPrintSecrets(t *testing.T) {
 		"QUEUEBOX_DATABASE_URL=jdbc:postgresql://db/q?user=u&password=param-secret",
 		"QUEUEBOX_DESTINATIONS_HOOK_BASEURL=https://user:userinfo-secret@hooks.example.com",
 		"QUEUEBOX_DESTINATIONS_OTHER_BASEURL=ftp://user:ftp-secret@files.example.com",
+		"QUEUEBOX_DESTINATIONS_NOHOST_BASEURL=https:///events?password=nohost-secret",
 	))
 	text := FormatError(err)
-	for _, s := range []string{"param-secret", "userinfo-secret", "ftp-secret", "base-db-password"} {
+	require.Contains(t, text, "destinations.nohost.baseUrl")
+	for _, s := range []string{"param-secret", "userinfo-secret", "ftp-secret", "base-db-password", "nohost-secret"} {
 		require.NotContains(t, text, s)
 	}
 	require.Contains(t, text, "password=***")

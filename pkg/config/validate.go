@@ -72,7 +72,7 @@ func (v *validator) inbox() {
 	v.positive(rpath.key("pollIntervalMs"), int64(r.PollIntervalMs))
 	v.positive(rpath.key("batchSize"), int64(r.BatchSize))
 	v.positive(rpath.key("claimTimeoutMs"), int64(r.ClaimTimeoutMs))
-	v.nonNegative(rpath.key("pendingGaugeIntervalMs"), int64(r.PendingGaugeIntervalMs))
+	v.positive(rpath.key("pendingGaugeIntervalMs"), int64(r.PendingGaugeIntervalMs))
 	if r.MaxAttempts != nil {
 		v.positive(rpath.key("maxAttempts"), int64(*r.MaxAttempts))
 	}

@@ -221,6 +221,9 @@ func TestInboxAndRelayRules(t *testing.T) {
 			want: []string{"inbox.relay.pollIntervalMs (QUEUEBOX_INBOX_RELAY_POLLINTERVALMS): must be above 0"}},
 		{name: "relay claimTimeoutMs zero", env: []string{"QUEUEBOX_INBOX_RELAY_CLAIMTIMEOUTMS=0"},
 			want: []string{"inbox.relay.claimTimeoutMs (QUEUEBOX_INBOX_RELAY_CLAIMTIMEOUTMS): must be above 0"}},
+		// The relay refreshes its gauge on a ticker, which needs a period.
+		{name: "relay pendingGaugeIntervalMs zero", env: []string{"QUEUEBOX_INBOX_RELAY_PENDINGGAUGEINTERVALMS=0"},
+			want: []string{"inbox.relay.pendingGaugeIntervalMs (QUEUEBOX_INBOX_RELAY_PENDINGGAUGEINTERVALMS): must be above 0, got 0"}},
 		{name: "relay maxAttempts zero", env: []string{"QUEUEBOX_INBOX_RELAY_MAXATTEMPTS=0"},
 			want: []string{"inbox.relay.maxAttempts (QUEUEBOX_INBOX_RELAY_MAXATTEMPTS): must be above 0, got 0"}},
 	})

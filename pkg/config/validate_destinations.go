@@ -65,7 +65,7 @@ func (v *validator) endpointURL(path keyPath, raw string) (string, bool) {
 	case u.User != nil:
 		v.add(path, "must not hold a user name or a password; put the credentials in an auth block")
 	case u.Hostname() == "":
-		v.add(path, "must name a host, got %q", raw)
+		v.add(path, "must name a host, got %q", maskURL(raw))
 	default:
 		return u.Hostname(), true
 	}

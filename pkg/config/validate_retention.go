@@ -15,7 +15,15 @@ func (v *validator) retentionPolicy(p RetentionPolicy, path keyPath, enabled boo
 	if p.MaxCount != nil {
 		v.positive(path.key("maxCount"), int64(*p.MaxCount))
 	}
-	if !enabled || !policyOK || p.Policy == PolicyDisabled {
+	if !enabled {
+		return
+	}
+	// The cleanup job of each table runs whenever retention is on, even
+	// with policy DISABLED, and a zero interval would stop it at once.
+	if p.CleanupInterval.D <= 0 {
+		v.add(path.key("cleanupInterval"), "must be above 0, got %q", p.CleanupInterval.Text)
+	}
+	if !policyOK || p.Policy == PolicyDisabled {
 		return
 	}
 	enabledRef := keyPath{"retention", "enabled"}.ref()
@@ -26,8 +34,5 @@ func (v *validator) retentionPolicy(p RetentionPolicy, path keyPath, enabled boo
 		v.add(path.key("maxAge"), "must be above 0, got %s", p.MaxAge.Text)
 	case p.Policy == PolicyCount && p.MaxCount == nil:
 		v.add(path.key("maxCount"), "required by policy COUNT while %s is true", enabledRef)
-	}
-	if p.CleanupInterval.D <= 0 {
-		v.add(path.key("cleanupInterval"), "must be above 0, got %q", p.CleanupInterval.Text)
 	}
 }

@@ -32,6 +32,9 @@ func TestRetentionRules(t *testing.T) {
 			want: []string{`retention.outbox.cleanupInterval (QUEUEBOX_RETENTION_OUTBOX_CLEANUPINTERVAL): "1w" is not a duration`}},
 		{name: "cleanupInterval zero", env: with("QUEUEBOX_RETENTION_OUTBOX_POLICY=AGE", "QUEUEBOX_RETENTION_OUTBOX_MAXAGE=7d", "QUEUEBOX_RETENTION_OUTBOX_CLEANUPINTERVAL=0s"),
 			want: []string{`retention.outbox.cleanupInterval (QUEUEBOX_RETENTION_OUTBOX_CLEANUPINTERVAL): must be above 0`}},
+		// The job of the table still runs on its interval with DISABLED.
+		{name: "cleanupInterval zero with policy DISABLED", env: with("QUEUEBOX_RETENTION_INBOX_CLEANUPINTERVAL=0s"),
+			want: []string{`retention.inbox.cleanupInterval (QUEUEBOX_RETENTION_INBOX_CLEANUPINTERVAL): must be above 0`}},
 	})
 }
 

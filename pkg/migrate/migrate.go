@@ -102,9 +102,14 @@ type Applied struct {
 }
 
 // Plan compares the history with the bundled files and returns the
-// migrations still to apply, in order. It refuses a history that names a
-// version this build does not know (the database was migrated by a newer
-// QueueBox) and a history with a failed migration.
+// migrations still to apply, in order, and warnings to log. It refuses a
+// history with a failed migration and a history that skipped a bundled
+// version below the newest applied one.
+//
+// A version that this build does not know comes from a newer QueueBox. It
+// is a warning, not a refusal: the compatibility policy lets a replica of
+// the previous minor release keep running, and restart, against the schema
+// of the current one while a rolling upgrade is under way.
 func Plan(known []Migration, history []Applied) ([]Migration, []string, error) {
 	byVersion := map[int]Migration{}
 	for _, m := range known {
@@ -118,7 +123,9 @@ func Plan(known []Migration, history []Applied) ([]Migration, []string, error) {
 		}
 		m, ok := byVersion[h.Version]
 		if !ok {
-			return nil, nil, fmt.Errorf("the database schema has migration V%d (%s), which this QueueBox does not know (it knows V1 to V%d): the database was migrated by a newer QueueBox; run that version or a newer one", h.Version, h.Script, highest(known))
+			warnings = append(warnings, fmt.Sprintf("the database schema has migration V%d (%s), which this QueueBox does not know (it knows V1 to V%d): a newer QueueBox migrated it; this one runs against it unchanged", h.Version, h.Script, highest(known)))
+			done[h.Version] = true
+			continue
 		}
 		if h.Checksum != nil && *h.Checksum != m.Checksum {
 			warnings = append(warnings, fmt.Sprintf("migration V%d (%s) was applied with checksum %d, the bundled file has %d", h.Version, h.Script, *h.Checksum, m.Checksum))

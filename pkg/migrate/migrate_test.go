@@ -180,8 +180,14 @@ func TestPlan(t *testing.T) {
 		}, pending: []int{}},
 		{name: "history without checksum", history: []migrate.Applied{{Version: 1, Script: "V1__m.sql", Success: true}}, pending: []int{2, 3, 4, 10, 11}},
 		{name: "checksum mismatch warns", history: []migrate.Applied{applied(1, 100, true), applied(2, 999, true)}, pending: []int{3, 4, 10, 11}, warnings: 1},
-		{name: "unknown version", history: []migrate.Applied{applied(1, 100, true), applied(12, 1200, true)},
-			err: []string{"V12", "V12__m.sql", "newer QueueBox", "V1 to V11"}},
+		// A newer QueueBox migrated further: this one runs against that
+		// schema (the compatibility policy), so it warns and applies nothing.
+		{name: "unknown newer version", history: []migrate.Applied{
+			applied(1, 100, true), applied(2, 200, true), applied(3, 300, true), applied(4, 400, true),
+			applied(10, 1000, true), applied(11, 1100, true), applied(12, 1200, true),
+		}, pending: []int{}, warnings: 1},
+		{name: "unknown version above a gap", history: []migrate.Applied{applied(1, 100, true), applied(12, 1200, true)},
+			err: []string{"V2", "never applied", "V12"}},
 		{name: "failed migration", history: []migrate.Applied{applied(1, 100, true), applied(2, 200, false)},
 			err: []string{"V2", "V2__m.sql", "failed"}},
 		{name: "out of order", history: []migrate.Applied{applied(1, 100, true), applied(3, 300, true)},
@@ -213,6 +219,17 @@ func TestPlanChecksumWarningNamesBothValues(t *testing.T) {
 	require.Contains(t, warnings[0], "V2")
 	require.Contains(t, warnings[0], "12345")
 	require.Contains(t, warnings[0], "200")
+}
+
+func TestPlanUnknownVersionWarningNamesIt(t *testing.T) {
+	t.Parallel()
+	pending, warnings, err := migrate.Plan(known(1, 2), []migrate.Applied{applied(1, 100, true), applied(2, 200, true), applied(3, 300, true)})
+	require.NoError(t, err)
+	require.Empty(t, pending)
+	require.Len(t, warnings, 1)
+	for _, want := range []string{"V3", "V3__m.sql", "newer QueueBox", "V1 to V2"} {
+		require.Contains(t, warnings[0], want)
+	}
 }
 
 func TestSplitBatches(t *testing.T) {

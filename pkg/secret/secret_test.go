@@ -47,6 +47,12 @@ func TestMaskURL(t *testing.T) {
 		"jdbc:sqlserver://db;password={a;b};user=x":                         "jdbc:sqlserver://db;password=***;user=x",
 		"amqp://rabbit:5672":                                                "amqp://rabbit:5672",
 		"postgres://user@db/x":                                              "postgres://user@db/x",
+		// Characters that a password should percent-encode but often does
+		// not (base64 holds "/") must not end the masking early.
+		"postgres://u:hun/ter2==@db:5432/x":  "postgres://u:***@db:5432/x",
+		"postgres://u:hunter2#x@db/x":        "postgres://u:***@db/x",
+		"postgres://u:hun?ter2@db/x?a=1":     "postgres://u:***@db/x?a=1",
+		"amqp://guest:hun;ter2@rabbit:5672/": "amqp://guest:***@rabbit:5672/",
 	}
 	for in, want := range cases {
 		require.Equal(t, want, MaskURL(in), in)

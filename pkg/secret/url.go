@@ -26,20 +26,36 @@ func MaskURL(raw string) string {
 		return masked
 	}
 	afterScheme := rest[schemeEnd+3:]
+	at := userInfoEnd(afterScheme)
+	if at < 0 {
+		return masked
+	}
+	userinfo := afterScheme[:at]
+	if colon := strings.Index(userinfo, ":"); colon >= 0 {
+		userinfo = userinfo[:colon] + ":***"
+	}
+	return prefix + rest[:schemeEnd+3] + userinfo + afterScheme[at:]
+}
+
+// userInfoEnd returns the index of the "@" that ends the user information
+// of what follows "://", or -1. A well-formed URL has it inside the
+// authority. A password that holds an unencoded "/", "?", "#" or ";" pushes
+// it further right; then the last "@" counts when a ":" comes before the
+// first of those characters. That can mask more than the password of a URL
+// whose parameters hold an "@", never less.
+func userInfoEnd(afterScheme string) int {
 	hostEnd := strings.IndexAny(afterScheme, "/?;#")
 	if hostEnd < 0 {
 		hostEnd = len(afterScheme)
 	}
-	authority := afterScheme[:hostEnd]
-	at := strings.LastIndex(authority, "@")
-	if at < 0 {
-		return masked
+	if at := strings.LastIndex(afterScheme[:hostEnd], "@"); at >= 0 {
+		return at
 	}
-	userinfo := authority[:at]
-	if colon := strings.Index(userinfo, ":"); colon >= 0 {
-		userinfo = userinfo[:colon] + ":***"
+	at := strings.LastIndex(afterScheme, "@")
+	if at < 0 || !strings.Contains(afterScheme[:hostEnd], ":") {
+		return -1
 	}
-	return prefix + rest[:schemeEnd+3] + userinfo + authority[at:] + afterScheme[hostEnd:]
+	return at
 }
 
 // MaskedURL is a URL string that prints with its password masked.

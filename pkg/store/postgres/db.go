@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -55,7 +57,7 @@ var ErrAcquireTimeout = errors.New("no database connection became free within da
 func Open(ctx context.Context, opts Options) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(opts.ConnString)
 	if err != nil {
-		return nil, fmt.Errorf("database.url %s: %w", opts.DisplayURL, err)
+		return nil, fmt.Errorf("database.url %s: %s", opts.DisplayURL, parseFailure(err))
 	}
 	if opts.PoolSize > 0 {
 		cfg.MaxConns = int32(opts.PoolSize)
@@ -74,6 +76,22 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// parseFailure returns the reason of a pgx parse error without the
+// connection string that pgx quotes: pgx masks the password there on a best
+// effort only (a quoted password with an escaped quote leaks its tail), and
+// the caller names the database by its masked URL anyway.
+func parseFailure(err error) string {
+	var pce *pgconn.ParseConfigError
+	if !errors.As(err, &pce) {
+		return err.Error()
+	}
+	msg := pce.Error()
+	if i := strings.LastIndex(msg, "`: "); i >= 0 {
+		return "cannot parse the connection settings: " + msg[i+len("`: "):]
+	}
+	return "cannot parse the connection settings"
 }
 
 func (db *DB) waitForDatabase(ctx context.Context, bound time.Duration, log *slog.Logger) error {

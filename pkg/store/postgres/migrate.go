@@ -62,9 +62,23 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger) ([]int, error) {
 	return applyPending(ctx, conn, known, log)
 }
 
+// historyExistsSQL looks in the schema where historyDDL would create the
+// table, so a history table elsewhere on the search path is not mistaken
+// for this schema's.
+const historyExistsSQL = `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_tables
+	WHERE schemaname = current_schema() AND tablename = 'flyway_schema_history')`
+
 func applyPending(ctx context.Context, conn *pgxpool.Conn, known []migrate.Migration, log *slog.Logger) ([]int, error) {
-	if _, err := conn.Exec(ctx, historyDDL); err != nil {
-		return nil, fmt.Errorf("migrate: create %s: %w", migrate.HistoryTable, err)
+	// Only a database without history needs DDL here: an account with no
+	// right to create tables still starts against an up-to-date schema.
+	var exists bool
+	if err := conn.QueryRow(ctx, historyExistsSQL).Scan(&exists); err != nil {
+		return nil, fmt.Errorf("migrate: look for %s: %w", migrate.HistoryTable, err)
+	}
+	if !exists {
+		if _, err := conn.Exec(ctx, historyDDL); err != nil {
+			return nil, fmt.Errorf("migrate: create %s: %w", migrate.HistoryTable, err)
+		}
 	}
 	history, rank, err := readHistory(ctx, conn)
 	if err != nil {
@@ -75,7 +89,7 @@ func applyPending(ctx context.Context, conn *pgxpool.Conn, known []migrate.Migra
 		return nil, err
 	}
 	for _, w := range warnings {
-		log.Warn("migration checksum differs", "detail", w)
+		log.Warn("migration history", "detail", w)
 	}
 	var applied []int
 	for _, m := range pending {

@@ -1,7 +1,10 @@
 package postgres_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -212,16 +215,106 @@ func TestConcurrentStartsMigrateOnce(t *testing.T) {
 	require.Equal(t, 11, rows)
 }
 
-func TestMigrateRefusesAnUnknownVersion(t *testing.T) {
+// A schema that a newer QueueBox migrated further still starts this one:
+// the upgrade guide lets the previous release run against the new schema.
+func TestMigrateRunsAgainstANewerSchema(t *testing.T) {
 	t.Parallel()
 	s, db := migrated(t)
 	_, err := s.Connect(t).Exec(context.Background(), `INSERT INTO flyway_schema_history
 		(installed_rank, version, description, type, script, checksum, installed_by, execution_time, success)
 		VALUES (12, '12', 'from the future', 'SQL', 'V12__from_the_future.sql', 0, 'test', 0, true)`)
 	require.NoError(t, err)
+	var logged bytes.Buffer
+	applied, err := db.Migrate(context.Background(), slog.New(slog.NewTextHandler(&logged, nil)))
+	require.NoError(t, err)
+	require.Empty(t, applied)
+	require.Contains(t, logged.String(), "V12__from_the_future.sql")
+}
+
+// V11 on a populated outbox numbers the rows in created_at order, and the
+// next insert continues after them.
+func TestMigrateV11NumbersExistingRowsInCreatedAtOrder(t *testing.T) {
+	t.Parallel()
+	s, db := migrated(t)
+	conn := s.Connect(t)
+	ctx := context.Background()
+	// Back to the schema of V10, with rows inserted out of created_at order.
+	_, err := conn.Exec(ctx, `DROP INDEX idx_outbox_key_sequence;
+		ALTER TABLE outbox DROP COLUMN sequence;
+		DROP SEQUENCE IF EXISTS outbox_sequence_seq;
+		DELETE FROM flyway_schema_history WHERE version = '11';
+		INSERT INTO outbox (topic, key, payload, created_at) VALUES
+			('third', 'k', '{}', now() - interval '1 minute'),
+			('first', 'k', '{}', now() - interval '3 minutes'),
+			('second', 'k', '{}', now() - interval '2 minutes')`)
+	require.NoError(t, err)
+	applied, err := db.Migrate(ctx, quietLog())
+	require.NoError(t, err)
+	require.Equal(t, []int{11}, applied)
+	_, err = conn.Exec(ctx, `INSERT INTO outbox (topic, key, payload) VALUES ('fourth', 'k', '{}')`)
+	require.NoError(t, err)
+	rows, err := conn.Query(ctx, `SELECT topic FROM outbox ORDER BY sequence`)
+	require.NoError(t, err)
+	var order []string
+	for rows.Next() {
+		var topic string
+		require.NoError(t, rows.Scan(&topic))
+		order = append(order, topic)
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, []string{"first", "second", "third", "fourth"}, order)
+}
+
+// An account that may read and write the tables but not create any still
+// starts with database.migrate true once the schema is up to date.
+func TestMigrateUpToDateNeedsNoDDLRights(t *testing.T) {
+	t.Parallel()
+	s, _ := migrated(t)
+	role := "qbt_dml_" + strings.TrimPrefix(s.Name, "qbt_")
+	admin := s.Connect(t)
+	ctx := context.Background()
+	_, err := admin.Exec(ctx, `CREATE ROLE `+role+` LOGIN;
+		GRANT USAGE ON SCHEMA `+s.Name+` TO `+role+`;
+		GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA `+s.Name+` TO `+role)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		c := pgtest.Schema{URL: s.BaseURL}.Connect(t)
+		_, _ = c.Exec(context.Background(), `DROP OWNED BY `+role+`; DROP ROLE IF EXISTS `+role)
+	})
+	u, err := url.Parse(s.URL)
+	require.NoError(t, err)
+	u.User = url.User(role)
+	db := pgtest.Schema{Name: s.Name, URL: u.String()}.Open(t, 2)
+	applied, err := db.Migrate(ctx, quietLog())
+	require.NoError(t, err)
+	require.Empty(t, applied)
+}
+
+// A bundled version missing below the newest applied one is refused: the
+// history says an older change never ran under a newer one.
+func TestMigrateRefusesAGapInTheHistory(t *testing.T) {
+	t.Parallel()
+	s, db := migrated(t)
+	_, err := s.Connect(t).Exec(context.Background(), `DELETE FROM flyway_schema_history WHERE version = '9'`)
+	require.NoError(t, err)
 	_, err = db.Migrate(context.Background(), quietLog())
-	require.ErrorContains(t, err, "V12")
-	require.ErrorContains(t, err, "does not know")
+	require.ErrorContains(t, err, "V9")
+	require.ErrorContains(t, err, "never applied")
+}
+
+// A pgx parse failure names the masked URL, never the connection string:
+// pgx's own masking misses the tail of a quoted password.
+func TestOpenParseErrorHidesThePassword(t *testing.T) {
+	t.Parallel()
+	_, err := postgres.Open(context.Background(), postgres.Options{
+		ConnString: `host=127.0.0.1 password='hun\'ter2 tail' sslmode=bogus`,
+		DisplayURL: "jdbc:postgresql://127.0.0.1/q",
+	})
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "jdbc:postgresql://127.0.0.1/q")
+	require.Contains(t, err.Error(), "sslmode is invalid")
+	require.NotContains(t, err.Error(), "tail")
+	require.NotContains(t, err.Error(), "ter2")
 }
 
 func TestStartupTimeoutNamesTheMaskedURL(t *testing.T) {

@@ -1,0 +1,120 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+)
+
+// repoRoot is the checkout root, two levels above this package.
+const repoRoot = "../.."
+
+// The configuration files that ship with the Compose stack and the local
+// stack load with no warning: every key is a documented key.
+func TestShippedConfigurationFilesLoad(t *testing.T) {
+	t.Parallel()
+	for _, file := range []string{"compose/queuebox.yml", "deploy/local/queuebox.yml"} {
+		t.Run(file, func(t *testing.T) {
+			t.Parallel()
+			data, err := os.ReadFile(filepath.Join(repoRoot, file))
+			require.NoError(t, err)
+			cfg := mustLoad(t, testOptions(string(data), "QUEUEBOX_DATABASE_PASSWORD=from-compose"))
+			require.Empty(t, cfg.Warnings())
+		})
+	}
+}
+
+// The ConfigMap of the Kubernetes manifests holds a complete queuebox.yml
+// that loads with no warning once its file: secrets exist.
+func TestKubernetesConfigMapLoads(t *testing.T) {
+	t.Parallel()
+	var cm struct {
+		Data map[string]string `yaml:"data"`
+	}
+	data, err := os.ReadFile(filepath.Join(repoRoot, "deploy/kubernetes/configmap.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(data, &cm))
+	file := cm.Data["queuebox.yml"]
+	require.NotEmpty(t, file)
+	files := fakeFiles{testConfigFile: file}
+	for _, ref := range secretFileRefs(file) {
+		files[ref] = "secret-from-" + filepath.Base(ref) + "\n"
+	}
+	opts := testOptions(file)
+	opts.ReadFile = files.read
+	cfg := mustLoad(t, opts)
+	require.Empty(t, cfg.Warnings())
+	require.Equal(t, "secret-from-db-password", cfg.Database.Password.Reveal())
+	for name, s := range cfg.Sources {
+		if s.Kind == KindHTTP {
+			require.NotNil(t, s.Auth, "source %s faces the internet through the Service, so it authenticates", name)
+		}
+	}
+}
+
+// secretFileRefs lists the paths of the file: references of a YAML text.
+func secretFileRefs(text string) []string {
+	var refs []string
+	for _, line := range strings.Split(text, "\n") {
+		if _, ref, ok := strings.Cut(line, ": file:"); ok {
+			refs = append(refs, strings.TrimSpace(ref))
+		}
+	}
+	return refs
+}
+
+// Every Deployment sets only QUEUEBOX_ variables that name a documented
+// key or QUEUEBOX_CONFIG_FILE, and points that file at the ConfigMap.
+func TestKubernetesDeploymentsUseDocumentedVariables(t *testing.T) {
+	t.Parallel()
+	manifests, err := filepath.Glob(filepath.Join(repoRoot, "deploy/kubernetes/*.yaml"))
+	require.NoError(t, err)
+	deployments := 0
+	for _, path := range manifests {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		dec := yaml.NewDecoder(strings.NewReader(string(data)))
+		for {
+			var doc struct {
+				Kind string `yaml:"kind"`
+				Spec struct {
+					Template struct {
+						Spec struct {
+							Containers []struct {
+								Env []struct {
+									Name  string `yaml:"name"`
+									Value string `yaml:"value"`
+								} `yaml:"env"`
+							} `yaml:"containers"`
+						} `yaml:"spec"`
+					} `yaml:"template"`
+				} `yaml:"spec"`
+			}
+			if dec.Decode(&doc) != nil {
+				break
+			}
+			if doc.Kind != "Deployment" {
+				continue
+			}
+			deployments++
+			for _, c := range doc.Spec.Template.Spec.Containers {
+				configFile := ""
+				for _, e := range c.Env {
+					if e.Name == configFileVar {
+						configFile = e.Value
+						continue
+					}
+					require.True(t, schemaHas(reflect.TypeOf(Config{}), EnvKeyToPath(e.Name)),
+						"%s sets %s, which names no configuration key", path, e.Name)
+				}
+				require.Equal(t, DefaultConfigFile, configFile, path)
+			}
+		}
+	}
+	require.Equal(t, 4, deployments, "one Deployment per role")
+}
