@@ -32,8 +32,11 @@ type guard struct {
 }
 
 func newGuard(cfg config.Admin) (*guard, error) {
-	g := &guard{limit: cfg.MaxPayloadBytes, insecure: cfg.Insecure && cfg.Auth == nil, now: time.Now}
-	if cfg.Auth != nil {
+	// admin.insecure lets requests in without credentials, whether or not
+	// an admin.auth block is also set: the configuration reference makes
+	// credentials required unless insecure is true.
+	g := &guard{limit: cfg.MaxPayloadBytes, insecure: cfg.Insecure, now: time.Now}
+	if cfg.Auth != nil && !cfg.Insecure {
 		v, err := auth.New(cfg.Auth)
 		if err != nil {
 			return nil, err
@@ -87,8 +90,9 @@ func Mount(e *echo.Echo, cfg config.Admin, routes Routes, log *slog.Logger) {
 	if routes.TransformTest != nil {
 		e.POST("/admin/transform/test", routes.TransformTest)
 	}
-	if cfg.Insecure && cfg.Auth == nil {
-		log.Warn("admin routes enabled without authentication (admin.insecure); never do this outside a local test")
+	if cfg.Insecure {
+		log.Warn("admin routes enabled without authentication (admin.insecure); never do this outside a local test",
+			"ignored_auth", cfg.Auth != nil)
 		return
 	}
 	if cfg.Auth != nil {

@@ -185,6 +185,16 @@ func TestDisabledAdminHasNoRoutes(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, rec.Code)
 }
 
+// With admin.insecure true a request needs no credentials, even when an
+// admin.auth block is set beside it.
+func TestInsecureAdminTakesRequestsWithoutCredentials(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, config.Admin{Enabled: true, Insecure: true, Auth: bearer("s3cret"), MaxPayloadBytes: 4096})
+	code, body := f.post(t, `{"ids":["00000000-0000-0000-0000-000000000001"]}`)
+	require.Equal(t, http.StatusOK, code, body)
+	require.JSONEq(t, `{"moved":1}`, body)
+}
+
 func TestAdminWithoutAuthNeedsInsecure(t *testing.T) {
 	t.Parallel()
 	_, err := admin.NewReplay(config.Admin{Enabled: true}, nil, nil, quiet())

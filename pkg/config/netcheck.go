@@ -3,17 +3,16 @@ package config
 import (
 	"context"
 	"net"
+	"net/netip"
 	"strings"
 	"time"
+
+	"github.com/alternayte/queuebox/pkg/netguard"
 )
 
 // lookupTimeout bounds one DNS lookup of the start-time address check, so
 // a slow resolver delays the start by seconds, not minutes.
 const lookupTimeout = 2 * time.Second
-
-// siteLocalV6 is the deprecated IPv6 site-local range fec0::/10, which the
-// reference's "site-local" also covers.
-var siteLocalV6 = &net.IPNet{IP: net.ParseIP("fec0::"), Mask: net.CIDRMask(10, 128)}
 
 // privateAddress refuses a destination host that resolves to an address
 // inside the network when http.blockPrivateAddresses is true. A host that
@@ -24,8 +23,12 @@ func (v *validator) privateAddress(path keyPath, host string) {
 		return
 	}
 	for _, ip := range v.resolve(host) {
-		if kind := privateKind(ip); kind != "" {
-			v.add(path, "host %s resolves to %s, a %s address, and %s is true", host, ip, kind,
+		addr, ok := netip.AddrFromSlice(ip)
+		if !ok {
+			continue
+		}
+		if kind := netguard.Describe(addr); kind != "" {
+			v.add(path, "host %s resolves to %s, %s, and %s is true", host, addr.Unmap(), kind,
 				keyPath{"http", "blockPrivateAddresses"}.ref())
 			return
 		}
@@ -46,23 +49,4 @@ func (v *validator) resolve(host string) []net.IP {
 		return nil
 	}
 	return ips
-}
-
-// privateKind names the range of ip that the check refuses, or "".
-func privateKind(ip net.IP) string {
-	switch {
-	case ip.IsLoopback():
-		return "loopback"
-	case ip.IsLinkLocalUnicast(), ip.IsLinkLocalMulticast():
-		return "link-local"
-	case ip.IsPrivate() && ip.To4() != nil:
-		return "private (site-local)"
-	case ip.IsPrivate():
-		return "unique-local"
-	case siteLocalV6.Contains(ip):
-		return "site-local"
-	case ip.IsUnspecified():
-		return "unspecified"
-	}
-	return ""
 }

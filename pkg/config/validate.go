@@ -79,7 +79,9 @@ func (v *validator) inbox() {
 }
 
 func (v *validator) httpSettings() {
-	v.nonNegative(keyPath{"http", "maxErrorBodyBytes"}, int64(v.cfg.HTTP.MaxErrorBodyBytes))
+	// 0 would cut every last_error to nothing, including the status line
+	// that says why a delivery failed.
+	v.positive(keyPath{"http", "maxErrorBodyBytes"}, int64(v.cfg.HTTP.MaxErrorBodyBytes))
 }
 
 func (v *validator) admin() {

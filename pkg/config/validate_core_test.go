@@ -153,6 +153,8 @@ func TestOutboxRules(t *testing.T) {
 	cases = append(cases,
 		refusal{name: "retryBaseDelayMs negative", env: []string{"QUEUEBOX_OUTBOX_RETRYBASEDELAYMS=-1"},
 			want: []string{"outbox.retryBaseDelayMs (QUEUEBOX_OUTBOX_RETRYBASEDELAYMS): must not be negative, got -1"}},
+		refusal{name: "maxErrorBodyBytes zero", env: []string{"QUEUEBOX_HTTP_MAXERRORBODYBYTES=0"},
+			want: []string{"http.maxErrorBodyBytes (QUEUEBOX_HTTP_MAXERRORBODYBYTES): must be above 0, got 0"}},
 		refusal{name: "milliseconds are whole numbers", extra: "outbox:\n  pollIntervalMs: 1.5\n",
 			want: []string{`outbox.pollIntervalMs (QUEUEBOX_OUTBOX_POLLINTERVALMS): must be a whole number of milliseconds, got "1.5"`}},
 	)

@@ -84,6 +84,9 @@ func TestBlockPrivateAddresses(t *testing.T) {
 		{"unique-local", "https://v6.internal", "", "resolves to fd00::1, a unique-local address"},
 		{"literal address", "http://172.16.0.5", "", "resolves to 172.16.0.5, a private (site-local) address"},
 		{"literal IPv6 loopback", "http://[::1]:8080", "", "resolves to ::1, a loopback address"},
+		{"carrier-grade NAT", "http://100.64.0.9", "", "resolves to 100.64.0.9, a carrier-grade NAT address"},
+		{"IPv4-mapped private", "http://[::ffff:10.0.0.7]", "", "resolves to 10.0.0.7, a private (site-local) address"},
+		{"NAT64 of a private address", "http://[64:ff9b::a00:1]", "", "the NAT64 form of 10.0.0.1, a private (site-local) address"},
 		{"token endpoint", "https://public.example", "https://auth.corp/token", "resolves to 192.168.1.10, a private (site-local) address"},
 	}
 	for _, tc := range cases {

@@ -53,11 +53,7 @@ func (g *gaugeRefresher) refresh(ctx context.Context) {
 	}
 	m := g.opts.Metrics
 	m.Pending.Set(float64(total))
-	if stats.Oldest.IsZero() {
-		m.OldestPendingAge.Set(0)
-	} else {
-		m.OldestPendingAge.Set(max(time.Since(stats.Oldest).Seconds(), 0))
-	}
+	m.OldestPendingAge.Set(stats.OldestAge.Seconds())
 	g.published.Range(func(dest, _ any) bool {
 		g.seen[dest.(string)] = true
 		return true

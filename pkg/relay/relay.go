@@ -18,7 +18,7 @@ type Store interface {
 	claim.Source[postgres.InboxRow]
 	Forward(ctx context.Context, rows []postgres.Forward, maxAttempts int) (map[string]bool, error)
 	Dead(ctx context.Context, leases []claim.Lease, reasons []string) (map[string]bool, error)
-	OldestPending(ctx context.Context) (time.Time, error)
+	OldestPendingAge(ctx context.Context) (time.Duration, error)
 }
 
 var _ Store = (*postgres.Relay)(nil)
@@ -180,14 +180,12 @@ func (r *Relay) refreshAge(ctx context.Context) {
 	ticker := time.NewTicker(config.Ms(r.opts.Config.Inbox.Relay.PendingGaugeIntervalMs))
 	defer ticker.Stop()
 	for {
-		oldest, err := r.opts.Store.OldestPending(ctx)
+		age, err := r.opts.Store.OldestPendingAge(ctx)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			r.opts.Logger.Warn("reading the oldest pending inbox row failed", "err", err)
-		case err == nil && oldest.IsZero():
-			r.opts.Metrics.OldestPendingAge.Set(0)
 		case err == nil:
-			r.opts.Metrics.OldestPendingAge.Set(max(time.Since(oldest).Seconds(), 0))
+			r.opts.Metrics.OldestPendingAge.Set(age.Seconds())
 		}
 		select {
 		case <-ctx.Done():

@@ -15,7 +15,6 @@
 // Options.MaxErrorBodyBytes, ready for a log line or the last_error column.
 //
 // The package also exports the URL rules that the configuration validator
-// applies (CheckURL, CheckPath, JoinURL) and the private address check of
-// http.blockPrivateAddresses (CheckPrivate), and the response counter
+// applies (CheckURL, CheckPath, JoinURL) and the response counter
 // queuebox_http_publish_responses_total (NewResponsesCounter).
 package webhook

@@ -39,7 +39,8 @@ var _ queuebox.Publisher = (*Publisher)(nil)
 // New validates opts, applies the defaults and returns a publisher. It
 // checks the URL rules (CheckURL, CheckPath) for the target and the token
 // URL, the auth fields and the static header names and values. It does
-// not check private addresses; call CheckPrivate at start for that.
+// not check private addresses: the configuration validator does that at
+// start when http.blockPrivateAddresses is true (package netguard).
 func New(opts Options) (*Publisher, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {

@@ -1,9 +1,6 @@
 package webhook_test
 
 import (
-	"context"
-	"errors"
-	"net"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -22,7 +19,7 @@ func TestCheckURL(t *testing.T) {
 		{"https://api.example.com/base/path?x=1", nil},
 		{"HTTPS://API.EXAMPLE.COM", nil},
 		{"http://[::1]:8080/x", nil},
-		{"http://127.0.0.1", nil}, // addresses are CheckPrivate's business
+		{"http://127.0.0.1", nil}, // addresses are checked at start (http.blockPrivateAddresses)
 		{"", webhook.ErrNotAbsoluteHTTP},
 		{"api.example.com/events", webhook.ErrNotAbsoluteHTTP},
 		{"/events", webhook.ErrNotAbsoluteHTTP},
@@ -125,101 +122,4 @@ func TestJoinURL(t *testing.T) {
 	require.ErrorIs(t, err, webhook.ErrDotSegment)
 	_, err = webhook.JoinURL("x.example", "/a")
 	require.ErrorIs(t, err, webhook.ErrNotAbsoluteHTTP)
-}
-
-func TestCheckPrivate(t *testing.T) {
-	t.Parallel()
-	dns := map[string][]net.IP{
-		"public.example":   {net.ParseIP("93.184.216.34"), net.ParseIP("2606:2800:220:1:248:1893:25c8:1946")},
-		"internal.example": {net.ParseIP("10.1.2.3")},
-		"mixed.example":    {net.ParseIP("93.184.216.34"), net.ParseIP("192.168.0.10")},
-		"local.example":    {net.ParseIP("127.0.0.1")},
-		"meta.example":     {net.ParseIP("169.254.169.254")},
-		"cgnat.example":    {net.ParseIP("100.100.0.1")},
-		"ula.example":      {net.ParseIP("fd00:ec2::254")},
-	}
-	lookup := func(_ context.Context, host string) ([]net.IP, error) {
-		if ips, ok := dns[host]; ok {
-			return ips, nil
-		}
-		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-	}
-	tests := []struct {
-		host    string
-		private bool
-	}{
-		{"public.example", false},
-		{"public.example:443", false},
-		{"unknown.example", false}, // does not resolve: passes
-		{"internal.example", true},
-		{"mixed.example", true},
-		{"local.example", true},
-		{"local.example.", true},
-		{"meta.example", true},
-		{"cgnat.example", true},
-		{"ula.example", true},
-		{"8.8.8.8", false},
-		{"2001:4860:4860::8888", false},
-		{"127.0.0.1", true},
-		{"127.8.9.10", true},
-		{"::1", true},
-		{"[::1]:8080", true},
-		{"10.0.0.1", true},
-		{"172.16.0.1", true},
-		{"172.31.255.255", true},
-		{"172.32.0.1", false},
-		{"192.168.1.1", true},
-		{"169.254.0.1", true},
-		{"fe80::1", true},
-		{"fe80::1%eth0", true},
-		{"fc00::1", true},
-		{"fd12:3456::1", true},
-		{"fec0::1", true},
-		{"100.64.0.1", true},
-		{"100.127.255.254", true},
-		{"100.128.0.1", false},
-		{"0.0.0.0", true},
-		{"0.1.2.3", true},
-		{"::", true},
-		{"::ffff:10.0.0.1", true},
-		{"::ffff:8.8.8.8", false},
-		{"64:ff9b::a00:1", true},    // NAT64 of 10.0.0.1
-		{"64:ff9b::808:808", false}, // NAT64 of 8.8.8.8
-		{"224.0.0.251", true},       // link-local multicast
-	}
-	for _, tc := range tests {
-		t.Run(tc.host, func(t *testing.T) {
-			t.Parallel()
-			err := webhook.CheckPrivate(t.Context(), tc.host, lookup)
-			if tc.private {
-				require.ErrorIs(t, err, webhook.ErrPrivateAddress)
-			} else {
-				require.NoError(t, err)
-			}
-		})
-	}
-}
-
-func TestCheckPrivateLiteralSkipsLookup(t *testing.T) {
-	t.Parallel()
-	lookup := func(context.Context, string) ([]net.IP, error) {
-		t.Error("an IP literal must not be looked up")
-		return nil, errors.New("unexpected")
-	}
-	require.NoError(t, webhook.CheckPrivate(t.Context(), "93.184.216.34", lookup))
-	require.ErrorIs(t, webhook.CheckPrivate(t.Context(), "127.0.0.1", lookup), webhook.ErrPrivateAddress)
-}
-
-func TestCheckPrivateCancelled(t *testing.T) {
-	t.Parallel()
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	lookup := func(ctx context.Context, _ string) ([]net.IP, error) { return nil, ctx.Err() }
-	require.ErrorIs(t, webhook.CheckPrivate(ctx, "api.example", lookup), context.Canceled)
-}
-
-func TestCheckPrivateDefaultResolver(t *testing.T) {
-	t.Parallel()
-	// "localhost" resolves through /etc/hosts, without network access.
-	require.ErrorIs(t, webhook.CheckPrivate(t.Context(), "localhost", nil), webhook.ErrPrivateAddress)
 }

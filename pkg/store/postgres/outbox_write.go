@@ -56,10 +56,12 @@ func (o *Outbox) ReapExpired(ctx context.Context) (int64, error) {
 // PendingStats is a snapshot of the pending rows.
 type PendingStats struct {
 	ByTopic map[string]int64
-	Oldest  time.Time // zero when no row is pending
+	// OldestAge is the age of the oldest pending row by the database
+	// clock; zero when no row is pending.
+	OldestAge time.Duration
 }
 
-// Pending reads the pending rows per topic and the oldest creation time.
+// Pending reads the pending rows per topic and the age of the oldest.
 func (o *Outbox) Pending(ctx context.Context) (PendingStats, error) {
 	st := PendingStats{ByTopic: map[string]int64{}}
 	err := o.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
@@ -69,12 +71,10 @@ func (o *Outbox) Pending(ctx context.Context) (PendingStats, error) {
 		}
 		var topic string
 		var count int64
-		var oldest time.Time
-		_, err = pgx.ForEachRow(rows, []any{&topic, &count, &oldest}, func() error {
+		var ageSeconds float64
+		_, err = pgx.ForEachRow(rows, []any{&topic, &count, &ageSeconds}, func() error {
 			st.ByTopic[topic] = count
-			if st.Oldest.IsZero() || oldest.Before(st.Oldest) {
-				st.Oldest = oldest
-			}
+			st.OldestAge = max(st.OldestAge, seconds(ageSeconds))
 			return nil
 		})
 		return err

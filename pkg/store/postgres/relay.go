@@ -121,15 +121,21 @@ func (r *Relay) ReapExpired(ctx context.Context) (int64, error) {
 	return r.db.execCount(ctx, "reclaim expired relay claims", r.reap)
 }
 
-// OldestPending returns the creation time of the oldest pending row,
-// or the zero time.
-func (r *Relay) OldestPending(ctx context.Context) (time.Time, error) {
-	var oldest *time.Time
+// OldestPendingAge returns the age of the oldest pending row by the
+// database clock, or zero when no row is pending.
+func (r *Relay) OldestPendingAge(ctx context.Context) (time.Duration, error) {
+	var age *float64
 	err := r.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
-		return conn.QueryRow(ctx, r.oldest).Scan(&oldest)
+		return conn.QueryRow(ctx, r.oldest).Scan(&age)
 	})
-	if err != nil || oldest == nil {
-		return time.Time{}, err
+	if err != nil || age == nil {
+		return 0, err
 	}
-	return *oldest, nil
+	return seconds(*age), nil
+}
+
+// seconds turns an age read from the database into a duration; a row
+// stamped in the database's future counts as age zero.
+func seconds(s float64) time.Duration {
+	return max(time.Duration(s*float64(time.Second)), 0)
 }

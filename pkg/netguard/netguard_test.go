@@ -1,0 +1,52 @@
+package netguard_test
+
+import (
+	"net/netip"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/netguard"
+)
+
+func TestDescribe(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		addr string
+		want string
+	}{
+		{"8.8.8.8", ""},
+		{"93.184.216.34", ""},
+		{"2001:4860:4860::8888", ""},
+		{"127.0.0.1", "a loopback address"},
+		{"127.8.9.10", "a loopback address"},
+		{"::1", "a loopback address"},
+		{"10.0.0.1", "a private (site-local) address"},
+		{"172.16.0.1", "a private (site-local) address"},
+		{"172.31.255.255", "a private (site-local) address"},
+		{"172.32.0.1", ""},
+		{"192.168.1.1", "a private (site-local) address"},
+		{"169.254.169.254", "a link-local address"},
+		{"fe80::1", "a link-local address"},
+		{"fe80::1%eth0", "a link-local address"},
+		{"224.0.0.251", "a link-local address"}, // link-local multicast
+		{"fc00::1", "a unique-local address"},
+		{"fd12:3456::1", "a unique-local address"},
+		{"fec0::1", "a site-local address"},
+		{"100.64.0.1", "a carrier-grade NAT address"},
+		{"100.127.255.254", "a carrier-grade NAT address"},
+		{"100.128.0.1", ""},
+		{"0.0.0.0", "an unspecified address"},
+		{"0.1.2.3", "an unspecified address"},
+		{"::", "an unspecified address"},
+		{"::ffff:10.0.0.1", "a private (site-local) address"},
+		{"::ffff:8.8.8.8", ""},
+		{"64:ff9b::a00:1", "the NAT64 form of 10.0.0.1, a private (site-local) address"},
+		{"64:ff9b::808:808", ""},
+	} {
+		t.Run(tc.addr, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tc.want, netguard.Describe(netip.MustParseAddr(tc.addr)))
+		})
+	}
+}
