@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -143,7 +145,15 @@ func (r *Relay) lost(id, what string) {
 		"inbox_id", id, "write", what)
 }
 
-// prepare builds the forward of one row, or the reason it is dead.
+// SourceNames lists the configured sources, for the relay claim: the rows
+// of a source missing from it stay pending for a relay that knows it.
+func SourceNames(cfg *config.Config) []string {
+	return slices.Sorted(maps.Keys(cfg.Sources))
+}
+
+// prepare builds the forward of one row, or the reason it is dead. The
+// claim takes only rows of configured sources, so the missing-source
+// reason is a guard, not a path a row normally takes.
 func (r *Relay) prepare(row postgres.InboxRow) (postgres.Forward, string) {
 	src, ok := r.opts.Config.Sources[row.Source]
 	if !ok {

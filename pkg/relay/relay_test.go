@@ -58,7 +58,7 @@ func (s slowForward) Forward(ctx context.Context, rows []postgres.Forward, maxAt
 func (e env) relay(t *testing.T, lease time.Duration) (*relay.Relay, *relay.Metrics) {
 	t.Helper()
 	e.cfg.Inbox.Relay.ClaimTimeoutMs = int(lease.Milliseconds())
-	store, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, e.cfg.Database), lease)
+	store, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, e.cfg.Database), lease, relay.SourceNames(e.cfg))
 	require.NoError(t, err)
 	lost := claim.NewLostCounter()
 	m := relay.NewMetrics(prometheus.NewRegistry(), lost)
@@ -209,7 +209,7 @@ func TestCrashBetweenClaimAndForward(t *testing.T) {
 	conn := e.s.Connect(t)
 	insertInbox(t, conn, "orders", "evt-1", "order-1", "created", "push")
 	insertInbox(t, conn, "orders", "evt-2", "order-1", "created", "push")
-	crashed, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, e.cfg.Database), 200*time.Millisecond)
+	crashed, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, e.cfg.Database), 200*time.Millisecond, relay.SourceNames(e.cfg))
 	require.NoError(t, err)
 	claimed, err := crashed.Claim(context.Background(), 10)
 	require.NoError(t, err)
@@ -260,3 +260,34 @@ func monitor(t *testing.T, s pgtest.Schema, violation string) func() {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A row of a source this relay is not configured with (ingest learned of
+// the source first, during a rolling change) stays pending, untouched, and
+// holds back the later rows of its aggregate; rows of known sources go on.
+func TestRelayLeavesRowsOfAnUnknownSourcePending(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	conn := e.s.Connect(t)
+	insertInbox(t, conn, "newcomer", "evt-1", "order-1", "created", "push")
+	insertInbox(t, conn, "orders", "evt-2", "order-1", "created", "push")
+	insertInbox(t, conn, "orders", "evt-3", "order-2", "created", "push")
+	r, _ := e.relay(t, time.Minute)
+	stop := runFor(t, r)
+	waitForwarded(t, conn, 1)
+	stop()
+
+	states := map[string]string{}
+	rows, err := conn.Query(context.Background(), `SELECT idempotency_key, state FROM inbox`)
+	require.NoError(t, err)
+	for rows.Next() {
+		var key, state string
+		require.NoError(t, rows.Scan(&key, &state))
+		states[key] = state
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, map[string]string{"evt-1": "pending", "evt-2": "pending", "evt-3": "processed"}, states)
+	var attempts int
+	require.NoError(t, conn.QueryRow(context.Background(),
+		`SELECT count(*) FROM inbox WHERE idempotency_key = 'evt-1' AND claim_token IS NULL AND last_error IS NULL`).Scan(&attempts))
+	require.Equal(t, 1, attempts, "the unknown source's row was never claimed")
+}

@@ -27,7 +27,7 @@ func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 	claimsLost.WithLabelValues("inbox")
 	metrics.Messages.WithLabelValues("forwarded")
 	if cfg.Inbox.Relay.Enabled {
-		store, err := postgres.NewRelay(app.DB, app.Layout, config.Ms(cfg.Inbox.Relay.ClaimTimeoutMs))
+		store, err := postgres.NewRelay(app.DB, app.Layout, config.Ms(cfg.Inbox.Relay.ClaimTimeoutMs), relay.SourceNames(cfg))
 		if err != nil {
 			return nil, err
 		}

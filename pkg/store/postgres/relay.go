@@ -18,14 +18,16 @@ type Relay struct {
 	db      *DB
 	lease   time.Duration
 	lockKey string
+	sources []string // the sources whose rows the claim takes
 
 	claim, forward, dead, renew, reap, oldest string
 }
 
 // NewRelay renders the relay statements. lease is
-// inbox.relay.claimTimeoutMs.
-func NewRelay(db *DB, l schema.Layout, lease time.Duration) (*Relay, error) {
-	r := &Relay{db: db, lease: lease, lockKey: "queuebox_inbox_claim_" + l.InboxTable}
+// inbox.relay.claimTimeoutMs; sources are the configured source names:
+// the claim leaves the rows of any other source pending.
+func NewRelay(db *DB, l schema.Layout, lease time.Duration, sources []string) (*Relay, error) {
+	r := &Relay{db: db, lease: lease, lockKey: "queuebox_inbox_claim_" + l.InboxTable, sources: sources}
 	var err error
 	for dst, name := range map[*string]string{
 		&r.claim: "inbox_relay_claim", &r.forward: "inbox_relay_forward", &r.dead: "inbox_relay_dead",
@@ -66,7 +68,7 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]InboxRow, error) {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, r.lockKey); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, r.claim, limit, r.lease.Milliseconds())
+		rows, err := tx.Query(ctx, r.claim, limit, r.lease.Milliseconds(), r.sources)
 		if err != nil {
 			return err
 		}

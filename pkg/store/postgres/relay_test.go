@@ -18,7 +18,7 @@ import (
 func TestRelayOldestPendingCoversPullRows(t *testing.T) {
 	t.Parallel()
 	s, db := migrated(t)
-	r, err := postgres.NewRelay(db, schema.New(schema.Postgres, config.Default().Database), time.Minute)
+	r, err := postgres.NewRelay(db, schema.New(schema.Postgres, config.Default().Database), time.Minute, nil)
 	require.NoError(t, err)
 	ctx := context.Background()
 

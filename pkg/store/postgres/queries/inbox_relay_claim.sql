@@ -5,12 +5,16 @@
 -- is processing and no earlier push row of it is pending, so at most one
 -- row per aggregate is in flight and rows go in created_at order. Rows
 -- without an aggregate take part in no ordering. Pull rows are never
--- touched.
+-- touched, and neither are rows of a source missing from $3, the sources
+-- this relay is configured with: during a rolling change, ingest may
+-- store rows of a source that this replica does not know yet, and they
+-- wait (holding back their aggregate) for a relay that does.
 WITH candidates AS (
     SELECT i.{{.I.ID}} AS id
     FROM {{.I.Table}} i
     WHERE i.{{.I.State}} = 'pending'
       AND i.{{.I.Consumption}} = 'push'
+      AND i.{{.I.Source}} = ANY($3::text[])
       AND (i.{{.I.AggregateID}} IS NULL OR (
           NOT EXISTS (
               SELECT 1 FROM {{.I.Table}} busy
