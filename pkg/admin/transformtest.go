@@ -1,7 +1,6 @@
 package admin
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -70,9 +69,8 @@ func NewTransformTest(cfg config.Admin, compile transform.Compiler) (echo.Handle
 		if req.TimeoutMs != nil && *req.TimeoutMs > 0 {
 			timeout = config.Ms(*req.TimeoutMs)
 		}
-		ctx, cancel := context.WithTimeout(c.Request().Context(), min(timeout, maxTimeout))
-		defer cancel()
-		out, err := expr.Eval(ctx, req.Payload, vars)
+		timeoutMs := int(min(timeout, maxTimeout).Milliseconds())
+		out, err := transform.EvalWithin(c.Request().Context(), expr, timeoutMs, req.Payload, vars)
 		if errors.Is(err, transform.ErrNoResult) {
 			out, err = []byte("null"), nil
 		}

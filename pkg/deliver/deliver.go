@@ -61,6 +61,10 @@ func (p *Poller) transform(ctx context.Context, route Route, m *queuebox.OutboxM
 	if failure == nil {
 		return body, postgres.Outcome{}, true
 	}
+	if failure.Cancelled {
+		// handle sees the ended context and writes no outcome.
+		return nil, postgres.Outcome{}, false
+	}
 	p.opts.Metrics.TransformFailures.WithLabelValues(failure.Strategy).Inc()
 	reason := "Transform failed: " + failure.Err.Error()
 	if failure.Strategy == StrategyDead {

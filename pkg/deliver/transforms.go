@@ -24,9 +24,12 @@ type (
 )
 
 type stage struct {
-	expr    Expression
-	timeout time.Duration
-	onError string
+	// key is the configuration path of the block, so last_error says which
+	// of the two stages failed.
+	key       string
+	expr      Expression
+	timeoutMs int
+	onError   string
 }
 
 // Transforms holds the compiled route and destination transforms.
@@ -39,6 +42,10 @@ type Transforms struct {
 type Failure struct {
 	Strategy string
 	Err      error
+	// Cancelled is set when the delivery itself was cancelled (shutdown
+	// timeout or a lost claim) while a stage ran: that is no transform
+	// failure, and no strategy applies.
+	Cancelled bool
 }
 
 // NewTransforms compiles every route and destination transform. It
@@ -46,18 +53,18 @@ type Failure struct {
 func NewTransforms(cfg *config.Config, compile Compiler) (*Transforms, error) {
 	t := &Transforms{routes: map[int]*stage{}, dests: map[string]*stage{}}
 	for i, r := range cfg.Routes {
-		s, err := newStage(r.Transform, compile)
+		s, err := newStage(fmt.Sprintf("routes[%d].transform", i), r.Transform, compile)
 		if err != nil {
-			return nil, fmt.Errorf("routes[%d].transform.expression: %w", i, err)
+			return nil, err
 		}
 		if s != nil {
 			t.routes[i] = s
 		}
 	}
 	for name, d := range cfg.Destinations {
-		s, err := newStage(d.Transform, compile)
+		s, err := newStage("destinations."+name+".transform", d.Transform, compile)
 		if err != nil {
-			return nil, fmt.Errorf("destinations.%s.transform.expression: %w", name, err)
+			return nil, err
 		}
 		if s != nil {
 			t.dests[name] = s
@@ -69,51 +76,67 @@ func NewTransforms(cfg *config.Config, compile Compiler) (*Transforms, error) {
 	return t, nil
 }
 
-func newStage(tc *config.Transform, compile Compiler) (*stage, error) {
+func newStage(key string, tc *config.Transform, compile Compiler) (*stage, error) {
 	if tc == nil || tc.Expression == "" {
 		return nil, nil
 	}
 	if compile == nil {
-		return nil, fmt.Errorf("transforms are not available in this build")
+		return nil, fmt.Errorf("%s.expression: transforms are not available in this build", key)
 	}
 	expr, err := compile(tc.Expression, tc.MaxDepth)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s.expression: %w", key, err)
 	}
-	return &stage{expr: expr, timeout: config.Ms(tc.TimeoutMs), onError: tc.OnError}, nil
+	onError := tc.OnError
+	if onError == "" {
+		// A block built in code rather than loaded gets the documented
+		// default, never an unlabelled strategy.
+		onError = StrategyFail
+	}
+	return &stage{key: key, expr: expr, timeoutMs: tc.TimeoutMs, onError: onError}, nil
 }
 
-// Apply runs the route stage on the payload, then the destination stage on
-// its output. Skip passes a stage's input on unchanged; skipped counts the
-// stages that failed that way.
-func (t *Transforms) Apply(ctx context.Context, route Route, m *queuebox.OutboxMessage) (body []byte, skipped int, failure *Failure) {
-	vars := map[string]any{
+// stageVars are the variables that a route or destination expression sees.
+// The source-only variables ($source, $headers, $idempotencyKey,
+// $eventType) stay unbound here.
+func stageVars(m *queuebox.OutboxMessage) map[string]any {
+	return map[string]any{
 		"messageId": m.ID,
 		"topic":     m.Topic,
 		"attempt":   m.Attempt,
 		"timestamp": m.CreatedAt.UTC().Format(time.RFC3339Nano),
 	}
+}
+
+// Apply runs the route stage on the payload, then the destination stage on
+// its output. A skipped destination stage passes the route output on; a
+// skipped route stage delivers the outbox payload as it is, without the
+// destination stage, which was written for the route's output. skipped
+// counts the stages that failed with Skip.
+func (t *Transforms) Apply(ctx context.Context, route Route, m *queuebox.OutboxMessage) (body []byte, skipped int, failure *Failure) {
+	vars := stageVars(m)
 	body = m.Payload
 	for _, s := range []*stage{t.routes[route.Index], t.dests[route.Destination.Name]} {
 		if s == nil {
 			continue
 		}
 		out, err := s.run(ctx, body, vars)
-		if err == nil {
+		switch {
+		case err == nil:
 			body = out
-			continue
+		case ctx.Err() != nil:
+			return nil, skipped, &Failure{Err: context.Cause(ctx), Cancelled: true}
+		case s.onError == StrategySkip:
+			// The input of the failed stage goes out as it is, and no later
+			// stage runs on it.
+			return body, skipped + 1, nil
+		default:
+			return nil, skipped, &Failure{Strategy: s.onError, Err: fmt.Errorf("%s: %w", s.key, err)}
 		}
-		if s.onError == StrategySkip {
-			skipped++
-			continue
-		}
-		return nil, skipped, &Failure{Strategy: s.onError, Err: err}
 	}
 	return body, skipped, nil
 }
 
 func (s *stage) run(ctx context.Context, input []byte, vars map[string]any) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	return s.expr.Eval(ctx, input, vars)
+	return transform.EvalWithin(ctx, s.expr, s.timeoutMs, input, vars)
 }

@@ -86,20 +86,20 @@ func Expressions(compile Compiler) TransformFactory {
 		if err != nil {
 			return nil, err
 		}
-		return expressionTransform{expr: expr, timeout: config.Ms(cfg.TimeoutMs)}, nil
+		return expressionTransform{expr: expr, timeoutMs: cfg.TimeoutMs}, nil
 	}
 }
 
 type expressionTransform struct {
-	expr    Expression
-	timeout time.Duration
+	expr      Expression
+	timeoutMs int
 }
 
+// Apply evaluates the expression; a run past timeoutMs fails with a
+// reason that names the setting to raise.
 func (t expressionTransform) Apply(ctx context.Context, in SourceInput) ([]byte, error) {
-	if t.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, t.timeout)
-		defer cancel()
+	if t.timeoutMs > 0 {
+		return transform.EvalWithin(ctx, t.expr, t.timeoutMs, in.Payload, in.Vars())
 	}
 	return t.expr.Eval(ctx, in.Payload, in.Vars())
 }

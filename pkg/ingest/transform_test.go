@@ -80,7 +80,7 @@ func TestSourceTransform(t *testing.T) {
 		{name: "dead", expr: "fail", onError: "Dead", status: 422, want: `{"error":"Transform failed: boom at position 3"}`},
 		{name: "skip", expr: "fail", onError: "Skip", status: 202, stored: `{"id":"1","type":"t.x"}`},
 		{name: "result not JSON", expr: "text", onError: "Fail", status: 422, want: `{"error":"Transform failed: the result is not a JSON document"}`},
-		{name: "timeout", expr: "slow", onError: "Fail", status: 422, want: `{"error":"Transform failed: context deadline exceeded"}`},
+		{name: "timeout", expr: "slow", onError: "Fail", status: 422, want: `{"error":"Transform failed: the evaluation ran past timeoutMs (1 ms)"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,8 @@ package transform
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/alternayte/queuebox/pkg/jsonata"
 )
@@ -52,4 +54,26 @@ func (e expr) Eval(ctx context.Context, input []byte, vars map[string]any) ([]by
 		return nil, err
 	}
 	return out, nil
+}
+
+// TimeoutError reports an evaluation that ran past the timeoutMs of its
+// block. The engine's own text names only the context error, which does
+// not tell an operator which setting to raise.
+type TimeoutError struct{ TimeoutMs int }
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("the evaluation ran past timeoutMs (%d ms)", e.TimeoutMs)
+}
+
+// EvalWithin evaluates e with a bound of timeoutMs milliseconds. An end of
+// ctx itself is returned as the engine reports it, since it is no timeout
+// of the expression.
+func EvalWithin(ctx context.Context, e Expression, timeoutMs int, input []byte, vars map[string]any) ([]byte, error) {
+	bounded, cancel := context.WithTimeout(ctx, time.Duration(timeoutMs)*time.Millisecond)
+	defer cancel()
+	out, err := e.Eval(bounded, input, vars)
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return nil, &TimeoutError{TimeoutMs: timeoutMs}
+	}
+	return out, err
 }
