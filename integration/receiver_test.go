@@ -20,6 +20,7 @@ type received struct {
 	Header http.Header
 	Body   string
 	Path   string
+	Method string
 }
 
 func newReceiver(t *testing.T, answer func(received) int) *receiver {
@@ -27,7 +28,7 @@ func newReceiver(t *testing.T, answer func(received) int) *receiver {
 	rc := &receiver{answer: answer}
 	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		got := received{Header: r.Header.Clone(), Body: string(body), Path: r.URL.Path}
+		got := received{Header: r.Header.Clone(), Body: string(body), Path: r.URL.Path, Method: r.Method}
 		rc.mu.Lock()
 		rc.got = append(rc.got, got)
 		rc.mu.Unlock()

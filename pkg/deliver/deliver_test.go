@@ -98,7 +98,7 @@ func TestAFutureScheduleWaits(t *testing.T) {
 func TestAPoisonRowGoesDeadAndReleasesItsKey(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t, func(r request) int {
-		if r.Body == `{"poison": true}` {
+		if r.Body == `{"poison":true}` {
 			return http.StatusBadRequest
 		}
 		return http.StatusOK
@@ -111,7 +111,7 @@ func TestAPoisonRowGoesDeadAndReleasesItsKey(t *testing.T) {
 	e.waitStates(t, "dead", "sent")
 	got := rc.requests()
 	require.Len(t, got, 3)
-	require.Equal(t, `{"step": 2}`, got[2].Body, "the next row of the key goes after the poison row died")
+	require.Equal(t, `{"step":2}`, got[2].Body, "the next row of the key goes after the poison row died")
 }
 
 // A row whose headers column is valid JSON but not an object cannot be

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
@@ -147,9 +148,21 @@ func scanMessage(row pgx.CollectableRow) (Message, error) {
 	if aggType != nil {
 		m.AggregateType = *aggType
 	}
-	m.Payload, m.ClaimToken = []byte(payload), tokn
+	m.Payload, m.ClaimToken = compactJSON(payload), tokn
 	m.Headers, err = decodeHeaders(headers)
 	return Message{OutboxMessage: &m, HeadersErr: err}, nil
+}
+
+// compactJSON drops the blanks that PostgreSQL writes into the text of a
+// jsonb value ({"a": 1}), so a destination receives the compact body that
+// the application wrote, only with jsonb's key order. A column that holds
+// something other than JSON passes unchanged.
+func compactJSON(text string) []byte {
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(text)); err != nil {
+		return []byte(text)
+	}
+	return b.Bytes()
 }
 
 // decodeHeaders reads the headers column: a JSON object whose values are

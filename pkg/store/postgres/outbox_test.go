@@ -69,7 +69,7 @@ func TestClaimTakesOnlyTheHeadOfEachKey(t *testing.T) {
 			k1 = m
 		}
 	}
-	require.Equal(t, `{"n": 1}`, string(k1.Payload))
+	require.Equal(t, `{"n":1}`, string(k1.Payload), "the payload without the blanks of the jsonb text")
 	kept, err := o.Finish(ctx, []postgres.Outcome{{Lease: k1.Lease(), Kind: postgres.OutcomeRetry, Delay: time.Hour, Error: "boom"}})
 	require.NoError(t, err)
 	require.True(t, kept[k1.ID])
@@ -90,7 +90,7 @@ func TestClaimTakesOnlyTheHeadOfEachKey(t *testing.T) {
 	next, err := o.Claim(ctx, 100)
 	require.NoError(t, err)
 	require.Len(t, next, 1, "a dead row releases its key")
-	require.Equal(t, `{"n": 2}`, string(next[0].Payload))
+	require.Equal(t, `{"n":2}`, string(next[0].Payload))
 }
 
 func TestFenceRejectsAStaleOwner(t *testing.T) {

@@ -1,0 +1,150 @@
+package integration
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+const deadLettersPage = "19_Dead_letters.md"
+
+// deadLetterSQL returns the page's sql blocks with the placeholders set.
+func deadLetterSQL(t *testing.T, page, messageID, topic string) []string {
+	t.Helper()
+	var out []string
+	for _, b := range postgresSQL(t, page) {
+		out = append(out, fillPlaceholders(b.Text, map[string]string{
+			"message_id": "'" + messageID + "'", "topic": "'" + topic + "'", "limit": "10",
+		}))
+	}
+	return out
+}
+
+func rowID(t *testing.T, db database, where string) string {
+	t.Helper()
+	rows := psqlRows(t, db, "SELECT id FROM outbox WHERE "+where)
+	require.Len(t, rows, 1, where)
+	return rows[0][0]
+}
+
+// TestAuditTutorialDeadLettersOutbox makes dead rows the two usual ways
+// (the ceiling and a topic without a route), runs every outbox block of the
+// page on them, and checks that a requeue after the repair delivers.
+func TestAuditTutorialDeadLettersOutbox(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	var broken atomic.Bool
+	broken.Store(true)
+	rc := newReceiver(t, func(received) int {
+		if broken.Load() {
+			return http.StatusInternalServerError
+		}
+		return http.StatusOK
+	})
+	deliver := startServing(t, "deliver", tutorialConfig(t, db, fmt.Sprintf(`
+outbox:
+  pollIntervalMs: 20
+  retryBaseDelayMs: 1
+destinations:
+  orders:
+    type: http
+    baseUrl: %s
+routes:
+  - topicPattern: "order.*"
+    destination: orders
+`, rc.URL)))
+	psqlExec(t, db, `INSERT INTO outbox (topic, key, payload, max_attempts) VALUES
+		('order.created', 'k1', '{"n":1}', 1), ('order.created', 'k2', '{"n":2}', 1), ('refund.created', NULL, '{"n":3}', 1)`)
+	require.Eventually(t, func() bool {
+		return psqlRows(t, db, `SELECT count(*) FROM outbox WHERE state = 'dead'`)[0][0] == "3"
+	}, 30*time.Second, 20*time.Millisecond)
+	_, scrape := get(t, deliver.url("/metrics"))
+	require.Equal(t, 3.0, sample(t, scrape, `queuebox_outbox_messages_total{status="dead"}`))
+
+	k1 := rowID(t, db, "key = 'k1'")
+	sqls := deadLetterSQL(t, deadLettersPage, k1, "order.created")
+	require.Equal(t, [][]string{{"order.created", "2"}, {"refund.created", "1"}}, psqlRows(t, db, sqls[0]))
+	newest := psqlRows(t, db, sqls[1])
+	require.Len(t, newest, 3)
+	for _, row := range newest {
+		require.NotEmpty(t, row[7], "last_error holds the reason")
+	}
+	one := psqlRows(t, db, sqls[2])
+	require.Len(t, one, 1)
+	require.Equal(t, []string{k1, "order.created", "k1", `{"n": 1}`, "{}", "1", "1"}, one[0][:7])
+	require.Contains(t, one[0][11], "500")
+
+	broken.Store(false)
+	require.EqualValues(t, 1, psqlAffected(t, db, sqls[3]))
+	require.EqualValues(t, 0, psqlAffected(t, db, sqls[3]), "a requeued row is no longer dead")
+	require.Eventually(t, func() bool { return psqlRows(t, db, sqls[4])[0][1] == "sent" }, 30*time.Second, 20*time.Millisecond)
+	confirmed := psqlRows(t, db, sqls[4])[0]
+	require.Equal(t, []string{"sent", "0", ""}, []string{confirmed[1], confirmed[2], confirmed[4]}, "state, attempt, last_error")
+	last := rc.requests()[len(rc.requests())-1]
+	require.Equal(t, k1, last.Header.Get("X-Message-Id"))
+	require.Equal(t, "0", last.Header.Get("X-Attempt"))
+
+	require.EqualValues(t, 1, psqlAffected(t, db, sqls[5]), "the other dead row of the topic")
+	require.Eventually(t, func() bool {
+		return psqlRows(t, db, `SELECT state FROM outbox WHERE key = 'k2'`)[0][0] == "sent"
+	}, 30*time.Second, 20*time.Millisecond)
+
+	refund := rowID(t, db, "topic = 'refund.created'")
+	require.True(t, strings.HasPrefix(psqlRows(t, db, `SELECT last_error FROM outbox WHERE id = $1`, refund)[0][0], "No route matches topic"))
+	require.EqualValues(t, 1, psqlAffected(t, db, deadLetterSQL(t, deadLettersPage, refund, "")[8]))
+	require.Empty(t, psqlRows(t, db, `SELECT id FROM outbox WHERE id = $1`, refund))
+}
+
+// TestAuditTutorialDeadLettersInbox: a push row whose topic renders empty
+// goes dead; the page's list finds it; after the repair (a topic for the
+// source) the page's requeue lets the relay forward it. Deleting a dead
+// inbox row ends its deduplication.
+func TestAuditTutorialDeadLettersInbox(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	env := with(db.env(),
+		"QUEUEBOX_SOURCES_STRIPE_TYPE", "http", "QUEUEBOX_SOURCES_STRIPE_PATH", "/stripe",
+		"QUEUEBOX_SOURCES_STRIPE_IDEMPOTENCYKEYPATH", "$.id", "QUEUEBOX_SOURCES_STRIPE_EVENTTYPEPATH", "$.type",
+		"QUEUEBOX_INBOX_RELAY_POLLINTERVALMS", "20")
+	ingest := startServing(t, "ingest", env)
+	relay := startServing(t, "relay", env)
+	for _, body := range []string{`{"id":"e1"}`, `{"id":"e2"}`} {
+		code, resp, _ := post(t, ingest.url("/inbox/stripe"), body)
+		require.Equal(t, http.StatusAccepted, code, resp)
+	}
+	require.Eventually(t, func() bool {
+		return psqlRows(t, db, `SELECT count(*) FROM inbox WHERE state = 'dead'`)[0][0] == "2"
+	}, 30*time.Second, 20*time.Millisecond)
+
+	inboxID := func(key string) string {
+		return psqlRows(t, db, `SELECT id FROM inbox WHERE idempotency_key = $1`, key)[0][0]
+	}
+	e1, e2 := inboxID("e1"), inboxID("e2")
+	sqls := deadLetterSQL(t, deadLettersPage, e1, "")
+	listed := psqlRows(t, db, sqls[6])
+	require.Len(t, listed, 2)
+	for _, row := range listed {
+		require.Equal(t, []string{"stripe", "push"}, row[1:3])
+		require.Equal(t, "", row[4], "no event type")
+		require.Contains(t, row[7], "rendered empty")
+	}
+
+	_, err := db.connect(t).Exec(t.Context(), `DELETE FROM inbox WHERE id = $1 AND state = 'dead'`, e2)
+	require.NoError(t, err)
+	code, resp, _ := post(t, ingest.url("/inbox/stripe"), `{"id":"e2"}`)
+	require.Equal(t, http.StatusAccepted, code, "a repeat of a deleted dead row is a new row: %s", resp)
+
+	require.Equal(t, 0, relay.terminate(t, 30*time.Second))
+	startServing(t, "relay", with(env, "QUEUEBOX_SOURCES_STRIPE_TOPIC", "stripe.unknown"))
+	require.EqualValues(t, 1, psqlAffected(t, db, sqls[7]))
+	require.Eventually(t, func() bool {
+		return psqlRows(t, db, `SELECT state FROM inbox WHERE id = $1`, e1)[0][0] == "processed"
+	}, 30*time.Second, 20*time.Millisecond)
+	require.Equal(t, [][]string{{"stripe.unknown", "e1"}},
+		psqlRows(t, db, `SELECT topic, headers->>'x-idempotency-key' FROM outbox WHERE headers->>'x-inbox-id' = $1`, e1))
+}

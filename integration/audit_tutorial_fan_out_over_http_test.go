@@ -1,0 +1,218 @@
+package integration
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+const fanOutPage = "11_Fan_out_over_HTTP.md"
+
+// fanOutReceivers starts the page's analytics and audit endpoints and
+// returns the page's configuration pointed at them.
+func fanOutReceivers(t *testing.T) (analytics, audit *receiver, yaml string) {
+	t.Helper()
+	analytics = newReceiver(t, func(received) int { return http.StatusOK })
+	audit = newReceiver(t, func(received) int { return http.StatusOK })
+	yaml = blockUnder(t, fanOutPage, "yaml", "Send one event to several endpoints")
+	yaml = strings.NewReplacer("http://analytics:8080", analytics.URL, "http://audit:8080", audit.URL).Replace(yaml)
+	return analytics, audit, yaml + "outbox:\n  pollIntervalMs: 20\n"
+}
+
+// TestAuditTutorialFanOutTwoRows: the page's two destinations and its
+// transaction of two rows; each endpoint gets its own row, with the
+// documented headers.
+func TestAuditTutorialFanOutTwoRows(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	analytics, audit, yaml := fanOutReceivers(t)
+	startServing(t, "deliver", tutorialConfig(t, db, yaml))
+	psqlExec(t, db, blockUnder(t, fanOutPage, "sql", "Send one event to several endpoints"))
+	waitOutbox(t, db, "analytics.payment.succeeded", "sent")
+	waitOutbox(t, db, "audit.payment.succeeded", "sent")
+
+	ids := map[string]string{}
+	for _, r := range psqlRows(t, db, `SELECT topic, id FROM outbox`) {
+		ids[r[0]] = r[1]
+	}
+	for topic, rc := range map[string]*receiver{"analytics.payment.succeeded": analytics, "audit.payment.succeeded": audit} {
+		got := rc.requests()
+		require.Len(t, got, 1, topic)
+		r := got[0]
+		require.Equal(t, http.MethodPost, r.Method)
+		require.Equal(t, "/events", r.Path)
+		require.Equal(t, "application/json", r.Header.Get("Content-Type"))
+		require.Equal(t, ids[topic], r.Header.Get("X-Message-Id"))
+		require.Equal(t, topic, r.Header.Get("X-Topic"))
+		require.Equal(t, "0", r.Header.Get("X-Attempt"))
+		require.Equal(t, "cust-42", r.Header.Get("X-Message-Key"))
+		require.Equal(t, `{"amount":4200,"paymentId":"pay_1"}`, r.Body)
+	}
+}
+
+// TestAuditTutorialFanOutExample: the example's inbox source takes the
+// event type as the topic, so e1 reaches analytics and e2 reaches audit,
+// each with the relay headers.
+func TestAuditTutorialFanOutExample(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	analytics, audit, yaml := fanOutReceivers(t)
+	env := with(tutorialConfig(t, db, yaml),
+		"QUEUEBOX_SOURCES_STRIPE_TYPE", "http", "QUEUEBOX_SOURCES_STRIPE_PATH", "/stripe",
+		"QUEUEBOX_SOURCES_STRIPE_IDEMPOTENCYKEYPATH", "$.id", "QUEUEBOX_SOURCES_STRIPE_EVENTTYPEPATH", "$.type",
+		"QUEUEBOX_INBOX_RELAY_POLLINTERVALMS", "20")
+	ingest := startServing(t, "ingest", env)
+	startServing(t, "relay", env)
+	startServing(t, "deliver", env)
+	for _, body := range []string{`{"id":"e1","type":"analytics.payment.succeeded"}`, `{"id":"e2","type":"audit.payment.succeeded"}`} {
+		code, resp, _ := post(t, ingest.url("/inbox/stripe"), body)
+		require.Equal(t, http.StatusAccepted, code, resp)
+	}
+	waitOutbox(t, db, "analytics.payment.succeeded", "sent")
+	waitOutbox(t, db, "audit.payment.succeeded", "sent")
+	for id, rc := range map[string]*receiver{"e1": analytics, "e2": audit} {
+		got := rc.requests()
+		require.Len(t, got, 1, id)
+		require.Equal(t, id, got[0].Header.Get("x-idempotency-key"))
+		require.Equal(t, "stripe", got[0].Header.Get("x-source"))
+		require.NotEmpty(t, got[0].Header.Get("x-inbox-id"))
+		require.NotEmpty(t, got[0].Header.Get("X-Correlation-Id"))
+	}
+}
+
+// TestAuditTutorialFanOutPatterns checks the page's pattern table through
+// the binary: routes tried in order, the first match wins, * stops at a
+// dot, ** does not, and a topic that no route matches goes dead.
+func TestAuditTutorialFanOutPatterns(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	rc := newReceiver(t, func(received) int { return http.StatusOK })
+	startServing(t, "deliver", tutorialConfig(t, db, fmt.Sprintf(`
+outbox:
+  pollIntervalMs: 20
+destinations:
+  exact:
+    type: http
+    baseUrl: %[1]s
+    path: /exact
+  one:
+    type: http
+    baseUrl: %[1]s
+    path: /one
+  any:
+    type: http
+    baseUrl: %[1]s
+    path: /any
+  default:
+    type: http
+    baseUrl: %[1]s
+routes:
+  - topicPattern: "order.created"
+    destination: exact
+  - topicPattern: "order.*"
+    destination: one
+  - topicPattern: "order.**"
+    destination: any
+  - topicPattern: "a+b.c-d"
+    destination: default
+`, rc.URL)))
+	psqlExec(t, db, `INSERT INTO outbox (topic, payload) VALUES
+		('order.created', '{}'), ('order.paid', '{}'), ('order.item.added', '{}'),
+		('order', '{}'), ('a+b.c-d', '{}'), ('aab.c-d', '{}')`)
+	want := map[string]string{"order.created": "/exact", "order.paid": "/one", "order.item.added": "/any", "a+b.c-d": "/"}
+	for topic := range want {
+		waitOutbox(t, db, topic, "sent")
+	}
+	for _, topic := range []string{"order", "aab.c-d"} {
+		_, reason := waitOutbox(t, db, topic, "dead")
+		require.Equal(t, "No route matches topic "+topic, reason)
+	}
+	got := map[string]string{}
+	for _, r := range rc.requests() {
+		got[r.Header.Get("X-Topic")] = r.Path
+	}
+	require.Equal(t, want, got, "the path defaults to /")
+}
+
+// TestAuditTutorialFanOutAnswers: any 2xx completes, 202 included; a 3xx
+// is not followed and fails like a 5xx or a timeout; each failure raises
+// X-Attempt until the row is dead.
+func TestAuditTutorialFanOutAnswers(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var failing []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch topic := r.Header.Get("X-Topic"); {
+		case r.URL.Path == "/landing":
+			w.WriteHeader(http.StatusOK) // reached only if a redirect were followed
+		case topic == "accepted":
+			w.WriteHeader(http.StatusAccepted)
+		case topic == "created":
+			w.WriteHeader(http.StatusCreated)
+		case topic == "redirect":
+			http.Redirect(w, r, "/landing", http.StatusFound)
+		case topic == "slow":
+			<-release
+		default:
+			mu.Lock()
+			failing = append(failing, r.Header.Get("X-Attempt"))
+			mu.Unlock()
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	startServing(t, "deliver", tutorialConfig(t, db, fmt.Sprintf(`
+outbox:
+  pollIntervalMs: 20
+  retryBaseDelayMs: 1
+destinations:
+  endpoint:
+    type: http
+    baseUrl: %s
+    timeoutMs: 200
+routes:
+  - topicPattern: "**"
+    destination: endpoint
+`, srv.URL)))
+	psqlExec(t, db, `INSERT INTO outbox (topic, payload, max_attempts) VALUES
+		('accepted', '{}', 2), ('created', '{}', 2), ('redirect', '{}', 1), ('failing', '{}', 2), ('slow', '{}', 1)`)
+	for _, topic := range []string{"accepted", "created"} {
+		attempt, _ := waitOutbox(t, db, topic, "sent")
+		require.Zero(t, attempt)
+	}
+	for topic, attempt := range map[string]int{"redirect": 1, "failing": 2, "slow": 1} {
+		got, reason := waitOutbox(t, db, topic, "dead")
+		require.Equal(t, attempt, got, topic)
+		require.NotEmpty(t, reason)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []string{"0", "1", "2"}, failing)
+}
+
+// TestAuditTutorialFanOutBlockPrivateAddresses: the page's block starts
+// although its host does not resolve here, and the same setting refuses a
+// loopback destination at startup.
+func TestAuditTutorialFanOutBlockPrivateAddresses(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	yaml := blockUnder(t, fanOutPage, "yaml", "Block private addresses")
+	require.Contains(t, yaml, "blockPrivateAddresses: true")
+	startServing(t, "deliver", tutorialConfig(t, db, yaml))
+
+	loopback := strings.ReplaceAll(yaml, "https://api.partner.example", "http://127.0.0.1:9")
+	p := start(t, "deliver", tutorialConfig(t, db, loopback))
+	require.Equal(t, 1, p.wait(t, 30*time.Second))
+	line := stderrLine(t, p)
+	require.Contains(t, line, "destinations.partner-api.baseUrl")
+	require.Contains(t, line, "loopback")
+}
