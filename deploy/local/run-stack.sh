@@ -27,7 +27,7 @@ stop() {
 trap stop INT TERM EXIT
 
 go build -o bin/queuebox-demo-receiver ./compose/receiver
-bin/queuebox-demo-receiver -addr 127.0.0.1:9999 >"$state/receiver.log" 2>&1 &
+bin/queuebox-demo-receiver -addr 127.0.0.1:9999 -headers >"$state/receiver.log" 2>&1 &
 pids+=($!)
 
 export QUEUEBOX_CONFIG_FILE="$root/deploy/local/queuebox.yml"
