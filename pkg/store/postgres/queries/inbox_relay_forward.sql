@@ -2,15 +2,26 @@
 -- its token and a live lease, and inserts its outbox row in the same
 -- statement, so a row whose fence failed gets no outbox row. Rows are
 -- inserted in created_at order, so the outbox sequence keeps the
--- aggregate order.
-WITH d AS (
+-- aggregate order. The fenced rows are locked in id order first, as the
+-- renewal locks them, so the two never deadlock.
+WITH d AS MATERIALIZED (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[]) AS d(id, token, topic, headers)
+), owned AS MATERIALIZED (
+    SELECT i.{{.I.ID}} AS id
+    FROM {{.I.Table}} i
+    JOIN d ON i.{{.I.ID}} = d.id
+    WHERE i.{{.I.State}} = 'processing'
+      AND i.{{.I.ClaimToken}} = d.token
+      AND i.{{.I.LeaseExpiresAt}} > now()
+    ORDER BY i.{{.I.ID}}
+    FOR UPDATE OF i
 ), marked AS (
     UPDATE {{.I.Table}} i
     SET {{.I.State}} = 'processed',
         {{.I.ProcessedAt}} = now()
-    FROM d
-    WHERE i.{{.I.ID}} = d.id
+    FROM d, owned
+    WHERE i.{{.I.ID}} = owned.id
+      AND d.id = owned.id
       AND i.{{.I.State}} = 'processing'
       AND i.{{.I.ClaimToken}} = d.token
       AND i.{{.I.LeaseExpiresAt}} > now()
