@@ -80,7 +80,7 @@ func (l *Loop[T]) renewOnce(ctx context.Context) {
 		// claim, or already reported: nothing more to do.
 		ok = ok && h.lease.Token == lease.Token && !h.lost
 		if ok {
-			h.markLost()
+			ok = l.lose(h)
 		}
 		l.mu.Unlock()
 		if ok {
@@ -98,8 +98,7 @@ func (l *Loop[T]) expireUnrenewed() {
 	var lost []Lease
 	l.mu.Lock()
 	for _, h := range l.held {
-		if !h.lost && h.renewed.Before(deadline) {
-			h.markLost()
+		if !h.lost && h.renewed.Before(deadline) && l.lose(h) {
 			lost = append(lost, h.lease)
 		}
 	}
@@ -107,6 +106,17 @@ func (l *Loop[T]) expireUnrenewed() {
 	for _, lease := range lost {
 		l.reportLost(lease)
 	}
+}
+
+// lose marks a held item lost and says whether the loop reports the loss.
+// An async handler that took the item reports it itself: its context ends
+// with ErrLeaseLost, or its fenced write finds the row gone. A renewal can
+// also miss a row just after its outcome committed and before done runs;
+// the write, not the renewal, then knows that nothing was lost. The
+// caller holds l.mu.
+func (l *Loop[T]) lose(h *held) (report bool) {
+	h.markLost()
+	return l.async == nil || !h.started
 }
 
 // markLost cancels the work on a lost lease once. The caller holds l.mu.

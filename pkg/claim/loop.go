@@ -50,6 +50,11 @@ type Handler[T Item] func(ctx context.Context, item T)
 // outcome to a writer and frees its worker at once, and the writer calls
 // done after the fenced write. The item stays held (and renewed) until
 // then. done must be called exactly once; later calls do nothing.
+//
+// The handler reports the loss of a lease of an item it took: it either
+// sees ctx end with queuebox.ErrLeaseLost, or its fenced write finds the
+// row gone. The loop reports (Hooks.Lost) only the items it never handed
+// to the handler.
 type AsyncHandler[T Item] func(ctx context.Context, item T, done func())
 
 // BatchHandler works on a whole claimed batch at once, in claim order.
@@ -60,7 +65,8 @@ type BatchHandler[T Item] func(ctx context.Context, items []T)
 // Hooks receive the events that metrics and logs need. Every hook is
 // optional.
 type Hooks struct {
-	// Lost is called once per item whose lease a renewal found lost.
+	// Lost is called once per item whose lease a renewal found lost (in an
+	// async loop, only for items that never reached the handler).
 	Lost func(l Lease)
 	// Reaped is called after each reclaim step that returned rows.
 	Reaped func(n int64)
@@ -108,6 +114,8 @@ type held struct {
 	// it, or a new claim of the row replaced it). A lost item is neither
 	// renewed nor reported again, and a queued one is not handled.
 	lost bool
+	// started is set when a worker hands the item to the handler.
+	started bool
 }
 
 // New builds a loop. Zero or negative sizes fall back to 1, a zero poll

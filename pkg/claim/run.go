@@ -155,7 +155,7 @@ func (l *Loop[T]) hold(it T) {
 	prev, replaced := l.held[lease.ID]
 	replaced = replaced && prev.lease.Token != lease.Token && !prev.lost
 	if replaced {
-		prev.markLost()
+		replaced = l.lose(prev)
 	}
 	l.held[lease.ID] = &held{lease: lease, renewed: time.Now()}
 	l.mu.Unlock()
@@ -236,7 +236,7 @@ func (l *Loop[T]) adopt(it T, cancel context.CancelCauseFunc) bool {
 	h, ok := l.held[lease.ID]
 	ok = ok && h.lease.Token == lease.Token && !h.lost
 	if ok {
-		h.cancel = cancel
+		h.cancel, h.started = cancel, true
 	}
 	return ok
 }

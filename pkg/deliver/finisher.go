@@ -3,8 +3,8 @@ package deliver
 import (
 	"context"
 	"log/slog"
+	"time"
 
-	"github.com/alternayte/queuebox/pkg/claim"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
@@ -16,10 +16,13 @@ const maxFinishBatch = 500
 // writes them together, so under load outcomes commit in groups and
 // under light load each commits at once.
 type finisher struct {
-	write   func(ctx context.Context, outcomes []postgres.Outcome) (map[string]bool, error)
-	log     *slog.Logger
-	reqs    chan finishReq
-	stopped chan struct{}
+	write func(ctx context.Context, outcomes []postgres.Outcome) (map[string]bool, error)
+	log   *slog.Logger
+	// patience is how long a failing write is tried again: the lease, the
+	// time for which the rows stay ours in the table.
+	patience time.Duration
+	reqs     chan finishReq
+	stopped  chan struct{}
 }
 
 type finishReq struct {
@@ -34,8 +37,10 @@ type finishResult struct {
 	err  error
 }
 
-func newFinisher(write func(context.Context, []postgres.Outcome) (map[string]bool, error), log *slog.Logger) *finisher {
-	return &finisher{write: write, log: log, reqs: make(chan finishReq, maxFinishBatch), stopped: make(chan struct{})}
+func newFinisher(write func(context.Context, []postgres.Outcome) (map[string]bool, error), patience time.Duration,
+	log *slog.Logger) *finisher {
+	return &finisher{write: write, log: log, patience: patience,
+		reqs: make(chan finishReq, maxFinishBatch), stopped: make(chan struct{})}
 }
 
 // run writes outcomes until stop is closed and every submitted outcome is
@@ -49,10 +54,10 @@ func (f *finisher) run(stop <-chan struct{}) {
 		case <-stop:
 			// The poller closes stop after its drain; write what is left so
 			// no outcome that was decided is dropped.
-			f.flushRemaining()
+			f.flushRemaining(stop)
 			return
 		}
-		f.flush(f.collect([]finishReq{first}))
+		f.flush(f.collect([]finishReq{first}), stop)
 	}
 }
 
@@ -69,29 +74,67 @@ func (f *finisher) collect(batch []finishReq) []finishReq {
 	return batch
 }
 
-func (f *finisher) flushRemaining() {
+func (f *finisher) flushRemaining(stop <-chan struct{}) {
 	for batch := f.collect(nil); len(batch) > 0; batch = f.collect(nil) {
-		f.flush(batch)
+		f.flush(batch, stop)
 	}
 }
 
-// flush writes one group, retrying a failed statement a few times.
-func (f *finisher) flush(batch []finishReq) {
+// flush writes one group, trying a failed statement again until it
+// succeeds or the lease ends (see writeWithin).
+func (f *finisher) flush(batch []finishReq, stop <-chan struct{}) {
 	outcomes := make([]postgres.Outcome, len(batch))
 	for i, r := range batch {
 		outcomes[i] = r.outcome
 	}
-	kept, err := claim.RetryWrite(context.Background(), func(ctx context.Context) (map[string]bool, error) {
-		return f.write(ctx, outcomes)
-	}, func(attempt int, err error) {
-		f.log.Warn("writing outcomes failed", "rows", len(outcomes), "attempt", attempt, "err", err)
-	})
+	kept, err := f.writeWithin(outcomes, stop)
 	for _, r := range batch {
 		if err != nil {
 			r.then(finishResult{err: err})
 			continue
 		}
 		r.then(finishResult{kept: kept[r.outcome.Lease.ID]})
+	}
+}
+
+// Bounds of one outcome write and of the pause between two tries.
+const (
+	finishTimeout    = 30 * time.Second
+	finishFirstPause = 50 * time.Millisecond
+	finishMaxPause   = 2 * time.Second
+)
+
+// writeWithin writes outcomes, trying again with a growing pause while
+// the write fails, for up to the lease: while the database is away the
+// rows keep their claim in the table, so a write that succeeds once it
+// answers again finishes them without a redelivery and without holding
+// their keys until the lease expires. Once stop is closed (the poller
+// stops), one more try decides.
+func (f *finisher) writeWithin(outcomes []postgres.Outcome, stop <-chan struct{}) (map[string]bool, error) {
+	deadline := time.Now().Add(f.patience)
+	pause := finishFirstPause
+	for attempt := 1; ; attempt++ {
+		ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
+		kept, err := f.write(ctx, outcomes)
+		cancel()
+		if err == nil {
+			return kept, nil
+		}
+		if attempt == 1 || attempt%10 == 0 {
+			f.log.Warn("writing outcomes failed; trying again until the lease ends",
+				"rows", len(outcomes), "attempt", attempt, "err", err)
+		}
+		if time.Now().Add(pause).After(deadline) {
+			return nil, err
+		}
+		select {
+		case <-stop:
+			ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
+			defer cancel()
+			return f.write(ctx, outcomes)
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, finishMaxPause)
 	}
 }
 

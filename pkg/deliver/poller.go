@@ -46,7 +46,7 @@ type Poller struct {
 func NewPoller(opts Options) *Poller {
 	p := &Poller{opts: opts}
 	ob := opts.Config.Outbox
-	p.finisher = newFinisher(opts.Store.Finish, opts.Logger)
+	p.finisher = newFinisher(opts.Store.Finish, config.Ms(ob.ClaimTimeoutMs), opts.Logger)
 	p.loop = claim.NewAsync(claim.Config{
 		Name:            "outbox",
 		BatchSize:       ob.BatchSize,
@@ -59,9 +59,8 @@ func NewPoller(opts Options) *Poller {
 			Lost:        func(claim.Lease) { opts.Metrics.ClaimsLost.WithLabelValues("outbox").Inc() },
 			Reaped:      func(n int64) { opts.Metrics.Reclaimed.Add(float64(n)) },
 			ClaimFailed: p.claimFailed,
-			Claimed:     func(int) { p.healthy.Store(true) },
 		},
-	}, opts.Store, p.handle)
+	}, watchedSource{Source: opts.Store, ok: p.claimSucceeded}, p.handle)
 	p.healthy.Store(true)
 	return p
 }
@@ -100,9 +99,32 @@ func (p *Poller) Check(context.Context) error {
 
 func (p *Poller) claimFailed(op string, err error) {
 	if op == "claim" {
-		p.healthy.Store(false)
 		p.lastErr.Store(err.Error())
+		p.healthy.Store(false)
 	}
+}
+
+// claimSucceeded marks the component up after any claim that the database
+// answered, empty ones included: an idle poller must not stay down after
+// the database came back just because no row is due.
+func (p *Poller) claimSucceeded() {
+	if p.healthy.CompareAndSwap(false, true) {
+		p.opts.Logger.Info("claims succeed again; the outbox poller is up")
+	}
+}
+
+// watchedSource reports each successful claim to ok.
+type watchedSource struct {
+	claim.Source[postgres.Message]
+	ok func()
+}
+
+func (w watchedSource) Claim(ctx context.Context, limit int) ([]postgres.Message, error) {
+	rows, err := w.Source.Claim(ctx, limit)
+	if err == nil {
+		w.ok()
+	}
+	return rows, err
 }
 
 // handle processes one claimed row from route to publish, then hands the
@@ -111,11 +133,14 @@ func (p *Poller) handle(ctx context.Context, m postgres.Message, done func()) {
 	start := time.Now()
 	outcome := p.deliver(ctx, m)
 	if ctx.Err() != nil {
-		// Either the renewal found the claim lost (and counted it: the new
-		// owner decides the row's fate), or the shutdown timeout passed:
-		// the row stays processing and the reclaim returns it. A failure
-		// caused by the cancellation is not a failed delivery.
-		if !errors.Is(context.Cause(ctx), queuebox.ErrLeaseLost) {
+		// Either the renewal found the claim lost (the new owner decides
+		// the row's fate; the loop leaves the report of a started row to
+		// this handler, so one loss counts once), or the shutdown timeout
+		// passed: the row stays processing and the reclaim returns it. A
+		// failure caused by the cancellation is not a failed delivery.
+		if errors.Is(context.Cause(ctx), queuebox.ErrLeaseLost) {
+			p.leaseLost(m.OutboxMessage)
+		} else {
 			p.opts.Logger.Warn("publish cancelled at shutdown; the row stays processing until its lease expires",
 				"message_id", m.ID)
 		}
@@ -177,6 +202,15 @@ func (p *Poller) claimLost(m *queuebox.OutboxMessage, kind string) {
 		return
 	}
 	log.Warn("claim lost before the outcome was written; another replica owns the row")
+}
+
+// leaseLost logs and counts a claim that a renewal found lost while the
+// row was routed, transformed or published. The publish may have reached
+// the destination, and the new owner publishes the row again.
+func (p *Poller) leaseLost(m *queuebox.OutboxMessage) {
+	p.opts.Metrics.ClaimsLost.WithLabelValues("outbox").Inc()
+	p.opts.Logger.Error("lease lost before the outcome was written; the publish is cancelled and another replica owns the row; raise outbox.claimTimeoutMs above the slowest publish",
+		"message_id", m.ID, "topic", m.Topic, "attempt", m.Attempt)
 }
 
 // failure turns an error into the retry or dead outcome of the row.

@@ -57,9 +57,8 @@ func New(opts Options) *Relay {
 		Hooks: claim.Hooks{
 			Lost:        func(claim.Lease) { opts.Metrics.ClaimsLost.WithLabelValues("inbox").Inc() },
 			ClaimFailed: r.failed,
-			Claimed:     func(int) { r.healthy.Store(true) },
 		},
-	}, opts.Store, r.forwardBatch)
+	}, watchedSource{Source: opts.Store, ok: r.claimSucceeded}, r.forwardBatch)
 	r.healthy.Store(true)
 	return r
 }
@@ -88,9 +87,32 @@ func (r *Relay) Check(context.Context) error {
 func (r *Relay) failed(op string, err error) {
 	r.opts.Metrics.Errors.Inc()
 	if op == "claim" {
-		r.healthy.Store(false)
 		r.lastErr.Store(err.Error())
+		r.healthy.Store(false)
 	}
+}
+
+// claimSucceeded marks the component up after any claim or write that the
+// database answered, empty claims included: an idle relay must not stay
+// down after the database came back just because no push row waits.
+func (r *Relay) claimSucceeded() {
+	if r.healthy.CompareAndSwap(false, true) {
+		r.opts.Logger.Info("claims succeed again; the inbox relay is up")
+	}
+}
+
+// watchedSource reports each successful claim to ok.
+type watchedSource struct {
+	claim.Source[postgres.InboxRow]
+	ok func()
+}
+
+func (w watchedSource) Claim(ctx context.Context, limit int) ([]postgres.InboxRow, error) {
+	rows, err := w.Source.Claim(ctx, limit)
+	if err == nil {
+		w.ok()
+	}
+	return rows, err
 }
 
 // forwardBatch renders each row's topic and headers, forwards the rows
@@ -174,14 +196,47 @@ func (r *Relay) prepare(row postgres.InboxRow) (postgres.Forward, string) {
 	return postgres.Forward{Lease: row.Lease(), Topic: topic, Headers: headers}, ""
 }
 
-// retry runs a fenced write through claim.RetryWrite, counting each failed
-// try as a relay error. It returns nil when every try failed.
+// Bounds of one relay write and of the pause between two tries.
+const (
+	writeTimeout    = 30 * time.Second
+	writeFirstPause = 50 * time.Millisecond
+	writeMaxPause   = 2 * time.Second
+)
+
+// retry runs a fenced write, trying again with a growing pause while it
+// fails, for up to the lease: while the database is away the claimed rows
+// stay ours in the table, so a write that succeeds once it answers again
+// forwards them at once instead of leaving them, and their aggregates,
+// claimed until the lease expires. Once ctx ends (the shutdown timeout
+// passed), one more try decides. Each failed try counts as a relay error
+// and marks the component down. It returns nil when every try failed.
 func (r *Relay) retry(ctx context.Context, what string, write func(context.Context) (map[string]bool, error)) map[string]bool {
-	kept, _ := claim.RetryWrite(ctx, write, func(attempt int, err error) {
+	deadline := time.Now().Add(config.Ms(r.opts.Config.Inbox.Relay.ClaimTimeoutMs))
+	pause := writeFirstPause
+	for attempt := 1; ; attempt++ {
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+		kept, err := write(wctx)
+		cancel()
+		if err == nil {
+			r.claimSucceeded()
+			return kept
+		}
 		r.opts.Metrics.Errors.Inc()
-		r.opts.Logger.Error("relay write failed", "write", what, "attempt", attempt, "err", err)
-	})
-	return kept
+		r.lastErr.Store(err.Error())
+		r.healthy.Store(false)
+		if attempt == 1 || attempt%10 == 0 {
+			r.opts.Logger.Error("relay write failed; trying again until the lease ends", "write", what,
+				"attempt", attempt, "err", err)
+		}
+		if ctx.Err() != nil || time.Now().Add(pause).After(deadline) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, writeMaxPause)
+	}
 }
 
 // refreshAge sets the oldest-pending gauge at most once per

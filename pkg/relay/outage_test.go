@@ -1,0 +1,64 @@
+package relay_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/claim"
+	"github.com/alternayte/queuebox/pkg/relay"
+	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/postgres"
+)
+
+// awayForward fails every forward for a while after the first one, as a
+// database that went away does.
+type awayForward struct {
+	*postgres.Relay
+	outage time.Duration
+	mu     sync.Mutex
+	until  time.Time
+}
+
+func (a *awayForward) Forward(ctx context.Context, rows []postgres.Forward, maxAttempts int) (map[string]bool, error) {
+	a.mu.Lock()
+	if a.until.IsZero() {
+		a.until = time.Now().Add(a.outage)
+	}
+	away := time.Now().Before(a.until)
+	a.mu.Unlock()
+	if away {
+		return nil, errors.New("the database is away")
+	}
+	return a.Relay.Forward(ctx, rows, maxAttempts)
+}
+
+// TestAForwardWaitsOutAShortDatabaseOutage: the forward fails for longer
+// than a few quick retries last, but the database is back well within
+// the lease. The relay keeps trying, so the row is forwarded at once and
+// once, instead of waiting, claimed, until its lease expires.
+func TestAForwardWaitsOutAShortDatabaseOutage(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.cfg.Inbox.Relay.ClaimTimeoutMs = 60000
+	conn := e.s.Connect(t)
+	insertInbox(t, conn, "orders", "evt-1", "order-1", "created", "push")
+	store, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, e.cfg.Database), time.Minute, relay.SourceNames(e.cfg))
+	require.NoError(t, err)
+	m := relay.NewMetrics(prometheus.NewRegistry(), claim.NewLostCounter())
+	r := relay.New(relay.Options{Config: e.cfg, Store: &awayForward{Relay: store, outage: 2 * time.Second}, Metrics: m, Logger: quiet()})
+	t.Cleanup(runFor(t, r))
+
+	waitForwarded(t, conn, 1)
+	var outbox int
+	require.NoError(t, conn.QueryRow(context.Background(), `SELECT count(*) FROM outbox`).Scan(&outbox))
+	require.Equal(t, 1, outbox)
+	require.Equal(t, 1.0, testutil.ToFloat64(m.Messages.WithLabelValues("forwarded")))
+	require.Zero(t, testutil.ToFloat64(m.ClaimsLost.WithLabelValues("inbox")))
+}
