@@ -31,6 +31,10 @@ type Options struct {
 	// StartupTimeout bounds the retries of the first connection
 	// (database.startupTimeoutMs).
 	StartupTimeout time.Duration
+	// StatementTimeout bounds a statement whose caller set no deadline
+	// (renewals, reclaims, gauge reads, cleanups, inbox writes); zero
+	// means DefaultStatementTimeout.
+	StatementTimeout time.Duration
 	// PoolName is the value of the pool label of the hikaricp_* metrics.
 	PoolName string
 	// Registerer receives the pool metrics; nil registers nothing.
@@ -41,11 +45,18 @@ type Options struct {
 // DB is the pool every component of a process shares. It is safe for
 // concurrent use. Close it once, after every user stopped.
 type DB struct {
-	Pool           *pgxpool.Pool
-	acquireTimeout time.Duration
-	metrics        *poolMetrics
-	display        string
+	Pool             *pgxpool.Pool
+	acquireTimeout   time.Duration
+	statementTimeout time.Duration
+	metrics          *poolMetrics
+	display          string
 }
+
+// DefaultStatementTimeout bounds a statement whose caller set no deadline,
+// the same bound that the claim loops give their claims and writes: a
+// connection that went silent (a failover that moved the address, a frozen
+// server) must not hold a worker, a gauge or a request for ever.
+const DefaultStatementTimeout = 30 * time.Second
 
 // ErrAcquireTimeout reports that no pooled connection became free within
 // database.connectionTimeoutMs.
@@ -70,7 +81,11 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("database.url %s: %w", opts.DisplayURL, err)
 	}
 	m.pool = pool
-	db := &DB{Pool: pool, acquireTimeout: opts.AcquireTimeout, metrics: m, display: opts.DisplayURL}
+	db := &DB{Pool: pool, acquireTimeout: opts.AcquireTimeout, statementTimeout: opts.StatementTimeout,
+		metrics: m, display: opts.DisplayURL}
+	if db.statementTimeout <= 0 {
+		db.statementTimeout = DefaultStatementTimeout
+	}
 	if err := db.waitForDatabase(ctx, opts.StartupTimeout, opts.Logger); err != nil {
 		pool.Close()
 		return nil, err
@@ -98,7 +113,7 @@ func (db *DB) waitForDatabase(ctx context.Context, bound time.Duration, log *slo
 	deadline := time.Now().Add(bound)
 	delay := 250 * time.Millisecond
 	for attempt := 1; ; attempt++ {
-		pingCtx, cancel := context.WithTimeout(ctx, min(5*time.Second, max(time.Until(deadline), time.Millisecond)))
+		pingCtx, cancel := context.WithTimeout(ctx, attemptBudget(time.Until(deadline)))
 		err := db.Pool.Ping(pingCtx)
 		cancel()
 		if err == nil {
@@ -107,7 +122,8 @@ func (db *DB) waitForDatabase(ctx context.Context, bound time.Duration, log *slo
 		if ctx.Err() != nil {
 			return fmt.Errorf("database %s: start cancelled: %w", db.display, ctx.Err())
 		}
-		if time.Now().Add(delay).After(deadline) {
+		wait, ok := startupWait(time.Until(deadline), delay)
+		if !ok {
 			return fmt.Errorf("database %s did not answer within %d ms (database.startupTimeoutMs): %w",
 				db.display, bound.Milliseconds(), err)
 		}
@@ -117,10 +133,27 @@ func (db *DB) waitForDatabase(ctx context.Context, bound time.Duration, log *slo
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("database %s: start cancelled: %w", db.display, ctx.Err())
-		case <-time.After(delay):
+		case <-time.After(wait):
 		}
 		delay = min(delay*2, 5*time.Second)
 	}
+}
+
+// startupWait returns the pause before the next attempt of the start: the
+// backoff delay, cut short so that the last attempt runs when the startup
+// timeout ends instead of giving up while time is left; false once no
+// time is left.
+func startupWait(left, delay time.Duration) (time.Duration, bool) {
+	if left <= 0 {
+		return 0, false
+	}
+	return min(delay, left), true
+}
+
+// attemptBudget bounds one attempt of the start: at most 5 s, and a short
+// moment even for the attempt at the end of the startup timeout.
+func attemptBudget(left time.Duration) time.Duration {
+	return min(5*time.Second, max(left, 250*time.Millisecond))
 }
 
 // Acquire takes a connection, waiting at most the acquire timeout. The
@@ -153,19 +186,70 @@ func (db *DB) WithConn(ctx context.Context, fn func(*pgxpool.Conn) error) error 
 	return fn(conn)
 }
 
+// withLiveConn runs fn like WithConn, again on another connection each
+// time the one it got turns out to be broken: the server ended its session
+// while it sat idle in the pool (a restart, a failover, a terminated
+// backend), and the database may well answer on a new one. A database
+// that does not answer fails at once, since no connection opens. Without
+// a deadline on ctx, the statement timeout bounds the whole run. fn must
+// be safe to run twice; retried reports whether it ran more than once.
+func (db *DB) withLiveConn(ctx context.Context, fn func(context.Context, *pgxpool.Conn) error) (retried bool, err error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, db.statementTimeout)
+		defer cancel()
+	}
+	// Each broken connection leaves the pool on release, so at most the
+	// pool size of them can be met in a row.
+	for try := 0; ; try++ {
+		broken := false
+		err = db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+			err := fn(ctx, conn)
+			broken = err != nil && conn.Conn().IsClosed()
+			return err
+		})
+		if !broken || ctx.Err() != nil || try >= int(db.Pool.Config().MaxConns) {
+			return try > 0, err
+		}
+	}
+}
+
 // WithTx runs fn in a transaction: commit when fn returns nil, roll back
 // otherwise.
 func (db *DB) WithTx(ctx context.Context, fn func(pgx.Tx) error) error {
-	return db.WithConn(ctx, func(conn *pgxpool.Conn) error {
-		return pgx.BeginFunc(ctx, conn, fn)
+	return db.withTx(ctx, once, func(_ context.Context, tx pgx.Tx) error { return fn(tx) })
+}
+
+func (db *DB) withTx(ctx context.Context, r repeat, fn func(context.Context, pgx.Tx) error) error {
+	return db.on(ctx, r, func(ctx context.Context, conn *pgxpool.Conn) error {
+		return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error { return fn(ctx, tx) })
 	})
+}
+
+// Whether a statement may run again after its connection broke: the
+// retry must do no harm if the broken try had committed.
+type repeat bool
+
+const (
+	once       repeat = false
+	repeatable repeat = true
+)
+
+// on runs fn on a connection; a repeatable fn gets another one when the
+// first turns out to be broken (see withLiveConn).
+func (db *DB) on(ctx context.Context, r repeat, fn func(context.Context, *pgxpool.Conn) error) error {
+	if r == once {
+		return db.WithConn(ctx, func(conn *pgxpool.Conn) error { return fn(ctx, conn) })
+	}
+	_, err := db.withLiveConn(ctx, fn)
+	return err
 }
 
 // execCount runs a statement and returns how many rows it changed; what
 // names the operation in the error.
-func (db *DB) execCount(ctx context.Context, what, stmt string, args ...any) (int64, error) {
+func (db *DB) execCount(ctx context.Context, r repeat, what, stmt string, args ...any) (int64, error) {
 	var n int64
-	err := db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+	err := db.on(ctx, r, func(ctx context.Context, conn *pgxpool.Conn) error {
 		tag, err := conn.Exec(ctx, stmt, args...)
 		n = tag.RowsAffected()
 		return err
@@ -179,7 +263,8 @@ func (db *DB) execCount(ctx context.Context, what, stmt string, args ...any) (in
 // Ping checks that the database answers; the health check of the database
 // component.
 func (db *DB) Ping(ctx context.Context) error {
-	return db.WithConn(ctx, func(conn *pgxpool.Conn) error { return conn.Ping(ctx) })
+	_, err := db.withLiveConn(ctx, func(ctx context.Context, conn *pgxpool.Conn) error { return conn.Ping(ctx) })
+	return err
 }
 
 // Display returns the database URL with its password masked.

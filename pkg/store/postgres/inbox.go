@@ -22,8 +22,8 @@ const (
 // Inbox is the receipt side of the inbox table: one insert per received
 // message. It is safe for concurrent use.
 type Inbox struct {
-	db     *DB
-	insert string
+	db           *DB
+	insert, find string
 }
 
 // NewInbox renders the inbox statements for the layout once.
@@ -32,7 +32,11 @@ func NewInbox(db *DB, l schema.Layout) (*Inbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Inbox{db: db, insert: insert}, nil
+	find, err := l.Render("inbox_find", query("inbox_find"))
+	if err != nil {
+		return nil, err
+	}
+	return &Inbox{db: db, insert: insert, find: find}, nil
 }
 
 // ReceivedRow is a received message as a source stores it. (InboxRow is
@@ -68,16 +72,36 @@ func (in *Inbox) Insert(ctx context.Context, row ReceivedRow) (id string, insert
 	if err != nil {
 		return "", false, err
 	}
-	err = in.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+	retried, err := in.db.withLiveConn(ctx, func(ctx context.Context, conn *pgxpool.Conn) error {
 		return conn.QueryRow(ctx, in.insert, args...).Scan(&id)
 	})
 	switch {
+	case errors.Is(err, pgx.ErrNoRows) && retried && row.ID != "":
+		// The try whose connection broke may have committed: a row under
+		// this message's own id is this message, not a duplicate.
+		return in.own(ctx, row)
 	case errors.Is(err, pgx.ErrNoRows):
 		return "", false, nil
 	case err != nil:
 		return "", false, fmt.Errorf("insert inbox row of source %s: %w", row.Source, refusedValue(err))
 	}
 	return id, true, nil
+}
+
+// own reports whether the stored row of row's idempotency key carries
+// row.ID, as Insert does: then the message is stored, and not a duplicate.
+func (in *Inbox) own(ctx context.Context, row ReceivedRow) (id string, inserted bool, err error) {
+	var stored string
+	err = in.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
+		return conn.QueryRow(ctx, in.find, row.Source, row.IdempotencyKey).Scan(&stored)
+	})
+	switch {
+	case err != nil:
+		return "", false, fmt.Errorf("find the inbox row of source %s: %w", row.Source, err)
+	case stored == row.ID:
+		return stored, true, nil
+	}
+	return "", false, nil
 }
 
 // RefusedValueError is an insert that the database refused for a value of

@@ -92,7 +92,9 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]Message, error) {
 	o.mu.Unlock()
 
 	var out []Message
-	err := o.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+	// A repeat after a broken connection is safe: a broken try whose claim
+	// committed leaves its rows to the reclaim step, as any lost answer does.
+	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
 		rows, err := conn.Query(ctx, stmt, limit, cursor, o.lease.Milliseconds())
 		if err != nil {
 			return err

@@ -38,19 +38,19 @@ func (o *Outbox) Finish(ctx context.Context, outcomes []Outcome) (map[string]boo
 		ids[i], tokens[i], kinds[i], errs[i] = oc.Lease.ID, oc.Lease.Token, oc.Kind, oc.Error
 		delays[i] = oc.Delay.Milliseconds()
 	}
-	return o.db.queryIDs(ctx, "finish outbox rows", o.finish, ids, tokens, kinds, delays, errs)
+	return o.db.queryIDs(ctx, once, "finish outbox rows", o.finish, ids, tokens, kinds, delays, errs)
 }
 
 // Renew extends the leases still held; it implements claim.Source.
 func (o *Outbox) Renew(ctx context.Context, leases []claim.Lease) (map[string]bool, error) {
 	ids, tokens := splitLeases(leases)
-	return o.db.queryIDs(ctx, "renew outbox leases", o.renew, ids, tokens, o.lease.Milliseconds())
+	return o.db.queryIDs(ctx, repeatable, "renew outbox leases", o.renew, ids, tokens, o.lease.Milliseconds())
 }
 
 // ReapExpired returns expired claims to pending; it implements
 // claim.Source.
 func (o *Outbox) ReapExpired(ctx context.Context) (int64, error) {
-	return o.db.execCount(ctx, "reclaim expired outbox claims", o.reap)
+	return o.db.execCount(ctx, repeatable, "reclaim expired outbox claims", o.reap)
 }
 
 // PendingStats is a snapshot of the pending rows.
@@ -63,8 +63,9 @@ type PendingStats struct {
 
 // Pending reads the pending rows per topic and the age of the oldest.
 func (o *Outbox) Pending(ctx context.Context) (PendingStats, error) {
-	st := PendingStats{ByTopic: map[string]int64{}}
-	err := o.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+	var st PendingStats
+	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
+		st = PendingStats{ByTopic: map[string]int64{}}
 		rows, err := conn.Query(ctx, o.pendingStats)
 		if err != nil {
 			return err
@@ -87,9 +88,10 @@ func (o *Outbox) Pending(ctx context.Context) (PendingStats, error) {
 
 // queryIDs runs a statement that returns one id per changed row, the shape
 // of every fenced write, and collects the ids.
-func (db *DB) queryIDs(ctx context.Context, what, stmt string, args ...any) (map[string]bool, error) {
-	kept := map[string]bool{}
-	err := db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+func (db *DB) queryIDs(ctx context.Context, r repeat, what, stmt string, args ...any) (map[string]bool, error) {
+	var kept map[string]bool
+	err := db.on(ctx, r, func(ctx context.Context, conn *pgxpool.Conn) error {
+		kept = map[string]bool{}
 		rows, err := conn.Query(ctx, stmt, args...)
 		if err != nil {
 			return err

@@ -61,7 +61,9 @@ var _ claim.Source[InboxRow] = (*Relay)(nil)
 // Claim takes up to limit push rows under the relay lock.
 func (r *Relay) Claim(ctx context.Context, limit int) ([]InboxRow, error) {
 	var out []InboxRow
-	err := r.db.WithTx(ctx, func(tx pgx.Tx) error {
+	// A repeat after a broken connection is safe: a broken try whose claim
+	// committed leaves its rows to the reclaim step, as any lost answer does.
+	err := r.db.withTx(ctx, repeatable, func(ctx context.Context, tx pgx.Tx) error {
 		// The lock serializes relay claims across replicas: without it two
 		// claims could each see no processing row of an aggregate and
 		// both take one. It is released at commit, before the forward.
@@ -103,31 +105,31 @@ func (r *Relay) Forward(ctx context.Context, rows []Forward, maxAttempts int) (m
 	for i, f := range rows {
 		ids[i], tokens[i], topics[i], headers[i] = f.Lease.ID, f.Lease.Token, f.Topic, string(f.Headers)
 	}
-	return r.db.queryIDs(ctx, "forward inbox rows", r.forward, ids, tokens, topics, headers, maxAttempts)
+	return r.db.queryIDs(ctx, once, "forward inbox rows", r.forward, ids, tokens, topics, headers, maxAttempts)
 }
 
 // Dead marks claimed rows dead with a reason, fenced.
 func (r *Relay) Dead(ctx context.Context, leases []claim.Lease, reasons []string) (map[string]bool, error) {
 	ids, tokens := splitLeases(leases)
-	return r.db.queryIDs(ctx, "mark inbox rows dead", r.dead, ids, tokens, reasons)
+	return r.db.queryIDs(ctx, once, "mark inbox rows dead", r.dead, ids, tokens, reasons)
 }
 
 // Renew implements claim.Source.
 func (r *Relay) Renew(ctx context.Context, leases []claim.Lease) (map[string]bool, error) {
 	ids, tokens := splitLeases(leases)
-	return r.db.queryIDs(ctx, "renew relay leases", r.renew, ids, tokens, r.lease.Milliseconds())
+	return r.db.queryIDs(ctx, repeatable, "renew relay leases", r.renew, ids, tokens, r.lease.Milliseconds())
 }
 
 // ReapExpired implements claim.Source.
 func (r *Relay) ReapExpired(ctx context.Context) (int64, error) {
-	return r.db.execCount(ctx, "reclaim expired relay claims", r.reap)
+	return r.db.execCount(ctx, repeatable, "reclaim expired relay claims", r.reap)
 }
 
 // OldestPendingAge returns the age of the oldest pending row by the
 // database clock, or zero when no row is pending.
 func (r *Relay) OldestPendingAge(ctx context.Context) (time.Duration, error) {
 	var age *float64
-	err := r.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+	err := r.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
 		return conn.QueryRow(ctx, r.oldest).Scan(&age)
 	})
 	if err != nil || age == nil {

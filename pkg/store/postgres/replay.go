@@ -60,5 +60,5 @@ func (r *Replay) Topics(ctx context.Context, f ReplayFilter) ([]string, error) {
 // Move moves the selected sent and dead rows to pending and returns how
 // many moved.
 func (r *Replay) Move(ctx context.Context, f ReplayFilter) (int64, error) {
-	return r.db.execCount(ctx, "replay outbox rows", r.update, f.args()...)
+	return r.db.execCount(ctx, once, "replay outbox rows", r.update, f.args()...)
 }

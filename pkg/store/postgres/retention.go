@@ -29,15 +29,15 @@ func NewRetention(db *DB, l schema.Layout) (*Retention, error) {
 
 // OutboxByAge deletes up to batch sent or dead rows older than maxAge.
 func (r *Retention) OutboxByAge(ctx context.Context, maxAge time.Duration, batch int) (int64, error) {
-	return r.db.execCount(ctx, "delete old outbox rows", r.outboxAge, maxAge.Milliseconds(), batch)
+	return r.db.execCount(ctx, repeatable, "delete old outbox rows", r.outboxAge, maxAge.Milliseconds(), batch)
 }
 
 // OutboxByCount deletes up to batch rows of state beyond the newest keep.
 func (r *Retention) OutboxByCount(ctx context.Context, state string, keep, batch int) (int64, error) {
-	return r.db.execCount(ctx, "delete outbox rows over the count", r.outboxCount, state, keep, batch)
+	return r.db.execCount(ctx, repeatable, "delete outbox rows over the count", r.outboxCount, state, keep, batch)
 }
 
 // InboxByAge deletes up to batch processed or dead rows older than maxAge.
 func (r *Retention) InboxByAge(ctx context.Context, maxAge time.Duration, batch int) (int64, error) {
-	return r.db.execCount(ctx, "delete old inbox rows", r.inboxAge, maxAge.Milliseconds(), batch)
+	return r.db.execCount(ctx, repeatable, "delete old inbox rows", r.inboxAge, maxAge.Milliseconds(), batch)
 }
