@@ -102,6 +102,8 @@ type Loop[T Item] struct {
 
 	mu   sync.Mutex
 	held map[string]*held
+
+	failures *failureLog
 }
 
 type held struct {
@@ -129,7 +131,8 @@ func New[T Item](cfg Config, source Source[T], handler Handler[T]) *Loop[T] {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Loop[T]{cfg: cfg, source: source, handler: handler, wake: make(chan struct{}, 1), held: map[string]*held{}}
+	return &Loop[T]{cfg: cfg, source: source, handler: handler, wake: make(chan struct{}, 1), held: map[string]*held{},
+		failures: newFailureLog(time.Now)}
 }
 
 // NewAsync builds a loop whose handler finishes items through done.

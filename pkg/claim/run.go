@@ -242,7 +242,7 @@ func (l *Loop[T]) adopt(it T, cancel context.CancelCauseFunc) bool {
 }
 
 func (l *Loop[T]) failed(op string, err error) {
-	l.cfg.Logger.Error(op+" failed", "loop", l.cfg.Name, "err", err)
+	l.failures.record(l.cfg.Logger, l.cfg.Name, op, err)
 	if l.cfg.Hooks.ClaimFailed != nil {
 		l.cfg.Hooks.ClaimFailed(op, err)
 	}

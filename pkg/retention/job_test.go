@@ -198,3 +198,26 @@ func TestName(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, "retention-outbox", (&retention.Job{Table: "outbox"}).Name())
 }
+
+// A failed cycle marks the component down; the job tries again after its
+// retry delay instead of a whole interval, so readiness comes back soon
+// after the database does.
+func TestRunRetriesAFailedCycleBeforeTheInterval(t *testing.T) {
+	t.Parallel()
+	table := &rows{left: 3, fail: errors.New("connection refused")}
+	job := newJob("outbox", 10, retention.NewMetrics(prometheus.NewRegistry()), table.step)
+	job.RetryDelay = time.Millisecond // Interval stays an hour
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- job.Run(ctx) }()
+	defer func() { cancel(); require.NoError(t, <-done) }()
+
+	require.Eventually(t, func() bool { _, calls := table.state(); return len(calls) >= 1 }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return job.Check(context.Background()) != nil }, 10*time.Second, time.Millisecond)
+	table.mu.Lock()
+	table.fail = nil
+	table.mu.Unlock()
+	require.Eventually(t, func() bool { left, _ := table.state(); return left == 0 }, 10*time.Second, time.Millisecond,
+		"a later cycle ran within the hour-long interval")
+	require.Eventually(t, func() bool { return job.Check(context.Background()) == nil }, 10*time.Second, time.Millisecond)
+}

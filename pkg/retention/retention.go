@@ -51,29 +51,52 @@ type Job struct {
 	Steps   []Deleter
 	Metrics *Metrics
 	Logger  *slog.Logger
+	// RetryDelay is the first pause before a failed cycle runs again,
+	// doubling up to maxRetryDelay; zero means defaultRetryDelay. A failed
+	// cycle marks the component down, so it must not wait a whole Interval
+	// (an hour by default) to find the database back.
+	RetryDelay time.Duration
 
 	failing atomic.Bool
 }
 
+const (
+	defaultRetryDelay = 5 * time.Second
+	maxRetryDelay     = time.Minute
+)
+
 // Name implements run.Component.
 func (j *Job) Name() string { return "retention-" + j.Table }
 
-// Run cleans at once and then every Interval until ctx ends.
+// Run cleans at once and then every Interval until ctx ends. A failed
+// cycle runs again after RetryDelay, doubling, until one succeeds.
 func (j *Job) Run(ctx context.Context) error {
-	ticker := time.NewTicker(j.Interval)
-	defer ticker.Stop()
+	first := j.RetryDelay
+	if first <= 0 {
+		first = defaultRetryDelay
+	}
+	retry := first
 	for {
-		j.RunOnce(ctx)
+		wait := j.Interval
+		if j.RunOnce(ctx) {
+			retry = first
+		} else {
+			wait = min(wait, retry)
+			retry = min(2*retry, maxRetryDelay)
+		}
+		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			timer.Stop()
 			return nil
-		case <-ticker.C:
+		case <-timer.C:
 		}
 	}
 }
 
-// RunOnce runs one cleanup cycle and records its metrics.
-func (j *Job) RunOnce(ctx context.Context) {
+// RunOnce runs one cleanup cycle, records its metrics and reports whether
+// it succeeded.
+func (j *Job) RunOnce(ctx context.Context) bool {
 	start := time.Now()
 	var total int64
 	var failed error
@@ -91,11 +114,12 @@ func (j *Job) RunOnce(ctx context.Context) {
 	j.failing.Store(failed != nil)
 	if failed != nil && ctx.Err() == nil {
 		j.Logger.Error("retention cleanup failed", "table", j.Table, "deleted", total, "err", failed)
-		return
+		return false
 	}
 	if total > 0 {
 		j.Logger.Info("retention cleanup", "table", j.Table, "deleted", total, "took_ms", time.Since(start).Milliseconds())
 	}
+	return failed == nil
 }
 
 func drain(ctx context.Context, step Deleter, batch int) (int64, error) {
