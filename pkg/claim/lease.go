@@ -109,14 +109,15 @@ func (l *Loop[T]) expireUnrenewed() {
 }
 
 // lose marks a held item lost and says whether the loop reports the loss.
-// An async handler that took the item reports it itself: its context ends
-// with ErrLeaseLost, or its fenced write finds the row gone. A renewal can
-// also miss a row just after its outcome committed and before done runs;
-// the write, not the renewal, then knows that nothing was lost. The
-// caller holds l.mu.
+// An async or batch handler that took the item reports it itself: its
+// context ends with ErrLeaseLost, or its fenced write finds the row gone.
+// A renewal can also miss a row just after its outcome committed and
+// before the item is released; the write, not the renewal, then knows
+// that nothing was lost. The caller holds l.mu.
 func (l *Loop[T]) lose(h *held) (report bool) {
 	h.markLost()
-	return l.async == nil || !h.started
+	handlerReports := l.async != nil || l.batch != nil
+	return !handlerReports || !h.started
 }
 
 // markLost cancels the work on a lost lease once. The caller holds l.mu.

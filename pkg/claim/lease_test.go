@@ -287,7 +287,10 @@ func TestRenewalErrorIsReported(t *testing.T) {
 	release.open()
 }
 
-func TestBatchLoopReportsALostLeaseWithoutCancelling(t *testing.T) {
+// A batch handler's fenced writes find a lost lease (the relay counts it
+// there), so a renewal that misses a row of a batch in work neither
+// cancels the batch nor reports the loss a second time.
+func TestBatchLoopLeavesALostLeaseToTheHandler(t *testing.T) {
 	t.Parallel()
 	src := newSource(item{id: "a", token: "t1"}, item{id: "b", token: "t1"})
 	release := newGate()
@@ -303,12 +306,11 @@ func TestBatchLoopReportsALostLeaseWithoutCancelling(t *testing.T) {
 	running(t, l, release)
 	ctx := <-started
 	src.setDrop("b", true)
-	require.Eventually(t, func() bool { return len(lost.get()) > 0 }, wait, tick)
 	after := src.renewCalls.Load()
 	require.Eventually(t, func() bool { return src.renewCalls.Load() >= after+3 }, wait, tick)
 
 	require.NoError(t, ctx.Err(), "a lost lease cancelled the batch")
-	require.Equal(t, []claim.Lease{{ID: "b", Token: "t1"}}, lost.get())
+	require.Empty(t, lost.get(), "the handler's write reports the loss, not the renewal")
 	release.open()
 }
 

@@ -181,6 +181,7 @@ func (l *Loop[T]) work(workCtx context.Context, queue <-chan []T) {
 		l.queued.Add(-1)
 		switch {
 		case l.batch != nil:
+			l.startBatch(unit)
 			l.batch(workCtx, unit)
 			l.finish(unit...)
 		case l.async != nil:
@@ -188,6 +189,20 @@ func (l *Loop[T]) work(workCtx context.Context, queue <-chan []T) {
 		default:
 			l.runItem(workCtx, unit[0])
 			l.finish(unit[0])
+		}
+	}
+}
+
+// startBatch marks the items of a batch as handed to the batch handler:
+// from then on its fenced writes, not a renewal, tell a lost lease (a
+// renewal may also miss a row whose forward has just committed).
+func (l *Loop[T]) startBatch(items []T) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, it := range items {
+		lease := it.Lease()
+		if h, ok := l.held[lease.ID]; ok && h.lease.Token == lease.Token {
+			h.started = true
 		}
 	}
 }
