@@ -163,7 +163,8 @@ func canMatch(f postgres.ReplayFilter) bool {
 
 // logAttrs renders the filter for the replay log line: the values, not
 // pointers, and only the fields the request set, so an operator can find a
-// replay and see exactly what it selected.
+// replay and see exactly what it selected. Keys are the request's field
+// names, so a search for a field finds the line.
 func (r replayRequest) logAttrs() []any {
 	var attrs []any
 	if r.IDs != nil {
@@ -179,10 +180,10 @@ func (r replayRequest) logAttrs() []any {
 		attrs = append(attrs, "destination", *r.Destination)
 	}
 	if r.CreatedAfter != nil {
-		attrs = append(attrs, "created_after", *r.CreatedAfter)
+		attrs = append(attrs, "createdAfter", *r.CreatedAfter)
 	}
 	if r.CreatedBefore != nil {
-		attrs = append(attrs, "created_before", *r.CreatedBefore)
+		attrs = append(attrs, "createdBefore", *r.CreatedBefore)
 	}
 	return attrs
 }

@@ -130,12 +130,12 @@ func TestReplayLogsTheFilterAndTheCount(t *testing.T) {
 	require.Equal(t, "replay", line.Msg)
 	require.Equal(t, int64(7), line.Moved)
 	require.Equal(t, map[string]any{
-		"ids":            []any{"3f2b1c1e-8d4a-4c1b-9a53-2d0f6f1e7a10"},
-		"topic":          "billing.paid",
-		"topics":         []any{"billing.paid"},
-		"destination":    "billing",
-		"created_after":  "2026-09-24T08:00:00Z",
-		"created_before": "2026-09-24T12:00:00+02:00",
+		"ids":           []any{"3f2b1c1e-8d4a-4c1b-9a53-2d0f6f1e7a10"},
+		"topic":         "billing.paid",
+		"topics":        []any{"billing.paid"},
+		"destination":   "billing",
+		"createdAfter":  "2026-09-24T08:00:00Z",
+		"createdBefore": "2026-09-24T12:00:00+02:00",
 	}, line.Filter)
 }
 
