@@ -120,7 +120,10 @@ func jsonErrorHandler(err error, c echo.Context) {
 			msg = http.StatusText(code)
 		}
 	}
-	if c.Request().Method == http.MethodHead {
+	// A path no route serves, or a route that does not exist in this
+	// configuration (admin disabled, health on the management port),
+	// answers 404 with no body, as the HTTP API documents.
+	if c.Request().Method == http.MethodHead || code == http.StatusNotFound {
 		_ = c.NoContent(code)
 		return
 	}
