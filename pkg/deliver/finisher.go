@@ -16,14 +16,19 @@ const maxFinishBatch = 500
 // writes them together, so under load outcomes commit in groups and
 // under light load each commits at once.
 type finisher struct {
-	write func(ctx context.Context, outcomes []postgres.Outcome) (map[string]bool, error)
-	log   *slog.Logger
+	write writeFunc
+	// rewrite is write for a later try after a failed one: it also counts
+	// as written the rows that an earlier try committed unanswered.
+	rewrite writeFunc
+	log     *slog.Logger
 	// patience is how long a failing write is tried again: the lease, the
 	// time for which the rows stay ours in the table.
 	patience time.Duration
 	reqs     chan finishReq
 	stopped  chan struct{}
 }
+
+type writeFunc func(ctx context.Context, outcomes []postgres.Outcome) (map[string]bool, error)
 
 type finishReq struct {
 	outcome postgres.Outcome
@@ -37,9 +42,8 @@ type finishResult struct {
 	err  error
 }
 
-func newFinisher(write func(context.Context, []postgres.Outcome) (map[string]bool, error), patience time.Duration,
-	log *slog.Logger) *finisher {
-	return &finisher{write: write, log: log, patience: patience,
+func newFinisher(write, rewrite writeFunc, patience time.Duration, log *slog.Logger) *finisher {
+	return &finisher{write: write, rewrite: rewrite, log: log, patience: patience,
 		reqs: make(chan finishReq, maxFinishBatch), stopped: make(chan struct{})}
 }
 
@@ -113,10 +117,12 @@ const (
 func (f *finisher) writeWithin(outcomes []postgres.Outcome, stop <-chan struct{}) (map[string]bool, error) {
 	deadline := time.Now().Add(f.patience)
 	pause := finishFirstPause
+	write := f.write
 	for attempt := 1; ; attempt++ {
 		ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
-		kept, err := f.write(ctx, outcomes)
+		kept, err := write(ctx, outcomes)
 		cancel()
+		write = f.rewrite
 		if err == nil {
 			return kept, nil
 		}
@@ -131,7 +137,7 @@ func (f *finisher) writeWithin(outcomes []postgres.Outcome, stop <-chan struct{}
 		case <-stop:
 			ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
 			defer cancel()
-			return f.write(ctx, outcomes)
+			return f.rewrite(ctx, outcomes)
 		case <-time.After(pause):
 		}
 		pause = min(2*pause, finishMaxPause)

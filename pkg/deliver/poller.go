@@ -46,7 +46,7 @@ type Poller struct {
 func NewPoller(opts Options) *Poller {
 	p := &Poller{opts: opts}
 	ob := opts.Config.Outbox
-	p.finisher = newFinisher(opts.Store.Finish, config.Ms(ob.ClaimTimeoutMs), opts.Logger)
+	p.finisher = newFinisher(opts.Store.Finish, opts.Store.FinishAgain, config.Ms(ob.ClaimTimeoutMs), opts.Logger)
 	p.loop = claim.NewAsync(claim.Config{
 		Name:            "outbox",
 		BatchSize:       ob.BatchSize,

@@ -37,6 +37,7 @@ type Outbox struct {
 
 	claimKeyedFirst, claimUnkeyedFirst string
 	finish, renew, reap, pendingStats  string
+	written                            string
 
 	mu        sync.Mutex
 	cursor    string // the last key the keyed walk claimed
@@ -60,6 +61,7 @@ func NewOutbox(db *DB, l schema.Layout, lease time.Duration) (*Outbox, error) {
 	render(&o.claimKeyedFirst, "outbox_claim", claimData{l, true})
 	render(&o.claimUnkeyedFirst, "outbox_claim", claimData{l, false})
 	render(&o.finish, "outbox_finish", l)
+	render(&o.written, "outbox_written", l)
 	render(&o.renew, "outbox_renew", l)
 	render(&o.reap, "outbox_reap", l)
 	render(&o.pendingStats, "outbox_pending_stats", l)

@@ -273,3 +273,42 @@ func TestClaimSkipsUnkeyedRowsLockedByAnotherClaim(t *testing.T) {
 	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE state = 'processing'`).Scan(&lockedAfter))
 	require.Equal(t, 10, lockedAfter)
 }
+
+// A try of an outcome write can commit and lose its answer (the session
+// ends after the commit). The next try's fence then fails on those rows;
+// FinishAgain recognises them by their token and outcome, and still
+// reports a row that another owner holds as lost.
+func TestFinishAgainCountsWhatAnEarlierTryCommitted(t *testing.T) {
+	t.Parallel()
+	s, db := migrated(t)
+	conn := s.Connect(t)
+	ctx := context.Background()
+	insertRows(t, conn, []string{"<null>"}, 4)
+	o := outboxStore(t, db, time.Minute)
+	got, err := o.Claim(ctx, 4)
+	require.NoError(t, err)
+	require.Len(t, got, 4)
+	outcomes := []postgres.Outcome{
+		sent(got[0].Lease()),
+		{Lease: got[1].Lease(), Kind: postgres.OutcomeDead, Error: "HTTP 410"},
+		{Lease: got[2].Lease(), Kind: postgres.OutcomeRetry, Delay: time.Hour, Error: "HTTP 503"},
+	}
+	kept, err := o.Finish(ctx, outcomes)
+	require.NoError(t, err)
+	require.Len(t, kept, 3)
+
+	again, err := o.Finish(ctx, outcomes)
+	require.NoError(t, err)
+	require.Empty(t, again, "the fence fails on rows already finished")
+
+	stolen := claim.Lease{ID: got[3].ID, Token: "00000000-0000-0000-0000-000000000000"}
+	confirmed, err := o.FinishAgain(ctx, append(outcomes, sent(stolen)))
+	require.NoError(t, err)
+	require.Equal(t, map[string]bool{got[0].ID: true, got[1].ID: true, got[2].ID: true}, confirmed,
+		"the three written rows count as written; the row under another token stays lost")
+	states := make([]string, len(got))
+	for i, m := range got {
+		require.NoError(t, conn.QueryRow(ctx, `SELECT state || ':' || attempt FROM outbox WHERE id = $1`, m.ID).Scan(&states[i]))
+	}
+	require.Equal(t, []string{"sent:0", "dead:0", "pending:1", "processing:0"}, states, "written once, not twice")
+}

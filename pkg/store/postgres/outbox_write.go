@@ -41,6 +41,32 @@ func (o *Outbox) Finish(ctx context.Context, outcomes []Outcome) (map[string]boo
 	return o.db.queryIDs(ctx, once, "finish outbox rows", o.finish, ids, tokens, kinds, delays, errs)
 }
 
+// FinishAgain is Finish for a later try of the same outcomes, after a try
+// that failed: an earlier try may have committed before its answer was
+// lost, so a row whose fence fails now but that already shows its outcome
+// under its claim token counts as written, not as a lost claim.
+func (o *Outbox) FinishAgain(ctx context.Context, outcomes []Outcome) (map[string]bool, error) {
+	kept, err := o.Finish(ctx, outcomes)
+	if err != nil || len(kept) == len(outcomes) {
+		return kept, err
+	}
+	var ids, tokens, kinds, errs []string
+	for _, oc := range outcomes {
+		if !kept[oc.Lease.ID] {
+			ids, tokens = append(ids, oc.Lease.ID), append(tokens, oc.Lease.Token)
+			kinds, errs = append(kinds, oc.Kind), append(errs, oc.Error)
+		}
+	}
+	written, err := o.db.queryIDs(ctx, repeatable, "confirm outbox outcomes", o.written, ids, tokens, kinds, errs)
+	if err != nil {
+		return nil, err
+	}
+	for id := range written {
+		kept[id] = true
+	}
+	return kept, nil
+}
+
 // Renew extends the leases still held; it implements claim.Source.
 func (o *Outbox) Renew(ctx context.Context, leases []claim.Lease) (map[string]bool, error) {
 	ids, tokens := splitLeases(leases)
