@@ -107,14 +107,7 @@ func sendWebhook(url, key string) (int, string, error) {
 // database down during the block and healthy after.
 func TestIngestAnswersHonestlyThroughADatabaseOutage(t *testing.T) {
 	t.Parallel()
-	db := newDatabase(t)
-	env := with(db.env(),
-		"QUEUEBOX_SOURCES_HOOKS_TYPE", "http",
-		"QUEUEBOX_SOURCES_HOOKS_PATH", "/hooks",
-		"QUEUEBOX_SOURCES_HOOKS_IDEMPOTENCYKEYPATH", "$.id",
-		"QUEUEBOX_SOURCES_HOOKS_EVENTTYPEPATH", "$.type")
-	ingest := startServing(t, "ingest", env)
-	send := startSenders(t, ingest.url("/inbox/hooks"), 4)
+	db, ingest, send := ingestUnderLoad(t)
 	require.Eventually(t, func() bool { return send.count(http.StatusAccepted) >= 20 }, 30*time.Second, 10*time.Millisecond)
 
 	cut := newOutage(t, db)
@@ -222,14 +215,7 @@ func requireStoredOnce(t *testing.T, db database, stored map[string]string) {
 // pooled connection that died while idle, and every key is stored once.
 func TestIngestStoresThroughAOneOffTermination(t *testing.T) {
 	t.Parallel()
-	db := newDatabase(t)
-	env := with(db.env(),
-		"QUEUEBOX_SOURCES_HOOKS_TYPE", "http",
-		"QUEUEBOX_SOURCES_HOOKS_PATH", "/hooks",
-		"QUEUEBOX_SOURCES_HOOKS_IDEMPOTENCYKEYPATH", "$.id",
-		"QUEUEBOX_SOURCES_HOOKS_EVENTTYPEPATH", "$.type")
-	ingest := startServing(t, "ingest", env)
-	send := startSenders(t, ingest.url("/inbox/hooks"), 4)
+	db, ingest, send := ingestUnderLoad(t)
 	require.Eventually(t, func() bool { return send.count(http.StatusAccepted) >= 100 }, 30*time.Second, 10*time.Millisecond)
 
 	require.Positive(t, newOutage(t, db).terminate())
@@ -244,4 +230,19 @@ func TestIngestStoresThroughAOneOffTermination(t *testing.T) {
 	}
 	requireStoredOnce(t, db, requireHonestAnswers(t, ingest, results))
 	require.Equal(t, http.StatusOK, ready(t, ingest).code)
+}
+
+// ingestUnderLoad starts queuebox-ingest with one HTTP source on a fresh
+// database and four senders posting to it.
+func ingestUnderLoad(t *testing.T) (database, *process, *senders) {
+	t.Helper()
+	db := newDatabase(t)
+	env := with(db.env(),
+		"QUEUEBOX_SOURCES_HOOKS_TYPE", "http",
+		"QUEUEBOX_SOURCES_HOOKS_PATH", "/hooks",
+		"QUEUEBOX_SOURCES_HOOKS_IDEMPOTENCYKEYPATH", "$.id",
+		"QUEUEBOX_SOURCES_HOOKS_EVENTTYPEPATH", "$.type")
+	ingest := startServing(t, "ingest", env)
+	send := startSenders(t, ingest.url("/inbox/hooks"), 4)
+	return db, ingest, send
 }
