@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,16 +20,16 @@ func TestFourBinariesStartMigrateOnceAndStop(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
 	roles := []string{"ingest", "relay", "deliver", "capture"}
+	// The four start within milliseconds of each other, so they race for
+	// the migration; each is then waited for here, on the test goroutine
+	// (a require in another goroutine cannot stop the test).
 	procs := make([]*process, len(roles))
-	var wg sync.WaitGroup
 	for i, role := range roles {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			procs[i] = startServing(t, role, db.env())
-		}()
+		procs[i] = startOnFreePort(t, role, db.env())
 	}
-	wg.Wait()
+	for _, p := range procs {
+		p.waitHTTP(t, "/health/live", http.StatusOK)
+	}
 	for _, p := range procs {
 		p.waitHTTP(t, "/health/ready", http.StatusOK)
 		code, body := get(t, p.url("/health/ready"))

@@ -160,11 +160,17 @@ func start(t *testing.T, name string, env map[string]string, args ...string) *pr
 // answers /health/live.
 func startServing(t *testing.T, name string, env map[string]string) *process {
 	t.Helper()
-	port := freePort(t)
-	env = with(env, "QUEUEBOX_SERVER_HTTPPORT", fmt.Sprint(port))
-	p := start(t, name, env)
-	p.port = port
+	p := startOnFreePort(t, name, env)
 	p.waitHTTP(t, "/health/live", http.StatusOK)
+	return p
+}
+
+// startOnFreePort starts a binary on a free data port without waiting.
+func startOnFreePort(t *testing.T, name string, env map[string]string) *process {
+	t.Helper()
+	port := freePort(t)
+	p := start(t, name, with(env, "QUEUEBOX_SERVER_HTTPPORT", fmt.Sprint(port)))
+	p.port = port
 	return p
 }
 
