@@ -19,7 +19,11 @@ func tutorialConfig(t *testing.T, db database, yaml string) map[string]string {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "queuebox.yml")
 	require.NoError(t, os.WriteFile(file, []byte(yaml), 0o600))
-	return with(db.env(), "QUEUEBOX_CONFIG_FILE", file)
+	env := with(db.env(), "QUEUEBOX_CONFIG_FILE", file)
+	if strings.Contains(yaml, "poolSize:") {
+		delete(env, "QUEUEBOX_DATABASE_POOLSIZE") // the page's value must win
+	}
+	return env
 }
 
 // requireHealthy asks /health as the tutorials do.

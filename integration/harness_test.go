@@ -94,6 +94,9 @@ func (d database) env() map[string]string {
 		"QUEUEBOX_DATABASE_URL":      d.JDBC,
 		"QUEUEBOX_DATABASE_USERNAME": "postgres",
 		"QUEUEBOX_DATABASE_PASSWORD": "sup3r-secret",
+		// Tests run binaries side by side on one server; small pools keep
+		// them within its connection limit. A test that needs more sets it.
+		"QUEUEBOX_DATABASE_POOLSIZE": "5",
 	}
 }
 

@@ -2,8 +2,9 @@
 # Starts the local PostgreSQL, RabbitMQ and NATS (JetStream) when they are
 # down, with the commands this machine kind uses, and waits until each
 # answers. It changes nothing on a service that already runs, except that
-# PostgreSQL gets wal_level = logical (capture needs it), which takes a
-# restart the first time.
+# PostgreSQL gets wal_level = logical (capture needs it) and room for 300
+# connections (the integration tests run many binaries side by side), which
+# takes a restart the first time.
 set -euo pipefail
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -42,11 +43,24 @@ ensure_postgres() {
     psql -h 127.0.0.1 -U postgres -d postgres -tAc 'select 1' >/dev/null 2>&1 && break
     sleep 0.5
   done
-  local level
+  # Settings the tests and capture need; each takes a restart, done once.
+  local changed=0 level conns
   level=$(psql -h 127.0.0.1 -U postgres -d postgres -tAc 'show wal_level')
   if [ "$level" != "logical" ]; then
-    echo "ensure-services: setting wal_level = logical (PostgreSQL restart)" >&2
+    echo "ensure-services: setting wal_level = logical" >&2
     psql -h 127.0.0.1 -U postgres -d postgres -qc 'ALTER SYSTEM SET wal_level = logical'
+    changed=1
+  fi
+  # The integration tests run binaries side by side, each with its own pool;
+  # the Debian default of 100 connections leaves little room for that.
+  conns=$(psql -h 127.0.0.1 -U postgres -d postgres -tAc 'show max_connections')
+  if [ "$conns" -lt 300 ]; then
+    echo "ensure-services: setting max_connections = 300" >&2
+    psql -h 127.0.0.1 -U postgres -d postgres -qc 'ALTER SYSTEM SET max_connections = 300'
+    changed=1
+  fi
+  if [ "$changed" = 1 ]; then
+    echo "ensure-services: restarting PostgreSQL to apply the settings" >&2
     pg_ctlcluster --skip-systemctl-redirect "$v" main restart
     wait_port PostgreSQL 5432
     for ((i = 0; i < 60; i++)); do
