@@ -11,6 +11,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/claim"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
 )
 
 // TestRenewAndFinishOfOneReplicaDoNotDeadlock: a replica renews every
@@ -40,29 +41,39 @@ func TestRenewAndFinishOfOneReplicaDoNotDeadlock(t *testing.T) {
 	}
 	slices.SortFunc(leases, func(a, b claim.Lease) int { return compareUUID(a.ID, b.ID) })
 
-	holder := s.Connect(t)
-	tx, err := holder.Begin(ctx)
-	require.NoError(t, err)
-	defer func() { _ = tx.Rollback(ctx) }()
-	_, err = tx.Exec(ctx, `SELECT 1 FROM outbox WHERE id = $1 FOR UPDATE`, leases[10].ID)
-	require.NoError(t, err)
-	var holderPID int
-	require.NoError(t, tx.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&holderPID))
-
-	renewErr := make(chan error, 1)
-	go func() { _, err := o.Renew(ctx, leases); renewErr <- err }()
-	waitBlocked(t, s.Connect(t), holderPID, 1)
-	finishErr := make(chan error, 1)
 	descending := make([]postgres.Outcome, 0, len(leases))
 	for i := len(leases) - 1; i >= 0; i-- {
 		descending = append(descending, sent(leases[i]))
 	}
-	go func() { _, err := o.Finish(ctx, descending); finishErr <- err }()
+	renewErr, finishErr := behindAHeldRow(t, s, "outbox", leases[10].ID,
+		func() error { _, err := o.Renew(ctx, leases); return err },
+		func() error { _, err := o.Finish(ctx, descending); return err })
+	require.NoError(t, renewErr, "renewal")
+	require.NoError(t, finishErr, "finish")
+}
+
+// behindAHeldRow runs first and then second while another transaction
+// holds the row id of table, each started once the one before waits on
+// that row, then lets the row go and returns both results. Two statements
+// that lock the same rows in different orders deadlock here.
+func behindAHeldRow(t *testing.T, s pgtest.Schema, table, id string, first, second func() error) (error, error) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := s.Connect(t).Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(ctx) }()
+	_, err = tx.Exec(ctx, `SELECT 1 FROM `+table+` WHERE id = $1 FOR UPDATE`, id)
+	require.NoError(t, err)
+	var holderPID int
+	require.NoError(t, tx.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&holderPID))
+
+	firstErr, secondErr := make(chan error, 1), make(chan error, 1)
+	go func() { firstErr <- first() }()
+	waitBlocked(t, s.Connect(t), holderPID, 1)
+	go func() { secondErr <- second() }()
 	waitBlocked(t, s.Connect(t), holderPID, 2)
 	require.NoError(t, tx.Commit(ctx))
-
-	require.NoError(t, <-renewErr, "renewal")
-	require.NoError(t, <-finishErr, "finish")
+	return <-firstErr, <-secondErr
 }
 
 // waitBlocked waits until n backends wait, directly or through another

@@ -37,29 +37,15 @@ func TestRelayRenewAndForwardDoNotDeadlock(t *testing.T) {
 	}
 	slices.SortFunc(leases, func(a, b claim.Lease) int { return compareUUID(a.ID, b.ID) })
 
-	holder := s.Connect(t)
-	tx, err := holder.Begin(ctx)
-	require.NoError(t, err)
-	defer func() { _ = tx.Rollback(ctx) }()
-	_, err = tx.Exec(ctx, `SELECT 1 FROM inbox WHERE id = $1 FOR UPDATE`, leases[10].ID)
-	require.NoError(t, err)
-	var holderPID int
-	require.NoError(t, tx.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&holderPID))
-
-	renewErr := make(chan error, 1)
-	go func() { _, err := r.Renew(ctx, leases); renewErr <- err }()
-	waitBlocked(t, s.Connect(t), holderPID, 1)
 	forwards := make([]postgres.Forward, 0, len(leases))
 	for i := len(leases) - 1; i >= 0; i-- {
 		forwards = append(forwards, postgres.Forward{Lease: leases[i], Topic: "orders", Headers: []byte(`{}`)})
 	}
-	forwardErr := make(chan error, 1)
-	go func() { _, err := r.Forward(ctx, forwards, 5); forwardErr <- err }()
-	waitBlocked(t, s.Connect(t), holderPID, 2)
-	require.NoError(t, tx.Commit(ctx))
-
-	require.NoError(t, <-renewErr, "renewal")
-	require.NoError(t, <-forwardErr, "forward")
+	renewErr, forwardErr := behindAHeldRow(t, s, "inbox", leases[10].ID,
+		func() error { _, err := r.Renew(ctx, leases); return err },
+		func() error { _, err := r.Forward(ctx, forwards, 5); return err })
+	require.NoError(t, renewErr, "renewal")
+	require.NoError(t, forwardErr, "forward")
 	var outbox int
 	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM outbox`).Scan(&outbox))
 	require.Equal(t, 20, outbox)
