@@ -13,13 +13,13 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/alternayte/queuebox/pkg/config"
-	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
 // Replayer is the store side of the replay.
 type Replayer interface {
-	Topics(ctx context.Context, f postgres.ReplayFilter) ([]string, error)
-	Move(ctx context.Context, f postgres.ReplayFilter) (int64, error)
+	Topics(ctx context.Context, f queuebox.ReplayFilter) ([]string, error)
+	Move(ctx context.Context, f queuebox.ReplayFilter) (int64, error)
 }
 
 // DestinationOf resolves a topic to the destination the routes send it to,
@@ -88,8 +88,8 @@ func NewReplay(cfg config.Admin, store Replayer, destinationOf DestinationOf, lo
 // buildFilter turns the request into a store filter. topic, topics and
 // destination narrow one topic set: the intersection of what each names.
 // An empty set means nothing can move.
-func buildFilter(ctx context.Context, req replayRequest, store Replayer, destinationOf DestinationOf) (postgres.ReplayFilter, error) {
-	var f postgres.ReplayFilter
+func buildFilter(ctx context.Context, req replayRequest, store Replayer, destinationOf DestinationOf) (queuebox.ReplayFilter, error) {
+	var f queuebox.ReplayFilter
 	var err error
 	if f.CreatedAfter, err = parseInstant("createdAfter", req.CreatedAfter); err != nil {
 		return f, err
@@ -157,7 +157,7 @@ func parseInstant(field string, v *string) (*time.Time, error) {
 
 // canMatch is false when a list filter is present but empty: such a
 // filter selects no row, so the statement need not run.
-func canMatch(f postgres.ReplayFilter) bool {
+func canMatch(f queuebox.ReplayFilter) bool {
 	return (f.IDs == nil || len(f.IDs) > 0) && (f.Topics == nil || len(f.Topics) > 0)
 }
 

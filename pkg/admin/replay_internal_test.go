@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/config"
-	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
 // fakeReplayer records the filters it receives and answers Topics from a
@@ -25,14 +25,14 @@ type fakeReplayer struct {
 	mu        sync.Mutex
 	topics    []string
 	topicsErr error
-	moves     []postgres.ReplayFilter
+	moves     []queuebox.ReplayFilter
 }
 
-func (f *fakeReplayer) Topics(context.Context, postgres.ReplayFilter) ([]string, error) {
+func (f *fakeReplayer) Topics(context.Context, queuebox.ReplayFilter) ([]string, error) {
 	return f.topics, f.topicsErr
 }
 
-func (f *fakeReplayer) Move(_ context.Context, filter postgres.ReplayFilter) (int64, error) {
+func (f *fakeReplayer) Move(_ context.Context, filter queuebox.ReplayFilter) (int64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.moves = append(f.moves, filter)

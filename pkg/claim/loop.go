@@ -12,14 +12,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
 // Lease identifies one claimed row: its id and the claim token that
 // fences every later write.
-type Lease struct {
-	ID    string
-	Token string
-}
+type Lease = queuebox.Lease
 
 // Item is a claimed row.
 type Item interface {

@@ -6,12 +6,11 @@ import (
 	"time"
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
-	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
 // deliver routes, transforms and publishes one row and returns its
 // outcome (without the lease).
-func (p *Poller) deliver(ctx context.Context, row postgres.Message) postgres.Outcome {
+func (p *Poller) deliver(ctx context.Context, row queuebox.ClaimedMessage) queuebox.Outcome {
 	m := row.OutboxMessage
 	route, ok := p.opts.Router.Match(m.Topic)
 	if !ok {
@@ -45,25 +44,25 @@ func (p *Poller) deliver(ctx context.Context, row postgres.Message) postgres.Out
 		return p.failure(m, fmt.Sprintf("Publish to %s failed: %v", dest.Name, err))
 	}
 	p.opts.Metrics.DestinationMessages.WithLabelValues(dest.Name, "success").Inc()
-	return postgres.Outcome{Kind: postgres.OutcomeSent}
+	return queuebox.Sent()
 }
 
 // transform runs the route and destination transforms. ok is false when a
 // transform decided the outcome (Fail or Dead).
-func (p *Poller) transform(ctx context.Context, route Route, m *queuebox.OutboxMessage) ([]byte, postgres.Outcome, bool) {
+func (p *Poller) transform(ctx context.Context, route Route, m *queuebox.OutboxMessage) ([]byte, queuebox.Outcome, bool) {
 	if p.opts.Transforms == nil {
-		return m.Payload, postgres.Outcome{}, true
+		return m.Payload, queuebox.Outcome{}, true
 	}
 	body, skipped, failure := p.opts.Transforms.Apply(ctx, route, m)
 	if skipped > 0 {
 		p.opts.Metrics.TransformFailures.WithLabelValues(StrategySkip).Add(float64(skipped))
 	}
 	if failure == nil {
-		return body, postgres.Outcome{}, true
+		return body, queuebox.Outcome{}, true
 	}
 	if failure.Cancelled {
 		// handle sees the ended context and writes no outcome.
-		return nil, postgres.Outcome{}, false
+		return nil, queuebox.Outcome{}, false
 	}
 	p.opts.Metrics.TransformFailures.WithLabelValues(failure.Strategy).Inc()
 	reason := "Transform failed: " + failure.Err.Error()

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
 // maxFinishBatch bounds the rows of one outcome statement.
@@ -28,10 +28,10 @@ type finisher struct {
 	stopped  chan struct{}
 }
 
-type writeFunc func(ctx context.Context, outcomes []postgres.Outcome) (map[string]bool, error)
+type writeFunc func(ctx context.Context, outcomes []queuebox.Outcome) (map[string]bool, error)
 
 type finishReq struct {
-	outcome postgres.Outcome
+	outcome queuebox.Outcome
 	// then receives whether the row was still ours, or the write error. It
 	// runs on the writer goroutine and must be quick.
 	then func(finishResult)
@@ -87,7 +87,7 @@ func (f *finisher) flushRemaining(stop <-chan struct{}) {
 // flush writes one group, trying a failed statement again until it
 // succeeds or the lease ends (see writeWithin).
 func (f *finisher) flush(batch []finishReq, stop <-chan struct{}) {
-	outcomes := make([]postgres.Outcome, len(batch))
+	outcomes := make([]queuebox.Outcome, len(batch))
 	for i, r := range batch {
 		outcomes[i] = r.outcome
 	}
@@ -114,7 +114,7 @@ const (
 // answers again finishes them without a redelivery and without holding
 // their keys until the lease expires. Once stop is closed (the poller
 // stops), one more try decides.
-func (f *finisher) writeWithin(outcomes []postgres.Outcome, stop <-chan struct{}) (map[string]bool, error) {
+func (f *finisher) writeWithin(outcomes []queuebox.Outcome, stop <-chan struct{}) (map[string]bool, error) {
 	deadline := time.Now().Add(f.patience)
 	pause := finishFirstPause
 	write := f.write
@@ -146,6 +146,6 @@ func (f *finisher) writeWithin(outcomes []postgres.Outcome, stop <-chan struct{}
 
 // submit hands an outcome to the writer without waiting; then runs after
 // the write.
-func (f *finisher) submit(o postgres.Outcome, then func(finishResult)) {
+func (f *finisher) submit(o queuebox.Outcome, then func(finishResult)) {
 	f.reqs <- finishReq{outcome: o, then: then}
 }

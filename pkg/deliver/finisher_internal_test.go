@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/claim"
-	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
 // A try that failed may have committed unanswered, so every later try of
@@ -21,11 +21,11 @@ import (
 func TestFinisherUsesRewriteAfterAFailedTry(t *testing.T) {
 	t.Parallel()
 	var writes, rewrites atomic.Int32
-	write := func(context.Context, []postgres.Outcome) (map[string]bool, error) {
+	write := func(context.Context, []queuebox.Outcome) (map[string]bool, error) {
 		writes.Add(1)
 		return nil, errors.New("connection reset after commit")
 	}
-	rewrite := func(_ context.Context, outcomes []postgres.Outcome) (map[string]bool, error) {
+	rewrite := func(_ context.Context, outcomes []queuebox.Outcome) (map[string]bool, error) {
 		rewrites.Add(1)
 		return map[string]bool{outcomes[0].Lease.ID: true}, nil
 	}
@@ -35,7 +35,7 @@ func TestFinisherUsesRewriteAfterAFailedTry(t *testing.T) {
 	defer func() { close(stop); <-f.stopped }()
 
 	got := make(chan finishResult, 1)
-	f.submit(postgres.Outcome{Lease: claim.Lease{ID: "a", Token: "t"}, Kind: postgres.OutcomeSent},
+	f.submit(queuebox.Outcome{Lease: claim.Lease{ID: "a", Token: "t"}, Kind: queuebox.OutcomeSent},
 		func(r finishResult) { got <- r })
 	select {
 	case r := <-got:

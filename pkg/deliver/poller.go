@@ -13,13 +13,12 @@ import (
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
-	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
 // Options wire a Poller.
 type Options struct {
 	Config     *config.Config
-	Store      *postgres.Outbox
+	Store      queuebox.OutboxStore
 	Router     *Router
 	Publishers map[string]queuebox.Publisher // by destination name
 	Transforms *Transforms                   // nil when no transform is configured
@@ -33,7 +32,7 @@ type Options struct {
 // component contract of package run.
 type Poller struct {
 	opts     Options
-	loop     *claim.Loop[postgres.Message]
+	loop     *claim.Loop[queuebox.ClaimedMessage]
 	finisher *finisher
 	// published holds the destinations that got a publish, so the queue
 	// depth gauge reports them (at zero when nothing waits) from then on.
@@ -115,11 +114,11 @@ func (p *Poller) claimSucceeded() {
 
 // watchedSource reports each successful claim to ok.
 type watchedSource struct {
-	claim.Source[postgres.Message]
+	claim.Source[queuebox.ClaimedMessage]
 	ok func()
 }
 
-func (w watchedSource) Claim(ctx context.Context, limit int) ([]postgres.Message, error) {
+func (w watchedSource) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessage, error) {
 	rows, err := w.Source.Claim(ctx, limit)
 	if err == nil {
 		w.ok()
@@ -129,7 +128,7 @@ func (w watchedSource) Claim(ctx context.Context, limit int) ([]postgres.Message
 
 // handle processes one claimed row from route to publish, then hands the
 // outcome to the writer and frees its worker; done runs after the write.
-func (p *Poller) handle(ctx context.Context, m postgres.Message, done func()) {
+func (p *Poller) handle(ctx context.Context, m queuebox.ClaimedMessage, done func()) {
 	start := time.Now()
 	outcome := p.deliver(ctx, m)
 	if ctx.Err() != nil {
@@ -156,7 +155,7 @@ func (p *Poller) handle(ctx context.Context, m postgres.Message, done func()) {
 }
 
 // finished accounts for a written outcome.
-func (p *Poller) finished(m postgres.Message, outcome postgres.Outcome, res finishResult) {
+func (p *Poller) finished(m queuebox.ClaimedMessage, outcome queuebox.Outcome, res finishResult) {
 	switch {
 	case res.err != nil:
 		p.opts.Metrics.ProcessErrors.Inc()
@@ -172,21 +171,21 @@ func (p *Poller) finished(m postgres.Message, outcome postgres.Outcome, res fini
 
 // logFailure reports a written retry or dead outcome. Its text is the
 // redacted, truncated last_error, never the raw error.
-func (p *Poller) logFailure(m *queuebox.OutboxMessage, outcome postgres.Outcome) {
+func (p *Poller) logFailure(m *queuebox.OutboxMessage, outcome queuebox.Outcome) {
 	switch outcome.Kind {
-	case postgres.OutcomeRetry:
+	case queuebox.OutcomeRetry:
 		p.opts.Logger.Warn("delivery failed; retry scheduled", "message_id", m.ID, "topic", m.Topic,
 			"attempt", m.Attempt+1, "max_attempts", m.MaxAttempts, "retry_in_ms", outcome.Delay.Milliseconds(),
 			"error", outcome.Error)
-	case postgres.OutcomeDead:
+	case queuebox.OutcomeDead:
 		p.opts.Logger.Warn("message is dead", "message_id", m.ID, "topic", m.Topic,
 			"attempt", m.Attempt, "max_attempts", m.MaxAttempts, "error", outcome.Error)
 	}
 }
 
-func (p *Poller) count(kind string) {
-	status := kind
-	if kind == postgres.OutcomeRetry {
+func (p *Poller) count(kind queuebox.OutcomeKind) {
+	status := string(kind)
+	if kind == queuebox.OutcomeRetry {
 		status = "failed"
 	}
 	p.opts.Metrics.Messages.WithLabelValues(status).Inc()
@@ -194,10 +193,10 @@ func (p *Poller) count(kind string) {
 
 // claimLost logs and counts a terminal write that found another owner. A
 // lost mark-sent means the destination holds a duplicate.
-func (p *Poller) claimLost(m *queuebox.OutboxMessage, kind string) {
+func (p *Poller) claimLost(m *queuebox.OutboxMessage, kind queuebox.OutcomeKind) {
 	p.opts.Metrics.ClaimsLost.WithLabelValues("outbox").Inc()
 	log := p.opts.Logger.With("message_id", m.ID, "topic", m.Topic, "attempt", m.Attempt, "outcome", kind)
-	if kind == postgres.OutcomeSent {
+	if kind == queuebox.OutcomeSent {
 		log.Error("claim lost after the publish: another replica owns the row and will publish it again; raise outbox.claimTimeoutMs above the slowest publish")
 		return
 	}
@@ -214,17 +213,17 @@ func (p *Poller) leaseLost(m *queuebox.OutboxMessage) {
 }
 
 // failure turns an error into the retry or dead outcome of the row.
-func (p *Poller) failure(m *queuebox.OutboxMessage, reason string) postgres.Outcome {
+func (p *Poller) failure(m *queuebox.OutboxMessage, reason string) queuebox.Outcome {
 	text := p.lastError(reason)
 	if m.Attempt >= m.MaxAttempts {
-		return postgres.Outcome{Kind: postgres.OutcomeDead, Error: text}
+		return queuebox.Dead(text)
 	}
 	base := config.Ms(p.opts.Config.Outbox.RetryBaseDelayMs)
-	return postgres.Outcome{Kind: postgres.OutcomeRetry, Delay: RetryDelay(base, m.Attempt, randomJitter()), Error: text}
+	return queuebox.Retry(RetryDelay(base, m.Attempt, randomJitter()), text)
 }
 
-func (p *Poller) dead(reason string) postgres.Outcome {
-	return postgres.Outcome{Kind: postgres.OutcomeDead, Error: p.lastError(reason)}
+func (p *Poller) dead(reason string) queuebox.Outcome {
+	return queuebox.Dead(p.lastError(reason))
 }
 
 // lastError redacts known secrets and cuts the text to

@@ -11,8 +11,8 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/jsonpath"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/run"
-	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
 // message is a request that passed the checks of steps 0 to 4.
@@ -119,12 +119,12 @@ func (h *Handler) runTransform(ctx context.Context, in SourceInput) ([]byte, err
 
 // store writes the row. The unique constraint decides new or duplicate.
 func (h *Handler) store(ctx context.Context, in SourceInput, attrs attributes, m message, payload []byte) reply {
-	id, inserted, err := h.inbox.Insert(ctx, postgres.ReceivedRow{
+	id, inserted, err := h.inbox.Insert(ctx, queuebox.ReceivedRow{
 		ID: in.MessageID, Source: h.name, IdempotencyKey: attrs.key,
 		AggregateID: attrs.aggregateID, EventType: attrs.eventType, Payload: payload,
 		Headers: m.headers, CorrelationID: m.correlation, Consumption: h.consumption,
 	})
-	var refused *postgres.RefusedValueError
+	var refused *queuebox.RefusedValueError
 	switch {
 	case errors.As(err, &refused):
 		// The same body fails on every try: a 500 would invite repeats.

@@ -18,8 +18,8 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/run"
-	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
 // t0 is the fixed clock of every test.
@@ -33,12 +33,12 @@ func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, n
 // constraint and can fail on demand.
 type memStore struct {
 	mu   sync.Mutex
-	rows []postgres.ReceivedRow
+	rows []queuebox.ReceivedRow
 	keys map[string]bool
 	fail error
 }
 
-func (s *memStore) Insert(_ context.Context, row postgres.ReceivedRow) (string, bool, error) {
+func (s *memStore) Insert(_ context.Context, row queuebox.ReceivedRow) (string, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fail != nil {
@@ -56,10 +56,10 @@ func (s *memStore) Insert(_ context.Context, row postgres.ReceivedRow) (string, 
 	return row.ID, true, nil
 }
 
-func (s *memStore) all() []postgres.ReceivedRow {
+func (s *memStore) all() []queuebox.ReceivedRow {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]postgres.ReceivedRow(nil), s.rows...)
+	return append([]queuebox.ReceivedRow(nil), s.rows...)
 }
 
 // clock is a settable clock for the rate limit and the HMAC check.

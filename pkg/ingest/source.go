@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,14 +10,11 @@ import (
 	"github.com/alternayte/queuebox/pkg/auth"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/jsonpath"
-	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
-// Store writes received messages. *postgres.Inbox implements it: Insert
-// returns inserted=false for a key that the source already holds.
-type Store interface {
-	Insert(ctx context.Context, row postgres.ReceivedRow) (id string, inserted bool, err error)
-}
+// Store writes received messages; see queuebox.InboxStore.
+type Store = queuebox.InboxStore
 
 // Options are the dependencies that every source of a process shares.
 type Options struct {

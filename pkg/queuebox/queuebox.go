@@ -1,66 +1,62 @@
 // Package queuebox holds the domain of QueueBox: the row states, the
-// messages that move through the outbox and the inbox, the publisher
-// contract and the errors that cross package boundaries. It imports only
-// the standard library, so every other package can depend on it.
+// messages that move through the outbox and the inbox, the store and
+// publisher contracts that every dialect and every transport implements,
+// and the errors that cross package boundaries. It imports only the
+// standard library, so every other package can depend on it, and a second
+// store or broker needs nothing of the first.
 package queuebox
 
 import (
-	"context"
 	"errors"
-	"time"
 )
 
-// Outbox states. sent and dead are final; only an operator moves a row
-// out of them.
+// State is the state column of an outbox or inbox row.
+type State string
+
+// Row states. An outbox row moves pending → processing → sent | dead (a
+// retry goes back to pending); an inbox row moves pending → processing →
+// processed | dead, or is stored dead at receipt. sent, processed and
+// dead are final: only an operator (a replay) moves a row out of them.
 const (
-	StatePending    = "pending"
-	StateProcessing = "processing"
-	StateSent       = "sent"
-	StateDead       = "dead"
-	// StateProcessed is the final inbox state of a forwarded or completed row.
-	StateProcessed = "processed"
+	StatePending    State = "pending"
+	StateProcessing State = "processing"
+	StateSent       State = "sent"
+	StateDead       State = "dead"
+	StateProcessed  State = "processed"
 )
+
+// Lease identifies one claimed row: its id and the claim token that
+// fences every later write of that claim.
+type Lease struct {
+	ID    string
+	Token string
+}
 
 // ErrLeaseLost reports a fenced write that changed no row: another worker
 // owns the row now, and the caller must drop its work on it.
 var ErrLeaseLost = errors.New("claim lost: another worker owns the row")
 
-// OutboxMessage is one claimed outbox row.
-type OutboxMessage struct {
-	ID            string
-	Topic         string
-	Key           string // empty when the row has no key
-	HasKey        bool   // the key column is not null
-	AggregateType string
-	Payload       []byte // JSON text
-	Headers       map[string]string
-	Attempt       int
-	MaxAttempts   int
-	CreatedAt     time.Time
-	Sequence      int64
-	// ClaimToken fences every later write of this claim.
-	ClaimToken string
+// ErrRefusedValue matches (errors.Is) every *RefusedValueError.
+var ErrRefusedValue = errors.New("the database refused a value of the row")
+
+// RefusedValueError is a write that the database refused for a value of
+// the row itself (PostgreSQL: SQLSTATE class 22, data exception): a JSON
+// number outside the numeric range, an unpaired surrogate escape, a value
+// wider than its column. Unlike a connection or constraint failure, the
+// same row fails on every try, so a caller must neither retry it nor ask
+// a sender to send it again.
+type RefusedValueError struct {
+	// Reason is the database's message and detail; it describes the
+	// value, never a credential.
+	Reason string
+	// Err is the driver's error.
+	Err error
 }
 
-// Delivery is what a publisher sends for one message: the body after the
-// route and destination transforms, and the row itself for its headers
-// and address templates.
-type Delivery struct {
-	Message *OutboxMessage
-	Body    []byte
-	// RoutingKeyTemplate is the matched route's routing key template, or
-	// nil when the route sets none; MissingFieldDefault fills placeholders
-	// that find no value.
-	RoutingKeyTemplate  *string
-	MissingFieldDefault string
-}
+func (e *RefusedValueError) Error() string { return e.Reason }
 
-// Publisher sends deliveries to one destination. Publish blocks until the
-// destination accepted the message (a 2xx, a broker confirm) or failed;
-// any error is a failed attempt that the poller retries until the row's
-// max_attempts. Implementations are safe for concurrent use. Close
-// releases connections; the caller calls it once, after the last Publish.
-type Publisher interface {
-	Publish(ctx context.Context, d Delivery) error
-	Close() error
-}
+// Unwrap returns the driver's error.
+func (e *RefusedValueError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrRefusedValue.
+func (e *RefusedValueError) Is(target error) bool { return target == ErrRefusedValue }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/claim"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/relay"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
@@ -26,7 +27,7 @@ type awayForward struct {
 	until  time.Time
 }
 
-func (a *awayForward) Forward(ctx context.Context, rows []postgres.Forward, maxAttempts int) (map[string]bool, error) {
+func (a *awayForward) Forward(ctx context.Context, p queuebox.ForwardParams) (map[string]bool, error) {
 	a.mu.Lock()
 	if a.until.IsZero() {
 		a.until = time.Now().Add(a.outage)
@@ -36,7 +37,7 @@ func (a *awayForward) Forward(ctx context.Context, rows []postgres.Forward, maxA
 	if away {
 		return nil, errors.New("the database is away")
 	}
-	return a.Relay.Forward(ctx, rows, maxAttempts)
+	return a.Relay.Forward(ctx, p)
 }
 
 // TestAForwardWaitsOutAShortDatabaseOutage: the forward fails for longer

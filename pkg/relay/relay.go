@@ -12,18 +12,11 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/claim"
 	"github.com/alternayte/queuebox/pkg/config"
-	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
-// Store is the relay side of the inbox; *postgres.Relay implements it.
-type Store interface {
-	claim.Source[postgres.InboxRow]
-	Forward(ctx context.Context, rows []postgres.Forward, maxAttempts int) (map[string]bool, error)
-	Dead(ctx context.Context, leases []claim.Lease, reasons []string) (map[string]bool, error)
-	OldestPendingAge(ctx context.Context) (time.Duration, error)
-}
-
-var _ Store = (*postgres.Relay)(nil)
+// Store is the relay side of the inbox; see queuebox.RelayStore.
+type Store = queuebox.RelayStore
 
 // Options wire a Relay.
 type Options struct {
@@ -37,7 +30,7 @@ type Options struct {
 // component contract of package run.
 type Relay struct {
 	opts    Options
-	loop    *claim.Loop[postgres.InboxRow]
+	loop    *claim.Loop[queuebox.InboxRow]
 	healthy atomic.Bool
 	lastErr atomic.Value // string
 }
@@ -103,11 +96,11 @@ func (r *Relay) claimSucceeded() {
 
 // watchedSource reports each successful claim to ok.
 type watchedSource struct {
-	claim.Source[postgres.InboxRow]
+	claim.Source[queuebox.InboxRow]
 	ok func()
 }
 
-func (w watchedSource) Claim(ctx context.Context, limit int) ([]postgres.InboxRow, error) {
+func (w watchedSource) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, error) {
 	rows, err := w.Source.Claim(ctx, limit)
 	if err == nil {
 		w.ok()
@@ -117,14 +110,13 @@ func (w watchedSource) Claim(ctx context.Context, limit int) ([]postgres.InboxRo
 
 // forwardBatch renders each row's topic and headers, forwards the rows
 // with a topic and marks the others dead, each in one fenced statement.
-func (r *Relay) forwardBatch(ctx context.Context, rows []postgres.InboxRow) {
-	var forwards []postgres.Forward
-	var dead []claim.Lease
-	var reasons []string
+func (r *Relay) forwardBatch(ctx context.Context, rows []queuebox.InboxRow) {
+	var forwards []queuebox.Forward
+	var dead []queuebox.DeadMark
 	for _, row := range rows {
 		f, reason := r.prepare(row)
 		if reason != "" {
-			dead, reasons = append(dead, row.Lease()), append(reasons, reason)
+			dead = append(dead, queuebox.DeadMark{Lease: row.Lease(), Reason: reason})
 			r.opts.Logger.Warn("inbox row dead", "inbox_id", row.ID, "source", row.Source, "reason", reason)
 			continue
 		}
@@ -132,23 +124,23 @@ func (r *Relay) forwardBatch(ctx context.Context, rows []postgres.InboxRow) {
 	}
 	if len(forwards) > 0 {
 		kept := r.retry(ctx, "forward", func(ctx context.Context) (map[string]bool, error) {
-			return r.opts.Store.Forward(ctx, forwards, r.opts.Config.EffectiveMaxAttempts())
+			return r.opts.Store.Forward(ctx, queuebox.ForwardParams{Rows: forwards, MaxAttempts: r.opts.Config.EffectiveMaxAttempts()})
 		})
 		r.account(forwards, kept, "forward")
 	}
 	if len(dead) > 0 {
 		kept := r.retry(ctx, "mark dead", func(ctx context.Context) (map[string]bool, error) {
-			return r.opts.Store.Dead(ctx, dead, reasons)
+			return r.opts.Store.Dead(ctx, dead)
 		})
-		for _, l := range dead {
-			if kept != nil && !kept[l.ID] {
-				r.lost(l.ID, "mark dead")
+		for _, d := range dead {
+			if kept != nil && !kept[d.Lease.ID] {
+				r.lost(d.Lease.ID, "mark dead")
 			}
 		}
 	}
 }
 
-func (r *Relay) account(forwards []postgres.Forward, kept map[string]bool, what string) {
+func (r *Relay) account(forwards []queuebox.Forward, kept map[string]bool, what string) {
 	if kept == nil {
 		return
 	}
@@ -176,10 +168,10 @@ func SourceNames(cfg *config.Config) []string {
 // prepare builds the forward of one row, or the reason it is dead. The
 // claim takes only rows of configured sources, so the missing-source
 // reason is a guard, not a path a row normally takes.
-func (r *Relay) prepare(row postgres.InboxRow) (postgres.Forward, string) {
+func (r *Relay) prepare(row queuebox.InboxRow) (queuebox.Forward, string) {
 	src, ok := r.opts.Config.Sources[row.Source]
 	if !ok {
-		return postgres.Forward{}, fmt.Sprintf("Source %s is not configured, so the relay cannot render its topic", row.Source)
+		return queuebox.Forward{}, fmt.Sprintf("Source %s is not configured, so the relay cannot render its topic", row.Source)
 	}
 	eventType := ""
 	if row.EventType != nil {
@@ -187,13 +179,13 @@ func (r *Relay) prepare(row postgres.InboxRow) (postgres.Forward, string) {
 	}
 	topic := RenderTopic(src.Topic, row.Source, eventType)
 	if topic == "" {
-		return postgres.Forward{}, fmt.Sprintf("The topic template %q of source %s rendered empty, so the message can reach no destination", src.Topic, row.Source)
+		return queuebox.Forward{}, fmt.Sprintf("The topic template %q of source %s rendered empty, so the message can reach no destination", src.Topic, row.Source)
 	}
 	headers, err := OutboxHeaders(row.Headers, row.ID, row.Source, row.IdempotencyKey, row.CorrelationID)
 	if err != nil {
-		return postgres.Forward{}, err.Error()
+		return queuebox.Forward{}, err.Error()
 	}
-	return postgres.Forward{Lease: row.Lease(), Topic: topic, Headers: headers}, ""
+	return queuebox.Forward{Lease: row.Lease(), Topic: topic, Headers: headers}, ""
 }
 
 // Bounds of one relay write and of the pause between two tries.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/claim"
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/relay"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
@@ -50,9 +51,9 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 // that broke the aggregate rule would show two rows in processing.
 type slowForward struct{ *postgres.Relay }
 
-func (s slowForward) Forward(ctx context.Context, rows []postgres.Forward, maxAttempts int) (map[string]bool, error) {
+func (s slowForward) Forward(ctx context.Context, p queuebox.ForwardParams) (map[string]bool, error) {
 	time.Sleep(time.Duration(rand.IntN(4000)) * time.Microsecond)
-	return s.Relay.Forward(ctx, rows, maxAttempts)
+	return s.Relay.Forward(ctx, p)
 }
 
 func (e env) relay(t *testing.T, lease time.Duration) (*relay.Relay, *relay.Metrics) {
@@ -220,7 +221,8 @@ func TestCrashBetweenClaimAndForward(t *testing.T) {
 	stop := runFor(t, r)
 	waitForwarded(t, conn, 2)
 	stop()
-	kept, err := crashed.Forward(context.Background(), []postgres.Forward{{Lease: claimed[0].Lease(), Topic: "late", Headers: []byte(`{}`)}}, 5)
+	kept, err := crashed.Forward(context.Background(), queuebox.ForwardParams{
+		Rows: []queuebox.Forward{{Lease: claimed[0].Lease(), Topic: "late", Headers: []byte(`{}`)}}, MaxAttempts: 5})
 	require.NoError(t, err)
 	require.Empty(t, kept, "the crashed owner's late forward fails the fence")
 	var n int

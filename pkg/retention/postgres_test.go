@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/retention"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
@@ -138,7 +139,7 @@ func TestOutboxCountKeepsTheNewestOfEachFinalState(t *testing.T) {
 	var steps []retention.Deleter
 	for _, state := range []string{"sent", "dead"} {
 		steps = append(steps, func(ctx context.Context, batch int) (int64, error) {
-			return e.store.OutboxByCount(ctx, state, 2, batch)
+			return e.store.OutboxByCount(ctx, queuebox.State(state), 2, batch)
 		})
 	}
 	// Batches of one: the drain loop runs the offset statement repeatedly.

@@ -26,8 +26,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/health"
 	"github.com/alternayte/queuebox/pkg/metrics"
-	"github.com/alternayte/queuebox/pkg/schema"
-	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
 
@@ -48,8 +47,9 @@ type App struct {
 	Log      *slog.Logger
 	Registry *prometheus.Registry
 	Health   *health.Registry
-	DB       *postgres.DB
-	Layout   schema.Layout
+	// Stores is the store set of database.type; the wiring asks it for
+	// the stores of the role. run closes it after every component stopped.
+	Stores queuebox.Stores
 	// Data serves the inbox routes. Management serves health, metrics and
 	// admin; it is the same router as Data without server.managementPort.
 	Data       *echo.Echo
@@ -114,8 +114,8 @@ func run(ctx context.Context, name string, boot config.Bootstrap, log *slog.Logg
 	if err := openDatabase(ctx, app); err != nil {
 		return err
 	}
-	defer app.DB.Close()
-	app.Health.Add("database", app.DB.Ping)
+	defer app.Stores.Close()
+	app.Health.Add("database", app.Stores.Ping)
 
 	servers := newServers(app)
 	components, err := wire(ctx, app)
@@ -204,6 +204,3 @@ func newServers(app *App) []*Server {
 	m.GET("/metrics", echo.WrapHandler(metrics.Handler(app.Registry)))
 	return servers
 }
-
-// errUnsupportedDatabase is returned for sqlserver until its store runs.
-var errUnsupportedDatabase = errors.New("database.type (QUEUEBOX_DATABASE_TYPE): sqlserver is not supported by this build yet; its migrations ship in migrations/sqlserver, but the runtime store is PostgreSQL only")

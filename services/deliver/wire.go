@@ -11,7 +11,6 @@ import (
 	"github.com/alternayte/queuebox/pkg/retention"
 	"github.com/alternayte/queuebox/pkg/run"
 	"github.com/alternayte/queuebox/pkg/secret"
-	"github.com/alternayte/queuebox/pkg/store/postgres"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
 
@@ -19,7 +18,7 @@ import (
 // outbox retention job.
 func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 	cfg := app.Config
-	store, err := postgres.NewOutbox(app.DB, app.Layout, config.Ms(cfg.Outbox.ClaimTimeoutMs))
+	store, err := app.Stores.Outbox(config.Ms(cfg.Outbox.ClaimTimeoutMs))
 	if err != nil {
 		return nil, err
 	}
@@ -46,11 +45,12 @@ func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 		return nil, err
 	}
 	components := []run.Component{closeAfter{poller, publishers}}
-	job, err := outboxRetention(app)
-	if err != nil {
-		return nil, err
-	}
-	if job != nil {
+	if cfg.Retention.Enabled {
+		cleanup, err := app.Stores.Retention()
+		if err != nil {
+			return nil, err
+		}
+		job := retention.Outbox(cfg.Retention, cleanup, app.Registry, app.Log)
 		app.Health.Add("retention-service", job.Check)
 		components = append(components, job)
 	}
@@ -74,44 +74,13 @@ func (c closeAfter) Run(ctx context.Context) error {
 	return err
 }
 
-func outboxRetention(app *run.App) (*retention.Job, error) {
-	rc := app.Config.Retention
-	if !rc.Enabled {
-		return nil, nil
-	}
-	store, err := postgres.NewRetention(app.DB, app.Layout)
-	if err != nil {
-		return nil, err
-	}
-	p := rc.Outbox
-	job := &retention.Job{
-		Table: "outbox", Interval: p.CleanupInterval.D, Batch: p.BatchSize,
-		Metrics: retention.NewMetrics(app.Registry), Logger: app.Log.With("component", "retention-service"),
-	}
-	switch {
-	case p.Policy == config.PolicyAge && p.MaxAge != nil:
-		maxAge := p.MaxAge.D
-		job.Steps = append(job.Steps, func(ctx context.Context, batch int) (int64, error) {
-			return store.OutboxByAge(ctx, maxAge, batch)
-		})
-	case p.Policy == config.PolicyCount && p.MaxCount != nil:
-		keep := *p.MaxCount
-		for _, state := range []string{queuebox.StateSent, queuebox.StateDead} {
-			job.Steps = append(job.Steps, func(ctx context.Context, batch int) (int64, error) {
-				return store.OutboxByCount(ctx, state, keep, batch)
-			})
-		}
-	}
-	return job, nil
-}
-
 // mountAdmin registers the admin routes on the management router when
 // admin.enabled is true.
 func mountAdmin(app *run.App, router *deliver.Router) error {
 	if !app.Config.Admin.Enabled {
 		return nil
 	}
-	store, err := postgres.NewReplay(app.DB, app.Layout)
+	store, err := app.Stores.Replay()
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/run"
-	"github.com/alternayte/queuebox/pkg/store/postgres"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
 
@@ -16,7 +15,7 @@ import (
 // itself is run by run.Main, so the role returns no components. Broker
 // sources are not served by this build yet; wire says so once at start.
 func wire(_ context.Context, app *run.App) ([]run.Component, error) {
-	inbox, err := postgres.NewInbox(app.DB, app.Layout)
+	inbox, err := app.Stores.Inbox()
 	if err != nil {
 		return nil, err
 	}

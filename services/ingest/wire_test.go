@@ -39,7 +39,7 @@ func testApp(t *testing.T, sources map[string]*config.Source) (*run.App, *bytes.
 	cfg.Sources = sources
 	e := echo.New()
 	return &run.App{Name: "queuebox-ingest", Config: &cfg, Log: log, Registry: prometheus.NewRegistry(),
-		DB: db, Layout: schema.New(schema.Postgres, cfg.Database), Data: e, Management: e}, &logs
+		Stores: &postgres.Stores{DB: db, Layout: schema.New(schema.Postgres, cfg.Database)}, Data: e, Management: e}, &logs
 }
 
 func TestWireMountsHTTPSources(t *testing.T) {
@@ -87,7 +87,7 @@ func TestWireRunsTheSourceTransform(t *testing.T) {
 	app.Data.ServeHTTP(rec, req)
 	require.Equal(t, http.StatusAccepted, rec.Code, rec.Body.String())
 	var payload string
-	require.NoError(t, app.DB.Pool.QueryRow(context.Background(), `SELECT payload::text FROM inbox`).Scan(&payload))
+	require.NoError(t, app.Stores.(*postgres.Stores).DB.Pool.QueryRow(context.Background(), `SELECT payload::text FROM inbox`).Scan(&payload))
 	require.JSONEq(t, `{"event":"push","repo":"queuebox","source":"github"}`, payload)
 
 	req = httptest.NewRequest(http.MethodPost, "/inbox/github", strings.NewReader(`{"delivery":"d-2"}`))

@@ -8,7 +8,6 @@ import (
 	"github.com/alternayte/queuebox/pkg/relay"
 	"github.com/alternayte/queuebox/pkg/retention"
 	"github.com/alternayte/queuebox/pkg/run"
-	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
 // wire adds the inbox relay (when inbox.relay.enabled) and the inbox
@@ -27,7 +26,7 @@ func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 	claimsLost.WithLabelValues("inbox")
 	metrics.Messages.WithLabelValues("forwarded")
 	if cfg.Inbox.Relay.Enabled {
-		store, err := postgres.NewRelay(app.DB, app.Layout, config.Ms(cfg.Inbox.Relay.ClaimTimeoutMs), relay.SourceNames(cfg))
+		store, err := app.Stores.Relay(config.Ms(cfg.Inbox.Relay.ClaimTimeoutMs), relay.SourceNames(cfg))
 		if err != nil {
 			return nil, err
 		}
@@ -40,36 +39,14 @@ func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 		app.Health.Add("inbox-relay", r.Check)
 		components = append(components, r)
 	}
-	if job, err := inboxRetention(app); err != nil {
-		return nil, err
-	} else if job != nil {
+	if cfg.Retention.Enabled {
+		cleanup, err := app.Stores.Retention()
+		if err != nil {
+			return nil, err
+		}
+		job := retention.Inbox(cfg.Retention, cleanup, app.Registry, app.Log)
 		app.Health.Add("retention-service", job.Check)
 		components = append(components, job)
 	}
 	return components, nil
-}
-
-func inboxRetention(app *run.App) (*retention.Job, error) {
-	rc := app.Config.Retention
-	if !rc.Enabled {
-		return nil, nil
-	}
-	store, err := postgres.NewRetention(app.DB, app.Layout)
-	if err != nil {
-		return nil, err
-	}
-	job := &retention.Job{
-		Table:    "inbox",
-		Interval: rc.Inbox.CleanupInterval.D,
-		Batch:    rc.Inbox.BatchSize,
-		Metrics:  retention.NewMetrics(app.Registry),
-		Logger:   app.Log.With("component", "retention-service"),
-	}
-	if rc.Inbox.Policy == config.PolicyAge && rc.Inbox.MaxAge != nil {
-		maxAge := rc.Inbox.MaxAge.D
-		job.Steps = append(job.Steps, func(ctx context.Context, batch int) (int64, error) {
-			return store.InboxByAge(ctx, maxAge, batch)
-		})
-	}
-	return job, nil
 }

@@ -13,15 +13,13 @@ import (
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/health"
 	"github.com/alternayte/queuebox/pkg/run"
-	"github.com/alternayte/queuebox/pkg/schema"
 )
 
 // testApp needs no database: with the relay and retention off, wire
 // opens no statement.
 func testApp(cfg config.Config) *run.App {
 	return &run.App{Name: "queuebox-relay", Config: &cfg, Log: slog.New(slog.DiscardHandler),
-		Registry: prometheus.NewRegistry(), Health: health.New(),
-		Layout: schema.New(schema.Postgres, cfg.Database)}
+		Registry: prometheus.NewRegistry(), Health: health.New()}
 }
 
 // With inbox.relay.enabled false the relay families still show, the gauge

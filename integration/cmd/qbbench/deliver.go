@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
@@ -95,10 +96,10 @@ func (b *bench) baselineDrain(ctx context.Context, rows, keys int) (float64, err
 	return w.rate(), nil
 }
 
-func sentOutcomes(msgs []postgres.Message) []postgres.Outcome {
-	out := make([]postgres.Outcome, len(msgs))
+func sentOutcomes(msgs []queuebox.ClaimedMessage) []queuebox.Outcome {
+	out := make([]queuebox.Outcome, len(msgs))
 	for i, m := range msgs {
-		out[i] = postgres.Outcome{Lease: m.Lease(), Kind: postgres.OutcomeSent}
+		out[i] = queuebox.Outcome{Lease: m.Lease(), Kind: queuebox.OutcomeSent}
 	}
 	return out
 }

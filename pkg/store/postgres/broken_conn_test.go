@@ -7,6 +7,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/claim"
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -46,7 +47,7 @@ func TestInsertAfterTheServerEndedAPooledSession(t *testing.T) {
 	in := newInbox(t, db)
 	endPooledSession(t, s, db)
 
-	id, inserted, err := in.Insert(context.Background(), postgres.ReceivedRow{
+	id, inserted, err := in.Insert(context.Background(), queuebox.ReceivedRow{
 		ID: "6f1c1f4e-2a55-4c3e-9a57-0d8f1b2c3d4e", Source: "stripe", IdempotencyKey: "evt_1", Payload: []byte(`{}`)})
 	require.NoError(t, err)
 	require.True(t, inserted)
@@ -71,7 +72,7 @@ func TestInsertRetryKnowsItsOwnRow(t *testing.T) {
 	_, db := pgtest.Migrated(t, 1)
 	in := newInbox(t, db)
 	ctx := context.Background()
-	row := postgres.ReceivedRow{ID: "0b7f7f61-6f3b-4f07-8f57-7b8a3b1f6a10", Source: "stripe", IdempotencyKey: "evt_1", Payload: []byte(`{}`)}
+	row := queuebox.ReceivedRow{ID: "0b7f7f61-6f3b-4f07-8f57-7b8a3b1f6a10", Source: "stripe", IdempotencyKey: "evt_1", Payload: []byte(`{}`)}
 	_, inserted, err := in.Insert(ctx, row)
 	require.NoError(t, err)
 	require.True(t, inserted)

@@ -1,8 +1,12 @@
 package postgres
 
-import "context"
+import (
+	"context"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
+)
 
 // Own exposes the lookup that Insert runs after a retried try.
-func (in *Inbox) Own(ctx context.Context, row ReceivedRow) (string, bool, error) {
+func (in *Inbox) Own(ctx context.Context, row queuebox.ReceivedRow) (string, bool, error) {
 	return in.own(ctx, row)
 }

@@ -10,13 +10,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
-)
-
-// Inbox states that a source writes at receipt.
-const (
-	InboxPending = "pending"
-	InboxDead    = "dead"
 )
 
 // Inbox is the receipt side of the inbox table: one insert per received
@@ -39,36 +34,13 @@ func NewInbox(db *DB, l schema.Layout) (*Inbox, error) {
 	return &Inbox{db: db, insert: insert, find: find}, nil
 }
 
-// ReceivedRow is a received message as a source stores it. (InboxRow is
-// the relay's view of a claimed row; see relay.go.)
-type ReceivedRow struct {
-	// ID is the row id, a UUID. Empty lets the database generate one; a
-	// source that binds $messageId before the store sets it.
-	ID             string
-	Source         string
-	IdempotencyKey string
-	// AggregateID and EventType are nil when the source found no value.
-	AggregateID *string
-	EventType   *string
-	// Payload is the JSON document to store.
-	Payload []byte
-	// Headers become a JSON object; nil stores {}.
-	Headers       map[string]string
-	CorrelationID string
-	// Consumption is "push" or "pull"; empty stores "push".
-	Consumption string
-	// State is InboxPending or InboxDead; empty stores pending.
-	State     string
-	LastError *string
-}
-
 // Insert stores row unless the source already holds its idempotency key.
 // It returns the id of the new row and inserted=true, or inserted=false
 // with an empty id for a duplicate. The decision is the unique constraint
 // on (source, idempotency_key) alone, so two concurrent inserts of one key
 // store exactly one row.
-func (in *Inbox) Insert(ctx context.Context, row ReceivedRow) (id string, inserted bool, err error) {
-	args, err := row.args()
+func (in *Inbox) Insert(ctx context.Context, row queuebox.ReceivedRow) (id string, inserted bool, err error) {
+	args, err := insertArgs(row)
 	if err != nil {
 		return "", false, err
 	}
@@ -90,7 +62,7 @@ func (in *Inbox) Insert(ctx context.Context, row ReceivedRow) (id string, insert
 
 // own reports whether the stored row of row's idempotency key carries
 // row.ID, as Insert does: then the message is stored, and not a duplicate.
-func (in *Inbox) own(ctx context.Context, row ReceivedRow) (id string, inserted bool, err error) {
+func (in *Inbox) own(ctx context.Context, row queuebox.ReceivedRow) (id string, inserted bool, err error) {
 	var stored string
 	err = in.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
 		return conn.QueryRow(ctx, in.find, row.Source, row.IdempotencyKey).Scan(&stored)
@@ -104,22 +76,7 @@ func (in *Inbox) own(ctx context.Context, row ReceivedRow) (id string, inserted 
 	return "", false, nil
 }
 
-// RefusedValueError is an insert that the database refused for a value of
-// the row itself (SQLSTATE class 22, data exception): a JSON number outside
-// the numeric range, an unpaired surrogate escape, a value wider than its
-// column. Unlike a connection or constraint failure, the same row fails on
-// every try, so a caller must not ask for it to be sent again.
-type RefusedValueError struct {
-	// Reason is the database's message and detail; it describes the
-	// value, never a credential.
-	Reason string
-	err    error
-}
-
-func (e *RefusedValueError) Error() string { return e.Reason }
-func (e *RefusedValueError) Unwrap() error { return e.err }
-
-// refusedValue wraps a data exception in a *RefusedValueError and returns
+// refusedValue wraps a data exception in a *queuebox.RefusedValueError and returns
 // any other error as it is.
 func refusedValue(err error) error {
 	var pgErr *pgconn.PgError
@@ -130,11 +87,11 @@ func refusedValue(err error) error {
 	if pgErr.Detail != "" {
 		reason += ": " + pgErr.Detail
 	}
-	return &RefusedValueError{Reason: reason, err: err}
+	return &queuebox.RefusedValueError{Reason: reason, Err: err}
 }
 
 // args orders the parameters of inbox_insert.sql.
-func (row ReceivedRow) args() ([]any, error) {
+func insertArgs(row queuebox.ReceivedRow) ([]any, error) {
 	headers := row.Headers
 	if headers == nil {
 		headers = map[string]string{}
@@ -151,8 +108,8 @@ func (row ReceivedRow) args() ([]any, error) {
 		correlation = row.CorrelationID
 	}
 	return []any{id, row.Source, row.IdempotencyKey, row.AggregateID, row.EventType,
-		string(row.Payload), string(h), correlation, orDefault(row.Consumption, "push"),
-		orDefault(row.State, InboxPending), row.LastError}, nil
+		string(row.Payload), string(h), correlation, orDefault(row.Consumption, queuebox.ConsumptionPush),
+		orDefault(string(row.State), string(queuebox.StatePending)), row.LastError}, nil
 }
 
 func orDefault(s, def string) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
@@ -28,7 +29,7 @@ func TestInboxInsertStoresEveryColumn(t *testing.T) {
 	s, db := migrated(t)
 	in := newInbox(t, db)
 	ctx := context.Background()
-	id, inserted, err := in.Insert(ctx, postgres.ReceivedRow{
+	id, inserted, err := in.Insert(ctx, queuebox.ReceivedRow{
 		Source: "stripe", IdempotencyKey: "evt_1", AggregateID: ptr("cus_1"), EventType: ptr("payment.completed"),
 		Payload: []byte(`{"id":"evt_1","n":1.50}`), Headers: map[string]string{"x-tenant": "acme"},
 		CorrelationID: "corr-1", Consumption: "pull",
@@ -62,9 +63,9 @@ func TestInboxInsertDefaults(t *testing.T) {
 	in := newInbox(t, db)
 	ctx := context.Background()
 	want := uuid.NewString()
-	id, inserted, err := in.Insert(ctx, postgres.ReceivedRow{
+	id, inserted, err := in.Insert(ctx, queuebox.ReceivedRow{
 		ID: want, Source: "amqp", IdempotencyKey: "k", Payload: []byte(`{"raw":"x"}`),
-		State: postgres.InboxDead, LastError: ptr("body is not JSON"),
+		State: queuebox.StateDead, LastError: ptr("body is not JSON"),
 	})
 	require.NoError(t, err)
 	require.True(t, inserted)
@@ -89,7 +90,7 @@ func TestInboxInsertDeduplicatesPerSource(t *testing.T) {
 	s, db := migrated(t)
 	in := newInbox(t, db)
 	ctx := context.Background()
-	row := postgres.ReceivedRow{Source: "a", IdempotencyKey: "evt_1", Payload: []byte(`{"v":1}`)}
+	row := queuebox.ReceivedRow{Source: "a", IdempotencyKey: "evt_1", Payload: []byte(`{"v":1}`)}
 	first, inserted, err := in.Insert(ctx, row)
 	require.NoError(t, err)
 	require.True(t, inserted)
@@ -124,7 +125,7 @@ func TestInboxInsertConcurrentDuplicates(t *testing.T) {
 	)
 	for range n {
 		wg.Go(func() {
-			_, ok, err := in.Insert(context.Background(), postgres.ReceivedRow{
+			_, ok, err := in.Insert(context.Background(), queuebox.ReceivedRow{
 				Source: "s", IdempotencyKey: "same", Payload: []byte(`{}`)})
 			mu.Lock()
 			defer mu.Unlock()
@@ -149,9 +150,9 @@ func TestInboxInsertFailures(t *testing.T) {
 	_, db := migrated(t)
 	in := newInbox(t, db)
 	ctx := context.Background()
-	_, _, err := in.Insert(ctx, postgres.ReceivedRow{Source: "s", IdempotencyKey: "k", Payload: []byte(`not json`)})
+	_, _, err := in.Insert(ctx, queuebox.ReceivedRow{Source: "s", IdempotencyKey: "k", Payload: []byte(`not json`)})
 	require.ErrorContains(t, err, "insert inbox row of source s")
-	_, _, err = in.Insert(ctx, postgres.ReceivedRow{Source: "s", IdempotencyKey: "k", Payload: []byte(`{}`), Consumption: "poll"})
+	_, _, err = in.Insert(ctx, queuebox.ReceivedRow{Source: "s", IdempotencyKey: "k", Payload: []byte(`{}`), Consumption: "poll"})
 	require.Error(t, err, "the check constraint refuses another consumption")
 }
 
@@ -169,7 +170,7 @@ func TestInboxUsesTheColumnMapping(t *testing.T) {
 	cfg.ColumnMapping.Inbox.IdempotencyKey = "dedup_key"
 	in, err := postgres.NewInbox(db, schema.New(schema.Postgres, cfg))
 	require.NoError(t, err)
-	row := postgres.ReceivedRow{Source: "s", IdempotencyKey: "k", Payload: []byte(`{}`)}
+	row := queuebox.ReceivedRow{Source: "s", IdempotencyKey: "k", Payload: []byte(`{}`)}
 	_, inserted, err := in.Insert(ctx, row)
 	require.NoError(t, err)
 	require.True(t, inserted)
@@ -185,13 +186,13 @@ func TestInboxInsertRefusedValue(t *testing.T) {
 	_, db := migrated(t)
 	in := newInbox(t, db)
 	ctx := context.Background()
-	var refused *postgres.RefusedValueError
+	var refused *queuebox.RefusedValueError
 	for _, payload := range []string{`{"n":1e999999}`, `{"s":"\udc00"}`, `not json`} {
-		_, _, err := in.Insert(ctx, postgres.ReceivedRow{Source: "s", IdempotencyKey: "k", Payload: []byte(payload)})
+		_, _, err := in.Insert(ctx, queuebox.ReceivedRow{Source: "s", IdempotencyKey: "k", Payload: []byte(payload)})
 		require.ErrorAs(t, err, &refused, payload)
 		require.NotEmpty(t, refused.Reason)
 	}
-	_, _, err := in.Insert(ctx, postgres.ReceivedRow{Source: "s", IdempotencyKey: "k", Payload: []byte(`{}`), Consumption: "poll"})
+	_, _, err := in.Insert(ctx, queuebox.ReceivedRow{Source: "s", IdempotencyKey: "k", Payload: []byte(`{}`), Consumption: "poll"})
 	require.Error(t, err)
 	require.False(t, errors.As(err, &refused), "a check constraint is no data exception")
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/alternayte/queuebox/pkg/claim"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 )
@@ -68,22 +67,10 @@ func NewOutbox(db *DB, l schema.Layout, lease time.Duration) (*Outbox, error) {
 	return o, err
 }
 
-// Message is a claimed outbox row; it implements claim.Item.
-type Message struct {
-	*queuebox.OutboxMessage
-	// HeadersErr is set when the headers column is not a JSON object. The
-	// row is still returned, so that the poller can dead-letter it instead
-	// of failing the whole claim and stalling every row claimed with it.
-	HeadersErr error
-}
-
-// Lease implements claim.Item.
-func (m Message) Lease() claim.Lease { return claim.Lease{ID: m.ID, Token: m.ClaimToken} }
-
-var _ claim.Source[Message] = (*Outbox)(nil)
+var _ queuebox.OutboxStore = (*Outbox)(nil)
 
 // Claim takes up to limit due rows under new tokens and leases.
-func (o *Outbox) Claim(ctx context.Context, limit int) ([]Message, error) {
+func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessage, error) {
 	o.mu.Lock()
 	cursor := o.cursor
 	stmt := o.claimUnkeyedFirst
@@ -93,7 +80,7 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]Message, error) {
 	o.keyedTurn = !o.keyedTurn
 	o.mu.Unlock()
 
-	var out []Message
+	var out []queuebox.ClaimedMessage
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
 	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
@@ -113,7 +100,7 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]Message, error) {
 
 // advanceCursor moves the fairness cursor past the keys this claim took,
 // so the next walk starts with the keys that waited longest.
-func (o *Outbox) advanceCursor(old string, claimed []Message) {
+func (o *Outbox) advanceCursor(old string, claimed []queuebox.ClaimedMessage) {
 	var after, wrapped string
 	for _, m := range claimed {
 		if m.Key == "" {
@@ -135,7 +122,7 @@ func (o *Outbox) advanceCursor(old string, claimed []Message) {
 	}
 }
 
-func scanMessage(row pgx.CollectableRow) (Message, error) {
+func scanMessage(row pgx.CollectableRow) (queuebox.ClaimedMessage, error) {
 	var (
 		m                      queuebox.OutboxMessage
 		key, aggType           *string
@@ -144,7 +131,7 @@ func scanMessage(row pgx.CollectableRow) (Message, error) {
 	err := row.Scan(&m.ID, &m.Topic, &key, &aggType, &payload, &headers, &m.Attempt, &m.MaxAttempts,
 		&m.CreatedAt, &m.Sequence, &tokn)
 	if err != nil {
-		return Message{}, err
+		return queuebox.ClaimedMessage{}, err
 	}
 	if key != nil {
 		m.Key, m.HasKey = *key, true
@@ -154,7 +141,7 @@ func scanMessage(row pgx.CollectableRow) (Message, error) {
 	}
 	m.Payload, m.ClaimToken = compactJSON(payload), tokn
 	m.Headers, err = decodeHeaders(headers)
-	return Message{OutboxMessage: &m, HeadersErr: err}, nil
+	return queuebox.ClaimedMessage{OutboxMessage: &m, HeadersErr: err}, nil
 }
 
 // compactJSON drops the blanks that PostgreSQL writes into the text of a

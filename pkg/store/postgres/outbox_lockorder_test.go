@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/claim"
-	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
 )
 
@@ -41,7 +41,7 @@ func TestRenewAndFinishOfOneReplicaDoNotDeadlock(t *testing.T) {
 	}
 	slices.SortFunc(leases, func(a, b claim.Lease) int { return compareUUID(a.ID, b.ID) })
 
-	descending := make([]postgres.Outcome, 0, len(leases))
+	descending := make([]queuebox.Outcome, 0, len(leases))
 	for i := len(leases) - 1; i >= 0; i-- {
 		descending = append(descending, sent(leases[i]))
 	}

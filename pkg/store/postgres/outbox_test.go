@@ -12,6 +12,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/claim"
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
@@ -38,8 +39,8 @@ func insertRows(t *testing.T, conn *pgx.Conn, keys []string, perKey int) {
 	}
 }
 
-func sent(lease claim.Lease) postgres.Outcome {
-	return postgres.Outcome{Lease: lease, Kind: postgres.OutcomeSent}
+func sent(lease claim.Lease) queuebox.Outcome {
+	return queuebox.Outcome{Lease: lease, Kind: queuebox.OutcomeSent}
 }
 
 func TestClaimTakesOnlyTheHeadOfEachKey(t *testing.T) {
@@ -63,14 +64,14 @@ func TestClaimTakesOnlyTheHeadOfEachKey(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, again, "the next rows of a key wait while the head is processing")
 
-	var k1 postgres.Message
+	var k1 queuebox.ClaimedMessage
 	for _, m := range got {
 		if m.Key == "k1" {
 			k1 = m
 		}
 	}
 	require.Equal(t, `{"n":1}`, string(k1.Payload), "the payload without the blanks of the jsonb text")
-	kept, err := o.Finish(ctx, []postgres.Outcome{{Lease: k1.Lease(), Kind: postgres.OutcomeRetry, Delay: time.Hour, Error: "boom"}})
+	kept, err := o.Finish(ctx, []queuebox.Outcome{{Lease: k1.Lease(), Kind: queuebox.OutcomeRetry, Delay: time.Hour, Error: "boom"}})
 	require.NoError(t, err)
 	require.True(t, kept[k1.ID])
 	again, err = o.Claim(ctx, 100)
@@ -84,7 +85,7 @@ func TestClaimTakesOnlyTheHeadOfEachKey(t *testing.T) {
 	require.Len(t, retried, 1)
 	require.Equal(t, k1.ID, retried[0].ID)
 	require.Equal(t, 1, retried[0].Attempt)
-	kept2, err := o.Finish(ctx, []postgres.Outcome{{Lease: retried[0].Lease(), Kind: postgres.OutcomeDead, Error: "poison"}})
+	kept2, err := o.Finish(ctx, []queuebox.Outcome{{Lease: retried[0].Lease(), Kind: queuebox.OutcomeDead, Error: "poison"}})
 	require.NoError(t, err)
 	require.True(t, kept2[k1.ID])
 	next, err := o.Claim(ctx, 100)
@@ -116,10 +117,10 @@ func TestFenceRejectsAStaleOwner(t *testing.T) {
 	renewed, err := long.Renew(ctx, []claim.Lease{first[0].Lease(), second[0].Lease()})
 	require.NoError(t, err)
 	require.Equal(t, map[string]bool{second[0].ID: true}, renewed, "the old token renews nothing")
-	kept, err := o.Finish(ctx, []postgres.Outcome{{Lease: first[0].Lease(), Kind: postgres.OutcomeDead, Error: "stale"}})
+	kept, err := o.Finish(ctx, []queuebox.Outcome{{Lease: first[0].Lease(), Kind: queuebox.OutcomeDead, Error: "stale"}})
 	require.NoError(t, err)
 	require.False(t, kept[first[0].ID], "the stale owner's write changes nothing")
-	kept, err = long.Finish(ctx, []postgres.Outcome{sent(second[0].Lease())})
+	kept, err = long.Finish(ctx, []queuebox.Outcome{sent(second[0].Lease())})
 	require.NoError(t, err)
 	require.True(t, kept[second[0].ID])
 	var state string
@@ -192,7 +193,7 @@ func TestConcurrentClaimersKeepTheInvariants(t *testing.T) {
 					continue
 				}
 				idle = 0
-				var outcomes []postgres.Outcome
+				var outcomes []queuebox.Outcome
 				mu.Lock()
 				for _, m := range batch {
 					claimed[m.ID]++
@@ -288,10 +289,10 @@ func TestFinishAgainCountsWhatAnEarlierTryCommitted(t *testing.T) {
 	got, err := o.Claim(ctx, 4)
 	require.NoError(t, err)
 	require.Len(t, got, 4)
-	outcomes := []postgres.Outcome{
+	outcomes := []queuebox.Outcome{
 		sent(got[0].Lease()),
-		{Lease: got[1].Lease(), Kind: postgres.OutcomeDead, Error: "HTTP 410"},
-		{Lease: got[2].Lease(), Kind: postgres.OutcomeRetry, Delay: time.Hour, Error: "HTTP 503"},
+		{Lease: got[1].Lease(), Kind: queuebox.OutcomeDead, Error: "HTTP 410"},
+		{Lease: got[2].Lease(), Kind: queuebox.OutcomeRetry, Delay: time.Hour, Error: "HTTP 503"},
 	}
 	kept, err := o.Finish(ctx, outcomes)
 	require.NoError(t, err)

@@ -3,39 +3,21 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/alternayte/queuebox/pkg/claim"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 )
-
-// Outcome kinds of a finished claim.
-const (
-	OutcomeSent  = "sent"
-	OutcomeRetry = "retry"
-	OutcomeDead  = "dead"
-)
-
-// Outcome is the result of one claimed row.
-type Outcome struct {
-	Lease claim.Lease
-	Kind  string
-	// Delay is the wait before a retry becomes due.
-	Delay time.Duration
-	// Error is the redacted, truncated reason stored in last_error.
-	Error string
-}
 
 // Finish writes many outcomes in one fenced statement and returns the ids
 // it changed. An id missing from the answer lost its claim.
-func (o *Outbox) Finish(ctx context.Context, outcomes []Outcome) (map[string]bool, error) {
+func (o *Outbox) Finish(ctx context.Context, outcomes []queuebox.Outcome) (map[string]bool, error) {
 	n := len(outcomes)
 	ids, tokens, kinds, errs := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	delays := make([]int64, n)
 	for i, oc := range outcomes {
-		ids[i], tokens[i], kinds[i], errs[i] = oc.Lease.ID, oc.Lease.Token, oc.Kind, oc.Error
+		ids[i], tokens[i], kinds[i], errs[i] = oc.Lease.ID, oc.Lease.Token, string(oc.Kind), oc.Error
 		delays[i] = oc.Delay.Milliseconds()
 	}
 	return o.db.queryIDs(ctx, once, "finish outbox rows", o.finish, ids, tokens, kinds, delays, errs)
@@ -45,7 +27,7 @@ func (o *Outbox) Finish(ctx context.Context, outcomes []Outcome) (map[string]boo
 // that failed: an earlier try may have committed before its answer was
 // lost, so a row whose fence fails now but that already shows its outcome
 // under its claim token counts as written, not as a lost claim.
-func (o *Outbox) FinishAgain(ctx context.Context, outcomes []Outcome) (map[string]bool, error) {
+func (o *Outbox) FinishAgain(ctx context.Context, outcomes []queuebox.Outcome) (map[string]bool, error) {
 	kept, err := o.Finish(ctx, outcomes)
 	if err != nil || len(kept) == len(outcomes) {
 		return kept, err
@@ -54,7 +36,7 @@ func (o *Outbox) FinishAgain(ctx context.Context, outcomes []Outcome) (map[strin
 	for _, oc := range outcomes {
 		if !kept[oc.Lease.ID] {
 			ids, tokens = append(ids, oc.Lease.ID), append(tokens, oc.Lease.Token)
-			kinds, errs = append(kinds, oc.Kind), append(errs, oc.Error)
+			kinds, errs = append(kinds, string(oc.Kind)), append(errs, oc.Error)
 		}
 	}
 	written, err := o.db.queryIDs(ctx, repeatable, "confirm outbox outcomes", o.written, ids, tokens, kinds, errs)
@@ -68,7 +50,7 @@ func (o *Outbox) FinishAgain(ctx context.Context, outcomes []Outcome) (map[strin
 }
 
 // Renew extends the leases still held; it implements claim.Source.
-func (o *Outbox) Renew(ctx context.Context, leases []claim.Lease) (map[string]bool, error) {
+func (o *Outbox) Renew(ctx context.Context, leases []queuebox.Lease) (map[string]bool, error) {
 	ids, tokens := splitLeases(leases)
 	return o.db.queryIDs(ctx, repeatable, "renew outbox leases", o.renew, ids, tokens, o.lease.Milliseconds())
 }
@@ -79,19 +61,11 @@ func (o *Outbox) ReapExpired(ctx context.Context) (int64, error) {
 	return o.db.execCount(ctx, repeatable, "reclaim expired outbox claims", o.reap)
 }
 
-// PendingStats is a snapshot of the pending rows.
-type PendingStats struct {
-	ByTopic map[string]int64
-	// OldestAge is the age of the oldest pending row by the database
-	// clock; zero when no row is pending.
-	OldestAge time.Duration
-}
-
 // Pending reads the pending rows per topic and the age of the oldest.
-func (o *Outbox) Pending(ctx context.Context) (PendingStats, error) {
-	var st PendingStats
+func (o *Outbox) Pending(ctx context.Context) (queuebox.PendingStats, error) {
+	var st queuebox.PendingStats
 	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
-		st = PendingStats{ByTopic: map[string]int64{}}
+		st = queuebox.PendingStats{ByTopic: map[string]int64{}}
 		rows, err := conn.Query(ctx, o.pendingStats)
 		if err != nil {
 			return err
@@ -107,7 +81,7 @@ func (o *Outbox) Pending(ctx context.Context) (PendingStats, error) {
 		return err
 	})
 	if err != nil {
-		return PendingStats{}, fmt.Errorf("read pending outbox rows: %w", err)
+		return queuebox.PendingStats{}, fmt.Errorf("read pending outbox rows: %w", err)
 	}
 	return st, nil
 }
@@ -135,7 +109,7 @@ func (db *DB) queryIDs(ctx context.Context, r repeat, what, stmt string, args ..
 	return kept, nil
 }
 
-func splitLeases(leases []claim.Lease) (ids, tokens []string) {
+func splitLeases(leases []queuebox.Lease) (ids, tokens []string) {
 	ids, tokens = make([]string, len(leases)), make([]string, len(leases))
 	for i, l := range leases {
 		ids[i], tokens[i] = l.ID, l.Token

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/alternayte/queuebox/pkg/claim"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 )
 
@@ -40,27 +40,11 @@ func NewRelay(db *DB, l schema.Layout, lease time.Duration, sources []string) (*
 	return r, err
 }
 
-// InboxRow is a push row the relay claimed.
-type InboxRow struct {
-	ID             string
-	Source         string
-	IdempotencyKey string
-	AggregateID    *string
-	EventType      *string
-	Headers        string // JSON object text
-	CorrelationID  *string
-	CreatedAt      time.Time
-	ClaimToken     string
-}
-
-// Lease implements claim.Item.
-func (r InboxRow) Lease() claim.Lease { return claim.Lease{ID: r.ID, Token: r.ClaimToken} }
-
-var _ claim.Source[InboxRow] = (*Relay)(nil)
+var _ queuebox.RelayStore = (*Relay)(nil)
 
 // Claim takes up to limit push rows under the relay lock.
-func (r *Relay) Claim(ctx context.Context, limit int) ([]InboxRow, error) {
-	var out []InboxRow
+func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, error) {
+	var out []queuebox.InboxRow
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
 	err := r.db.withTx(ctx, repeatable, func(ctx context.Context, tx pgx.Tx) error {
@@ -74,8 +58,8 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]InboxRow, error) {
 		if err != nil {
 			return err
 		}
-		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (InboxRow, error) {
-			var x InboxRow
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (queuebox.InboxRow, error) {
+			var x queuebox.InboxRow
 			err := row.Scan(&x.ID, &x.Source, &x.IdempotencyKey, &x.AggregateID, &x.EventType,
 				&x.Headers, &x.CorrelationID, &x.CreatedAt, &x.ClaimToken)
 			return x, err
@@ -88,34 +72,30 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]InboxRow, error) {
 	return out, nil
 }
 
-// Forward is one claimed row ready to go into the outbox.
-type Forward struct {
-	Lease   claim.Lease
-	Topic   string
-	Headers []byte // the outbox headers as a JSON object
-}
-
 // Forward marks the rows processed and inserts their outbox rows in one
 // statement. It returns the ids whose fence held; a missing id lost its
 // claim and got no outbox row.
-func (r *Relay) Forward(ctx context.Context, rows []Forward, maxAttempts int) (map[string]bool, error) {
-	n := len(rows)
+func (r *Relay) Forward(ctx context.Context, p queuebox.ForwardParams) (map[string]bool, error) {
+	n := len(p.Rows)
 	ids, tokens, topics := make([]string, n), make([]string, n), make([]string, n)
 	headers := make([]string, n)
-	for i, f := range rows {
+	for i, f := range p.Rows {
 		ids[i], tokens[i], topics[i], headers[i] = f.Lease.ID, f.Lease.Token, f.Topic, string(f.Headers)
 	}
-	return r.db.queryIDs(ctx, once, "forward inbox rows", r.forward, ids, tokens, topics, headers, maxAttempts)
+	return r.db.queryIDs(ctx, once, "forward inbox rows", r.forward, ids, tokens, topics, headers, p.MaxAttempts)
 }
 
 // Dead marks claimed rows dead with a reason, fenced.
-func (r *Relay) Dead(ctx context.Context, leases []claim.Lease, reasons []string) (map[string]bool, error) {
-	ids, tokens := splitLeases(leases)
+func (r *Relay) Dead(ctx context.Context, marks []queuebox.DeadMark) (map[string]bool, error) {
+	ids, tokens, reasons := make([]string, len(marks)), make([]string, len(marks)), make([]string, len(marks))
+	for i, m := range marks {
+		ids[i], tokens[i], reasons[i] = m.Lease.ID, m.Lease.Token, m.Reason
+	}
 	return r.db.queryIDs(ctx, once, "mark inbox rows dead", r.dead, ids, tokens, reasons)
 }
 
 // Renew implements claim.Source.
-func (r *Relay) Renew(ctx context.Context, leases []claim.Lease) (map[string]bool, error) {
+func (r *Relay) Renew(ctx context.Context, leases []queuebox.Lease) (map[string]bool, error) {
 	ids, tokens := splitLeases(leases)
 	return r.db.queryIDs(ctx, repeatable, "renew relay leases", r.renew, ids, tokens, r.lease.Milliseconds())
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/claim"
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
@@ -37,13 +38,16 @@ func TestRelayRenewAndForwardDoNotDeadlock(t *testing.T) {
 	}
 	slices.SortFunc(leases, func(a, b claim.Lease) int { return compareUUID(a.ID, b.ID) })
 
-	forwards := make([]postgres.Forward, 0, len(leases))
+	forwards := make([]queuebox.Forward, 0, len(leases))
 	for i := len(leases) - 1; i >= 0; i-- {
-		forwards = append(forwards, postgres.Forward{Lease: leases[i], Topic: "orders", Headers: []byte(`{}`)})
+		forwards = append(forwards, queuebox.Forward{Lease: leases[i], Topic: "orders", Headers: []byte(`{}`)})
 	}
 	renewErr, forwardErr := behindAHeldRow(t, s, "inbox", leases[10].ID,
 		func() error { _, err := r.Renew(ctx, leases); return err },
-		func() error { _, err := r.Forward(ctx, forwards, 5); return err })
+		func() error {
+			_, err := r.Forward(ctx, queuebox.ForwardParams{Rows: forwards, MaxAttempts: 5})
+			return err
+		})
 	require.NoError(t, renewErr, "renewal")
 	require.NoError(t, forwardErr, "forward")
 	var outbox int

@@ -3,11 +3,10 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"time"
-
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 )
 
@@ -28,23 +27,15 @@ func NewReplay(db *DB, l schema.Layout) (*Replay, error) {
 	return r, err
 }
 
-// ReplayFilter selects rows; a nil field does not filter.
-type ReplayFilter struct {
-	IDs           []string
-	Topics        []string // nil: any topic; empty: none
-	CreatedAfter  *time.Time
-	CreatedBefore *time.Time
-}
-
-func (f ReplayFilter) args() []any {
+func replayArgs(f queuebox.ReplayFilter) []any {
 	return []any{f.IDs, f.Topics, f.CreatedAfter, f.CreatedBefore}
 }
 
 // Topics lists the distinct topics of the final rows the filter selects.
-func (r *Replay) Topics(ctx context.Context, f ReplayFilter) ([]string, error) {
+func (r *Replay) Topics(ctx context.Context, f queuebox.ReplayFilter) ([]string, error) {
 	var out []string
 	err := r.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
-		rows, err := conn.Query(ctx, r.topics, f.args()...)
+		rows, err := conn.Query(ctx, r.topics, replayArgs(f)...)
 		if err != nil {
 			return err
 		}
@@ -59,6 +50,6 @@ func (r *Replay) Topics(ctx context.Context, f ReplayFilter) ([]string, error) {
 
 // Move moves the selected sent and dead rows to pending and returns how
 // many moved.
-func (r *Replay) Move(ctx context.Context, f ReplayFilter) (int64, error) {
-	return r.db.execCount(ctx, once, "replay outbox rows", r.update, f.args()...)
+func (r *Replay) Move(ctx context.Context, f queuebox.ReplayFilter) (int64, error) {
+	return r.db.execCount(ctx, once, "replay outbox rows", r.update, replayArgs(f)...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 )
 
@@ -33,8 +34,8 @@ func (r *Retention) OutboxByAge(ctx context.Context, maxAge time.Duration, batch
 }
 
 // OutboxByCount deletes up to batch rows of state beyond the newest keep.
-func (r *Retention) OutboxByCount(ctx context.Context, state string, keep, batch int) (int64, error) {
-	return r.db.execCount(ctx, repeatable, "delete outbox rows over the count", r.outboxCount, state, keep, batch)
+func (r *Retention) OutboxByCount(ctx context.Context, state queuebox.State, keep, batch int) (int64, error) {
+	return r.db.execCount(ctx, repeatable, "delete outbox rows over the count", r.outboxCount, string(state), keep, batch)
 }
 
 // InboxByAge deletes up to batch processed or dead rows older than maxAge.

@@ -1,0 +1,107 @@
+package queuebox
+
+import (
+	"context"
+	"time"
+)
+
+// Consumption modes of an inbox source.
+const (
+	ConsumptionPush = "push"
+	ConsumptionPull = "pull"
+)
+
+// ReceivedRow is a received message as a source stores it.
+type ReceivedRow struct {
+	// ID is the row id, a UUID. Empty lets the database generate one; a
+	// source that binds $messageId before the store sets it.
+	ID             string
+	Source         string
+	IdempotencyKey string
+	// AggregateID and EventType are nil when the source found no value.
+	AggregateID *string
+	EventType   *string
+	// Payload is the JSON document to store.
+	Payload []byte
+	// Headers become a JSON object; nil stores {}.
+	Headers       map[string]string
+	CorrelationID string
+	// Consumption is ConsumptionPush or ConsumptionPull; empty stores push.
+	Consumption string
+	// State is StatePending or StateDead; empty stores pending.
+	State     State
+	LastError *string
+}
+
+// InboxStore is the receipt side of the inbox. Implementations are safe
+// for concurrent use.
+type InboxStore interface {
+	// Insert stores row unless the source already holds its idempotency
+	// key. It returns the id of the new row and inserted=true, or
+	// inserted=false with an empty id for a duplicate. The unique
+	// constraint on (source, idempotency_key) alone decides, so two
+	// concurrent inserts of one key store exactly one row. A value the
+	// database refuses fails with a *RefusedValueError.
+	Insert(ctx context.Context, row ReceivedRow) (id string, inserted bool, err error)
+}
+
+// InboxRow is a push row the relay claimed.
+type InboxRow struct {
+	ID             string
+	Source         string
+	IdempotencyKey string
+	AggregateID    *string
+	EventType      *string
+	Headers        string // JSON object text
+	CorrelationID  *string
+	CreatedAt      time.Time
+	ClaimToken     string
+}
+
+// Lease returns the row's id and claim token.
+func (r InboxRow) Lease() Lease { return Lease{ID: r.ID, Token: r.ClaimToken} }
+
+// Forward is one claimed inbox row ready to go into the outbox.
+type Forward struct {
+	Lease   Lease
+	Topic   string
+	Headers []byte // the outbox headers as a JSON object
+}
+
+// ForwardParams are the rows of one forward statement.
+type ForwardParams struct {
+	Rows []Forward
+	// MaxAttempts is the max_attempts of every new outbox row.
+	MaxAttempts int
+}
+
+// DeadMark is one claimed inbox row to mark dead, with the reason stored
+// in last_error.
+type DeadMark struct {
+	Lease  Lease
+	Reason string
+}
+
+// RelayStore is the relay side of the inbox: the serialized claim of push
+// rows and the fenced forward into the outbox. Implementations are safe
+// for concurrent use. The fence is OutboxStore's: each write returns the
+// ids it changed, and a missing id lost its claim.
+type RelayStore interface {
+	// Claim takes up to limit pending push rows of the configured sources,
+	// at most one per (source, aggregate) in flight across every relay, in
+	// created_at order.
+	Claim(ctx context.Context, limit int) ([]InboxRow, error)
+	// Renew extends the leases still held and returns their ids.
+	Renew(ctx context.Context, leases []Lease) (map[string]bool, error)
+	// ReapExpired returns processing push rows whose lease expired to
+	// pending.
+	ReapExpired(ctx context.Context) (int64, error)
+	// Forward marks the rows processed and inserts their outbox rows in
+	// one statement; a row whose fence failed gets no outbox row.
+	Forward(ctx context.Context, p ForwardParams) (map[string]bool, error)
+	// Dead marks claimed rows dead, fenced.
+	Dead(ctx context.Context, marks []DeadMark) (map[string]bool, error)
+	// OldestPendingAge is the age of the oldest pending row (push and
+	// pull) by the database clock, or zero when none is pending.
+	OldestPendingAge(ctx context.Context) (time.Duration, error)
+}

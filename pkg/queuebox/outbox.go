@@ -1,0 +1,124 @@
+package queuebox
+
+import (
+	"context"
+	"time"
+)
+
+// OutboxMessage is one claimed outbox row.
+type OutboxMessage struct {
+	ID            string
+	Topic         string
+	Key           string // empty when the row has no key
+	HasKey        bool   // the key column is not null
+	AggregateType string
+	Payload       []byte // JSON text
+	Headers       map[string]string
+	Attempt       int
+	MaxAttempts   int
+	CreatedAt     time.Time
+	Sequence      int64
+	// ClaimToken fences every later write of this claim.
+	ClaimToken string
+}
+
+// ClaimedMessage is an outbox row as a claim returns it.
+type ClaimedMessage struct {
+	*OutboxMessage
+	// HeadersErr is set when the headers column does not hold a JSON
+	// object. The row is still returned, so that the poller can dead-letter
+	// it alone instead of failing the whole claim and stalling every row
+	// claimed with it.
+	HeadersErr error
+}
+
+// Lease returns the row's id and claim token.
+func (m ClaimedMessage) Lease() Lease { return Lease{ID: m.ID, Token: m.ClaimToken} }
+
+// OutcomeKind is what a finished claim writes.
+type OutcomeKind string
+
+// Outcome kinds. A retry returns the row to pending after its delay with
+// attempt + 1; sent and dead are final.
+const (
+	OutcomeSent  OutcomeKind = "sent"
+	OutcomeRetry OutcomeKind = "retry"
+	OutcomeDead  OutcomeKind = "dead"
+)
+
+// Outcome is the result of one claimed outbox row.
+type Outcome struct {
+	Lease Lease
+	Kind  OutcomeKind
+	// Delay is the wait before a retry becomes due.
+	Delay time.Duration
+	// Error is the redacted, truncated reason stored in last_error.
+	Error string
+}
+
+// Sent is the outcome of a row the destination accepted.
+func Sent() Outcome { return Outcome{Kind: OutcomeSent} }
+
+// Retry is the outcome of a failed attempt that another attempt follows
+// after delay.
+func Retry(delay time.Duration, reason string) Outcome {
+	return Outcome{Kind: OutcomeRetry, Delay: delay, Error: reason}
+}
+
+// Dead is the outcome of a row that no attempt can deliver.
+func Dead(reason string) Outcome { return Outcome{Kind: OutcomeDead, Error: reason} }
+
+// PendingStats is a snapshot of the pending outbox rows.
+type PendingStats struct {
+	ByTopic map[string]int64
+	// OldestAge is the age of the oldest pending row by the database
+	// clock; zero when no row is pending.
+	OldestAge time.Duration
+}
+
+// OutboxStore is the outbox side of a store: the claim protocol of the
+// poller. Implementations are safe for concurrent use; the store set that
+// built one closes it.
+//
+// Every write after Claim is fenced: it changes a row only while the row
+// is processing under the lease's token and the lease has not expired,
+// and it returns the ids it changed. An id missing from the answer lost
+// its claim (the caller reports queuebox.ErrLeaseLost for it); an error
+// means the statement's fate is unknown.
+type OutboxStore interface {
+	// Claim takes up to limit due rows (pending and scheduled, never a row
+	// whose key has a processing row under a live lease, at most one row
+	// per key) and moves them to processing under a new token and lease.
+	Claim(ctx context.Context, limit int) ([]ClaimedMessage, error)
+	// Renew extends the leases that are still held and returns their ids.
+	Renew(ctx context.Context, leases []Lease) (map[string]bool, error)
+	// ReapExpired returns processing rows whose lease expired to pending
+	// and says how many it returned.
+	ReapExpired(ctx context.Context) (int64, error)
+	// Finish writes many outcomes in one fenced statement.
+	Finish(ctx context.Context, outcomes []Outcome) (map[string]bool, error)
+	// FinishAgain is Finish for a later try of the same outcomes after a
+	// try that failed: an earlier try may have committed before its answer
+	// was lost, so a row that already shows its outcome under its claim
+	// token counts as written, not as a lost claim.
+	FinishAgain(ctx context.Context, outcomes []Outcome) (map[string]bool, error)
+	// Pending reads the pending rows per topic and the oldest one's age.
+	Pending(ctx context.Context) (PendingStats, error)
+}
+
+// ReplayFilter selects final outbox rows; a nil field does not filter.
+type ReplayFilter struct {
+	IDs           []string
+	Topics        []string // nil: any topic; empty: none
+	CreatedAfter  *time.Time
+	CreatedBefore *time.Time
+}
+
+// Replayer moves final (sent and dead) outbox rows back to pending for the
+// admin replay route. Implementations are safe for concurrent use.
+type Replayer interface {
+	// Topics lists the distinct topics of the final rows f selects.
+	Topics(ctx context.Context, f ReplayFilter) ([]string, error)
+	// Move moves the rows f selects to pending and says how many moved.
+	Move(ctx context.Context, f ReplayFilter) (int64, error)
+}

@@ -1,0 +1,98 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/schema"
+)
+
+// Stores is the PostgreSQL set of stores over one pool and one table
+// layout; it implements queuebox.Stores.
+type Stores struct {
+	DB     *DB
+	Layout schema.Layout
+}
+
+var _ queuebox.Stores = (*Stores)(nil)
+
+// StoresOptions are what OpenStores needs besides the database block.
+type StoresOptions struct {
+	// PoolName is the pool label of the hikaricp_* metrics.
+	PoolName   string
+	Registerer prometheus.Registerer
+	Logger     *slog.Logger
+}
+
+// OpenStores connects (retrying up to database.startupTimeoutMs), migrates
+// when database.migrate is true and runs the startup schema guard. On an
+// error nothing stays open.
+func OpenStores(ctx context.Context, db config.Database, opts StoresOptions) (*Stores, error) {
+	url, err := config.ParseDatabaseURL(db.URL)
+	if err != nil {
+		return nil, fmt.Errorf("database.url (QUEUEBOX_DATABASE_URL): %w", err)
+	}
+	pool, err := Open(ctx, Options{
+		ConnString:     url.PgxConnString(db.Username, db.Password),
+		DisplayURL:     url.Masked(),
+		PoolSize:       db.PoolSize,
+		AcquireTimeout: config.Ms(db.ConnectionTimeoutMs),
+		StartupTimeout: config.Ms(db.StartupTimeoutMs),
+		PoolName:       opts.PoolName,
+		Registerer:     opts.Registerer,
+		Logger:         opts.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := &Stores{DB: pool, Layout: schema.New(schema.Postgres, db)}
+	if err := s.prepare(ctx, db.Migrate, opts.Logger); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Stores) prepare(ctx context.Context, migrate bool, log *slog.Logger) error {
+	if migrate {
+		start := time.Now()
+		applied, err := s.DB.Migrate(ctx, log)
+		if err != nil {
+			return err
+		}
+		log.Info("schema up to date", "applied", applied, "took_ms", time.Since(start).Milliseconds())
+	}
+	return s.DB.CheckSchema(ctx, s.Layout,
+		"database.columnMapping.inbox.headers", "database.columnMapping.outbox.sequence")
+}
+
+// Outbox implements queuebox.Stores.
+func (s *Stores) Outbox(lease time.Duration) (queuebox.OutboxStore, error) {
+	return NewOutbox(s.DB, s.Layout, lease)
+}
+
+// Relay implements queuebox.Stores.
+func (s *Stores) Relay(lease time.Duration, sources []string) (queuebox.RelayStore, error) {
+	return NewRelay(s.DB, s.Layout, lease, sources)
+}
+
+// Inbox implements queuebox.Stores.
+func (s *Stores) Inbox() (queuebox.InboxStore, error) { return NewInbox(s.DB, s.Layout) }
+
+// Replay implements queuebox.Stores.
+func (s *Stores) Replay() (queuebox.Replayer, error) { return NewReplay(s.DB, s.Layout) }
+
+// Retention implements queuebox.Stores.
+func (s *Stores) Retention() (queuebox.RetentionStore, error) { return NewRetention(s.DB, s.Layout) }
+
+// Ping implements queuebox.Stores.
+func (s *Stores) Ping(ctx context.Context) error { return s.DB.Ping(ctx) }
+
+// Close implements queuebox.Stores.
+func (s *Stores) Close() { s.DB.Close() }

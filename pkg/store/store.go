@@ -1,0 +1,42 @@
+// Package store picks the store set of the configured database.type: the
+// one place that knows which dialects exist. Every role asks the set it
+// returns for its stores, so no wiring names a dialect.
+package store
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/store/postgres"
+)
+
+// Options are what every dialect needs besides the database block.
+type Options struct {
+	// PoolName is the pool label of the connection pool metrics.
+	PoolName   string
+	Registerer prometheus.Registerer
+	Logger     *slog.Logger
+}
+
+// ErrUnsupportedDatabase is returned for a database.type whose runtime
+// store this build does not have.
+var ErrUnsupportedDatabase = errors.New("database.type (QUEUEBOX_DATABASE_TYPE): sqlserver is not supported by this build yet; its migrations ship in migrations/sqlserver, but the runtime store is PostgreSQL only")
+
+// Open connects to the database of cfg.Type, migrates it when
+// database.migrate is true and checks the schema, retrying the first
+// connection up to database.startupTimeoutMs. The caller closes the set.
+func Open(ctx context.Context, cfg config.Database, opts Options) (queuebox.Stores, error) {
+	switch cfg.Type {
+	case config.DatabaseSQLServer:
+		return nil, ErrUnsupportedDatabase
+	default:
+		return postgres.OpenStores(ctx, cfg, postgres.StoresOptions{
+			PoolName: opts.PoolName, Registerer: opts.Registerer, Logger: opts.Logger,
+		})
+	}
+}
