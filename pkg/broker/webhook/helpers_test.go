@@ -1,11 +1,6 @@
 package webhook_test
 
 import (
-	"io"
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,57 +9,14 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
 
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 	"github.com/alternayte/queuebox/pkg/broker/webhook"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
-// received is one request that a test server saw.
-type received struct {
-	Method string
-	Path   string
-	Header http.Header
-	Body   string
-}
-
-// recorder is a destination that records every request and answers with
-// the status that respond returns (200 when respond is nil).
-type recorder struct {
-	mu      sync.Mutex
-	reqs    []received
-	respond func(w http.ResponseWriter, r *http.Request)
-	srv     *httptest.Server
-}
-
-func newRecorder(t *testing.T, respond func(w http.ResponseWriter, r *http.Request)) *recorder {
-	t.Helper()
-	rec := &recorder{respond: respond}
-	rec.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		rec.mu.Lock()
-		rec.reqs = append(rec.reqs, received{r.Method, r.URL.RequestURI(), r.Header.Clone(), string(body)})
-		rec.mu.Unlock()
-		if rec.respond != nil {
-			rec.respond(w, r)
-		}
-	}))
-	t.Cleanup(rec.srv.Close)
-	return rec
-}
-
-func (rec *recorder) requests() []received {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	return append([]received(nil), rec.reqs...)
-}
-
-func (rec *recorder) URL() string { return rec.srv.URL }
-
-// status returns a respond function that writes code and body.
-func status(code int, body string) func(http.ResponseWriter, *http.Request) {
-	return func(w http.ResponseWriter, _ *http.Request) {
-		w.WriteHeader(code)
-		_, _ = io.WriteString(w, body)
-	}
+// status answers every request with code and body.
+func status(code int, body string) brokertest.AnswerFunc {
+	return brokertest.Static(brokertest.Answer{Status: code, Body: body})
 }
 
 // newPublisher builds a publisher for opts and closes it after the test.
@@ -101,16 +53,6 @@ func classCount(c *prometheus.CounterVec, class string) float64 {
 		panic(err)
 	}
 	return m.GetCounter().GetValue()
-}
-
-// refusedURL returns the URL of a loopback port that nothing listens on.
-func refusedURL(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return "http://" + addr
 }
 
 // clock is a settable time source for the token cache.

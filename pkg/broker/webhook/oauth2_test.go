@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 	"github.com/alternayte/queuebox/pkg/broker/webhook"
 	"github.com/alternayte/queuebox/pkg/secret"
 )
@@ -82,9 +83,9 @@ func oauth2Auth(tokenURL string) *webhook.Auth {
 }
 
 // bearers returns the Authorization header of each recorded request.
-func bearers(rec *recorder) []string {
+func bearers(rec *brokertest.HTTPReceiver) []string {
 	var out []string
-	for _, r := range rec.requests() {
+	for _, r := range rec.Requests() {
 		out = append(out, r.Header.Get("Authorization"))
 	}
 	return out
@@ -93,8 +94,8 @@ func bearers(rec *recorder) []string {
 func TestOAuth2TokenRequest(t *testing.T) {
 	t.Parallel()
 	ts := newTokenServer(t, 3600)
-	rec := newRecorder(t, nil)
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL(), Auth: oauth2Auth(ts.srv.URL)})
+	rec := brokertest.NewHTTPReceiver(t, nil)
+	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL)})
 
 	require.NoError(t, p.Publish(t.Context(), delivery("", 0)))
 	require.Equal(t, []string{"Bearer tok-1"}, bearers(rec))
@@ -112,10 +113,10 @@ func TestOAuth2TokenRequest(t *testing.T) {
 func TestOAuth2TokenWithoutScope(t *testing.T) {
 	t.Parallel()
 	ts := newTokenServer(t, nil)
-	rec := newRecorder(t, nil)
+	rec := brokertest.NewHTTPReceiver(t, nil)
 	auth := oauth2Auth(ts.srv.URL)
 	auth.Scope, auth.ExtraParams = "", nil
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL(), Auth: auth})
+	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: auth})
 	require.NoError(t, p.Publish(t.Context(), delivery("", 0)))
 	_, hasScope := ts.form(0)["scope"]
 	require.False(t, hasScope)
@@ -124,8 +125,8 @@ func TestOAuth2TokenWithoutScope(t *testing.T) {
 func TestOAuth2TokenCachedAcrossPublishes(t *testing.T) {
 	t.Parallel()
 	ts := newTokenServer(t, 3600)
-	rec := newRecorder(t, nil)
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL(), Auth: oauth2Auth(ts.srv.URL)})
+	rec := brokertest.NewHTTPReceiver(t, nil)
+	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL)})
 	for i := range 20 {
 		require.NoError(t, p.Publish(t.Context(), delivery("", i)))
 	}
@@ -154,9 +155,9 @@ func TestOAuth2TokenRefreshedBeforeExpiry(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ts := newTokenServer(t, tc.expiresIn)
-			rec := newRecorder(t, nil)
+			rec := brokertest.NewHTTPReceiver(t, nil)
 			clk := newClock()
-			p := newPublisher(t, webhook.Options{BaseURL: rec.URL(), Auth: oauth2Auth(ts.srv.URL), Now: clk.Now})
+			p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL), Now: clk.Now})
 
 			require.NoError(t, p.Publish(t.Context(), delivery("", 0)))
 			clk.Advance(tc.cached)
@@ -173,17 +174,18 @@ func TestOAuth2TokenRefreshedBeforeExpiry(t *testing.T) {
 func TestOAuth2RefreshOn401RetriesOnce(t *testing.T) {
 	t.Parallel()
 	ts := newTokenServer(t, 3600)
-	rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+	rec := brokertest.NewHTTPReceiver(t, brokertest.StatusBy(func(r brokertest.HTTPRequest) int {
 		if r.Header.Get("Authorization") != "Bearer tok-2" {
-			w.WriteHeader(http.StatusUnauthorized)
+			return http.StatusUnauthorized
 		}
-	})
+		return http.StatusOK
+	}))
 	c := counter()
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL(), Auth: oauth2Auth(ts.srv.URL), Responses: c})
+	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL), Responses: c})
 
 	require.NoError(t, p.Publish(t.Context(), delivery("k", 3)))
 	require.EqualValues(t, 2, ts.calls.Load())
-	reqs := rec.requests()
+	reqs := rec.Requests()
 	require.Len(t, reqs, 2)
 	require.Equal(t, []string{"Bearer tok-1", "Bearer tok-2"}, bearers(rec))
 	require.Equal(t, reqs[0].Body, reqs[1].Body, "the retry sends the same body")
@@ -199,17 +201,16 @@ func TestOAuth2RefreshOn401RetriesOnce(t *testing.T) {
 func TestOAuth2Persistent401FailsAfterOneRetry(t *testing.T) {
 	t.Parallel()
 	ts := newTokenServer(t, 3600)
-	rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusUnauthorized)
-		_, _ = io.WriteString(w, "invalid token "+r.Header.Get("Authorization"))
+	rec := brokertest.NewHTTPReceiver(t, func(r brokertest.HTTPRequest) brokertest.Answer {
+		return brokertest.Answer{Status: http.StatusUnauthorized, Body: "invalid token " + r.Header.Get("Authorization")}
 	})
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL(), Auth: oauth2Auth(ts.srv.URL)})
+	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL)})
 
 	err := p.Publish(t.Context(), delivery("", 0))
 	var pubErr *webhook.Error
 	require.ErrorAs(t, err, &pubErr)
 	require.Equal(t, http.StatusUnauthorized, pubErr.StatusCode)
-	require.Len(t, rec.requests(), 2)
+	require.Len(t, rec.Requests(), 2)
 	require.EqualValues(t, 2, ts.calls.Load())
 	require.NotContains(t, err.Error(), "tok-2")
 	require.NotContains(t, err.Error(), "tok-")
@@ -218,12 +219,12 @@ func TestOAuth2Persistent401FailsAfterOneRetry(t *testing.T) {
 func TestOAuth2TokenNeverInErrorText(t *testing.T) {
 	t.Parallel()
 	ts := newTokenServer(t, 3600)
-	rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusInternalServerError)
+	rec := brokertest.NewHTTPReceiver(t, func(r brokertest.HTTPRequest) brokertest.Answer {
 		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-		_, _ = fmt.Fprintf(w, "failed for %s (raw %s)", tok, r.Header.Get("Authorization"))
+		return brokertest.Answer{Status: http.StatusInternalServerError,
+			Body: fmt.Sprintf("failed for %s (raw %s)", tok, r.Header.Get("Authorization"))}
 	})
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL(), Auth: oauth2Auth(ts.srv.URL)})
+	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL)})
 	err := p.Publish(t.Context(), delivery("", 0))
 	require.ErrorContains(t, err, "status 500")
 	require.NotContains(t, err.Error(), "tok-1")
@@ -265,9 +266,9 @@ func TestOAuth2TokenEndpointFailure(t *testing.T) {
 			t.Parallel()
 			ts := newTokenServer(t, 3600)
 			ts.before = tc.before
-			rec := newRecorder(t, nil)
+			rec := brokertest.NewHTTPReceiver(t, nil)
 			c := counter()
-			p := newPublisher(t, webhook.Options{Name: "api", BaseURL: rec.URL(), Auth: oauth2Auth(ts.srv.URL), Responses: c})
+			p := newPublisher(t, webhook.Options{Name: "api", BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL), Responses: c})
 
 			err := p.Publish(t.Context(), delivery("", 0))
 			var pubErr *webhook.Error
@@ -278,7 +279,7 @@ func TestOAuth2TokenEndpointFailure(t *testing.T) {
 			for _, leak := range []string{clientSecret, encoded, "cl!ent", "s3cret"} {
 				require.NotContains(t, err.Error(), leak)
 			}
-			require.Empty(t, rec.requests(), "no publish without a token")
+			require.Empty(t, rec.Requests(), "no publish without a token")
 			require.Zero(t, classCount(c, webhook.StatusClassOther))
 			require.EqualValues(t, 1, ts.calls.Load(), "a redirect of the token endpoint is not followed")
 		})
@@ -287,14 +288,14 @@ func TestOAuth2TokenEndpointFailure(t *testing.T) {
 
 func TestOAuth2TokenEndpointDown(t *testing.T) {
 	t.Parallel()
-	rec := newRecorder(t, nil)
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL(), Auth: oauth2Auth(refusedURL(t))})
+	rec := brokertest.NewHTTPReceiver(t, nil)
+	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(brokertest.UnreachableURL(t))})
 	err := p.Publish(t.Context(), delivery("", 0))
 	var pubErr *webhook.Error
 	require.ErrorAs(t, err, &pubErr)
 	require.True(t, pubErr.TokenRequest)
 	require.Contains(t, err.Error(), "no response")
-	require.Empty(t, rec.requests())
+	require.Empty(t, rec.Requests())
 }
 
 func TestOAuth2FailedFetchIsNotCached(t *testing.T) {
@@ -307,8 +308,8 @@ func TestOAuth2FailedFetchIsNotCached(t *testing.T) {
 		}
 		return false
 	}
-	rec := newRecorder(t, nil)
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL(), Auth: oauth2Auth(ts.srv.URL)})
+	rec := brokertest.NewHTTPReceiver(t, nil)
+	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL)})
 	require.Error(t, p.Publish(t.Context(), delivery("", 0)))
 	require.NoError(t, p.Publish(t.Context(), delivery("", 1)))
 	require.Equal(t, []string{"Bearer tok-2"}, bearers(rec))
@@ -329,8 +330,8 @@ func TestOAuth2ConcurrentPublishesShareOneFetch(t *testing.T) {
 		}
 		return false
 	}
-	rec := newRecorder(t, nil)
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL(), Auth: oauth2Auth(ts.srv.URL)})
+	rec := brokertest.NewHTTPReceiver(t, nil)
+	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL)})
 
 	var started, done sync.WaitGroup
 	errs := make(chan error, workers)
@@ -350,7 +351,7 @@ func TestOAuth2ConcurrentPublishesShareOneFetch(t *testing.T) {
 		require.NoError(t, err)
 	}
 	require.EqualValues(t, 1, ts.calls.Load())
-	require.Len(t, rec.requests(), workers)
+	require.Len(t, rec.Requests(), workers)
 	for _, b := range bearers(rec) {
 		require.Equal(t, "Bearer tok-1", b)
 	}
@@ -361,29 +362,30 @@ func TestStaticAuthDoesNotRetry401(t *testing.T) {
 	for _, auth := range []*webhook.Auth{basicAuth(), headerAuth("X-Api-Key", "key-123")} {
 		t.Run(auth.Kind, func(t *testing.T) {
 			t.Parallel()
-			rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
-				w.WriteHeader(http.StatusUnauthorized)
-				_, _ = io.WriteString(w, "got "+r.Header.Get("Authorization")+" "+r.Header.Get("X-Api-Key"))
+			rec := brokertest.NewHTTPReceiver(t, func(r brokertest.HTTPRequest) brokertest.Answer {
+				return brokertest.Answer{Status: http.StatusUnauthorized,
+					Body: "got " + r.Header.Get("Authorization") + " " + r.Header.Get("X-Api-Key")}
 			})
-			p := newPublisher(t, webhook.Options{BaseURL: rec.URL(), Auth: auth})
+			p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: auth})
 			err := p.Publish(t.Context(), delivery("", 0))
 			require.ErrorContains(t, err, "status 401")
 			require.NotContains(t, err.Error(), "key-123")
 			require.NotContains(t, err.Error(), "cXVldWVib3g6cGE1NXdvcmQ")
-			require.Len(t, rec.requests(), 1)
+			require.Len(t, rec.Requests(), 1)
 		})
 	}
 }
 
 func TestBasicAuthHeader(t *testing.T) {
 	t.Parallel()
-	rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+	rec := brokertest.NewHTTPReceiver(t, brokertest.StatusBy(func(r brokertest.HTTPRequest) int {
 		user, pass, ok := r.BasicAuth()
 		if !ok || user != "queuebox" || pass != "pa55word" {
-			w.WriteHeader(http.StatusForbidden)
+			return http.StatusForbidden
 		}
-	})
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL(), Auth: basicAuth()})
+		return http.StatusOK
+	}))
+	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: basicAuth()})
 	require.NoError(t, p.Publish(t.Context(), delivery("", 0)))
 }
 
@@ -413,9 +415,9 @@ func TestOAuth2TokenResponseShapes(t *testing.T) {
 				_, _ = io.WriteString(w, tc.body)
 				return true
 			}
-			rec := newRecorder(t, nil)
+			rec := brokertest.NewHTTPReceiver(t, nil)
 			clk := newClock()
-			p := newPublisher(t, webhook.Options{BaseURL: rec.URL(), Auth: oauth2Auth(ts.srv.URL), Now: clk.Now})
+			p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL), Now: clk.Now})
 			require.NoError(t, p.Publish(t.Context(), delivery("", 0)))
 			clk.Advance(tc.cachedAt)
 			require.NoError(t, p.Publish(t.Context(), delivery("", 0)))
@@ -433,12 +435,13 @@ func TestOAuth2RetryLogsWithoutSecrets(t *testing.T) {
 	var buf syncBuffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ts := newTokenServer(t, 3600)
-	rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+	rec := brokertest.NewHTTPReceiver(t, brokertest.StatusBy(func(r brokertest.HTTPRequest) int {
 		if r.Header.Get("Authorization") == "Bearer tok-1" {
-			w.WriteHeader(http.StatusUnauthorized)
+			return http.StatusUnauthorized
 		}
-	})
-	p := newPublisher(t, webhook.Options{Name: "api", BaseURL: rec.URL(), Auth: oauth2Auth(ts.srv.URL), Logger: logger})
+		return http.StatusOK
+	}))
+	p := newPublisher(t, webhook.Options{Name: "api", BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL), Logger: logger})
 	require.NoError(t, p.Publish(t.Context(), delivery("", 0)))
 	out := buf.String()
 	require.Contains(t, out, "level=DEBUG")

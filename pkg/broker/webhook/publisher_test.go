@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 	"github.com/alternayte/queuebox/pkg/broker/webhook"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
@@ -20,15 +21,15 @@ import (
 
 func TestPublishSendsStandardHeadersAndBody(t *testing.T) {
 	t.Parallel()
-	rec := newRecorder(t, nil)
-	p := newPublisher(t, webhook.Options{Name: "orders", BaseURL: rec.URL() + "/api/", Path: "/events"})
+	rec := brokertest.NewHTTPReceiver(t, nil)
+	p := newPublisher(t, webhook.Options{Name: "orders", BaseURL: rec.URL + "/api/", Path: "/events"})
 
 	for attempt := range 3 {
 		require.NoError(t, p.Publish(t.Context(), delivery("cust-42", attempt)))
 	}
 	require.NoError(t, p.Publish(t.Context(), delivery("", 3)))
 
-	reqs := rec.requests()
+	reqs := rec.Requests()
 	require.Len(t, reqs, 4)
 	for i, r := range reqs {
 		require.Equal(t, http.MethodPost, r.Method)
@@ -75,12 +76,12 @@ func TestPublishHeaderPrecedence(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			rec := newRecorder(t, nil)
-			p := newPublisher(t, webhook.Options{BaseURL: rec.URL(), Headers: tc.static, Auth: tc.auth})
+			rec := brokertest.NewHTTPReceiver(t, nil)
+			p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Headers: tc.static, Auth: tc.auth})
 			d := delivery("k", 0)
 			d.Message.Headers = tc.row
 			require.NoError(t, p.Publish(t.Context(), d))
-			reqs := rec.requests()
+			reqs := rec.Requests()
 			require.Len(t, reqs, 1)
 			require.Equal(t, tc.want, reqs[0].Header.Values(tc.header))
 		})
@@ -100,9 +101,9 @@ func TestPublishSucceedsOnEvery2xx(t *testing.T) {
 	for _, code := range []int{200, 201, 202, 204, 299} {
 		t.Run(http.StatusText(code), func(t *testing.T) {
 			t.Parallel()
-			rec := newRecorder(t, status(code, ""))
+			rec := brokertest.NewHTTPReceiver(t, brokertest.Status(code))
 			c := counter()
-			p := newPublisher(t, webhook.Options{BaseURL: rec.URL(), Responses: c})
+			p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Responses: c})
 			require.NoError(t, p.Publish(t.Context(), delivery("", 0)))
 			require.Equal(t, 1.0, classCount(c, "2xx"))
 		})
@@ -114,12 +115,12 @@ func TestPublishNeverFollowsRedirect(t *testing.T) {
 	for _, code := range []int{301, 302, 303, 307, 308} {
 		t.Run(http.StatusText(code), func(t *testing.T) {
 			t.Parallel()
-			target := newRecorder(t, nil)
-			rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
-				http.Redirect(w, r, target.URL()+"/latest/meta-data?token=abc", code)
-			})
+			target := brokertest.NewHTTPReceiver(t, nil)
+			rec := brokertest.NewHTTPReceiver(t, brokertest.Static(brokertest.Answer{
+				Status: code, Header: http.Header{"Location": {target.URL + "/latest/meta-data?token=abc"}},
+			}))
 			c := counter()
-			p := newPublisher(t, webhook.Options{Name: "partner", BaseURL: rec.URL(), Responses: c, Auth: basicAuth()})
+			p := newPublisher(t, webhook.Options{Name: "partner", BaseURL: rec.URL, Responses: c, Auth: basicAuth()})
 
 			err := p.Publish(t.Context(), delivery("", 0))
 			var pubErr *webhook.Error
@@ -128,7 +129,7 @@ func TestPublishNeverFollowsRedirect(t *testing.T) {
 			require.Contains(t, err.Error(), "http destination partner")
 			require.Contains(t, err.Error(), "redirects are not followed")
 			require.NotContains(t, err.Error(), "token=abc")
-			require.Empty(t, target.requests(), "the redirect target must never be called")
+			require.Empty(t, target.Requests(), "the redirect target must never be called")
 			require.Equal(t, 1.0, classCount(c, "3xx"))
 		})
 	}
@@ -151,10 +152,10 @@ func TestPublishFailsWithStatusAndRedactedBody(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(http.StatusText(tc.code), func(t *testing.T) {
 			t.Parallel()
-			rec := newRecorder(t, status(tc.code, tc.body))
+			rec := brokertest.NewHTTPReceiver(t, status(tc.code, tc.body))
 			c := counter()
 			p := newPublisher(t, webhook.Options{
-				Name: "billing", BaseURL: rec.URL(), Responses: c, Auth: basicAuth(),
+				Name: "billing", BaseURL: rec.URL, Responses: c, Auth: basicAuth(),
 				Redactor: redact.New("GLOBAL-SECRET-1"),
 			})
 			err := p.Publish(t.Context(), delivery("", 0))
@@ -168,7 +169,7 @@ func TestPublishFailsWithStatusAndRedactedBody(t *testing.T) {
 				require.NotContains(t, err.Error(), leak)
 			}
 			require.Equal(t, 1.0, classCount(c, strconv.Itoa(tc.code/100)+"xx"))
-			require.Len(t, rec.requests(), 1, "only OAuth2 retries a 401")
+			require.Len(t, rec.Requests(), 1, "only OAuth2 retries a 401")
 		})
 	}
 }
@@ -190,9 +191,9 @@ func TestPublishTruncatesErrorBody(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			rec := newRecorder(t, status(500, tc.body))
+			rec := brokertest.NewHTTPReceiver(t, status(500, tc.body))
 			p := newPublisher(t, webhook.Options{
-				BaseURL: rec.URL(), MaxErrorBodyBytes: limit, Redactor: redact.New(known, "s"),
+				BaseURL: rec.URL, MaxErrorBodyBytes: limit, Redactor: redact.New(known, "s"),
 			})
 			err := p.Publish(t.Context(), delivery("", 0))
 			var pubErr *webhook.Error
@@ -208,8 +209,8 @@ func TestPublishTruncatesErrorBody(t *testing.T) {
 
 func TestPublishDefaultErrorBodyLimit(t *testing.T) {
 	t.Parallel()
-	rec := newRecorder(t, status(502, strings.Repeat("y", 10_000)))
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL()})
+	rec := brokertest.NewHTTPReceiver(t, status(502, strings.Repeat("y", 10_000)))
+	p := newPublisher(t, webhook.Options{BaseURL: rec.URL})
 	err := p.Publish(t.Context(), delivery("", 0))
 	var pubErr *webhook.Error
 	require.ErrorAs(t, err, &pubErr)
@@ -218,15 +219,10 @@ func TestPublishDefaultErrorBodyLimit(t *testing.T) {
 
 func TestPublishTimeout(t *testing.T) {
 	t.Parallel()
-	testCtx := t.Context()
-	rec := newRecorder(t, func(_ http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-testCtx.Done():
-		}
-	})
+	rec := brokertest.NewHTTPReceiver(t, nil)
+	rec.Hold()
 	c := counter()
-	p := newPublisher(t, webhook.Options{Name: "slow", BaseURL: rec.URL(), Timeout: 50 * time.Millisecond, Responses: c})
+	p := newPublisher(t, webhook.Options{Name: "slow", BaseURL: rec.URL, Timeout: 50 * time.Millisecond, Responses: c})
 
 	err := p.Publish(t.Context(), delivery("", 0))
 	var pubErr *webhook.Error
@@ -240,8 +236,8 @@ func TestPublishTimeout(t *testing.T) {
 
 func TestPublishCallerCancellation(t *testing.T) {
 	t.Parallel()
-	rec := newRecorder(t, nil)
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL()})
+	rec := brokertest.NewHTTPReceiver(t, nil)
+	p := newPublisher(t, webhook.Options{BaseURL: rec.URL})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	err := p.Publish(ctx, delivery("", 0))
@@ -252,7 +248,7 @@ func TestPublishCallerCancellation(t *testing.T) {
 func TestPublishConnectionRefused(t *testing.T) {
 	t.Parallel()
 	c := counter()
-	p := newPublisher(t, webhook.Options{Name: "down", BaseURL: refusedURL(t), Responses: c})
+	p := newPublisher(t, webhook.Options{Name: "down", BaseURL: brokertest.UnreachableURL(t), Responses: c})
 	err := p.Publish(t.Context(), delivery("", 0))
 	var pubErr *webhook.Error
 	require.ErrorAs(t, err, &pubErr)
@@ -266,15 +262,15 @@ func TestPublishConnectionRefused(t *testing.T) {
 func TestResponsesCounterClasses(t *testing.T) {
 	t.Parallel()
 	codes := map[string]int{"/ok": 200, "/accepted": 202, "/moved": 302, "/missing": 404, "/gone": 410, "/broken": 500}
-	rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(codes[r.URL.Path])
-	})
+	rec := brokertest.NewHTTPReceiver(t, brokertest.StatusBy(func(r brokertest.HTTPRequest) int {
+		return codes[r.Path]
+	}))
 	c := counter()
 	for path := range codes {
-		p := newPublisher(t, webhook.Options{BaseURL: rec.URL(), Path: path, Responses: c})
+		p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Path: path, Responses: c})
 		_ = p.Publish(t.Context(), delivery("", 0))
 	}
-	down := newPublisher(t, webhook.Options{BaseURL: refusedURL(t), Responses: c})
+	down := newPublisher(t, webhook.Options{BaseURL: brokertest.UnreachableURL(t), Responses: c})
 	require.Error(t, down.Publish(t.Context(), delivery("", 0)))
 
 	want := map[string]float64{"1xx": 0, "2xx": 2, "3xx": 1, "4xx": 2, "5xx": 1, "other": 1}
@@ -300,8 +296,8 @@ func TestNewResponsesCounterSharesRegistration(t *testing.T) {
 
 func TestPublishRefusesInvalidRowHeader(t *testing.T) {
 	t.Parallel()
-	rec := newRecorder(t, nil)
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL()})
+	rec := brokertest.NewHTTPReceiver(t, nil)
+	p := newPublisher(t, webhook.Options{BaseURL: rec.URL})
 	for name, value := range map[string]string{"Bad Name": "v", "X-Ok": "line\r\nInjected: yes"} {
 		d := delivery("", 0)
 		d.Message.Headers = map[string]string{name: value}
@@ -309,13 +305,13 @@ func TestPublishRefusesInvalidRowHeader(t *testing.T) {
 		require.Error(t, err)
 		require.NotContains(t, err.Error(), "Injected")
 	}
-	require.Empty(t, rec.requests())
+	require.Empty(t, rec.Requests())
 }
 
 func TestPublishAfterClose(t *testing.T) {
 	t.Parallel()
-	rec := newRecorder(t, nil)
-	p, err := webhook.New(webhook.Options{BaseURL: rec.URL()})
+	rec := brokertest.NewHTTPReceiver(t, nil)
+	p, err := webhook.New(webhook.Options{BaseURL: rec.URL})
 	require.NoError(t, err)
 	require.NoError(t, p.Close())
 	require.NoError(t, p.Close())
@@ -325,16 +321,16 @@ func TestPublishAfterClose(t *testing.T) {
 
 func TestPublishWithCallerClientNeverFollowsRedirect(t *testing.T) {
 	t.Parallel()
-	target := newRecorder(t, nil)
-	rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, target.URL(), http.StatusFound)
-	})
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL(), Client: &http.Client{}})
+	target := brokertest.NewHTTPReceiver(t, nil)
+	rec := brokertest.NewHTTPReceiver(t, brokertest.Static(brokertest.Answer{
+		Status: http.StatusFound, Header: http.Header{"Location": {target.URL}},
+	}))
+	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Client: &http.Client{}})
 	err := p.Publish(t.Context(), delivery("", 0))
 	var pubErr *webhook.Error
 	require.ErrorAs(t, err, &pubErr)
 	require.Equal(t, http.StatusFound, pubErr.StatusCode)
-	require.Empty(t, target.requests())
+	require.Empty(t, target.Requests())
 }
 
 func TestNewValidatesOptions(t *testing.T) {
