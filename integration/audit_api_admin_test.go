@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
 const (
@@ -46,7 +48,7 @@ func outboxState(t *testing.T, db database, id string) string {
 func TestAuditAPIReplayMovesOnlyWhatTheFilterNames(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	rc := newReceiver(t, func(received) int { return http.StatusOK })
+	rc := brokertest.NewHTTPReceiver(t, nil)
 	p, data := startAdminDeliver(t, db, rc.URL)
 	_, err := db.connect(t).Exec(context.Background(), `INSERT INTO outbox (id, topic, payload, state, attempt, last_error) VALUES
 		($1, 'order.created', '{"n":1}', 'dead', 5, 'boom'),
@@ -69,8 +71,8 @@ func TestAuditAPIReplayMovesOnlyWhatTheFilterNames(t *testing.T) {
 	require.JSONEq(t, `{"moved":1}`, body)
 	require.Eventually(t, func() bool { return outboxState(t, db, auditDeadID) == "sent" },
 		30*time.Second, 20*time.Millisecond)
-	require.Len(t, rc.requests(), 1, "only the replayed row reached the destination")
-	require.JSONEq(t, `{"n":1}`, rc.requests()[0].Body)
+	require.Len(t, rc.Requests(), 1, "only the replayed row reached the destination")
+	require.JSONEq(t, `{"n":1}`, rc.Requests()[0].Body)
 	require.Equal(t, "sent", outboxState(t, db, auditSentID))
 
 	var found bool
@@ -99,7 +101,7 @@ func TestAuditAPIReplayMovesOnlyWhatTheFilterNames(t *testing.T) {
 func TestAuditAPITransformTestAnswers(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	rc := newReceiver(t, func(received) int { return http.StatusOK })
+	rc := brokertest.NewHTTPReceiver(t, nil)
 	p, _ := startAdminDeliver(t, db, rc.URL)
 	token := []string{"Authorization", "Bearer adm1n-t0ken"}
 

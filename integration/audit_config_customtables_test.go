@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
 // customTablesEnv starts from the guide's YAML file and lets the database
@@ -35,7 +37,7 @@ func TestAuditConfigCustomTablesGuideEndToEnd(t *testing.T) {
 	ctx := context.Background()
 	_, err := conn.Exec(ctx, blockUnder(t, customTablesPage, "sql", "Create the tables"))
 	require.NoError(t, err)
-	rc := newReceiver(t, func(received) int { return http.StatusOK })
+	rc := brokertest.NewHTTPReceiver(t, nil)
 	env := with(destinationEnv(customTablesEnv(t, db), rc.URL),
 		"QUEUEBOX_SOURCES_HOOKS_TYPE", "http",
 		"QUEUEBOX_SOURCES_HOOKS_PATH", "/hooks",
@@ -60,7 +62,7 @@ func TestAuditConfigCustomTablesGuideEndToEnd(t *testing.T) {
 	var state string
 	require.NoError(t, conn.QueryRow(ctx, `SELECT state FROM qb_inbox WHERE dedup_key = 'g-1'`).Scan(&state))
 	require.Equal(t, "processed", state)
-	require.Len(t, rc.requests(), 2)
+	require.Len(t, rc.Requests(), 2)
 	var tables int
 	require.NoError(t, conn.QueryRow(ctx,
 		`SELECT count(*) FROM information_schema.tables WHERE table_name IN ('outbox', 'inbox', 'flyway_schema_history')`).Scan(&tables))

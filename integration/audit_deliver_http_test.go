@@ -4,17 +4,16 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
 // deliverConfig writes a configuration file for queuebox-deliver and
@@ -50,7 +49,7 @@ func waitOutbox(t *testing.T, db database, topic, state string) (int, string) {
 func TestAuditDeliverHeadersAuthAndURL(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	rc := newReceiver(t, func(received) int { return http.StatusNoContent })
+	rc := brokertest.NewHTTPReceiver(t, brokertest.Status(http.StatusNoContent))
 	env := deliverConfig(t, db, fmt.Sprintf(`
 destinations:
   legacy:
@@ -77,8 +76,8 @@ routes:
 	waitOutbox(t, db, "order.created", "sent")
 	waitOutbox(t, db, "order.paid", "sent")
 
-	byTopic := map[string]received{}
-	for _, r := range rc.requests() {
+	byTopic := map[string]brokertest.HTTPRequest{}
+	for _, r := range rc.Requests() {
 		byTopic[r.Header.Get("X-Topic")] = r
 	}
 	created, paid := byTopic["order.created"], byTopic["order.paid"]
@@ -96,34 +95,26 @@ routes:
 	require.False(t, hasKey, "a row without key sends no X-Message-Key")
 }
 
-// tokenServer is an OAuth2 token endpoint that hands out tok-1, tok-2...
-type tokenServer struct {
-	*httptest.Server
-	mu    sync.Mutex
-	forms []url.Values
-}
-
-func newTokenServer(t *testing.T) *tokenServer {
+// newTokenServer starts an OAuth2 token endpoint that hands out tok-1,
+// tok-2... in the order the token requests arrive.
+func newTokenServer(t *testing.T) *brokertest.HTTPReceiver {
 	t.Helper()
-	ts := &tokenServer{}
-	ts.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		form, _ := url.ParseQuery(string(body))
-		ts.mu.Lock()
-		ts.forms = append(ts.forms, form)
-		n := len(ts.forms)
-		ts.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"access_token":"tok-%d","token_type":"Bearer","expires_in":3600}`, n)
-	}))
-	t.Cleanup(ts.Close)
-	return ts
+	return brokertest.NewHTTPReceiver(t, func(r brokertest.HTTPRequest) brokertest.Answer {
+		return brokertest.Answer{Header: http.Header{"Content-Type": {"application/json"}},
+			Body: fmt.Sprintf(`{"access_token":"tok-%d","token_type":"Bearer","expires_in":3600}`, r.Seq+1)}
+	})
 }
 
-func (ts *tokenServer) requests() []url.Values {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	return append([]url.Values(nil), ts.forms...)
+// tokenForms returns the form of each token request, in arrival order.
+func tokenForms(t *testing.T, ts *brokertest.HTTPReceiver) []url.Values {
+	t.Helper()
+	var forms []url.Values
+	for _, r := range ts.Requests() {
+		form, err := url.ParseQuery(r.Body)
+		require.NoError(t, err)
+		forms = append(forms, form)
+	}
+	return forms
 }
 
 // TestAuditDeliverOAuth2CachesAndRefreshesOn401: the client credentials
@@ -133,12 +124,13 @@ func TestAuditDeliverOAuth2CachesAndRefreshesOn401(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
 	ts := newTokenServer(t)
-	rc := newReceiver(t, func(r received) int {
+	rc := brokertest.NewHTTPReceiver(t, brokertest.StatusBy(func(r brokertest.HTTPRequest) int {
 		if r.Header.Get("Authorization") == "Bearer tok-2" {
 			return http.StatusOK
 		}
 		return http.StatusUnauthorized
-	})
+	}))
+
 	env := deliverConfig(t, db, fmt.Sprintf(`
 destinations:
   protected:
@@ -166,7 +158,7 @@ routes:
 	require.NoError(t, err)
 	waitOutbox(t, db, "a.two", "sent")
 
-	forms := ts.requests()
+	forms := tokenForms(t, ts)
 	require.Len(t, forms, 2, "one grant, then one refresh after the 401; the second row reuses the cached token")
 	for _, f := range forms {
 		require.Equal(t, "client_credentials", f.Get("grant_type"))
@@ -183,11 +175,8 @@ routes:
 func TestAuditDeliverFailureIsRedactedAndTruncated(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.WriteHeader(http.StatusBadGateway)
-		fmt.Fprintf(w, `{"echo":"Bearer st4tic-t0ken","password":"hunter2","pad":"%0400d"}`, 0)
-	}))
-	t.Cleanup(srv.Close)
+	srv := brokertest.NewHTTPReceiver(t, brokertest.Static(brokertest.Answer{Status: http.StatusBadGateway,
+		Body: fmt.Sprintf(`{"echo":"Bearer st4tic-t0ken","password":"hunter2","pad":"%0400d"}`, 0)}))
 	env := deliverConfig(t, db, fmt.Sprintf(`
 http:
   maxErrorBodyBytes: 200

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
 // TestAuditDeliverShutdownDrainsQueuedRowsWithoutBurningAttempts: rows
@@ -19,14 +21,15 @@ func TestAuditDeliverShutdownDrainsQueuedRowsWithoutBurningAttempts(t *testing.T
 	db := newDatabase(t)
 	release := make(chan struct{})
 	first := make(chan struct{}, 1)
-	rc := newReceiver(t, func(received) int {
+	rc := brokertest.NewHTTPReceiver(t, brokertest.StatusBy(func(brokertest.HTTPRequest) int {
 		select {
 		case first <- struct{}{}:
-			<-release // hold the first publish open across the SIGTERM
+			<-release
 		default:
 		}
 		return http.StatusOK
-	})
+	}))
+
 	env := with(destinationEnv(db.env(), rc.URL),
 		"QUEUEBOX_OUTBOX_CONCURRENCY", "1",
 		"QUEUEBOX_OUTBOX_SHUTDOWNTIMEOUTMS", "20000")
@@ -36,7 +39,7 @@ func TestAuditDeliverShutdownDrainsQueuedRowsWithoutBurningAttempts(t *testing.T
 	_, err := db.connect(t).Exec(context.Background(),
 		`INSERT INTO outbox (topic, payload, max_attempts) SELECT 'order.created', '{}', 0 FROM generate_series(1, 3)`)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return len(rc.requests()) == 1 }, 30*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(rc.Requests()) == 1 }, 30*time.Second, 10*time.Millisecond)
 	// All three rows were claimed in one batch; one is in flight, two wait
 	// for the single worker.
 	requireStates(t, db, map[string]int{"processing": 3})
@@ -62,7 +65,7 @@ func TestAuditDeliverShutdownDrainsQueuedRowsWithoutBurningAttempts(t *testing.T
 		require.Empty(t, lastError)
 	}
 	require.NoError(t, rows.Err())
-	require.Len(t, rc.requests(), 3)
+	require.Len(t, rc.Requests(), 3)
 }
 
 // requireStates waits until the outbox holds exactly the given number of

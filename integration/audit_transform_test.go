@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
 // TestAuditTransformRefusesAnExpressionThatDoesNotCompile: a route or a
@@ -50,7 +51,7 @@ routes:
 func TestAuditTransformEnvelopeAndRouteReshape(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	rc := newReceiver(t, func(received) int { return http.StatusOK })
+	rc := brokertest.NewHTTPReceiver(t, nil)
 	startServing(t, "deliver", deliverConfig(t, db, fmt.Sprintf(`
 destinations:
   partner-api:
@@ -74,7 +75,7 @@ routes:
 		VALUES ('order.created', '{"id":"1001","customer":{"name":"Ada"},"items":[{"price":10,"quantity":2},{"price":5,"quantity":3}]}')
 		RETURNING id::text, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS')`).Scan(&id, &createdAt))
 	waitOutbox(t, db, "order.created", "sent")
-	got := rc.requests()
+	got := rc.Requests()
 	require.Len(t, got, 1)
 	require.JSONEq(t, fmt.Sprintf(`{"id":%q,"type":"order.created","attempt":0,"at":%q,
 		"data":{"orderId":"1001","customer":"Ada","total":35},"unbound":[]}`, id, timestampOf(t, got[0].Body)), got[0].Body)
@@ -90,7 +91,7 @@ routes:
 func TestAuditTransformErrorStrategies(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	rc := newReceiver(t, func(received) int { return http.StatusOK })
+	rc := brokertest.NewHTTPReceiver(t, nil)
 	p := startServing(t, "deliver", deliverConfig(t, db, fmt.Sprintf(`
 destinations:
   plain:
@@ -133,7 +134,7 @@ routes:
 	require.Contains(t, lastError, "Transform failed: routes[1].transform: the evaluation ran past timeoutMs (20 ms)")
 
 	waitOutbox(t, db, "skip.one", "sent")
-	got := rc.requests()
+	got := rc.Requests()
 	require.Len(t, got, 1, "only the skipped row reaches a destination")
 	require.JSONEq(t, `{"n":3}`, got[0].Body, "a skipped route stage sends the payload, without the destination stage")
 

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
 const deadLettersPage = "19_Dead_letters.md"
@@ -40,12 +42,13 @@ func TestAuditTutorialDeadLettersOutbox(t *testing.T) {
 	db := newDatabase(t)
 	var broken atomic.Bool
 	broken.Store(true)
-	rc := newReceiver(t, func(received) int {
+	rc := brokertest.NewHTTPReceiver(t, brokertest.StatusBy(func(brokertest.HTTPRequest) int {
 		if broken.Load() {
 			return http.StatusInternalServerError
 		}
 		return http.StatusOK
-	})
+	}))
+
 	deliver := startServing(t, "deliver", tutorialConfig(t, db, fmt.Sprintf(`
 outbox:
   pollIntervalMs: 20
@@ -85,7 +88,7 @@ routes:
 	require.Eventually(t, func() bool { return psqlRows(t, db, sqls[4])[0][1] == "sent" }, 30*time.Second, 20*time.Millisecond)
 	confirmed := psqlRows(t, db, sqls[4])[0]
 	require.Equal(t, []string{"sent", "0", ""}, []string{confirmed[1], confirmed[2], confirmed[4]}, "state, attempt, last_error")
-	last := rc.requests()[len(rc.requests())-1]
+	last := rc.Requests()[len(rc.Requests())-1]
 	require.Equal(t, k1, last.Header.Get("X-Message-Id"))
 	require.Equal(t, "0", last.Header.Get("X-Attempt"))
 

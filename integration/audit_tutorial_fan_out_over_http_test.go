@@ -10,16 +10,18 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
 const fanOutPage = "11_Fan_out_over_HTTP.md"
 
 // fanOutReceivers starts the page's analytics and audit endpoints and
 // returns the page's configuration pointed at them.
-func fanOutReceivers(t *testing.T) (analytics, audit *receiver, yaml string) {
+func fanOutReceivers(t *testing.T) (analytics, audit *brokertest.HTTPReceiver, yaml string) {
 	t.Helper()
-	analytics = newReceiver(t, func(received) int { return http.StatusOK })
-	audit = newReceiver(t, func(received) int { return http.StatusOK })
+	analytics = brokertest.NewHTTPReceiver(t, nil)
+	audit = brokertest.NewHTTPReceiver(t, nil)
 	yaml = blockUnder(t, fanOutPage, "yaml", "Send one event to several endpoints")
 	yaml = strings.NewReplacer("http://analytics:8080", analytics.URL, "http://audit:8080", audit.URL).Replace(yaml)
 	return analytics, audit, yaml + "outbox:\n  pollIntervalMs: 20\n"
@@ -41,8 +43,8 @@ func TestAuditTutorialFanOutTwoRows(t *testing.T) {
 	for _, r := range psqlRows(t, db, `SELECT topic, id FROM outbox`) {
 		ids[r[0]] = r[1]
 	}
-	for topic, rc := range map[string]*receiver{"analytics.payment.succeeded": analytics, "audit.payment.succeeded": audit} {
-		got := rc.requests()
+	for topic, rc := range map[string]*brokertest.HTTPReceiver{"analytics.payment.succeeded": analytics, "audit.payment.succeeded": audit} {
+		got := rc.Requests()
 		require.Len(t, got, 1, topic)
 		r := got[0]
 		require.Equal(t, http.MethodPost, r.Method)
@@ -76,8 +78,8 @@ func TestAuditTutorialFanOutExample(t *testing.T) {
 	}
 	waitOutbox(t, db, "analytics.payment.succeeded", "sent")
 	waitOutbox(t, db, "audit.payment.succeeded", "sent")
-	for id, rc := range map[string]*receiver{"e1": analytics, "e2": audit} {
-		got := rc.requests()
+	for id, rc := range map[string]*brokertest.HTTPReceiver{"e1": analytics, "e2": audit} {
+		got := rc.Requests()
 		require.Len(t, got, 1, id)
 		require.Equal(t, id, got[0].Header.Get("x-idempotency-key"))
 		require.Equal(t, "stripe", got[0].Header.Get("x-source"))
@@ -92,7 +94,7 @@ func TestAuditTutorialFanOutExample(t *testing.T) {
 func TestAuditTutorialFanOutPatterns(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	rc := newReceiver(t, func(received) int { return http.StatusOK })
+	rc := brokertest.NewHTTPReceiver(t, nil)
 	startServing(t, "deliver", tutorialConfig(t, db, fmt.Sprintf(`
 outbox:
   pollIntervalMs: 20
@@ -134,7 +136,7 @@ routes:
 		require.Equal(t, "No route matches topic "+topic, reason)
 	}
 	got := map[string]string{}
-	for _, r := range rc.requests() {
+	for _, r := range rc.Requests() {
 		got[r.Header.Get("X-Topic")] = r.Path
 	}
 	require.Equal(t, want, got, "the path defaults to /")

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
 const firstMessagePage = "33_Deliver_your_first_outbox_message.md"
@@ -40,7 +42,7 @@ func requireHealthy(t *testing.T, p *process) {
 func TestAuditTutorialFirstOutboxMessage(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	rc := newReceiver(t, func(received) int { return http.StatusOK })
+	rc := brokertest.NewHTTPReceiver(t, nil)
 	route := blockUnder(t, firstMessagePage, "yaml", "Read the route", "webhook-api")
 	route = strings.ReplaceAll(route, "http://receiver:8080", rc.URL)
 	// The tutorial's configuration polls every 100 milliseconds.
@@ -49,8 +51,8 @@ func TestAuditTutorialFirstOutboxMessage(t *testing.T) {
 
 	psqlExec(t, db, heredoc(t, blockUnder(t, firstMessagePage, "bash", "Insert an outbox row"), "SQL"))
 
-	require.Eventually(t, func() bool { return len(rc.requests()) == 1 }, 30*time.Second, 10*time.Millisecond)
-	got := rc.requests()[0]
+	require.Eventually(t, func() bool { return len(rc.Requests()) == 1 }, 30*time.Second, 10*time.Millisecond)
+	got := rc.Requests()[0]
 	require.Equal(t, http.MethodPost, got.Method)
 	require.Equal(t, "/webhook", got.Path)
 	// The receiver prints the body as it arrives: the page shows the

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
 const replayPage = "12_Replay_dead_letters.md"
@@ -51,7 +53,7 @@ func curlBody(t *testing.T, block string) string {
 func TestAuditTutorialReplayByID(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	rc := newReceiver(t, func(received) int { return http.StatusOK })
+	rc := brokertest.NewHTTPReceiver(t, nil)
 	p, token, _ := replayDeliver(t, db, fmt.Sprintf(`
 destinations:
   orders-api:
@@ -84,7 +86,7 @@ routes:
 		require.Equal(t, []string{"sent", "0", ""}, row[1:], "attempt 0, last_error cleared")
 	}
 	require.Equal(t, before, psqlRows(t, db, `SELECT id, sequence, payload, headers FROM outbox ORDER BY id`))
-	require.Len(t, rc.requests(), 2)
+	require.Len(t, rc.Requests(), 2)
 }
 
 // TestAuditTutorialReplayDestinationWindow follows "Replay everything for

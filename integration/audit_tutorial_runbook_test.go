@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
 const runbookPage = "22_Runbook.md"
@@ -19,12 +21,13 @@ const runbookPage = "22_Runbook.md"
 func TestAuditTutorialRunbookSQL(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	rc := newReceiver(t, func(r received) int {
+	rc := brokertest.NewHTTPReceiver(t, brokertest.StatusBy(func(r brokertest.HTTPRequest) int {
 		if r.Header.Get("X-Topic") == "order.failing" {
 			return http.StatusServiceUnavailable
 		}
 		return http.StatusOK
-	})
+	}))
+
 	startServing(t, "deliver", tutorialConfig(t, db, fmt.Sprintf(`
 outbox:
   pollIntervalMs: 20
@@ -139,7 +142,7 @@ func splitTop(p string) []string {
 func TestAuditTutorialRunbookMetrics(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	rc := newReceiver(t, func(received) int { return http.StatusOK })
+	rc := brokertest.NewHTTPReceiver(t, nil)
 	env := destinationEnv(db.env(), rc.URL)
 	for _, b := range pageBlocks(t, runbookPage) {
 		for _, m := range regexp.MustCompile(`(?m)^export (QUEUEBOX_[A-Z_]+)=(\S+)$`).FindAllStringSubmatch(b.Text, -1) {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
 const customTablesPage = "16_Use_custom_tables.md"
@@ -77,7 +79,7 @@ func TestAuditTutorialCustomTablesByHand(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
 	applyMigrations(t, db)
-	rc := newReceiver(t, func(received) int { return http.StatusOK })
+	rc := brokertest.NewHTTPReceiver(t, nil)
 	env := with(destinationEnv(byHandEnv(t, db), rc.URL),
 		"QUEUEBOX_SOURCES_HOOKS_TYPE", "http", "QUEUEBOX_SOURCES_HOOKS_PATH", "/hooks",
 		"QUEUEBOX_SOURCES_HOOKS_IDEMPOTENCYKEYPATH", "$.id", "QUEUEBOX_SOURCES_HOOKS_TOPIC", "hooks.in",

@@ -12,6 +12,8 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
 const writeRowsPage = "18_Write_outbox_rows.md"
@@ -38,8 +40,8 @@ routes:
 }
 
 // byTopicAndKey indexes deliveries by "topic/key" in arrival order.
-func byTopicAndKey(got []received) map[string][]received {
-	out := map[string][]received{}
+func byTopicAndKey(got []brokertest.HTTPRequest) map[string][]brokertest.HTTPRequest {
+	out := map[string][]brokertest.HTTPRequest{}
 	for _, r := range got {
 		k := r.Header.Get("X-Topic") + "/" + r.Header.Get("X-Message-Key")
 		out[k] = append(out[k], r)
@@ -54,7 +56,7 @@ func byTopicAndKey(got []received) map[string][]received {
 func TestAuditTutorialWriteOutboxRows(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	rc := newReceiver(t, func(received) int { return http.StatusOK })
+	rc := brokertest.NewHTTPReceiver(t, nil)
 	startServing(t, "deliver", tutorialConfig(t, db, ordersDestination(rc.URL)))
 	for _, b := range postgresSQL(t, writeRowsPage) {
 		psqlExec(t, db, b.Text)
@@ -68,7 +70,7 @@ func TestAuditTutorialWriteOutboxRows(t *testing.T) {
 	_, lastError := waitOutbox(t, db, "invoice.created", "dead")
 	require.True(t, strings.HasPrefix(lastError, "No route matches topic"), lastError)
 
-	got := byTopicAndKey(rc.requests())
+	got := byTopicAndKey(rc.Requests())
 	created := got["order.created/cust-42"]
 	require.Len(t, created, 1)
 	require.Equal(t, []string{"acme"}, created[0].Header.Values("X-Tenant"), "the row header wins")
@@ -80,7 +82,7 @@ func TestAuditTutorialWriteOutboxRows(t *testing.T) {
 	require.Equal(t, []string{"static"}, paid[0].Header.Values("X-Tenant"))
 
 	var steps []string
-	for _, r := range rc.requests() {
+	for _, r := range rc.Requests() {
 		if r.Header.Get("X-Message-Key") == "order-33333333" {
 			steps = append(steps, r.Header.Get("X-Topic"))
 		}
@@ -126,7 +128,7 @@ func TestAuditTutorialWriteOutboxColumnRules(t *testing.T) {
 func TestAuditTutorialWriteOutboxFromGo(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	rc := newReceiver(t, func(received) int { return http.StatusOK })
+	rc := brokertest.NewHTTPReceiver(t, nil)
 	startServing(t, "deliver", tutorialConfig(t, db, ordersDestination(rc.URL)))
 	psqlExec(t, db, postgresSQL(t, writeRowsPage)[0].Text)
 	sqlDB, err := sql.Open("pgx", db.URL)
@@ -149,7 +151,7 @@ func TestAuditTutorialWriteOutboxFromGo(t *testing.T) {
 	require.NoError(t, tx.Commit())
 
 	waitOutbox(t, db, "order.created", "sent")
-	got := rc.requests()
+	got := rc.Requests()
 	require.Len(t, got, 1)
 	require.Equal(t, string(payload), got[0].Body, "a compact object arrives as written")
 	require.Equal(t, []string{"acme"}, got[0].Header.Values("X-Tenant"))
@@ -164,12 +166,13 @@ func TestAuditTutorialWriteOutboxFromGo(t *testing.T) {
 func TestAuditTutorialRetryCeiling(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	rc := newReceiver(t, func(r received) int {
+	rc := brokertest.NewHTTPReceiver(t, brokertest.StatusBy(func(r brokertest.HTTPRequest) int {
 		if strings.HasPrefix(r.Header.Get("X-Topic"), "order.failing") {
 			return http.StatusInternalServerError
 		}
 		return http.StatusOK
-	})
+	}))
+
 	env := with(tutorialConfig(t, db, ordersDestination(rc.URL)), "QUEUEBOX_OUTBOX_MAXATTEMPTS", "7")
 	startServing(t, "deliver", env)
 	psqlExec(t, db, `
@@ -185,7 +188,7 @@ func TestAuditTutorialRetryCeiling(t *testing.T) {
 	waitOutbox(t, db, "order.after", "sent")
 
 	var k2 []string
-	for _, r := range rc.requests() {
+	for _, r := range rc.Requests() {
 		if r.Header.Get("X-Message-Key") == "k2" {
 			k2 = append(k2, r.Header.Get("X-Topic")+"#"+r.Header.Get("X-Attempt"))
 		}

@@ -2,14 +2,14 @@ package integration
 
 import (
 	"encoding/json"
-	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
 // chaosReceiver is a destination that answers after a random delay and
@@ -17,7 +17,7 @@ import (
 // receiver knows who sent what. It records, per key, which rows are in
 // flight at once and the order of the first successful deliveries.
 type chaosReceiver struct {
-	*httptest.Server
+	*brokertest.HTTPReceiver
 	maxDelay time.Duration
 	failRate float64
 
@@ -52,18 +52,16 @@ func newChaosReceiver(t *testing.T, maxDelay time.Duration, failRate float64) *c
 	c := &chaosReceiver{maxDelay: maxDelay, failRate: failRate,
 		deliveries: map[string]int{}, successes: map[string]int{},
 		firstOK: map[string][]string{}, okAt: map[string]flight{}, inFlight: map[string]map[*flight]bool{}}
-	c.Server = httptest.NewServer(http.HandlerFunc(c.serve))
-	t.Cleanup(c.Close)
+	c.HTTPReceiver = brokertest.NewHTTPReceiver(t, c.answer)
 	return c
 }
 
-func (c *chaosReceiver) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
+func (c *chaosReceiver) answer(r brokertest.HTTPRequest) brokertest.Answer {
 	var payload struct {
 		Key string `json:"k"`
 	}
-	_ = json.Unmarshal(body, &payload)
-	f := &flight{id: r.Header.Get("X-Message-Id"), replica: strings.TrimPrefix(r.URL.Path, "/r/"), start: time.Now()}
+	_ = json.Unmarshal([]byte(r.Body), &payload)
+	f := &flight{id: r.Header.Get("X-Message-Id"), replica: strings.TrimPrefix(r.Path, "/r/"), start: r.Arrived}
 	c.begin(payload.Key, f)
 	// Simulated destination latency, not a wait for a condition.
 	time.Sleep(time.Duration(rand.Int64N(int64(c.maxDelay) + 1)))
@@ -73,10 +71,9 @@ func (c *chaosReceiver) serve(w http.ResponseWriter, r *http.Request) {
 	// read the answer.
 	c.end(payload.Key, f, ok)
 	if !ok {
-		w.WriteHeader(http.StatusInternalServerError)
-		return
+		return brokertest.Answer{Status: http.StatusInternalServerError}
 	}
-	w.WriteHeader(http.StatusOK)
+	return brokertest.Answer{Status: http.StatusOK}
 }
 
 func (c *chaosReceiver) begin(key string, f *flight) {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
 // TestKilledReplicaMidPublish kills one replica with SIGKILL while its
@@ -19,15 +21,16 @@ func TestKilledReplicaMidPublish(t *testing.T) {
 	db := newDatabase(t)
 	hang := make(chan struct{})
 	first := make(chan struct{}, 1)
-	rc := newReceiver(t, func(r received) int {
+	rc := brokertest.NewHTTPReceiver(t, brokertest.StatusBy(func(r brokertest.HTTPRequest) int {
 		select {
 		case first <- struct{}{}:
-			<-hang // the first delivery never answers
+			<-hang
 			return http.StatusOK
 		default:
 			return http.StatusOK
 		}
-	})
+	}))
+
 	// Registered after the receiver, so it runs before the receiver's
 	// Close, which waits for the hanging handler.
 	t.Cleanup(func() { close(hang) })
@@ -35,7 +38,7 @@ func TestKilledReplicaMidPublish(t *testing.T) {
 	victim := startServing(t, "deliver", env)
 	_, err := db.connect(t).Exec(context.Background(), `INSERT INTO outbox (topic, key, payload) VALUES ('order.created', 'k', '{}')`)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return len(rc.requests()) == 1 }, 30*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(rc.Requests()) == 1 }, 30*time.Second, 10*time.Millisecond)
 	victim.kill()
 
 	survivor := startServing(t, "deliver", env)
@@ -44,8 +47,8 @@ func TestKilledReplicaMidPublish(t *testing.T) {
 		err := db.connect(t).QueryRow(context.Background(), `SELECT state FROM outbox`).Scan(&state)
 		return err == nil && state == "sent"
 	}, 30*time.Second, 20*time.Millisecond)
-	require.Len(t, rc.requests(), 2, "delivered again by the survivor")
-	require.Equal(t, rc.requests()[0].Header.Get("X-Message-Id"), rc.requests()[1].Header.Get("X-Message-Id"))
+	require.Len(t, rc.Requests(), 2, "delivered again by the survivor")
+	require.Equal(t, rc.Requests()[0].Header.Get("X-Message-Id"), rc.Requests()[1].Header.Get("X-Message-Id"))
 	_, metrics := get(t, survivor.url("/metrics"))
 	require.GreaterOrEqual(t, sample(t, metrics, `queuebox_outbox_messages_reclaimed_total`), 1.0)
 	require.Equal(t, 0, survivor.terminate(t, 40*time.Second))

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
 // TestWebhookReachesTheDestinationOnce runs ingest, relay and deliver: a
@@ -17,7 +19,7 @@ import (
 func TestWebhookReachesTheDestinationOnce(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	rc := newReceiver(t, func(received) int { return http.StatusOK })
+	rc := brokertest.NewHTTPReceiver(t, nil)
 	env := with(destinationEnv(db.env(), rc.URL),
 		"QUEUEBOX_SOURCES_STRIPE_TYPE", "http",
 		"QUEUEBOX_SOURCES_STRIPE_PATH", "/stripe",
@@ -52,7 +54,7 @@ func TestWebhookReachesTheDestinationOnce(t *testing.T) {
 		err := conn.QueryRow(context.Background(), `SELECT state FROM outbox`).Scan(&state)
 		return err == nil && state == "sent"
 	}, 30*time.Second, 20*time.Millisecond)
-	got := rc.requests()
+	got := rc.Requests()
 	require.Len(t, got, 1, "delivered once")
 	r := got[0]
 	require.JSONEq(t, body, r.Body)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
 // specDir is where the product documentation lives on this machine. Tests
@@ -58,7 +60,7 @@ func TestMetricsMatchTheReference(t *testing.T) {
 	t.Parallel()
 	documented := documentedMetrics(t)
 	db := newDatabase(t)
-	rc := newReceiver(t, func(received) int { return http.StatusOK })
+	rc := brokertest.NewHTTPReceiver(t, nil)
 	env := with(destinationEnv(db.env(), rc.URL),
 		"QUEUEBOX_RETENTION_ENABLED", "true",
 		"QUEUEBOX_RETENTION_OUTBOX_POLICY", "AGE",
@@ -69,7 +71,7 @@ func TestMetricsMatchTheReference(t *testing.T) {
 	deliver := startServing(t, "deliver", env)
 	_, err := db.connect(t).Exec(context.Background(), `INSERT INTO outbox (topic, payload) VALUES ('order.created', '{}')`)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return len(rc.requests()) == 1 }, 30*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(rc.Requests()) == 1 }, 30*time.Second, 10*time.Millisecond)
 	var scrape string
 	require.Eventually(t, func() bool {
 		_, scrape = get(t, deliver.url("/metrics"))

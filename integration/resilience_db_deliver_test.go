@@ -2,12 +2,13 @@ package integration
 
 import (
 	"context"
-	"net/http"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
 // TestDeliverDrainsABacklogThroughADatabaseOutage cuts the database off
@@ -20,10 +21,8 @@ import (
 func TestDeliverDrainsABacklogThroughADatabaseOutage(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	rc := newReceiver(t, func(received) int {
-		time.Sleep(20 * time.Millisecond) // a destination with some latency
-		return http.StatusOK
-	})
+	rc := brokertest.NewHTTPReceiver(t, brokertest.Static(brokertest.Answer{Delay: 20 * time.Millisecond}))
+
 	env := with(destinationEnv(db.env(), rc.URL),
 		"QUEUEBOX_OUTBOX_CLAIMTIMEOUTMS", "3000",
 		"QUEUEBOX_OUTBOX_BATCHSIZE", "10",
@@ -37,7 +36,7 @@ func TestDeliverDrainsABacklogThroughADatabaseOutage(t *testing.T) {
 		       jsonb_build_object('n', g)
 		FROM generate_series(1, $1::int) g ORDER BY g`, rows)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return len(rc.requests()) >= 30 }, 30*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(rc.Requests()) >= 30 }, 30*time.Second, 10*time.Millisecond)
 
 	cut := newOutage(t, db)
 	cut.block()
@@ -52,7 +51,7 @@ func TestDeliverDrainsABacklogThroughADatabaseOutage(t *testing.T) {
 	waitHealthy(t, deliver)
 	requireRunning(t, deliver)
 	requireLogged(t, deliver, "claim failed")
-	requireEveryIDInKeyOrder(t, db, rc.requests(), rows)
+	requireEveryIDInKeyOrder(t, db, rc.Requests(), rows)
 }
 
 // waitSent waits until the outbox holds want rows, all sent.
@@ -74,7 +73,7 @@ func waitSent(t *testing.T, db database, want int) {
 // requireEveryIDInKeyOrder checks that the receiver saw every outbox id at
 // least once, and that the first deliveries of each key follow the outbox
 // sequence of that key.
-func requireEveryIDInKeyOrder(t *testing.T, db database, got []received, want int) {
+func requireEveryIDInKeyOrder(t *testing.T, db database, got []brokertest.HTTPRequest, want int) {
 	t.Helper()
 	type row struct {
 		key string

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
 // TestIdleWorkersReportTheOutageAndRecover blocks the database of an idle
@@ -15,7 +17,7 @@ import (
 func TestIdleWorkersReportTheOutageAndRecover(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	rc := newReceiver(t, func(received) int { return http.StatusOK })
+	rc := brokertest.NewHTTPReceiver(t, nil)
 	env := with(destinationEnv(db.env(), rc.URL),
 		"QUEUEBOX_SOURCES_HOOKS_TYPE", "http",
 		"QUEUEBOX_SOURCES_HOOKS_PATH", "/hooks",

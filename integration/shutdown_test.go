@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
 // TestShutdownLeavesWorkInFlightProcessing sends SIGTERM while a publish
@@ -15,14 +17,13 @@ import (
 func TestShutdownLeavesWorkInFlightProcessing(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	hang := make(chan struct{})
-	rc := newReceiver(t, func(received) int { <-hang; return http.StatusOK })
-	t.Cleanup(func() { close(hang) })
+	rc := brokertest.NewHTTPReceiver(t, nil)
+	rc.Hold()
 	env := with(destinationEnv(db.env(), rc.URL), "QUEUEBOX_OUTBOX_SHUTDOWNTIMEOUTMS", "500")
 	p := startServing(t, "deliver", env)
 	_, err := db.connect(t).Exec(context.Background(), `INSERT INTO outbox (topic, payload) VALUES ('order.created', '{}')`)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return len(rc.requests()) == 1 }, 30*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(rc.Requests()) == 1 }, 30*time.Second, 10*time.Millisecond)
 	require.Equal(t, 0, p.terminate(t, 30*time.Second))
 	var state string
 	require.NoError(t, db.connect(t).QueryRow(context.Background(), `SELECT state FROM outbox`).Scan(&state))
@@ -34,13 +35,13 @@ func TestShutdownLeavesWorkInFlightProcessing(t *testing.T) {
 func TestShutdownLetsAPublishFinish(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	release := make(chan struct{})
-	rc := newReceiver(t, func(received) int { <-release; return http.StatusOK })
+	rc := brokertest.NewHTTPReceiver(t, nil)
+	rc.Hold()
 	env := with(destinationEnv(db.env(), rc.URL), "QUEUEBOX_OUTBOX_SHUTDOWNTIMEOUTMS", "20000")
 	p := startServing(t, "deliver", env)
 	_, err := db.connect(t).Exec(context.Background(), `INSERT INTO outbox (topic, payload) VALUES ('order.created', '{}')`)
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return len(rc.requests()) == 1 }, 30*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(rc.Requests()) == 1 }, 30*time.Second, 10*time.Millisecond)
 	done := make(chan int)
 	go func() { done <- p.terminate(t, 40*time.Second) }()
 	// The HTTP server stops first; once it refuses connections the poller
@@ -49,7 +50,7 @@ func TestShutdownLetsAPublishFinish(t *testing.T) {
 		_, err := http.Get(p.url("/health/live"))
 		return err != nil
 	}, 30*time.Second, 10*time.Millisecond)
-	close(release)
+	rc.Release()
 	require.Equal(t, 0, <-done)
 	var state string
 	require.NoError(t, db.connect(t).QueryRow(context.Background(), `SELECT state FROM outbox`).Scan(&state))
