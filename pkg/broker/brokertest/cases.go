@@ -120,7 +120,7 @@ func testCloseWhilePublishing(t *testing.T, f Factory) {
 	// The publish in flight ends by Close or by its own timeout; either
 	// result is allowed, hanging is not.
 	_ = await(t, done, faultTimeout+slack, "the publish in flight during Close")
-	require.Error(t, p.Publish(t.Context(), delivery(t, 1)))
+	require.Error(t, await(t, publishAsync(t.Context(), p, delivery(t, 1)), slack, "Publish after Close"))
 }
 
 func testConcurrentPublish(t *testing.T, f Factory) {
