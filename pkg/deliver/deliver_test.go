@@ -18,7 +18,7 @@ func TestFirstMessageIsDeliveredOnceWithEveryHeader(t *testing.T) {
 	start(t, p)
 	rows := e.waitStates(t, "sent")
 	require.Equal(t, 0, rows[0].Attempt)
-	got := rc.requests()
+	got := rc.Requests()
 	require.Len(t, got, 1)
 	r := got[0]
 	require.Equal(t, "/webhook", r.Path)
@@ -44,7 +44,7 @@ func TestRetriesUpToTheRowCeilingThenDead(t *testing.T) {
 	require.Equal(t, 2, rows[0].Attempt)
 	require.NotNil(t, rows[0].LastError)
 	require.Contains(t, *rows[0].LastError, "503")
-	got := rc.requests()
+	got := rc.Requests()
 	require.Len(t, got, 3, "max_attempts = 2 gives three deliveries")
 	for i, r := range got {
 		require.Equal(t, strconv.Itoa(i), r.Header.Get("X-Attempt"))
@@ -65,7 +65,7 @@ func TestARedirectIsAFailedAttempt(t *testing.T) {
 	start(t, p)
 	rows := e.waitStates(t, "dead")
 	require.Contains(t, *rows[0].LastError, "302")
-	require.Empty(t, target.requests())
+	require.Empty(t, target.Requests())
 }
 
 func TestNoRouteGoesDeadAtOnce(t *testing.T) {
@@ -78,7 +78,7 @@ func TestNoRouteGoesDeadAtOnce(t *testing.T) {
 	rows := e.waitStates(t, "dead")
 	require.Equal(t, "No route matches topic invoice.paid", *rows[0].LastError)
 	require.Equal(t, 0, rows[0].Attempt)
-	require.Empty(t, rc.requests())
+	require.Empty(t, rc.Requests())
 }
 
 func TestAFutureScheduleWaits(t *testing.T) {
@@ -90,7 +90,7 @@ func TestAFutureScheduleWaits(t *testing.T) {
 	p, _ := e.poller(t)
 	start(t, p)
 	e.waitStates(t, "pending", "sent")
-	require.Len(t, rc.requests(), 1)
+	require.Len(t, rc.Requests(), 1)
 	e.exec(t, `UPDATE outbox SET scheduled_at = now() WHERE state = 'pending'`)
 	e.waitStates(t, "sent", "sent")
 }
@@ -109,7 +109,7 @@ func TestAPoisonRowGoesDeadAndReleasesItsKey(t *testing.T) {
 	p, _ := e.poller(t)
 	start(t, p)
 	e.waitStates(t, "dead", "sent")
-	got := rc.requests()
+	got := rc.Requests()
 	require.Len(t, got, 3)
 	require.Equal(t, `{"step":2}`, got[2].Body, "the next row of the key goes after the poison row died")
 }
@@ -130,5 +130,5 @@ func TestMalformedHeadersColumnGoesDeadAlone(t *testing.T) {
 	require.Equal(t, 0, rows[0].Attempt)
 	require.Contains(t, *rows[0].LastError, "headers column")
 	require.Contains(t, *rows[0].LastError, "JSON object")
-	require.Len(t, rc.requests(), 2)
+	require.Len(t, rc.Requests(), 2)
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 	"github.com/alternayte/queuebox/pkg/broker/webhook"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
@@ -26,39 +26,12 @@ import (
 )
 
 // request is what the in-test receiver saw.
-type request struct {
-	Header http.Header
-	Body   string
-	Path   string
-}
+type request = brokertest.HTTPRequest
 
-// receiver is an HTTP destination whose answer each test decides.
-type receiver struct {
-	*httptest.Server
-	mu     sync.Mutex
-	got    []request
-	answer func(r request) int
-}
-
-func newReceiver(t *testing.T, answer func(r request) int) *receiver {
+// newReceiver is an HTTP destination whose answer each test decides.
+func newReceiver(t *testing.T, answer func(request) int) *brokertest.HTTPReceiver {
 	t.Helper()
-	rc := &receiver{answer: answer}
-	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		req := request{Header: r.Header.Clone(), Body: string(body), Path: r.URL.Path}
-		rc.mu.Lock()
-		rc.got = append(rc.got, req)
-		rc.mu.Unlock()
-		w.WriteHeader(rc.answer(req))
-	}))
-	t.Cleanup(rc.Close)
-	return rc
-}
-
-func (rc *receiver) requests() []request {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return append([]request(nil), rc.got...)
+	return brokertest.NewHTTPReceiver(t, brokertest.StatusBy(answer))
 }
 
 func ok(request) int { return http.StatusOK }

@@ -118,7 +118,7 @@ func TestALostClaimIsCountedAndLeavesTheNewOwnersResult(t *testing.T) {
 	e.cfg.Outbox.ClaimTimeoutMs = 3000
 	slow, slowMetrics := e.poller(t)
 	stopSlow := start(t, slow)
-	require.Eventually(t, func() bool { return len(rc.requests()) == 1 }, 30*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return len(rc.Requests()) == 1 }, 30*time.Second, 5*time.Millisecond)
 	// Expire the first claim in the database, as a long pause would.
 	e.exec(t, `UPDATE outbox SET lease_expires_at = now() - interval '1 second'`)
 	fresh, freshMetrics := e.poller(t)
@@ -134,7 +134,7 @@ func TestALostClaimIsCountedAndLeavesTheNewOwnersResult(t *testing.T) {
 	require.Equal(t, 1.0, testutil.ToFloat64(freshMetrics.Messages.WithLabelValues("sent"))+
 		testutil.ToFloat64(slowMetrics.Messages.WithLabelValues("sent")))
 	require.GreaterOrEqual(t, testutil.ToFloat64(freshMetrics.Reclaimed)+testutil.ToFloat64(slowMetrics.Reclaimed), 1.0)
-	got := rc.requests()
+	got := rc.Requests()
 	require.Len(t, got, 2)
 	require.Equal(t, strconv.Itoa(0), got[1].Header.Get("X-Attempt"))
 }

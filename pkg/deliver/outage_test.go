@@ -49,5 +49,5 @@ func TestAnOutcomeWaitsOutAShortDatabaseOutage(t *testing.T) {
 		t.Fatal("the outage did not start and end")
 	}
 	e.waitStates(t, "sent")
-	require.Len(t, rc.requests(), 1, "delivered once")
+	require.Len(t, rc.Requests(), 1, "delivered once")
 }

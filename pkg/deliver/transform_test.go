@@ -36,7 +36,7 @@ func TestRouteThenDestinationTransform(t *testing.T) {
 	p, _ := e.poller(t)
 	start(t, p)
 	e.waitStates(t, "sent")
-	require.JSONEq(t, `{"data":{"orderId":"1001","total":35},"topic":"order.created","attempt":0}`, rc.requests()[0].Body)
+	require.JSONEq(t, `{"data":{"orderId":"1001","total":35},"topic":"order.created","attempt":0}`, rc.Requests()[0].Body)
 	var payload string
 	require.NoError(t, e.s.Connect(t).QueryRow(t.Context(), `SELECT payload::text FROM outbox`).Scan(&payload))
 	require.Contains(t, payload, `"items"`, "the row keeps its payload")
@@ -65,9 +65,9 @@ func TestTransformStrategies(t *testing.T) {
 			start(t, p)
 			rows := e.waitStates(t, tc.state)
 			if tc.body != "" {
-				require.JSONEq(t, tc.body, rc.requests()[0].Body, "Skip passes the input on")
+				require.JSONEq(t, tc.body, rc.Requests()[0].Body, "Skip passes the input on")
 			} else {
-				require.Empty(t, rc.requests())
+				require.Empty(t, rc.Requests())
 				require.Contains(t, *rows[0].LastError, "Transform failed: ")
 			}
 			want := 1.0
