@@ -27,6 +27,16 @@
 //     as a number outside the numeric range) gets 400 instead, because it
 //     would fail on every try.
 //
+// Steps 0 to 2 and 4 are HTTP's own (Handler). Steps 3 and 5 to 8 are
+// transport-neutral and live in Receiver.Receive, which a broker consumer
+// shares: it returns a Decision (Stored, Duplicate, Filtered, Rejected or
+// Dead) that each transport maps to its answer, and an error only when
+// the message must be sent again. A broker source sets
+// Transport.DeadLetter, so the messages that HTTP rejects with 400 or 422
+// are stored as dead rows instead (28_Inbox_table, 32_Transforms), and
+// Transport.BrokerAttributes, so the attributes come in the broker order
+// of 26_Headers (header, path, broker id, digest of the body).
+//
 // The transform runs before the duplicate check, so every 4xx answer is a
 // function of the request alone and does not change when a sender repeats
 // it (apart from 429 and an HMAC timestamp that ages out).

@@ -1,9 +1,12 @@
 package ingest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/jsonpath"
 )
 
@@ -83,4 +86,71 @@ func optional(what string, p *jsonpath.Path, doc any) (*string, error) {
 		return nil, reasonf("%s at %s is longer than %d characters", what, p, maxAttributeLen)
 	}
 	return &s, nil
+}
+
+// brokerExtract reads the attributes in the order of a broker source
+// (26_Headers). Each comes from the first place that gives a non-empty
+// value: the idempotency key from the header, the path, the broker's
+// message id, then the SHA-256 digest of the body; the aggregate
+// identifier from the path, the header, then the record key; the event
+// type from the path, then the header. A path gives a scalar only, and
+// parsed false (a body that is no usable document) skips the paths. A
+// value longer than its column fails, and the attributes read before it
+// are returned with the error.
+func (x extractor) brokerExtract(doc any, parsed bool, m Message, names config.AttributeHeaders) (attributes, error) {
+	var a attributes
+	fromPath := func(p *jsonpath.Path) string {
+		if !parsed || p == nil {
+			return ""
+		}
+		v, _ := p.Find(doc)
+		s, _ := jsonpath.ScalarString(v)
+		return s
+	}
+	header := func(name string) string {
+		if name == "" {
+			return ""
+		}
+		return m.Headers[name]
+	}
+	key := firstOf(header(names.IdempotencyKey), fromPath(&x.key), m.Broker.MessageID, bodyDigest(m.Body))
+	if utf8.RuneCountInString(key) > maxAttributeLen {
+		return a, reasonf("Idempotency key is longer than %d characters", maxAttributeLen)
+	}
+	a.key = key
+	var err error
+	aggregate := firstOf(fromPath(x.aggregateID), header(names.AggregateID), m.Broker.RecordKey)
+	if a.aggregateID, err = bounded("Aggregate id", aggregate); err != nil {
+		return a, err
+	}
+	a.eventType, err = bounded("Event type", firstOf(fromPath(x.eventType), header(names.EventType)))
+	return a, err
+}
+
+func firstOf(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// bounded returns nil for "", and fails for a value longer than its
+// column.
+func bounded(what, v string) (*string, error) {
+	switch {
+	case v == "":
+		return nil, nil
+	case utf8.RuneCountInString(v) > maxAttributeLen:
+		return nil, reasonf("%s is longer than %d characters", what, maxAttributeLen)
+	}
+	return &v, nil
+}
+
+// bodyDigest is the idempotency key of last resort of a broker source:
+// "sha256:" and the hexadecimal SHA-256 digest of the body.
+func bodyDigest(body []byte) string {
+	sum := sha256.Sum256(body)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }

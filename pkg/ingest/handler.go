@@ -1,27 +1,13 @@
 package ingest
 
 import (
-	"context"
 	"errors"
 	"net/http"
-	"time"
 
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"github.com/alternayte/queuebox/pkg/config"
-	"github.com/alternayte/queuebox/pkg/jsonpath"
-	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/run"
 )
-
-// message is a request that passed the checks of steps 0 to 4.
-type message struct {
-	body        []byte
-	headers     map[string]string // stored headers
-	correlation string
-	receivedAt  time.Time
-}
 
 // Serve is the echo handler of the source. It always answers itself and
 // returns only the error of writing the answer.
@@ -29,8 +15,9 @@ func (h *Handler) Serve(c echo.Context) error {
 	return h.process(c).write(c)
 }
 
-// process runs steps 0 to 4 (see the package documentation) and hands the
-// message to accept.
+// process runs steps 0 to 2 (see the package documentation), hands the
+// message to the receiver for the others, and sets the correlation header
+// (step 4) on every answer after the filter.
 func (h *Handler) process(c echo.Context) reply {
 	req, now := c.Request(), h.now()
 	if retryAfter, ok := h.limiter.admit(now); !ok {
@@ -44,16 +31,17 @@ func (h *Handler) process(c echo.Context) reply {
 		h.log.Debug("request failed the source auth", "reason", err.Error())
 		return errorReply(http.StatusUnauthorized, err.Error())
 	}
-	received := receivedHeaders(req)
-	if !h.filter.Pass(received) {
-		h.metrics.dropped(h.name)
-		return replyFiltered
-	}
-	corr := correlationID(req.Header.Get(CorrelationHeader))
-	c.Response().Header().Set(CorrelationHeader, corr)
-	return h.accept(req.Context(), message{
-		body: body, headers: storedHeaders(received, h.omit), correlation: corr, receivedAt: now,
+	d, err := h.recv.Receive(req.Context(), Message{
+		Body: body, Headers: receivedHeaders(req), CorrelationID: req.Header.Get(CorrelationHeader), ReceivedAt: now,
 	})
+	if d.Outcome != Filtered {
+		c.Response().Header().Set(CorrelationHeader, d.CorrelationID)
+	}
+	if err != nil {
+		// Receive logged it; the sender must try again.
+		return replyStorageFailed
+	}
+	return replyFor(d)
 }
 
 func (h *Handler) bodyError(err error) reply {
@@ -65,79 +53,21 @@ func (h *Handler) bodyError(err error) reply {
 	return replyUnreadable
 }
 
-// accept runs steps 5 to 8: parse, extract, transform, store.
-func (h *Handler) accept(ctx context.Context, m message) reply {
-	doc, err := jsonpath.Decode(m.body)
-	if err != nil {
-		return h.reject(ReasonExtractionFailed, replyInvalidJSON, m, "body is not JSON")
-	}
-	if holdsNUL(doc) {
-		// Valid JSON, but PostgreSQL's jsonb refuses it: a 500 would make
-		// the sender retry for ever, so answer the 4xx that never changes.
-		return h.reject(ReasonExtractionFailed, replyNUL, m, "body holds \u0000")
-	}
-	attrs, err := h.extractor.extract(doc)
-	if err != nil {
-		return h.reject(ReasonExtractionFailed, errorReply(http.StatusBadRequest, err.Error()), m, err.Error())
-	}
-	in := SourceInput{
-		Payload: m.body, MessageID: uuid.NewString(), Timestamp: m.receivedAt, Source: h.name,
-		Headers: m.headers, IdempotencyKey: attrs.key, EventType: attrs.eventType,
-	}
-	payload, err := h.runTransform(ctx, in)
-	if err != nil {
-		return h.reject(ReasonTransformFailed, errorReply(http.StatusUnprocessableEntity, "Transform failed: "+err.Error()), m, err.Error())
-	}
-	return h.store(ctx, in, attrs, m, payload)
-}
-
-func (h *Handler) reject(reason string, r reply, m message, detail string) reply {
-	h.metrics.rejected(reason)
-	h.log.Debug("message rejected", "reason", reason, "detail", detail, "correlationId", m.correlation)
-	return r
-}
-
-// runTransform returns the payload to store: the transform result, or the
-// original body without a transform or when Skip absorbs a failure.
-func (h *Handler) runTransform(ctx context.Context, in SourceInput) ([]byte, error) {
-	if h.transform == nil {
-		return in.Payload, nil
-	}
-	out, err := h.transform.Apply(ctx, in)
-	if err == nil {
-		err = checkResult(out)
-	}
-	if err == nil {
-		return out, nil
-	}
-	if h.onError == config.OnErrorSkip {
-		h.log.Debug("source transform failed; storing the original body (onError Skip)", "err", err)
-		return in.Payload, nil
-	}
-	return nil, err
-}
-
-// store writes the row. The unique constraint decides new or duplicate.
-func (h *Handler) store(ctx context.Context, in SourceInput, attrs attributes, m message, payload []byte) reply {
-	id, inserted, err := h.inbox.Insert(ctx, queuebox.ReceivedRow{
-		ID: in.MessageID, Source: h.name, IdempotencyKey: attrs.key,
-		AggregateID: attrs.aggregateID, EventType: attrs.eventType, Payload: payload,
-		Headers: m.headers, CorrelationID: m.correlation, Consumption: h.consumption,
-	})
-	var refused *queuebox.RefusedValueError
-	switch {
-	case errors.As(err, &refused):
-		// The same body fails on every try: a 500 would invite repeats.
-		return h.reject(ReasonExtractionFailed, errorReply(http.StatusBadRequest,
-			"The database cannot store this message: "+refused.Reason), m, refused.Reason)
-	case err != nil:
-		h.metrics.rejected(ReasonStorageFailed)
-		h.log.Error("inbox write failed", "correlationId", m.correlation, "err", err)
-		return replyStorageFailed
-	case !inserted:
-		h.metrics.message(StatusDuplicate)
+// replyFor maps a decision to the documented answer. A rejection is 400,
+// or 422 when the source transform failed; every rejection of Receive is
+// a function of the request alone. Dead is not decided for HTTP (no
+// dead-letter mode); were it, the row exists, so it answers like Stored.
+func replyFor(d Decision) reply {
+	switch d.Outcome {
+	case Stored, Dead:
+		return replyNew(d.ID)
+	case Duplicate:
 		return replyDuplicate
+	case Filtered:
+		return replyFiltered
 	}
-	h.metrics.message(StatusNew)
-	return replyNew(id)
+	if d.Reason == ReasonTransformFailed {
+		return errorReply(http.StatusUnprocessableEntity, d.Message)
+	}
+	return errorReply(http.StatusBadRequest, d.Message)
 }

@@ -38,10 +38,8 @@ func statusReply(status int, value string) reply {
 var (
 	replyFiltered      = statusReply(http.StatusAccepted, "filtered")
 	replyDuplicate     = statusReply(http.StatusOK, "duplicate")
-	replyInvalidJSON   = errorReply(http.StatusBadRequest, "Invalid JSON")
 	replyStorageFailed = errorReply(http.StatusInternalServerError, "Storage failed")
 	replyUnreadable    = errorReply(http.StatusBadRequest, "Request body could not be read")
-	replyNUL           = errorReply(http.StatusBadRequest, `Invalid JSON: a string holds \u0000, which the database cannot store`)
 )
 
 func replyNew(id string) reply {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/auth"
 	"github.com/alternayte/queuebox/pkg/config"
-	"github.com/alternayte/queuebox/pkg/jsonpath"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
@@ -22,8 +21,9 @@ type Options struct {
 	Store Store
 	// Metrics is required; see NewMetrics.
 	Metrics *Metrics
-	// Log receives storage failures and, at debug level, rejections. It
-	// never receives a body or a credential. Nil discards.
+	// Log receives storage failures, a dead row that the database refuses
+	// (warn) and, at debug level, rejections and dead rows. It never
+	// receives a body or a credential. Nil discards.
 	Log *slog.Logger
 	// Transforms builds source transforms. Nil refuses a source that
 	// configures one, rather than storing payloads it was told to reshape.
@@ -33,21 +33,17 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Handler serves one HTTP source. It is safe for concurrent use.
+// Handler serves one HTTP source: the HTTP steps of the package
+// documentation around the Receiver of the source. It is safe for
+// concurrent use.
 type Handler struct {
-	name, route, consumption string
-	maxBody                  int64
-	verifier                 *auth.Verifier
-	omit                     map[string]bool // lower-case header names never stored
-	filter                   *Filter
-	limiter                  *limiter
-	extractor                extractor
-	transform                SourceTransform
-	onError                  string
-	inbox                    Store
-	metrics                  *Metrics
-	log                      *slog.Logger
-	now                      func() time.Time
+	name, route string
+	maxBody     int64
+	verifier    *auth.Verifier
+	limiter     *limiter
+	recv        *Receiver
+	log         *slog.Logger
+	now         func() time.Time
 }
 
 // NewHandler builds the handler of the HTTP source src. The error names
@@ -57,12 +53,8 @@ func NewHandler(src *config.Source, inbox config.Inbox, opts Options) (*Handler,
 		return nil, fmt.Errorf("ingest: Options.Store and Options.Metrics are required")
 	}
 	h := &Handler{
-		name: src.Name, route: Route(inbox.BasePath, src.Path), consumption: src.Consumption,
-		maxBody: inbox.MaxBodyBytes, limiter: newLimiter(rateLimit(src)),
-		inbox: opts.Store, metrics: opts.Metrics, log: opts.Log, now: opts.Now,
-	}
-	if h.consumption == "" {
-		h.consumption = config.ConsumptionPush
+		name: src.Name, route: Route(inbox.BasePath, src.Path),
+		maxBody: inbox.MaxBodyBytes, limiter: newLimiter(rateLimit(src)), log: opts.Log, now: opts.Now,
 	}
 	// The router reads ':' as a parameter and '*' as a wildcard; a source
 	// path holding them would answer other paths too.
@@ -77,10 +69,15 @@ func NewHandler(src *config.Source, inbox config.Inbox, opts Options) (*Handler,
 	if h.now == nil {
 		h.now = time.Now
 	}
-	for _, step := range []func(*config.Source, Options) error{h.setAuth, h.setFilter, h.setPaths, h.setTransform} {
-		if err := step(src, opts); err != nil {
-			return nil, fmt.Errorf("sources.%s.%w", src.Name, err)
-		}
+	v, err := auth.New(src.Auth)
+	if err != nil {
+		return nil, fmt.Errorf("sources.%s.auth: %w", src.Name, err)
+	}
+	h.verifier = v
+	// The receiver reads the receipt time from the message, so the rate
+	// limit, the HMAC check and $timestamp share one reading of the clock.
+	if h.recv, err = NewReceiver(src, Transport{OmitHeaders: v.CredentialHeaders()}, opts); err != nil {
+		return nil, err
 	}
 	return h, nil
 }
@@ -104,63 +101,4 @@ func rateLimit(src *config.Source) int {
 		return 0
 	}
 	return src.RateLimit.RequestsPerMinute
-}
-
-func (h *Handler) setAuth(src *config.Source, _ Options) error {
-	v, err := auth.New(src.Auth)
-	if err != nil {
-		return fmt.Errorf("auth: %w", err)
-	}
-	h.verifier = v
-	h.omit = map[string]bool{}
-	for _, name := range append(v.CredentialHeaders(), alwaysOmitted...) {
-		h.omit[strings.ToLower(name)] = true
-	}
-	return nil
-}
-
-func (h *Handler) setFilter(src *config.Source, _ Options) error {
-	f, err := NewFilter(src.Filter)
-	h.filter = f
-	return err
-}
-
-func (h *Handler) setPaths(src *config.Source, _ Options) error {
-	var err error
-	if h.extractor.key, err = jsonpath.Compile(src.IdempotencyKeyPath); err != nil {
-		return fmt.Errorf("idempotencyKeyPath: %w", err)
-	}
-	if h.extractor.eventType, err = optionalPath(src.EventTypePath); err != nil {
-		return fmt.Errorf("eventTypePath: %w", err)
-	}
-	if h.extractor.aggregateID, err = optionalPath(src.AggregateIDPath); err != nil {
-		return fmt.Errorf("aggregateIdPath: %w", err)
-	}
-	return nil
-}
-
-func optionalPath(text string) (*jsonpath.Path, error) {
-	if strings.TrimSpace(text) == "" {
-		return nil, nil
-	}
-	p, err := jsonpath.Compile(text)
-	return &p, err
-}
-
-func (h *Handler) setTransform(src *config.Source, opts Options) error {
-	if src.Transform == nil || strings.TrimSpace(src.Transform.Expression) == "" {
-		return nil
-	}
-	if opts.Transforms == nil {
-		return fmt.Errorf("transform: source transforms are not available in this build")
-	}
-	t, err := opts.Transforms(src.Name, *src.Transform)
-	if err != nil {
-		return fmt.Errorf("transform.expression: %w", err)
-	}
-	h.transform, h.onError = t, src.Transform.OnError
-	if h.onError == "" {
-		h.onError = config.OnErrorFail
-	}
-	return nil
 }

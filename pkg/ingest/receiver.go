@@ -1,0 +1,144 @@
+package ingest
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/jsonpath"
+)
+
+// Transport is what the receiving side of a source changes in Receive.
+// The zero Transport is the HTTP behaviour.
+type Transport struct {
+	// DeadLetter stores a message that can never be stored as it came (a
+	// body that is not JSON, a failed extraction, a source transform that
+	// fails with onError Fail or Dead, a value the database refuses) as a
+	// dead row, with the reason in last_error, and decides Dead. Without
+	// it such a message is Rejected. A broker source sets it, because a
+	// message that it never acknowledges blocks the queue or the
+	// partition; an HTTP source answers the sender instead.
+	DeadLetter bool
+	// BrokerAttributes reads the idempotency key, the aggregate identifier
+	// and the event type in the order of a broker source (26_Headers): the
+	// attributeHeaders of the source, Message.Broker, and the SHA-256
+	// digest of the body as the last idempotency key. Without it they come
+	// from the body paths alone and the key is required, as on HTTP.
+	BrokerAttributes bool
+	// OmitHeaders are names of received headers that are never stored nor
+	// bound to $headers, in any letter case, on top of Authorization,
+	// Proxy-Authorization and Cookie. HTTP passes the header of its auth
+	// block. The header filter still reads them.
+	OmitHeaders []string
+}
+
+// Receiver runs the transport-neutral steps of one source: the header
+// filter, parse, extract, transform and store. The HTTP handler and the
+// broker consumers share it. A Receiver is immutable and safe for
+// concurrent use.
+type Receiver struct {
+	name, consumption string
+	deadLetter        bool
+	attrHeaders       *config.AttributeHeaders // lower case; nil reads the body only
+	omit              map[string]bool          // lower-case header names never stored
+	filter            *Filter
+	extractor         extractor
+	transform         SourceTransform
+	transformKey      string // the key path that last_error names
+	onError           string
+	inbox             Store
+	metrics           *Metrics
+	log               *slog.Logger
+	now               func() time.Time
+}
+
+// NewReceiver builds the receiver of the source src for transport t. The
+// error names the key of the source that cannot be used. opts.Store and
+// opts.Metrics are required.
+func NewReceiver(src *config.Source, t Transport, opts Options) (*Receiver, error) {
+	if opts.Store == nil || opts.Metrics == nil {
+		return nil, fmt.Errorf("ingest: Options.Store and Options.Metrics are required")
+	}
+	r := &Receiver{
+		name: src.Name, consumption: src.Consumption, deadLetter: t.DeadLetter,
+		inbox: opts.Store, metrics: opts.Metrics, log: opts.Log, now: opts.Now,
+		omit: map[string]bool{},
+	}
+	if r.consumption == "" {
+		r.consumption = config.ConsumptionPush
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	r.log = r.log.With("source", src.Name)
+	if r.now == nil {
+		r.now = time.Now
+	}
+	for _, name := range append(append([]string(nil), t.OmitHeaders...), alwaysOmitted...) {
+		r.omit[strings.ToLower(name)] = true
+	}
+	if t.BrokerAttributes {
+		h := src.AttributeHeaders
+		r.attrHeaders = &config.AttributeHeaders{IdempotencyKey: strings.ToLower(h.IdempotencyKey),
+			AggregateID: strings.ToLower(h.AggregateID), EventType: strings.ToLower(h.EventType)}
+	}
+	for _, step := range []func(*config.Source, Options) error{r.setFilter, r.setPaths, r.setTransform} {
+		if err := step(src, opts); err != nil {
+			return nil, fmt.Errorf("sources.%s.%w", src.Name, err)
+		}
+	}
+	return r, nil
+}
+
+// Name is the source name.
+func (r *Receiver) Name() string { return r.name }
+
+func (r *Receiver) setFilter(src *config.Source, _ Options) error {
+	f, err := NewFilter(src.Filter)
+	r.filter = f
+	return err
+}
+
+func (r *Receiver) setPaths(src *config.Source, _ Options) error {
+	var err error
+	if r.extractor.key, err = jsonpath.Compile(src.IdempotencyKeyPath); err != nil {
+		return fmt.Errorf("idempotencyKeyPath: %w", err)
+	}
+	if r.extractor.eventType, err = optionalPath(src.EventTypePath); err != nil {
+		return fmt.Errorf("eventTypePath: %w", err)
+	}
+	if r.extractor.aggregateID, err = optionalPath(src.AggregateIDPath); err != nil {
+		return fmt.Errorf("aggregateIdPath: %w", err)
+	}
+	return nil
+}
+
+func optionalPath(text string) (*jsonpath.Path, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, nil
+	}
+	p, err := jsonpath.Compile(text)
+	return &p, err
+}
+
+func (r *Receiver) setTransform(src *config.Source, opts Options) error {
+	if src.Transform == nil || strings.TrimSpace(src.Transform.Expression) == "" {
+		return nil
+	}
+	if opts.Transforms == nil {
+		return fmt.Errorf("transform: source transforms are not available in this build")
+	}
+	t, err := opts.Transforms(src.Name, *src.Transform)
+	if err != nil {
+		return fmt.Errorf("transform.expression: %w", err)
+	}
+	r.transform, r.onError = t, src.Transform.OnError
+	r.transformKey = "sources." + src.Name + ".transform"
+	if r.onError == "" {
+		r.onError = config.OnErrorFail
+	}
+	return nil
+}
