@@ -30,12 +30,14 @@ const maxBody = 2048
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // memStore is an in-memory Store that deduplicates like the unique
-// constraint and can fail on demand.
+// constraint and can fail on demand: fail fails every insert, refuse the
+// rows it returns an error for.
 type memStore struct {
-	mu   sync.Mutex
-	rows []queuebox.ReceivedRow
-	keys map[string]bool
-	fail error
+	mu     sync.Mutex
+	rows   []queuebox.ReceivedRow
+	keys   map[string]bool
+	fail   error
+	refuse func(queuebox.ReceivedRow) error
 }
 
 func (s *memStore) Insert(_ context.Context, row queuebox.ReceivedRow) (string, bool, error) {
@@ -43,6 +45,11 @@ func (s *memStore) Insert(_ context.Context, row queuebox.ReceivedRow) (string, 
 	defer s.mu.Unlock()
 	if s.fail != nil {
 		return "", false, s.fail
+	}
+	if s.refuse != nil {
+		if err := s.refuse(row); err != nil {
+			return "", false, err
+		}
 	}
 	if s.keys == nil {
 		s.keys = map[string]bool{}
