@@ -2,13 +2,17 @@ package ingest_test
 
 import (
 	"context"
+	"encoding/base64"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
@@ -115,4 +119,49 @@ func TestBodyTheDatabaseCannotStoreIsRefused(t *testing.T) {
 	require.Equal(t, 3.0, ev.counter(t, "queuebox_inbox_rejections_total", "reason", "extraction_failed"))
 	require.Zero(t, ev.counter(t, "queuebox_inbox_rejections_total", "reason", "storage_failed"))
 	require.Equal(t, http.StatusAccepted, ev.post("/inbox/orders", `{"id":"d","n":1e5}`).Code)
+}
+
+// In dead-letter mode every body that HTTP refuses becomes a dead row the
+// real jsonb column accepts, and a redelivery finds it.
+func TestDeadRowsAgainstPostgres(t *testing.T) {
+	t.Parallel()
+	in, s := pgInbox(t)
+	m, err := ingest.NewMetrics(prometheus.NewRegistry())
+	require.NoError(t, err)
+	r, err := ingest.NewReceiver(brokerSource("q"), broker, ingest.Options{Store: in, Metrics: m})
+	require.NoError(t, err)
+	bodies := map[string]string{
+		`not json`:                     "parse: body is not JSON",
+		"\xff\xfe\x00":                 "parse: body is not JSON",
+		`{"id":"n","v":"\u0000"}`:      `parse: body holds \u0000`,
+		`{"id":"a","n":1e999999}`:      "store: ",
+		`{"id":"b","note":"x\ud800y"}`: "store: ",
+	}
+	for body, lastError := range bodies {
+		d, err := r.Receive(context.Background(), ingest.Message{Body: []byte(body)})
+		require.NoError(t, err, body)
+		require.Equal(t, ingest.Dead, d.Outcome, body)
+		again, err := r.Receive(context.Background(), ingest.Message{Body: []byte(body)})
+		require.NoError(t, err, body)
+		require.Equal(t, ingest.Duplicate, again.Outcome, body)
+		var state, raw, stored string
+		require.NoError(t, s.Connect(t).QueryRow(context.Background(), `SELECT state, payload->>'raw', last_error
+			FROM inbox WHERE id = $1`, d.ID).Scan(&state, &raw, &stored))
+		require.Equal(t, "dead", state, body)
+		require.True(t, strings.HasPrefix(stored, lastError), stored)
+		if b64, ok := strings.CutPrefix(raw, "base64:"); ok {
+			raw = decodeBase64(t, b64)
+		}
+		require.Equal(t, body, raw, "the payload keeps the body")
+	}
+	var rows int
+	require.NoError(t, s.Connect(t).QueryRow(context.Background(), `SELECT count(*) FROM inbox`).Scan(&rows))
+	require.Equal(t, len(bodies), rows)
+}
+
+func decodeBase64(t *testing.T, text string) string {
+	t.Helper()
+	b, err := base64.StdEncoding.DecodeString(text)
+	require.NoError(t, err)
+	return string(b)
 }
