@@ -367,5 +367,7 @@ func TestFailedRenewalsPastTheLeaseCancelTheWork(t *testing.T) {
 	case <-waitTimeout():
 		t.Fatal("the work outlived its lease")
 	}
+	// The loss is reported after the work was cancelled, not before.
+	require.Eventually(t, func() bool { return len(lost.get()) > 0 }, wait, tick)
 	require.Equal(t, []claim.Lease{{ID: "a", Token: "t1"}}, lost.get())
 }
