@@ -5,37 +5,123 @@ import (
 	"time"
 )
 
-// Fenced-write retry bounds: a short database fault should not leave rows
-// processing until their lease expires, nor turn a delivered message into
-// a redelivery.
+// Defaults of a WriteRetry.
 const (
-	writeTries        = 5
-	writeFirstBackoff = 50 * time.Millisecond
-	writeTimeout      = 30 * time.Second
+	DefaultWriteTimeout = 30 * time.Second
+	DefaultFirstPause   = 50 * time.Millisecond
+	DefaultMaxPause     = 2 * time.Second
 )
 
-// RetryWrite runs a fenced write (one that returns the ids it changed) up
-// to five times with a doubling backoff, each try bounded by 30 s.
-// failed hears of every failed try. Once ctx is done, it stops after the
-// second try. It returns the last error when every try failed.
-func RetryWrite(ctx context.Context, write func(context.Context) (map[string]bool, error),
-	failed func(attempt int, err error)) (map[string]bool, error) {
-	delay := writeFirstBackoff
-	var err error
-	for attempt := 1; attempt <= writeTries; attempt++ {
-		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
-		var kept map[string]bool
-		kept, err = write(wctx)
-		cancel()
+// Write is one try of a fenced write. It returns the ids of the rows it
+// changed: a lease missing from the answer was lost. ctx bounds the try.
+type Write func(ctx context.Context) (map[string]bool, error)
+
+// Clock is the time a WriteRetry paces itself by. Tests pass a fake so
+// that pauses pass at once; nil means the wall clock.
+type Clock interface {
+	Now() time.Time
+	// After returns a channel that receives once d has passed.
+	After(d time.Duration) <-chan time.Time
+}
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time                         { return time.Now() }
+func (wallClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// WriteRetry tries a failing fenced write again, with a pause that
+// doubles from FirstPause up to MaxPause, for up to Patience: the lease,
+// the time for which the claimed rows stay ours in the table. While the
+// database is away the rows keep their claim, so a write that succeeds
+// once the database answers again finishes them without a redelivery and
+// without holding their keys until the lease expires.
+//
+// A WriteRetry is a value; one may serve any number of goroutines.
+type WriteRetry struct {
+	Patience   time.Duration
+	FirstPause time.Duration // zero: DefaultFirstPause
+	MaxPause   time.Duration // zero: DefaultMaxPause
+	Timeout    time.Duration // bound of one try; zero: DefaultWriteTimeout
+	Clock      Clock         // nil: the wall clock
+}
+
+// Do runs first, then again for every later try: a try that failed may
+// have committed without its answer, and again is the write that also
+// counts such rows as written (for a write that cannot tell, pass first
+// twice). failed hears of every failed try, numbered from 1, on the
+// calling goroutine.
+//
+// Do returns the answer of the first try that succeeds, or the last error
+// once the next pause would pass Patience. Each try runs under its own
+// Timeout and keeps ctx's values but not its cancellation. Once ctx is
+// done, no pause is waited out: one more try (with again) decides, and Do
+// returns its answer.
+func (r WriteRetry) Do(ctx context.Context, first, again Write, failed func(attempt int, err error)) (map[string]bool, error) {
+	r = r.withDefaults()
+	deadline := r.Clock.Now().Add(r.Patience)
+	pause := r.FirstPause
+	write := first
+	for attempt := 1; ; attempt++ {
+		kept, err := r.try(ctx, write)
 		if err == nil {
 			return kept, nil
 		}
 		failed(attempt, err)
-		if attempt == writeTries || (ctx.Err() != nil && attempt > 1) {
-			break
+		write = again
+		if r.Clock.Now().Add(pause).After(deadline) {
+			return nil, err
 		}
-		time.Sleep(delay)
-		delay *= 2
+		if !r.wait(ctx, pause) {
+			if kept, err = r.try(ctx, again); err != nil {
+				failed(attempt+1, err)
+				return nil, err
+			}
+			return kept, nil
+		}
+		pause = min(2*pause, r.MaxPause)
 	}
-	return nil, err
+}
+
+func (r WriteRetry) withDefaults() WriteRetry {
+	if r.FirstPause <= 0 {
+		r.FirstPause = DefaultFirstPause
+	}
+	if r.MaxPause <= 0 {
+		r.MaxPause = DefaultMaxPause
+	}
+	if r.Timeout <= 0 {
+		r.Timeout = DefaultWriteTimeout
+	}
+	if r.Clock == nil {
+		r.Clock = wallClock{}
+	}
+	return r
+}
+
+// try runs one write that a cancelled ctx does not cut short: the write
+// decides the fate of rows that may already have been worked.
+func (r WriteRetry) try(ctx context.Context, write Write) (map[string]bool, error) {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.Timeout)
+	defer cancel()
+	return write(wctx)
+}
+
+// wait pauses for d and reports false, at once, when ctx is done.
+func (r WriteRetry) wait(ctx context.Context, d time.Duration) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-r.Clock.After(d):
+		return true
+	}
+}
+
+// LogAttempt reports whether failed try number attempt deserves a log
+// line: the first and every tenth, so a write that fails for a whole
+// lease writes a few lines, not one per try.
+func LogAttempt(attempt int) bool {
+	return attempt == 1 || attempt%10 == 0
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/alternayte/queuebox/pkg/claim"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
@@ -21,11 +22,11 @@ type finisher struct {
 	// as written the rows that an earlier try committed unanswered.
 	rewrite writeFunc
 	log     *slog.Logger
-	// patience is how long a failing write is tried again: the lease, the
-	// time for which the rows stay ours in the table.
-	patience time.Duration
-	reqs     chan finishReq
-	stopped  chan struct{}
+	// retry tries a failing write again for up to the lease, the time for
+	// which the rows stay ours in the table.
+	retry   claim.WriteRetry
+	reqs    chan finishReq
+	stopped chan struct{}
 }
 
 type writeFunc func(ctx context.Context, outcomes []queuebox.Outcome) (map[string]bool, error)
@@ -43,25 +44,26 @@ type finishResult struct {
 }
 
 func newFinisher(write, rewrite writeFunc, patience time.Duration, log *slog.Logger) *finisher {
-	return &finisher{write: write, rewrite: rewrite, log: log, patience: patience,
+	return &finisher{write: write, rewrite: rewrite, log: log, retry: claim.WriteRetry{Patience: patience},
 		reqs: make(chan finishReq, maxFinishBatch), stopped: make(chan struct{})}
 }
 
-// run writes outcomes until stop is closed and every submitted outcome is
-// written.
-func (f *finisher) run(stop <-chan struct{}) {
+// run writes outcomes until stop is done and every submitted outcome is
+// written. The end of stop cuts no write short; it only ends the pauses of
+// failing writes (see writeWithin).
+func (f *finisher) run(stop context.Context) {
 	defer close(f.stopped)
 	for {
 		var first finishReq
 		select {
 		case first = <-f.reqs:
-		case <-stop:
-			// The poller closes stop after its drain; write what is left so
-			// no outcome that was decided is dropped.
+		case <-stop.Done():
+			// The poller stops the finisher after its drain; write what is
+			// left so no outcome that was decided is dropped.
 			f.flushRemaining(stop)
 			return
 		}
-		f.flush(f.collect([]finishReq{first}), stop)
+		f.flush(stop, f.collect([]finishReq{first}))
 	}
 }
 
@@ -78,20 +80,20 @@ func (f *finisher) collect(batch []finishReq) []finishReq {
 	return batch
 }
 
-func (f *finisher) flushRemaining(stop <-chan struct{}) {
+func (f *finisher) flushRemaining(stop context.Context) {
 	for batch := f.collect(nil); len(batch) > 0; batch = f.collect(nil) {
-		f.flush(batch, stop)
+		f.flush(stop, batch)
 	}
 }
 
 // flush writes one group, trying a failed statement again until it
 // succeeds or the lease ends (see writeWithin).
-func (f *finisher) flush(batch []finishReq, stop <-chan struct{}) {
+func (f *finisher) flush(stop context.Context, batch []finishReq) {
 	outcomes := make([]queuebox.Outcome, len(batch))
 	for i, r := range batch {
 		outcomes[i] = r.outcome
 	}
-	kept, err := f.writeWithin(outcomes, stop)
+	kept, err := f.writeWithin(stop, outcomes)
 	for _, r := range batch {
 		if err != nil {
 			r.then(finishResult{err: err})
@@ -101,47 +103,21 @@ func (f *finisher) flush(batch []finishReq, stop <-chan struct{}) {
 	}
 }
 
-// Bounds of one outcome write and of the pause between two tries.
-const (
-	finishTimeout    = 30 * time.Second
-	finishFirstPause = 50 * time.Millisecond
-	finishMaxPause   = 2 * time.Second
-)
-
-// writeWithin writes outcomes, trying again with a growing pause while
-// the write fails, for up to the lease: while the database is away the
-// rows keep their claim in the table, so a write that succeeds once it
-// answers again finishes them without a redelivery and without holding
-// their keys until the lease expires. Once stop is closed (the poller
-// stops), one more try decides.
-func (f *finisher) writeWithin(outcomes []queuebox.Outcome, stop <-chan struct{}) (map[string]bool, error) {
-	deadline := time.Now().Add(f.patience)
-	pause := finishFirstPause
-	write := f.write
-	for attempt := 1; ; attempt++ {
-		ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
-		kept, err := write(ctx, outcomes)
-		cancel()
-		write = f.rewrite
-		if err == nil {
-			return kept, nil
-		}
-		if attempt == 1 || attempt%10 == 0 {
-			f.log.Warn("writing outcomes failed; trying again until the lease ends",
-				"rows", len(outcomes), "attempt", attempt, "err", err)
-		}
-		if time.Now().Add(pause).After(deadline) {
-			return nil, err
-		}
-		select {
-		case <-stop:
-			ctx, cancel := context.WithTimeout(context.Background(), finishTimeout)
-			defer cancel()
-			return f.rewrite(ctx, outcomes)
-		case <-time.After(pause):
-		}
-		pause = min(2*pause, finishMaxPause)
-	}
+// writeWithin writes outcomes, trying again while the write fails for up
+// to the lease, as claim.WriteRetry documents: every try after the first
+// goes through rewrite, which also counts as written the rows that an
+// earlier try committed unanswered. Once stop is done (the poller stops),
+// one more try decides.
+func (f *finisher) writeWithin(stop context.Context, outcomes []queuebox.Outcome) (map[string]bool, error) {
+	return f.retry.Do(stop,
+		func(ctx context.Context) (map[string]bool, error) { return f.write(ctx, outcomes) },
+		func(ctx context.Context) (map[string]bool, error) { return f.rewrite(ctx, outcomes) },
+		func(attempt int, err error) {
+			if claim.LogAttempt(attempt) {
+				f.log.Warn("writing outcomes failed; trying again until the lease ends",
+					"rows", len(outcomes), "attempt", attempt, "err", err)
+			}
+		})
 }
 
 // submit hands an outcome to the writer without waiting; then runs after

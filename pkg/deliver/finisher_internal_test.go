@@ -30,9 +30,9 @@ func TestFinisherUsesRewriteAfterAFailedTry(t *testing.T) {
 		return map[string]bool{outcomes[0].Lease.ID: true}, nil
 	}
 	f := newFinisher(write, rewrite, time.Minute, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	stop := make(chan struct{})
+	stop, cancel := context.WithCancel(context.Background())
 	go f.run(stop)
-	defer func() { close(stop); <-f.stopped }()
+	defer func() { cancel(); <-f.stopped }()
 
 	got := make(chan finishResult, 1)
 	f.submit(queuebox.Outcome{Lease: claim.Lease{ID: "a", Token: "t"}, Kind: queuebox.OutcomeSent},

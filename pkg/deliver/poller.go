@@ -73,14 +73,16 @@ func (p *Poller) Wake() { p.loop.Wake() }
 // Run claims and delivers until ctx ends, then drains as the claim loop
 // documents.
 func (p *Poller) Run(ctx context.Context) error {
-	stop := make(chan struct{})
+	// The finisher outlives ctx: it writes the outcomes of the drain.
+	stop, stopFinisher := context.WithCancel(context.Background())
+	defer stopFinisher()
 	go p.finisher.run(stop)
 	gauges := newGaugeRefresher(p.opts, &p.published)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); gauges.run(ctx) }()
 	err := p.loop.Run(ctx)
-	close(stop)
+	stopFinisher()
 	<-p.finisher.stopped
 	wg.Wait()
 	return err

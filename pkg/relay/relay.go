@@ -31,14 +31,15 @@ type Options struct {
 type Relay struct {
 	opts    Options
 	loop    *claim.Loop[queuebox.InboxRow]
+	writes  claim.WriteRetry
 	healthy atomic.Bool
 	lastErr atomic.Value // string
 }
 
 // New builds the relay from inbox.relay.
 func New(opts Options) *Relay {
-	r := &Relay{opts: opts}
 	rc := opts.Config.Inbox.Relay
+	r := &Relay{opts: opts, writes: claim.WriteRetry{Patience: config.Ms(rc.ClaimTimeoutMs)}}
 	r.loop = claim.NewBatch(claim.Config{
 		Name:          "inbox-relay",
 		BatchSize:     rc.BatchSize,
@@ -188,47 +189,28 @@ func (r *Relay) prepare(row queuebox.InboxRow) (queuebox.Forward, string) {
 	return queuebox.Forward{Lease: row.Lease(), Topic: topic, Headers: headers}, ""
 }
 
-// Bounds of one relay write and of the pause between two tries.
-const (
-	writeTimeout    = 30 * time.Second
-	writeFirstPause = 50 * time.Millisecond
-	writeMaxPause   = 2 * time.Second
-)
-
-// retry runs a fenced write, trying again with a growing pause while it
-// fails, for up to the lease: while the database is away the claimed rows
-// stay ours in the table, so a write that succeeds once it answers again
-// forwards them at once instead of leaving them, and their aggregates,
-// claimed until the lease expires. Once ctx ends (the shutdown timeout
-// passed), one more try decides. Each failed try counts as a relay error
-// and marks the component down. It returns nil when every try failed.
-func (r *Relay) retry(ctx context.Context, what string, write func(context.Context) (map[string]bool, error)) map[string]bool {
-	deadline := time.Now().Add(config.Ms(r.opts.Config.Inbox.Relay.ClaimTimeoutMs))
-	pause := writeFirstPause
-	for attempt := 1; ; attempt++ {
-		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
-		kept, err := write(wctx)
-		cancel()
-		if err == nil {
-			r.claimSucceeded()
-			return kept
-		}
+// retry runs a fenced write, trying again while it fails for up to the
+// lease, as claim.WriteRetry documents: while the database is away the
+// claimed rows stay ours in the table, so a write that succeeds once it
+// answers again forwards them at once instead of leaving them, and their
+// aggregates, claimed until the lease expires. Once ctx ends (the shutdown
+// timeout passed), one more try decides. Each failed try counts as a relay
+// error and marks the component down. It returns nil when every try failed.
+func (r *Relay) retry(ctx context.Context, what string, write claim.Write) map[string]bool {
+	kept, err := r.writes.Do(ctx, write, write, func(attempt int, err error) {
 		r.opts.Metrics.Errors.Inc()
 		r.lastErr.Store(err.Error())
 		r.healthy.Store(false)
-		if attempt == 1 || attempt%10 == 0 {
+		if claim.LogAttempt(attempt) {
 			r.opts.Logger.Error("relay write failed; trying again until the lease ends", "write", what,
 				"attempt", attempt, "err", err)
 		}
-		if ctx.Err() != nil || time.Now().Add(pause).After(deadline) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(pause):
-		}
-		pause = min(2*pause, writeMaxPause)
+	})
+	if err != nil {
+		return nil
 	}
+	r.claimSucceeded()
+	return kept
 }
 
 // refreshAge sets the oldest-pending gauge at most once per
