@@ -77,14 +77,18 @@ type Hooks struct {
 
 // Config sets the pace and bounds of a Loop.
 type Config struct {
-	Name            string
-	BatchSize       int
-	Concurrency     int
-	PollInterval    time.Duration
-	LeaseDuration   time.Duration
-	ShutdownTimeout time.Duration
+	Name            string        // names the loop in logs
+	BatchSize       int           // most rows of one claim
+	Concurrency     int           // handlers that run at once
+	PollInterval    time.Duration // claim at least this often
+	LeaseDuration   time.Duration // renew each third of it, reclaim each fifth; zero: neither
+	ShutdownTimeout time.Duration // how long Run lets held work finish once ctx ends
 	Logger          *slog.Logger
 	Hooks           Hooks
+	// Health, when set, goes down when a claim fails and up when a claim
+	// is answered, empty ones included. The caller owns it and serves its
+	// Check.
+	Health *Health
 }
 
 // Loop runs one claim loop. Create it with New; call Run once.

@@ -143,7 +143,15 @@ const claimStatementTimeout = 30 * time.Second
 func (l *Loop[T]) claim(ctx context.Context, room int) ([]T, error) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimStatementTimeout)
 	defer cancel()
-	return l.source.Claim(cctx, room)
+	items, err := l.source.Claim(cctx, room)
+	if h := l.cfg.Health; h != nil {
+		if err != nil {
+			h.Down(err)
+		} else {
+			h.Up()
+		}
+	}
+	return items, err
 }
 
 // hold records a claimed item. A row that is still held under an older

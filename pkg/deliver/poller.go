@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/alternayte/queuebox/pkg/claim"
@@ -37,13 +36,13 @@ type Poller struct {
 	// published holds the destinations that got a publish, so the queue
 	// depth gauge reports them (at zero when nothing waits) from then on.
 	published sync.Map
-	healthy   atomic.Bool
-	lastErr   atomic.Value // string
+	health    *claim.Health
 }
 
 // NewPoller builds the poller from the outbox configuration.
 func NewPoller(opts Options) *Poller {
-	p := &Poller{opts: opts}
+	p := &Poller{opts: opts,
+		health: claim.NewHealth(opts.Logger, "claims fail", "claims succeed again; the outbox poller is up")}
 	ob := opts.Config.Outbox
 	p.finisher = newFinisher(opts.Store.Finish, opts.Store.FinishAgain, config.Ms(ob.ClaimTimeoutMs), opts.Logger)
 	p.loop = claim.NewAsync(claim.Config{
@@ -55,12 +54,11 @@ func NewPoller(opts Options) *Poller {
 		ShutdownTimeout: config.Ms(ob.ShutdownTimeoutMs),
 		Logger:          opts.Logger,
 		Hooks: claim.Hooks{
-			Lost:        func(claim.Lease) { opts.Metrics.ClaimsLost.WithLabelValues("outbox").Inc() },
-			Reaped:      func(n int64) { opts.Metrics.Reclaimed.Add(float64(n)) },
-			ClaimFailed: p.claimFailed,
+			Lost:   func(claim.Lease) { opts.Metrics.ClaimsLost.WithLabelValues("outbox").Inc() },
+			Reaped: func(n int64) { opts.Metrics.Reclaimed.Add(float64(n)) },
 		},
-	}, watchedSource{Source: opts.Store, ok: p.claimSucceeded}, p.handle)
-	p.healthy.Store(true)
+		Health: p.health,
+	}, opts.Store, p.handle)
 	return p
 }
 
@@ -88,45 +86,10 @@ func (p *Poller) Run(ctx context.Context) error {
 	return err
 }
 
-// Check is the health check of the outbox-poller component: down while
-// claims fail.
-func (p *Poller) Check(context.Context) error {
-	if p.healthy.Load() {
-		return nil
-	}
-	msg, _ := p.lastErr.Load().(string)
-	return errors.New("claims fail: " + msg)
-}
-
-func (p *Poller) claimFailed(op string, err error) {
-	if op == "claim" {
-		p.lastErr.Store(err.Error())
-		p.healthy.Store(false)
-	}
-}
-
-// claimSucceeded marks the component up after any claim that the database
-// answered, empty ones included: an idle poller must not stay down after
-// the database came back just because no row is due.
-func (p *Poller) claimSucceeded() {
-	if p.healthy.CompareAndSwap(false, true) {
-		p.opts.Logger.Info("claims succeed again; the outbox poller is up")
-	}
-}
-
-// watchedSource reports each successful claim to ok.
-type watchedSource struct {
-	claim.Source[queuebox.ClaimedMessage]
-	ok func()
-}
-
-func (w watchedSource) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessage, error) {
-	rows, err := w.Source.Claim(ctx, limit)
-	if err == nil {
-		w.ok()
-	}
-	return rows, err
-}
+// Check is the health check of the outbox-poller component: down from a
+// failed claim ("claims fail: ...") until the next answered claim, empty
+// ones included. It is safe for concurrent use and never blocks.
+func (p *Poller) Check(ctx context.Context) error { return p.health.Check(ctx) }
 
 // handle processes one claimed row from route to publish, then hands the
 // outcome to the writer and frees its worker; done runs after the write.

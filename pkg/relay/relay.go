@@ -2,12 +2,10 @@ package relay
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/alternayte/queuebox/pkg/claim"
@@ -29,17 +27,17 @@ type Options struct {
 // Relay forwards push rows of the inbox into the outbox. It implements the
 // component contract of package run.
 type Relay struct {
-	opts    Options
-	loop    *claim.Loop[queuebox.InboxRow]
-	writes  claim.WriteRetry
-	healthy atomic.Bool
-	lastErr atomic.Value // string
+	opts   Options
+	loop   *claim.Loop[queuebox.InboxRow]
+	writes claim.WriteRetry
+	health *claim.Health
 }
 
 // New builds the relay from inbox.relay.
 func New(opts Options) *Relay {
 	rc := opts.Config.Inbox.Relay
-	r := &Relay{opts: opts, writes: claim.WriteRetry{Patience: config.Ms(rc.ClaimTimeoutMs)}}
+	r := &Relay{opts: opts, writes: claim.WriteRetry{Patience: config.Ms(rc.ClaimTimeoutMs)},
+		health: claim.NewHealth(opts.Logger, "relay fails", "claims succeed again; the inbox relay is up")}
 	r.loop = claim.NewBatch(claim.Config{
 		Name:          "inbox-relay",
 		BatchSize:     rc.BatchSize,
@@ -50,10 +48,10 @@ func New(opts Options) *Relay {
 		Logger:          opts.Logger,
 		Hooks: claim.Hooks{
 			Lost:        func(claim.Lease) { opts.Metrics.ClaimsLost.WithLabelValues("inbox").Inc() },
-			ClaimFailed: r.failed,
+			ClaimFailed: func(string, error) { opts.Metrics.Errors.Inc() },
 		},
-	}, watchedSource{Source: opts.Store, ok: r.claimSucceeded}, r.forwardBatch)
-	r.healthy.Store(true)
+		Health: r.health,
+	}, opts.Store, r.forwardBatch)
 	return r
 }
 
@@ -69,45 +67,11 @@ func (r *Relay) Run(ctx context.Context) error {
 	return err
 }
 
-// Check is the health check of the inbox-relay component.
-func (r *Relay) Check(context.Context) error {
-	if r.healthy.Load() {
-		return nil
-	}
-	msg, _ := r.lastErr.Load().(string)
-	return errors.New("relay fails: " + msg)
-}
-
-func (r *Relay) failed(op string, err error) {
-	r.opts.Metrics.Errors.Inc()
-	if op == "claim" {
-		r.lastErr.Store(err.Error())
-		r.healthy.Store(false)
-	}
-}
-
-// claimSucceeded marks the component up after any claim or write that the
-// database answered, empty claims included: an idle relay must not stay
-// down after the database came back just because no push row waits.
-func (r *Relay) claimSucceeded() {
-	if r.healthy.CompareAndSwap(false, true) {
-		r.opts.Logger.Info("claims succeed again; the inbox relay is up")
-	}
-}
-
-// watchedSource reports each successful claim to ok.
-type watchedSource struct {
-	claim.Source[queuebox.InboxRow]
-	ok func()
-}
-
-func (w watchedSource) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, error) {
-	rows, err := w.Source.Claim(ctx, limit)
-	if err == nil {
-		w.ok()
-	}
-	return rows, err
-}
+// Check is the health check of the inbox-relay component: down from a
+// failed claim or write ("relay fails: ...") until the next claim or
+// write that the database answers, empty claims included. It is safe for
+// concurrent use and never blocks.
+func (r *Relay) Check(ctx context.Context) error { return r.health.Check(ctx) }
 
 // forwardBatch renders each row's topic and headers, forwards the rows
 // with a topic and marks the others dead, each in one fenced statement.
@@ -199,8 +163,7 @@ func (r *Relay) prepare(row queuebox.InboxRow) (queuebox.Forward, string) {
 func (r *Relay) retry(ctx context.Context, what string, write claim.Write) map[string]bool {
 	kept, err := r.writes.Do(ctx, write, write, func(attempt int, err error) {
 		r.opts.Metrics.Errors.Inc()
-		r.lastErr.Store(err.Error())
-		r.healthy.Store(false)
+		r.health.Down(err)
 		if claim.LogAttempt(attempt) {
 			r.opts.Logger.Error("relay write failed; trying again until the lease ends", "write", what,
 				"attempt", attempt, "err", err)
@@ -209,7 +172,7 @@ func (r *Relay) retry(ctx context.Context, what string, write claim.Write) map[s
 	if err != nil {
 		return nil
 	}
-	r.claimSucceeded()
+	r.health.Up()
 	return kept
 }
 
