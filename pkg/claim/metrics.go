@@ -1,13 +1,39 @@
 package claim
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"errors"
 
-// NewLostCounter builds queuebox_claims_lost_total{component}: terminal
-// writes and renewals that found another owner. component is outbox or
-// inbox. The caller registers it.
-func NewLostCounter() *prometheus.CounterVec {
-	return prometheus.NewCounterVec(prometheus.CounterOpts{
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// LostCounter returns the series of queuebox_claims_lost_total for
+// component (outbox or inbox): the terminal writes and renewals that found
+// another owner. The family is registered on reg at the first call for
+// that registry and shared by later ones, so components of one process
+// count into one family. The series starts at zero, so an increase()
+// alert sees the first loss.
+//
+// It panics, as MustRegister does, when reg holds a different collector
+// of that name. The counter is safe for concurrent use.
+func LostCounter(reg prometheus.Registerer, component string) prometheus.Counter {
+	vec := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "queuebox_claims_lost_total",
 		Help: "Terminal writes that lost the claim: another worker owned the row.",
 	}, []string{"component"})
+	if err := reg.Register(vec); err != nil {
+		vec = registered(err)
+	}
+	return vec.WithLabelValues(component)
+}
+
+// registered returns the family that an earlier LostCounter registered,
+// or panics with err.
+func registered(err error) *prometheus.CounterVec {
+	var already prometheus.AlreadyRegisteredError
+	if errors.As(err, &already) {
+		if vec, ok := already.ExistingCollector.(*prometheus.CounterVec); ok {
+			return vec
+		}
+	}
+	panic(err)
 }

@@ -11,20 +11,34 @@ import (
 	"github.com/alternayte/queuebox/pkg/claim"
 )
 
-func TestLostCounter(t *testing.T) {
+// Two components of one process share one family; each series starts at
+// zero, and a second call for the same component returns the same series.
+func TestLostCounterRegistersOnceAndStartsAtZero(t *testing.T) {
 	t.Parallel()
 	reg := prometheus.NewRegistry()
-	lost := claim.NewLostCounter()
-	reg.MustRegister(lost)
-	lost.WithLabelValues("outbox").Inc()
-	lost.WithLabelValues("outbox").Inc()
-	lost.WithLabelValues("inbox").Inc()
+	outbox := claim.LostCounter(reg, "outbox")
+	inbox := claim.LostCounter(reg, "inbox")
+	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(`
+# HELP queuebox_claims_lost_total Terminal writes that lost the claim: another worker owned the row.
+# TYPE queuebox_claims_lost_total counter
+queuebox_claims_lost_total{component="inbox"} 0
+queuebox_claims_lost_total{component="outbox"} 0
+`), "queuebox_claims_lost_total"))
 
-	want := `
+	outbox.Inc()
+	claim.LostCounter(reg, "outbox").Inc()
+	inbox.Inc()
+	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(`
 # HELP queuebox_claims_lost_total Terminal writes that lost the claim: another worker owned the row.
 # TYPE queuebox_claims_lost_total counter
 queuebox_claims_lost_total{component="inbox"} 1
 queuebox_claims_lost_total{component="outbox"} 2
-`
-	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(want), "queuebox_claims_lost_total"))
+`), "queuebox_claims_lost_total"))
+}
+
+func TestLostCounterPanicsOnAnotherCollectorOfItsName(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(prometheus.NewCounter(prometheus.CounterOpts{Name: "queuebox_claims_lost_total", Help: "other"}))
+	require.Panics(t, func() { claim.LostCounter(reg, "outbox") })
 }

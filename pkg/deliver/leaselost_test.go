@@ -44,7 +44,7 @@ func TestLeaseLostDuringThePublishIsCountedOnce(t *testing.T) {
 	e.exec(t, `UPDATE outbox SET claim_token = gen_random_uuid()`)
 	e.waitStates(t, "sent")
 
-	require.Equal(t, 1.0, testutil.ToFloat64(m.ClaimsLost.WithLabelValues("outbox")), out.String())
+	require.Equal(t, 1.0, testutil.ToFloat64(m.ClaimsLost), out.String())
 	require.Equal(t, 1, strings.Count(out.String(), "lease lost"), out.String())
 }
 

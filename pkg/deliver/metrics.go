@@ -14,7 +14,7 @@ type Metrics struct {
 	Pending             prometheus.Gauge
 	Reclaimed           prometheus.Counter
 	OldestPendingAge    prometheus.Gauge
-	ClaimsLost          *prometheus.CounterVec // component
+	ClaimsLost          prometheus.Counter // queuebox_claims_lost_total{component="outbox"}
 	ProcessErrors       prometheus.Counter
 	Processing          *metrics.Timer
 	Publish             *metrics.Timer         // destination_type
@@ -42,7 +42,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "queuebox_outbox_oldest_pending_age_seconds",
 			Help: "Age of the oldest pending outbox row; zero when none is pending.",
 		}),
-		ClaimsLost:    claim.NewLostCounter(),
+		ClaimsLost:    claim.LostCounter(reg, "outbox"),
 		ProcessErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: "queuebox_outbox_process_errors_total", Help: "Errors that stopped the processing of one outbox row."}),
 		DestinationMessages: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "queuebox_outbox_destination_messages_total",
@@ -57,14 +57,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Route and destination transform failures per error strategy.",
 		}, []string{"strategy"}),
 	}
-	reg.MustRegister(m.Messages, m.Pending, m.Reclaimed, m.OldestPendingAge, m.ClaimsLost,
+	reg.MustRegister(m.Messages, m.Pending, m.Reclaimed, m.OldestPendingAge,
 		m.ProcessErrors, m.DestinationMessages, m.QueueDepth, m.TransformFailures)
 	// The label sets of fixed values start at zero, so dashboards and
 	// alerts see the series before the first event.
 	for _, status := range []string{"sent", "failed", "dead"} {
 		m.Messages.WithLabelValues(status)
 	}
-	m.ClaimsLost.WithLabelValues("outbox")
 	for _, strategy := range []string{StrategyFail, StrategySkip, StrategyDead} {
 		m.TransformFailures.WithLabelValues(strategy)
 	}

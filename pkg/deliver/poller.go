@@ -54,7 +54,7 @@ func NewPoller(opts Options) *Poller {
 		ShutdownTimeout: config.Ms(ob.ShutdownTimeoutMs),
 		Logger:          opts.Logger,
 		Hooks: claim.Hooks{
-			Lost:   func(claim.Lease) { opts.Metrics.ClaimsLost.WithLabelValues("outbox").Inc() },
+			Lost:   func(claim.Lease) { opts.Metrics.ClaimsLost.Inc() },
 			Reaped: func(n int64) { opts.Metrics.Reclaimed.Add(float64(n)) },
 		},
 		Health: p.health,
@@ -159,7 +159,7 @@ func (p *Poller) count(kind queuebox.OutcomeKind) {
 // claimLost logs and counts a terminal write that found another owner. A
 // lost mark-sent means the destination holds a duplicate.
 func (p *Poller) claimLost(m *queuebox.OutboxMessage, kind queuebox.OutcomeKind) {
-	p.opts.Metrics.ClaimsLost.WithLabelValues("outbox").Inc()
+	p.opts.Metrics.ClaimsLost.Inc()
 	log := p.opts.Logger.With("message_id", m.ID, "topic", m.Topic, "attempt", m.Attempt, "outcome", kind)
 	if kind == queuebox.OutcomeSent {
 		log.Error("claim lost after the publish: another replica owns the row and will publish it again; raise outbox.claimTimeoutMs above the slowest publish")
@@ -172,7 +172,7 @@ func (p *Poller) claimLost(m *queuebox.OutboxMessage, kind queuebox.OutcomeKind)
 // row was routed, transformed or published. The publish may have reached
 // the destination, and the new owner publishes the row again.
 func (p *Poller) leaseLost(m *queuebox.OutboxMessage) {
-	p.opts.Metrics.ClaimsLost.WithLabelValues("outbox").Inc()
+	p.opts.Metrics.ClaimsLost.Inc()
 	p.opts.Logger.Error("lease lost before the outcome was written; the publish is cancelled and another replica owns the row; raise outbox.claimTimeoutMs above the slowest publish",
 		"message_id", m.ID, "topic", m.Topic, "attempt", m.Attempt)
 }

@@ -1,19 +1,22 @@
 package relay
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/alternayte/queuebox/pkg/claim"
+)
 
 // Metrics are the relay families of the metrics reference.
 type Metrics struct {
 	Messages         *prometheus.CounterVec // status: forwarded
 	Errors           prometheus.Counter
 	OldestPendingAge prometheus.Gauge
-	ClaimsLost       *prometheus.CounterVec // component: inbox
+	ClaimsLost       prometheus.Counter // queuebox_claims_lost_total{component="inbox"}
 }
 
-// NewMetrics registers the relay families on reg. messages is the shared
-// queuebox_inbox_messages_total family when the process already has one,
-// or nil.
-func NewMetrics(reg prometheus.Registerer, claimsLost *prometheus.CounterVec) *Metrics {
+// NewMetrics registers the relay families on reg, with the inbox series
+// of queuebox_claims_lost_total at zero (see claim.LostCounter).
+func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		Messages: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "queuebox_inbox_messages_total",
@@ -27,7 +30,7 @@ func NewMetrics(reg prometheus.Registerer, claimsLost *prometheus.CounterVec) *M
 			Name: "queuebox_inbox_oldest_pending_age_seconds",
 			Help: "Age in seconds of the oldest pending inbox row; zero when none is pending.",
 		}),
-		ClaimsLost: claimsLost,
+		ClaimsLost: claim.LostCounter(reg, "inbox"),
 	}
 	reg.MustRegister(m.Messages, m.Errors, m.OldestPendingAge)
 	return m

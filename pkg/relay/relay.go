@@ -47,7 +47,7 @@ func New(opts Options) *Relay {
 		ShutdownTimeout: config.Ms(opts.Config.Outbox.ShutdownTimeoutMs),
 		Logger:          opts.Logger,
 		Hooks: claim.Hooks{
-			Lost:        func(claim.Lease) { opts.Metrics.ClaimsLost.WithLabelValues("inbox").Inc() },
+			Lost:        func(claim.Lease) { opts.Metrics.ClaimsLost.Inc() },
 			ClaimFailed: func(string, error) { opts.Metrics.Errors.Inc() },
 		},
 		Health: r.health,
@@ -119,7 +119,7 @@ func (r *Relay) account(forwards []queuebox.Forward, kept map[string]bool, what 
 }
 
 func (r *Relay) lost(id, what string) {
-	r.opts.Metrics.ClaimsLost.WithLabelValues("inbox").Inc()
+	r.opts.Metrics.ClaimsLost.Inc()
 	r.opts.Logger.Error("relay claim lost; the row belongs to another relay and no outbox row was written",
 		"inbox_id", id, "write", what)
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/claim"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/relay"
@@ -61,8 +60,7 @@ func (e env) relay(t *testing.T, lease time.Duration) (*relay.Relay, *relay.Metr
 	e.cfg.Inbox.Relay.ClaimTimeoutMs = int(lease.Milliseconds())
 	store, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, e.cfg.Database), lease, relay.SourceNames(e.cfg))
 	require.NoError(t, err)
-	lost := claim.NewLostCounter()
-	m := relay.NewMetrics(prometheus.NewRegistry(), lost)
+	m := relay.NewMetrics(prometheus.NewRegistry())
 	return relay.New(relay.Options{Config: e.cfg, Store: slowForward{store}, Metrics: m, Logger: quiet()}), m
 }
 

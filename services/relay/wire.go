@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 
-	"github.com/alternayte/queuebox/pkg/claim"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/relay"
 	"github.com/alternayte/queuebox/pkg/retention"
@@ -17,13 +16,10 @@ import (
 func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 	cfg := app.Config
 	var components []run.Component
-	claimsLost := claim.NewLostCounter()
-	app.Registry.MustRegister(claimsLost)
-	metrics := relay.NewMetrics(app.Registry, claimsLost)
-	// Start the relay's own series at zero, as queuebox-deliver does for
-	// its own: an increase() alert on a counter only sees an event that
+	metrics := relay.NewMetrics(app.Registry)
+	// Start the forwarded series at zero, as NewMetrics does for the lost
+	// claims: an increase() alert on a counter only sees an event that
 	// happens after the series exists.
-	claimsLost.WithLabelValues("inbox")
 	metrics.Messages.WithLabelValues("forwarded")
 	if cfg.Inbox.Relay.Enabled {
 		store, err := app.Stores.Relay(config.Ms(cfg.Inbox.Relay.ClaimTimeoutMs), relay.SourceNames(cfg))
