@@ -28,18 +28,24 @@ func (l *Loop[T]) renewLoop(ctx context.Context) {
 	}
 }
 
-// renewUntilIdle keeps leases alive while a shutdown drains held work.
+// renewUntilIdle keeps leases alive while a shutdown drains held work:
+// until the loop holds nothing or ShutdownTimeout has passed.
 func (l *Loop[T]) renewUntilIdle() {
 	ticker := time.NewTicker(l.cfg.LeaseDuration / 3)
 	defer ticker.Stop()
-	deadline := time.Now().Add(l.cfg.ShutdownTimeout)
-	for l.Held() > 0 && time.Now().Before(deadline) {
+	deadline := time.NewTimer(l.cfg.ShutdownTimeout)
+	defer deadline.Stop()
+	idle := l.idleSignal()
+	for {
 		select {
+		case <-idle:
+			return
+		case <-deadline.C:
+			return
 		case <-ticker.C:
 			ctx, cancel := context.WithTimeout(context.Background(), l.cfg.LeaseDuration/3)
 			l.renewOnce(ctx)
 			cancel()
-		case <-time.After(10 * time.Millisecond):
 		}
 	}
 }

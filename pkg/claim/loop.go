@@ -105,6 +105,9 @@ type Loop[T Item] struct {
 
 	mu   sync.Mutex
 	held map[string]*held
+	// idle, once asked for while items are held, is closed (and dropped)
+	// when the last of them is released; see idleSignal.
+	idle chan struct{}
 
 	failures *failureLog
 }
@@ -164,9 +167,31 @@ func (l *Loop[T]) Wake() {
 }
 
 // Held returns how many items the loop holds (queued, running or waiting
-// for their outcome write).
+// for their outcome write). It is safe to call from any goroutine.
 func (l *Loop[T]) Held() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.held)
+}
+
+// closedSignal is the idle signal of a loop that holds nothing.
+var closedSignal = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
+
+// idleSignal returns a channel that is closed once the loop holds no
+// item: a closed one when it holds none now. The shutdown waits on it for
+// the held work to end.
+func (l *Loop[T]) idleSignal() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.held) == 0 {
+		return closedSignal
+	}
+	if l.idle == nil {
+		l.idle = make(chan struct{})
+	}
+	return l.idle
 }

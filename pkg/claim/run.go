@@ -36,8 +36,9 @@ func (l *Loop[T]) Run(ctx context.Context) error {
 	return nil
 }
 
+// drain waits up to ShutdownTimeout for the workers to end and every held
+// item to be released, then cancels the work still running.
 func (l *Loop[T]) drain(workers *sync.WaitGroup, cancelWork context.CancelFunc) {
-	deadline := time.Now().Add(l.cfg.ShutdownTimeout)
 	workersDone := make(chan struct{})
 	go func() { workers.Wait(); close(workersDone) }()
 	timer := time.NewTimer(l.cfg.ShutdownTimeout)
@@ -45,11 +46,13 @@ func (l *Loop[T]) drain(workers *sync.WaitGroup, cancelWork context.CancelFunc) 
 	select {
 	case <-workersDone:
 		// Async items end when their outcome is written, after the worker.
-		for l.Held() > 0 && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
-		if l.Held() == 0 {
+		select {
+		case <-l.idleSignal():
 			return
+		case <-timer.C:
+			if l.Held() == 0 {
+				return
+			}
 		}
 	case <-timer.C:
 	}
@@ -179,6 +182,10 @@ func (l *Loop[T]) release(lease Lease) {
 	defer l.mu.Unlock()
 	if h, ok := l.held[lease.ID]; ok && h.lease.Token == lease.Token {
 		delete(l.held, lease.ID)
+	}
+	if len(l.held) == 0 && l.idle != nil {
+		close(l.idle)
+		l.idle = nil
 	}
 }
 

@@ -129,3 +129,25 @@ func TestBatchLoopDrainsItsBatchOnShutdown(t *testing.T) {
 	waitClosed(t, done, "Run's return")
 	require.Equal(t, int64(4), got.Load())
 }
+
+// An async item that ends during the drain ends the drain and the drain
+// renewals at once: Run returns long before its shutdown timeout. With a
+// broken idle signal this test hangs for an hour.
+func TestDrainEndsWhenTheLastAsyncItemIsDone(t *testing.T) {
+	t.Parallel()
+	src := newSource(item{id: "a", token: "t1"})
+	dones := make(chan func(), 1)
+	l := claim.NewAsync(claim.Config{
+		Name: "test", BatchSize: 1, Concurrency: 1, PollInterval: forever,
+		LeaseDuration: lease, ShutdownTimeout: time.Hour, Logger: quiet(),
+	}, src, func(_ context.Context, _ item, done func()) { dones <- done })
+	cancel, stopped := running(t, l)
+	done := <-dones
+	src.stopped.Store(true)
+	cancel()
+	require.Eventually(t, func() bool { return src.drainRenew.Load() >= 2 }, wait, tick,
+		"the held item is renewed through the drain")
+	done()
+	waitClosed(t, stopped, "Run's return once the last item was done")
+	require.Zero(t, l.Held())
+}
