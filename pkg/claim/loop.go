@@ -20,35 +20,56 @@ import (
 // fences every later write.
 type Lease = queuebox.Lease
 
-// Item is a claimed row.
+// Item is a claimed row. Its Lease must not change while the loop holds
+// it.
 type Item interface {
 	Lease() Lease
 }
 
-// Source is the claim side of a table. Implementations are safe for
-// concurrent use.
+// Source is the claim side of a table. The loop calls it from several
+// goroutines at once (claims, renewals and the reclaim step each run on
+// their own), so an implementation must be safe for concurrent use. The
+// loop never closes a Source; its owner does, once Run has returned.
+//
+// Each call is one statement, bounded by its ctx; an implementation stops
+// when ctx ends and does not retry by itself. Claim runs under a context
+// that a shutdown does not cancel, because its rows may already be
+// committed as processing; only a 30 s timeout bounds it. Renew and
+// ReapExpired run under Run's ctx, and the renewals of the drain window
+// under a timeout of a third of the lease.
 type Source[T Item] interface {
 	// Claim takes up to limit due rows, moving them to processing under a
-	// new token and lease.
+	// new token and lease, and returns them in claim order. An empty answer
+	// without error is a successful claim.
 	Claim(ctx context.Context, limit int) ([]T, error)
-	// Renew extends the leases that are still held and returns their ids.
-	// A lease missing from the answer was lost.
+	// Renew extends, in one fenced statement, the leases that are still
+	// held and returns their ids. A lease missing from the answer was lost.
+	// An error says nothing of any lease: the loop keeps the work until no
+	// renewal has found it for a whole lease duration.
 	Renew(ctx context.Context, leases []Lease) (map[string]bool, error)
-	// ReapExpired returns expired processing rows to pending.
+	// ReapExpired returns the processing rows of any owner whose lease
+	// expired to pending, and says how many it returned.
 	ReapExpired(ctx context.Context) (int64, error)
 }
 
-// Handler works on one item. ctx is cancelled when the lease is lost (then
-// context.Cause(ctx) is queuebox.ErrLeaseLost and the handler must write
-// nothing more), or when the shutdown timeout passes. The handler writes the outcome itself,
-// fenced on the item's lease.
+// Handler works on one item. Up to Concurrency handlers run at once, each
+// on its own worker goroutine, so state they share must be safe for
+// concurrent use; one lease is never handled twice. ctx is not Run's
+// context: a shutdown does not cancel it. It is cancelled when the lease
+// is lost (then context.Cause(ctx) is queuebox.ErrLeaseLost and the
+// handler must write nothing more), or when the shutdown timeout passes
+// (then the cause is context.Canceled; the row stays processing until the
+// reclaim step returns it). The handler writes the outcome itself, fenced
+// on the item's lease. The item is released when the handler returns.
 type Handler[T Item] func(ctx context.Context, item T)
 
 // AsyncHandler works on one item like Handler, but the item's work ends
 // when done is called, not when the handler returns: a handler hands its
 // outcome to a writer and frees its worker at once, and the writer calls
 // done after the fenced write. The item stays held (and renewed) until
-// then. done must be called exactly once; later calls do nothing.
+// then, and a shutdown waits for done up to ShutdownTimeout. done may be
+// called from any goroutine and must be called once; later calls do
+// nothing. done cancels ctx, so nothing may use ctx after it.
 //
 // The handler reports the loss of a lease of an item it took: it either
 // sees ctx end with queuebox.ErrLeaseLost, or its fenced write finds the
@@ -57,21 +78,27 @@ type Handler[T Item] func(ctx context.Context, item T)
 type AsyncHandler[T Item] func(ctx context.Context, item T, done func())
 
 // BatchHandler works on a whole claimed batch at once, in claim order.
-// The loop runs one batch at a time. A lost lease does not cancel ctx:
-// the handler's fenced writes find the loss themselves.
+// The loop runs one batch at a time, on one worker goroutine, and releases
+// the batch when the handler returns. A lost lease does not cancel ctx:
+// the handler's fenced writes find the loss themselves, and report it.
+// ctx is cancelled only when the shutdown timeout passes.
 type BatchHandler[T Item] func(ctx context.Context, items []T)
 
 // Hooks receive the events that metrics and logs need. Every hook is
-// optional.
+// optional. Hooks run on the loop's goroutines, possibly at the same time,
+// so they must be quick and safe for concurrent use.
 type Hooks struct {
-	// Lost is called once per item whose lease a renewal found lost (in an
-	// async loop, only for items that never reached the handler).
+	// Lost is called once per item whose lease the loop found lost: a
+	// renewal missed it, renewals failed for a whole lease, or a new claim
+	// of the row replaced it (in an async or batch loop, only for items
+	// that never reached the handler).
 	Lost func(l Lease)
 	// Reaped is called after each reclaim step that returned rows.
 	Reaped func(n int64)
-	// ClaimFailed is called when a claim, renewal or reclaim fails.
+	// ClaimFailed is called when a claim, renewal or reclaim fails; op is
+	// "claim", "renew" or "reclaim".
 	ClaimFailed func(op string, err error)
-	// Claimed is called with the size of every claim.
+	// Claimed is called with the size of every claim that returned rows.
 	Claimed func(n int)
 }
 
@@ -91,7 +118,8 @@ type Config struct {
 	Health *Health
 }
 
-// Loop runs one claim loop. Create it with New; call Run once.
+// Loop runs one claim loop. Create it with New, NewAsync or NewBatch and
+// call Run once. Its methods are safe for concurrent use.
 type Loop[T Item] struct {
 	cfg     Config
 	source  Source[T]
@@ -157,8 +185,11 @@ func NewBatch[T Item](cfg Config, source Source[T], handler BatchHandler[T]) *Lo
 	return l
 }
 
-// Wake asks for a claim now instead of at the next poll tick. It never
-// blocks; wakes that arrive while one is pending merge.
+// Wake asks for a claim now instead of at the next poll tick. It is safe
+// to call from any goroutine, before, during or after Run, and never
+// blocks: wakes that arrive while one is pending merge into one claim. A
+// claim happens only while Run claims (before ctx ends) and the loop has
+// room; after Run returned a wake does nothing.
 func (l *Loop[T]) Wake() {
 	select {
 	case l.wake <- struct{}{}:

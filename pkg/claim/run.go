@@ -7,9 +7,16 @@ import (
 )
 
 // Run claims and works until ctx is cancelled. It then stops claiming,
-// lets the items it holds finish for up to ShutdownTimeout, cancels the
-// rest (they stay processing and the reclaim step of any replica returns
-// them after their lease expires) and returns nil.
+// lets the items it holds finish for up to ShutdownTimeout (renewing
+// their leases meanwhile), cancels the rest (they stay processing and the
+// reclaim step of any replica returns them after their lease expires) and
+// returns nil. A claim in flight when ctx ends is not cut short: its rows
+// are worked in the drain window. Handlers never see ctx itself (see
+// Handler).
+//
+// Call Run once. It blocks until every goroutine it started has returned,
+// handlers included; an async item whose done never comes holds it up
+// to ShutdownTimeout.
 func (l *Loop[T]) Run(ctx context.Context) error {
 	// Work gets its own context so a shutdown does not cancel publishes in
 	// flight; it is cancelled only after the drain window.

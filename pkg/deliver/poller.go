@@ -68,8 +68,10 @@ func (p *Poller) Name() string { return "outbox-poller" }
 // Wake asks for a claim now; capture calls it on an outbox insert.
 func (p *Poller) Wake() { p.loop.Wake() }
 
-// Run claims and delivers until ctx ends, then drains as the claim loop
-// documents.
+// Run claims and delivers until ctx ends, then drains as claim.Loop.Run
+// documents. It returns once the outcomes decided in the drain are
+// written (or their writes gave up), so the caller may close the
+// publishers then. Call it once.
 func (p *Poller) Run(ctx context.Context) error {
 	// The finisher outlives ctx: it writes the outcomes of the drain.
 	stop, stopFinisher := context.WithCancel(context.Background())
