@@ -1,0 +1,95 @@
+package postgres
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/schema"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/rendered/*.sql from the current templates")
+
+// goldenLayout names every table and column differently from its default
+// and from each other, so a statement that takes one column for another,
+// or the outbox's for the inbox's, shows in its golden file.
+func goldenLayout() schema.Layout {
+	db := config.Default().Database
+	db.OutboxTableName, db.InboxTableName = "qb_outbox", "qb_inbox"
+	for columns, prefix := range map[any]string{&db.ColumnMapping.Outbox: "ob_", &db.ColumnMapping.Inbox: "ib_"} {
+		v := reflect.ValueOf(columns).Elem()
+		for i := range v.NumField() {
+			v.Field(i).SetString(prefix + strings.ToLower(v.Type().Field(i).Name))
+		}
+	}
+	return schema.New(schema.Postgres, db)
+}
+
+// TestRenderedStatements compares every statement, as the stores render
+// it, with its golden file: a change of a template or of the rendering
+// (partials, the clock parameter) shows as a diff of the SQL that runs.
+// Run with -update to accept a change on purpose.
+func TestRenderedStatements(t *testing.T) {
+	t.Parallel()
+	got := renderedStatements(t, goldenLayout())
+	dir := filepath.Join("testdata", "rendered")
+	if *update {
+		require.NoError(t, os.RemoveAll(dir))
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		for name, sql := range got {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, name+".sql"), []byte(sql+"\n"), 0o644))
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.sql"))
+	require.NoError(t, err)
+	require.Len(t, files, len(got), "one golden file per rendered statement")
+	for name, sql := range got {
+		want, err := os.ReadFile(filepath.Join(dir, name+".sql"))
+		require.NoError(t, err, "golden file of %s (run with -update)", name)
+		require.Equal(t, string(want), sql+"\n", "statement %s differs from its golden file (run with -update)", name)
+	}
+}
+
+// renderedStatements renders every statement through the constructors,
+// so the test sees exactly the text that runs.
+func renderedStatements(t *testing.T, l schema.Layout) map[string]string {
+	t.Helper()
+	o, err := NewOutbox(nil, l, 0)
+	require.NoError(t, err)
+	r, err := NewRelay(nil, l, 0, nil)
+	require.NoError(t, err)
+	in, err := NewInbox(nil, l)
+	require.NoError(t, err)
+	rp, err := NewReplay(nil, l)
+	require.NoError(t, err)
+	rt, err := NewRetention(nil, l)
+	require.NoError(t, err)
+	return map[string]string{
+		"outbox_claim_keyed_first":   o.claimKeyedFirst,
+		"outbox_claim_unkeyed_first": o.claimUnkeyedFirst,
+		"outbox_finish":              o.finish,
+		"outbox_written":             o.written,
+		"outbox_renew":               o.renew,
+		"outbox_reap":                o.reap,
+		"outbox_pending_stats":       o.pendingStats,
+		"inbox_relay_claim":          r.claim,
+		"inbox_relay_forward":        r.forward,
+		"inbox_relay_dead":           r.dead,
+		"inbox_relay_renew":          r.renew,
+		"inbox_relay_reap":           r.reap,
+		"inbox_oldest_pending":       r.oldest,
+		"inbox_insert":               in.insert,
+		"inbox_find":                 in.find,
+		"outbox_replay":              rp.update,
+		"outbox_replay_topics":       rp.topics,
+		"retention_outbox_age":       rt.outboxAge,
+		"retention_outbox_count":     rt.outboxCount,
+		"retention_inbox_age":        rt.inboxAge,
+	}
+}

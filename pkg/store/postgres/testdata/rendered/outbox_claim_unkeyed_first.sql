@@ -1,0 +1,85 @@
+-- Claims up to $1 due rows. A keyed row is claimable only as the head of
+-- its key: the pending or processing row of that key with the lowest
+-- sequence. The keyed part walks the distinct keys of the partial
+-- (key, sequence) index one probe per key, starting after the cursor $2
+-- and wrapping around, so its cost follows the number of keys, not the
+-- depth of their backlog. Rows without a key (null or '') come from the
+-- same index in sequence order, locked as they are read (SKIP LOCKED), so
+-- a concurrent claim of another replica takes the rows after them instead
+-- of colliding on the same ones. CTEs are read lazily: the LIMIT of
+-- candidates stops both scans, and no row is locked that is not claimed.
+-- Keyed heads are locked afterwards with SKIP LOCKED; the state re-check
+-- after the lock drops a row that a concurrent claim took first.
+WITH RECURSIVE after_cursor AS (
+    (SELECT "ob_key" AS k, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due
+     FROM "qb_outbox"
+     WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > $2
+     ORDER BY "ob_key", "ob_sequence"
+     LIMIT 1)
+    UNION ALL
+    SELECT nxt.k, nxt.id, nxt.st, nxt.due
+    FROM after_cursor a
+    CROSS JOIN LATERAL (
+        SELECT "ob_key" AS k, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due
+        FROM "qb_outbox"
+        WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > a.k
+        ORDER BY "ob_key", "ob_sequence"
+        LIMIT 1) nxt
+), before_cursor AS (
+    (SELECT "ob_key" AS k, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due
+     FROM "qb_outbox"
+     WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > '' AND "ob_key" <= $2
+     ORDER BY "ob_key", "ob_sequence"
+     LIMIT 1)
+    UNION ALL
+    SELECT nxt.k, nxt.id, nxt.st, nxt.due
+    FROM before_cursor b
+    CROSS JOIN LATERAL (
+        SELECT "ob_key" AS k, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due
+        FROM "qb_outbox"
+        WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > b.k AND "ob_key" <= $2
+        ORDER BY "ob_key", "ob_sequence"
+        LIMIT 1) nxt
+), keyed AS (
+    (SELECT id FROM after_cursor WHERE st = 'pending' AND due <= now())
+    UNION ALL
+    (SELECT id FROM before_cursor WHERE st = 'pending' AND due <= now())
+    LIMIT $1
+), unkeyed_null AS (
+    SELECT "ob_id" AS id FROM "qb_outbox"
+    WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" IS NULL
+      AND "ob_state" = 'pending' AND "ob_scheduledat" <= now()
+    ORDER BY "ob_key", "ob_sequence"
+    LIMIT $1
+    FOR UPDATE SKIP LOCKED
+), unkeyed_empty AS (
+    SELECT "ob_id" AS id FROM "qb_outbox"
+    WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" = ''
+      AND "ob_state" = 'pending' AND "ob_scheduledat" <= now()
+    ORDER BY "ob_key", "ob_sequence"
+    LIMIT $1
+    FOR UPDATE SKIP LOCKED
+), unkeyed AS (
+    (SELECT id FROM unkeyed_null) UNION ALL (SELECT id FROM unkeyed_empty)
+    LIMIT $1
+), candidates AS (
+    (SELECT id FROM unkeyed) UNION ALL (SELECT id FROM keyed)
+    LIMIT $1
+), locked AS (
+    SELECT o."ob_id" AS id
+    FROM "qb_outbox" o
+    WHERE o."ob_id" IN (SELECT id FROM candidates)
+      AND o."ob_state" = 'pending' AND o."ob_scheduledat" <= now()
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE "qb_outbox" o
+SET "ob_state" = 'processing',
+    "ob_claimtoken" = gen_random_uuid(),
+    "ob_claimedat" = now(),
+    "ob_leaseexpiresat" = now() + $3 * interval '1 millisecond',
+    "ob_updatedat" = now()
+FROM locked
+WHERE o."ob_id" = locked.id
+RETURNING o."ob_id"::text, o."ob_topic", o."ob_key", o."ob_aggregatetype", o."ob_payload"::text,
+          o."ob_headers"::text, o."ob_attempt", o."ob_maxattempts", o."ob_createdat",
+          o."ob_sequence", o."ob_claimtoken"::text

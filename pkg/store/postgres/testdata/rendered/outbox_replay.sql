@@ -1,0 +1,18 @@
+-- Moves sent and dead rows back to pending for the admin replay. Every
+-- filter is optional (NULL skips it) and they combine with AND; the state
+-- condition is always there, so no filter can move a waiting or running
+-- row. The row keeps its id, sequence, payload and headers.
+UPDATE "qb_outbox"
+SET "ob_state" = 'pending',
+    "ob_attempt" = 0,
+    "ob_scheduledat" = now(),
+    "ob_lasterror" = NULL,
+    "ob_claimedat" = NULL,
+    "ob_claimtoken" = NULL,
+    "ob_leaseexpiresat" = NULL,
+    "ob_updatedat" = now()
+WHERE "ob_state" IN ('sent', 'dead')
+  AND ($1::uuid[] IS NULL OR "ob_id" = ANY($1))
+  AND ($2::text[] IS NULL OR "ob_topic" = ANY($2))
+  AND ($3::timestamptz IS NULL OR "ob_createdat" > $3)
+  AND ($4::timestamptz IS NULL OR "ob_createdat" < $4)
