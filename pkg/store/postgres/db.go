@@ -162,28 +162,33 @@ func (db *DB) Acquire(ctx context.Context) (*pgxpool.Conn, error) {
 	actx := ctx
 	if db.acquireTimeout > 0 {
 		var cancel context.CancelFunc
-		actx, cancel = context.WithTimeout(ctx, db.acquireTimeout)
+		actx, cancel = context.WithTimeoutCause(ctx, db.acquireTimeout, ErrAcquireTimeout)
 		defer cancel()
 	}
 	conn, err := db.Pool.Acquire(actx)
 	if err != nil {
-		if ctx.Err() == nil && actx.Err() != nil {
+		err = interpretError(actx, nil, err)
+		if errors.Is(err, ErrAcquireTimeout) {
 			db.metrics.timeouts.Inc()
-			return nil, ErrAcquireTimeout
 		}
 		return nil, err
 	}
 	return conn, nil
 }
 
-// WithConn runs fn on a pooled connection and releases it afterwards.
+// WithConn runs fn on a pooled connection and releases it afterwards. The
+// error of fn comes back through interpretError: pgx.ErrNoRows wraps
+// errNotFound, a data exception is a *queuebox.RefusedValueError, a
+// failure on a connection that closed is a *brokenConnError. When ctx
+// ends, the statement in fn is cancelled and the connection, if pgx cannot
+// recover it, leaves the pool.
 func (db *DB) WithConn(ctx context.Context, fn func(*pgxpool.Conn) error) error {
 	conn, err := db.Acquire(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Release()
-	return fn(conn)
+	return interpretError(ctx, conn, fn(conn))
 }
 
 // withLiveConn runs fn like WithConn, again on another connection each
@@ -202,13 +207,9 @@ func (db *DB) withLiveConn(ctx context.Context, fn func(context.Context, *pgxpoo
 	// Each broken connection leaves the pool on release, so at most the
 	// pool size of them can be met in a row.
 	for try := 0; ; try++ {
-		broken := false
-		err = db.WithConn(ctx, func(conn *pgxpool.Conn) error {
-			err := fn(ctx, conn)
-			broken = err != nil && conn.Conn().IsClosed()
-			return err
-		})
-		if !broken || ctx.Err() != nil || try >= int(db.Pool.Config().MaxConns) {
+		err = db.WithConn(ctx, func(conn *pgxpool.Conn) error { return fn(ctx, conn) })
+		var broken *brokenConnError
+		if !errors.As(err, &broken) || ctx.Err() != nil || try >= int(db.Pool.Config().MaxConns) {
 			return try > 0, err
 		}
 	}

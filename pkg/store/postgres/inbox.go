@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
@@ -38,7 +36,11 @@ func NewInbox(db *DB, l schema.Layout) (*Inbox, error) {
 // It returns the id of the new row and inserted=true, or inserted=false
 // with an empty id for a duplicate. The decision is the unique constraint
 // on (source, idempotency_key) alone, so two concurrent inserts of one key
-// store exactly one row.
+// store exactly one row. A value the database refuses (a data exception)
+// fails with a *queuebox.RefusedValueError, which no retry cures. An
+// idle connection that the server ended is replaced and the insert tried
+// again; when ctx ends first, the insert is cancelled and its fate is
+// unknown (it may have committed). Insert is safe for concurrent use.
 func (in *Inbox) Insert(ctx context.Context, row queuebox.ReceivedRow) (id string, inserted bool, err error) {
 	args, err := insertArgs(row)
 	if err != nil {
@@ -48,14 +50,14 @@ func (in *Inbox) Insert(ctx context.Context, row queuebox.ReceivedRow) (id strin
 		return conn.QueryRow(ctx, in.insert, args...).Scan(&id)
 	})
 	switch {
-	case errors.Is(err, pgx.ErrNoRows) && retried && row.ID != "":
+	case errors.Is(err, errNotFound) && retried && row.ID != "":
 		// The try whose connection broke may have committed: a row under
 		// this message's own id is this message, not a duplicate.
 		return in.own(ctx, row)
-	case errors.Is(err, pgx.ErrNoRows):
+	case errors.Is(err, errNotFound):
 		return "", false, nil
 	case err != nil:
-		return "", false, fmt.Errorf("insert inbox row of source %s: %w", row.Source, refusedValue(err))
+		return "", false, fmt.Errorf("insert inbox row of source %s: %w", row.Source, err)
 	}
 	return id, true, nil
 }
@@ -74,20 +76,6 @@ func (in *Inbox) own(ctx context.Context, row queuebox.ReceivedRow) (id string, 
 		return stored, true, nil
 	}
 	return "", false, nil
-}
-
-// refusedValue wraps a data exception in a *queuebox.RefusedValueError and returns
-// any other error as it is.
-func refusedValue(err error) error {
-	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) || len(pgErr.Code) != 5 || pgErr.Code[:2] != "22" {
-		return err
-	}
-	reason := pgErr.Message
-	if pgErr.Detail != "" {
-		reason += ": " + pgErr.Detail
-	}
-	return &queuebox.RefusedValueError{Reason: reason, Err: err}
 }
 
 // args orders the parameters of inbox_insert.sql.
