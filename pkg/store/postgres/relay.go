@@ -20,7 +20,7 @@ type Relay struct {
 	lockKey string
 	sources []string // the sources whose rows the claim takes
 
-	claim, forward, dead, renew, reap, oldest string
+	lock, claim, forward, dead, renew, reap, oldest string
 }
 
 // NewRelay renders the relay statements. lease is
@@ -30,7 +30,7 @@ func NewRelay(db *DB, l schema.Layout, lease time.Duration, sources []string) (*
 	r := &Relay{db: db, lease: lease, lockKey: "queuebox_inbox_claim_" + l.InboxTable, sources: sources}
 	var err error
 	for dst, name := range map[*string]string{
-		&r.claim: "inbox_relay_claim", &r.forward: "inbox_relay_forward", &r.dead: "inbox_relay_dead",
+		&r.lock: "inbox_relay_lock", &r.claim: "inbox_relay_claim", &r.forward: "inbox_relay_forward", &r.dead: "inbox_relay_dead",
 		&r.renew: "inbox_relay_renew", &r.reap: "inbox_relay_reap", &r.oldest: "inbox_oldest_pending",
 	} {
 		if err == nil {
@@ -48,10 +48,7 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
 	err := r.db.withTx(ctx, repeatable, func(ctx context.Context, tx pgx.Tx) error {
-		// The lock serializes relay claims across replicas: without it two
-		// claims could each see no processing row of an aggregate and
-		// both take one. It is released at commit, before the forward.
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, r.lockKey); err != nil {
+		if _, err := tx.Exec(ctx, r.lock, r.lockKey); err != nil {
 			return err
 		}
 		rows, err := tx.Query(ctx, r.claim, limit, r.lease.Milliseconds(), r.sources)

@@ -78,6 +78,7 @@ func renderedStatements(t *testing.T, l schema.Layout) map[string]string {
 		"outbox_renew":               o.renew,
 		"outbox_reap":                o.reap,
 		"outbox_pending_stats":       o.pendingStats,
+		"inbox_relay_lock":           r.lock,
 		"inbox_relay_claim":          r.claim,
 		"inbox_relay_forward":        r.forward,
 		"inbox_relay_dead":           r.dead,
