@@ -130,8 +130,65 @@ func (l Layout) Render(name, text string) (string, error) {
 // RenderData renders a statement template against any data that embeds
 // the layout, for statements with variants ({{if .Flag}}).
 func RenderData(name, text string, data any) (string, error) {
-	tmpl, err := template.New(name).Option("missingkey=error").Parse(text)
-	if err != nil {
+	return (*Partials)(nil).Render(name, text, data)
+}
+
+// funcs are the functions every statement template may call.
+var funcs = template.FuncMap{"args": args}
+
+// args builds the data of a partial from name and value pairs, so one
+// {{template}} call can hand a partial several values:
+// {{template "fence" args "T" .O "A" "o"}} gives it .T and .A.
+func args(pairs ...any) (map[string]any, error) {
+	if len(pairs)%2 != 0 {
+		return nil, fmt.Errorf("args wants name and value pairs, got %d values", len(pairs))
+	}
+	m := make(map[string]any, len(pairs)/2)
+	for i := 0; i < len(pairs); i += 2 {
+		name, ok := pairs[i].(string)
+		if !ok {
+			return nil, fmt.Errorf("args: name %v is no string", pairs[i])
+		}
+		m[name] = pairs[i+1]
+	}
+	return m, nil
+}
+
+// Partials are the shared pieces of a dialect's statements: named
+// templates ({{define "fence"}} ... {{end}}) that a statement includes
+// with {{template "fence" ...}}, so SQL that several statements share is
+// written once. A Partials is read-only after ParsePartials and safe for
+// concurrent use; the nil *Partials has none.
+type Partials struct {
+	set *template.Template
+}
+
+// ParsePartials parses texts, each a file of {{define}} blocks. Text
+// outside the blocks (comments) renders nowhere.
+func ParsePartials(texts ...string) (*Partials, error) {
+	set := template.New("partials").Funcs(funcs).Option("missingkey=error")
+	for i, text := range texts {
+		if _, err := set.New(fmt.Sprintf("partials %d", i)).Parse(text); err != nil {
+			return nil, fmt.Errorf("parse partials: %w", err)
+		}
+	}
+	return &Partials{set: set}, nil
+}
+
+// Render renders one statement template against data (the layout, or a
+// value that embeds it), with the partials in reach.
+func (p *Partials) Render(name, text string, data any) (string, error) {
+	var tmpl *template.Template
+	if p == nil {
+		tmpl = template.New(name).Funcs(funcs).Option("missingkey=error")
+	} else {
+		clone, err := p.set.Clone()
+		if err != nil {
+			return "", fmt.Errorf("parse statement %s: %w", name, err)
+		}
+		tmpl = clone.New(name)
+	}
+	if _, err := tmpl.Parse(text); err != nil {
 		return "", fmt.Errorf("parse statement %s: %w", name, err)
 	}
 	var buf bytes.Buffer

@@ -143,3 +143,34 @@ func TestRender(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, `SELECT 1 FROM "qb_inbox" LIMIT 1`, got)
 }
+
+// A statement includes a shared partial, handing it several values with
+// args; the partial sees only what it is handed, and a missing value or a
+// stray argument fails the render instead of writing wrong SQL.
+func TestPartials(t *testing.T) {
+	t.Parallel()
+	l := schema.New(schema.Postgres, customDatabase())
+	p, err := schema.ParsePartials(`-- shared pieces
+{{define "held"}}{{.A}}.{{.T.State}} = 'processing' AND {{.A}}.{{.T.ClaimToken}} = $2{{end}}`)
+	require.NoError(t, err)
+	got, err := p.Render("s", `UPDATE {{.O.Table}} o SET x = 1 WHERE {{template "held" args "T" .O "A" "o"}}`, l)
+	require.NoError(t, err)
+	require.Equal(t, `UPDATE "qb_outbox" o SET x = 1 WHERE o."ob_State" = 'processing' AND o."ob_ClaimToken" = $2`, got)
+	got, err = p.Render("s", `{{template "held" args "T" .I "A" "i"}}`, l)
+	require.NoError(t, err)
+	require.Equal(t, `i."ib_State" = 'processing' AND i."ib_ClaimToken" = $2`, got, "the same partial on the inbox")
+
+	for _, tc := range []struct{ name, text, want string }{
+		{"missing value", `{{template "held" args "T" .O}}`, "render statement t"},
+		{"odd arguments", `{{template "held" args "T"}}`, "name and value pairs"},
+		{"unknown partial", `{{template "nope" .}}`, "render statement t"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := p.Render("t", tc.text, l)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+	_, err = schema.ParsePartials(`{{define "x"}}{{.A}`)
+	require.ErrorContains(t, err, "parse partials")
+}

@@ -21,11 +21,11 @@ type Inbox struct {
 
 // NewInbox renders the inbox statements for the layout once.
 func NewInbox(db *DB, l schema.Layout) (*Inbox, error) {
-	insert, err := l.Render("inbox_insert", query("inbox_insert"))
+	insert, err := render("inbox_insert", l)
 	if err != nil {
 		return nil, err
 	}
-	find, err := l.Render("inbox_find", query("inbox_find"))
+	find, err := render("inbox_find", l)
 	if err != nil {
 		return nil, err
 	}

@@ -28,6 +28,22 @@ func query(name string) string {
 	return string(b)
 }
 
+// partials are the shared pieces of the statements (queries/partials.sql),
+// parsed once.
+var partials = sync.OnceValues(func() (*schema.Partials, error) {
+	return schema.ParsePartials(query("partials"))
+})
+
+// render renders the statement of queries/<name>.sql against data (the
+// layout, or a value that embeds it), with the partials in reach.
+func render(name string, data any) (string, error) {
+	p, err := partials()
+	if err != nil {
+		return "", err
+	}
+	return p.Render(name, query(name), data)
+}
+
 // Outbox is the outbox side of the store: the claim protocol of the poller.
 // It is safe for concurrent use.
 type Outbox struct {
@@ -50,7 +66,7 @@ func NewOutbox(db *DB, l schema.Layout, lease time.Duration) (*Outbox, error) {
 	var err error
 	render := func(dst *string, name string, data any) {
 		if err == nil {
-			*dst, err = schema.RenderData(name, query(name), data)
+			*dst, err = render(name, data)
 		}
 	}
 	type claimData struct {

@@ -34,7 +34,7 @@ func NewRelay(db *DB, l schema.Layout, lease time.Duration, sources []string) (*
 		&r.renew: "inbox_relay_renew", &r.reap: "inbox_relay_reap", &r.oldest: "inbox_oldest_pending",
 	} {
 		if err == nil {
-			*dst, err = l.Render(name, query(name))
+			*dst, err = render(name, l)
 		}
 	}
 	return r, err

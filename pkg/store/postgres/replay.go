@@ -20,10 +20,10 @@ type Replay struct {
 func NewReplay(db *DB, l schema.Layout) (*Replay, error) {
 	r := &Replay{db: db}
 	var err error
-	if r.update, err = l.Render("outbox_replay", query("outbox_replay")); err != nil {
+	if r.update, err = render("outbox_replay", l); err != nil {
 		return nil, err
 	}
-	r.topics, err = l.Render("outbox_replay_topics", query("outbox_replay_topics"))
+	r.topics, err = render("outbox_replay_topics", l)
 	return r, err
 }
 

@@ -22,7 +22,7 @@ func NewRetention(db *DB, l schema.Layout) (*Retention, error) {
 		&r.outboxAge: "retention_outbox_age", &r.outboxCount: "retention_outbox_count", &r.inboxAge: "retention_inbox_age",
 	} {
 		if err == nil {
-			*dst, err = l.Render(name, query(name))
+			*dst, err = render(name, l)
 		}
 	}
 	return r, err

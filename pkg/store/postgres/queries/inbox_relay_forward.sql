@@ -1,20 +1,13 @@
--- Forwards claimed push rows: marks each inbox row processed, fenced on
--- its token and a live lease, and inserts its outbox row in the same
--- statement, so a row whose fence failed gets no outbox row. Rows are
--- inserted in created_at order, so the outbox sequence keeps the
--- aggregate order. The fenced rows are locked in id order first, as the
--- renewal locks them, so the two never deadlock.
+-- Forwards claimed push rows: marks each inbox row processed, fenced
+-- (partials.sql) on its token and a live lease, and inserts its outbox
+-- row in the same statement, so a row whose fence failed gets no outbox
+-- row. Rows are inserted in created_at order, so the outbox sequence
+-- keeps the aggregate order. The fence locks the rows in id order first,
+-- as the renewal locks them, so the two never deadlock.
 WITH d AS MATERIALIZED (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[]) AS d(id, token, topic, headers)
 ), owned AS MATERIALIZED (
-    SELECT i.{{.I.ID}} AS id
-    FROM {{.I.Table}} i
-    JOIN d ON i.{{.I.ID}} = d.id
-    WHERE i.{{.I.State}} = 'processing'
-      AND i.{{.I.ClaimToken}} = d.token
-      AND i.{{.I.LeaseExpiresAt}} > now()
-    ORDER BY i.{{.I.ID}}
-    FOR UPDATE OF i
+    {{template "fence" args "T" .I "A" "i"}}
 ), marked AS (
     UPDATE {{.I.Table}} i
     SET {{.I.State}} = 'processed',
@@ -22,9 +15,7 @@ WITH d AS MATERIALIZED (
     FROM d, owned
     WHERE i.{{.I.ID}} = owned.id
       AND d.id = owned.id
-      AND i.{{.I.State}} = 'processing'
-      AND i.{{.I.ClaimToken}} = d.token
-      AND i.{{.I.LeaseExpiresAt}} > now()
+      AND {{template "fence_holds" args "T" .I "A" "i"}}
     RETURNING i.{{.I.ID}} AS id, i.{{.I.AggregateID}} AS aggregate_id, i.{{.I.Payload}} AS payload,
               i.{{.I.CreatedAt}} AS created_at
 ), inserted AS (

@@ -1,21 +1,17 @@
--- Extends the relay leases still held, fenced. The rows are locked first,
--- in id order, as the forward and the dead mark lock them: the renewal
--- and a write of one relay run on two connections at once, and two
--- statements that lock shared rows in different orders deadlock.
-WITH held AS MATERIALIZED (
-    SELECT i.{{.I.ID}} AS id
-    FROM {{.I.Table}} i
-    JOIN unnest($1::uuid[], $2::uuid[]) AS d(id, token) ON i.{{.I.ID}} = d.id
-    WHERE i.{{.I.State}} = 'processing'
-      AND i.{{.I.ClaimToken}} = d.token
-      AND i.{{.I.LeaseExpiresAt}} > now()
-    ORDER BY i.{{.I.ID}}
-    FOR UPDATE OF i
+-- Extends the relay leases still held, fenced (partials.sql). The fence
+-- locks the rows first, in id order, as the forward and the dead mark
+-- lock them: the renewal and a write of one relay run on two connections
+-- at once, and two statements that lock shared rows in different orders
+-- deadlock.
+WITH d AS MATERIALIZED (
+    SELECT * FROM unnest($1::uuid[], $2::uuid[]) AS d(id, token)
+), owned AS MATERIALIZED (
+    {{template "fence" args "T" .I "A" "i"}}
 )
 UPDATE {{.I.Table}} i
 SET {{.I.LeaseExpiresAt}} = now() + $3 * interval '1 millisecond'
-FROM held
-WHERE i.{{.I.ID}} = held.id
-  AND i.{{.I.State}} = 'processing'
-  AND i.{{.I.LeaseExpiresAt}} > now()
+FROM d, owned
+WHERE i.{{.I.ID}} = owned.id
+  AND d.id = owned.id
+  AND {{template "fence_holds" args "T" .I "A" "i"}}
 RETURNING i.{{.I.ID}}::text

@@ -1,23 +1,16 @@
 -- Writes the outcomes of many claimed rows in one statement. Each row is
--- fenced on its id, the processing state, its claim token and a live
--- lease; a row missing from RETURNING lost its claim and keeps the new
--- owner's state. outcome: sent, retry (back to pending after delay_ms)
--- or dead. The fenced rows are locked first, in id order, as the renewal
--- locks them: the writer and the renewal of one replica run on two
--- connections at once, and two statements that lock shared rows in
+-- fenced (partials.sql) on its id, the processing state, its claim token
+-- and a live lease; a row missing from RETURNING lost its claim and keeps
+-- the new owner's state. outcome: sent, retry (back to pending after
+-- delay_ms) or dead. The fence locks the rows first, in id order, as the
+-- renewal locks them: the writer and the renewal of one replica run on
+-- two connections at once, and two statements that lock shared rows in
 -- different orders deadlock.
-WITH outcomes AS MATERIALIZED (
+WITH d AS MATERIALIZED (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::text[])
         AS d(id, token, outcome, delay_ms, error)
 ), owned AS MATERIALIZED (
-    SELECT o.{{.O.ID}} AS id
-    FROM {{.O.Table}} o
-    JOIN outcomes d ON o.{{.O.ID}} = d.id
-    WHERE o.{{.O.State}} = 'processing'
-      AND o.{{.O.ClaimToken}} = d.token
-      AND o.{{.O.LeaseExpiresAt}} > now()
-    ORDER BY o.{{.O.ID}}
-    FOR UPDATE OF o
+    {{template "fence" args "T" .O "A" "o"}}
 )
 UPDATE {{.O.Table}} o
 SET {{.O.State}} = CASE d.outcome WHEN 'retry' THEN 'pending' ELSE d.outcome END,
@@ -27,10 +20,8 @@ SET {{.O.State}} = CASE d.outcome WHEN 'retry' THEN 'pending' ELSE d.outcome END
     {{.O.LastError}} = CASE d.outcome WHEN 'sent' THEN o.{{.O.LastError}} ELSE d.error END,
     {{.O.LeaseExpiresAt}} = CASE d.outcome WHEN 'retry' THEN NULL ELSE o.{{.O.LeaseExpiresAt}} END,
     {{.O.UpdatedAt}} = now()
-FROM outcomes d, owned
+FROM d, owned
 WHERE o.{{.O.ID}} = owned.id
   AND d.id = owned.id
-  AND o.{{.O.State}} = 'processing'
-  AND o.{{.O.ClaimToken}} = d.token
-  AND o.{{.O.LeaseExpiresAt}} > now()
+  AND {{template "fence_holds" args "T" .O "A" "o"}}
 RETURNING o.{{.O.ID}}::text

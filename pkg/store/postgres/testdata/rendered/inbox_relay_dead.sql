@@ -1,14 +1,13 @@
--- Marks claimed push rows dead (a topic that rendered empty), fenced. The
--- rows are locked in id order first, as the renewal locks them.
+-- Marks claimed push rows dead (a topic that rendered empty), fenced
+-- (partials.sql). The fence locks the rows in id order first, as the
+-- renewal locks them.
 WITH d AS MATERIALIZED (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS d(id, token, error)
 ), owned AS MATERIALIZED (
     SELECT i."ib_id" AS id
     FROM "qb_inbox" i
     JOIN d ON i."ib_id" = d.id
-    WHERE i."ib_state" = 'processing'
-      AND i."ib_claimtoken" = d.token
-      AND i."ib_leaseexpiresat" > now()
+    WHERE i."ib_state" = 'processing' AND i."ib_claimtoken" = d.token AND i."ib_leaseexpiresat" > now()
     ORDER BY i."ib_id"
     FOR UPDATE OF i
 )
@@ -18,7 +17,5 @@ SET "ib_state" = 'dead',
 FROM d, owned
 WHERE i."ib_id" = owned.id
   AND d.id = owned.id
-  AND i."ib_state" = 'processing'
-  AND i."ib_claimtoken" = d.token
-  AND i."ib_leaseexpiresat" > now()
+  AND i."ib_state" = 'processing' AND i."ib_claimtoken" = d.token AND i."ib_leaseexpiresat" > now()
 RETURNING i."ib_id"::text

@@ -1,21 +1,19 @@
 -- Writes the outcomes of many claimed rows in one statement. Each row is
--- fenced on its id, the processing state, its claim token and a live
--- lease; a row missing from RETURNING lost its claim and keeps the new
--- owner's state. outcome: sent, retry (back to pending after delay_ms)
--- or dead. The fenced rows are locked first, in id order, as the renewal
--- locks them: the writer and the renewal of one replica run on two
--- connections at once, and two statements that lock shared rows in
+-- fenced (partials.sql) on its id, the processing state, its claim token
+-- and a live lease; a row missing from RETURNING lost its claim and keeps
+-- the new owner's state. outcome: sent, retry (back to pending after
+-- delay_ms) or dead. The fence locks the rows first, in id order, as the
+-- renewal locks them: the writer and the renewal of one replica run on
+-- two connections at once, and two statements that lock shared rows in
 -- different orders deadlock.
-WITH outcomes AS MATERIALIZED (
+WITH d AS MATERIALIZED (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::text[])
         AS d(id, token, outcome, delay_ms, error)
 ), owned AS MATERIALIZED (
     SELECT o."ob_id" AS id
     FROM "qb_outbox" o
-    JOIN outcomes d ON o."ob_id" = d.id
-    WHERE o."ob_state" = 'processing'
-      AND o."ob_claimtoken" = d.token
-      AND o."ob_leaseexpiresat" > now()
+    JOIN d ON o."ob_id" = d.id
+    WHERE o."ob_state" = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > now()
     ORDER BY o."ob_id"
     FOR UPDATE OF o
 )
@@ -27,10 +25,8 @@ SET "ob_state" = CASE d.outcome WHEN 'retry' THEN 'pending' ELSE d.outcome END,
     "ob_lasterror" = CASE d.outcome WHEN 'sent' THEN o."ob_lasterror" ELSE d.error END,
     "ob_leaseexpiresat" = CASE d.outcome WHEN 'retry' THEN NULL ELSE o."ob_leaseexpiresat" END,
     "ob_updatedat" = now()
-FROM outcomes d, owned
+FROM d, owned
 WHERE o."ob_id" = owned.id
   AND d.id = owned.id
-  AND o."ob_state" = 'processing'
-  AND o."ob_claimtoken" = d.token
-  AND o."ob_leaseexpiresat" > now()
+  AND o."ob_state" = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > now()
 RETURNING o."ob_id"::text
