@@ -44,11 +44,47 @@ func render(name string, data any) (string, error) {
 	return p.Render(name, query(name), data)
 }
 
+// Option configures a store at construction.
+type Option func(*options)
+
+type options struct {
+	now func() time.Time
+}
+
+// WithClock makes the lease statements (claims, renewals, outcome and
+// forward writes, reclaims) read the time from now instead of the
+// database clock: a test moves it forward to see leases expire without
+// waiting. nil, the default and the only production setting, keeps the
+// database clock. now must be safe for concurrent use; the store calls it
+// once per statement.
+func WithClock(now func() time.Time) Option {
+	return func(o *options) { o.now = now }
+}
+
+func newOptions(opts []Option) options {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// clock is the nullable now parameter of a lease statement: NULL, so the
+// statement reads the database clock, unless a clock is set.
+func (o options) clock() any {
+	if o.now == nil {
+		return nil
+	}
+	return o.now()
+}
+
 // Outbox is the outbox side of the store: the claim protocol of the poller.
-// It is safe for concurrent use.
+// It is safe for concurrent use; it holds no connection of its own, so the
+// DB's owner closes what it uses.
 type Outbox struct {
 	db    *DB
 	lease time.Duration
+	opts  options
 
 	claimKeyedFirst, claimUnkeyedFirst string
 	finish, renew, reap, pendingStats  string
@@ -60,9 +96,10 @@ type Outbox struct {
 }
 
 // NewOutbox renders the outbox statements for the layout. lease is
-// outbox.claimTimeoutMs.
-func NewOutbox(db *DB, l schema.Layout, lease time.Duration) (*Outbox, error) {
-	o := &Outbox{db: db, lease: lease}
+// outbox.claimTimeoutMs. Several Outbox values over one DB behave as
+// several replicas: the database alone keeps them off each other's rows.
+func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*Outbox, error) {
+	o := &Outbox{db: db, lease: lease, opts: newOptions(opts)}
 	var err error
 	render := func(dst *string, name string, data any) {
 		if err == nil {
@@ -85,7 +122,12 @@ func NewOutbox(db *DB, l schema.Layout, lease time.Duration) (*Outbox, error) {
 
 var _ queuebox.OutboxStore = (*Outbox)(nil)
 
-// Claim takes up to limit due rows under new tokens and leases.
+// Claim takes up to limit due rows under new tokens and leases: the head
+// of each key (lowest sequence among its pending and processing rows) and
+// unkeyed rows, never a row another claim holds. A claim whose connection
+// broke is tried again (its rows, if it had committed, return through the
+// reclaim step). When ctx ends, the statement is cancelled and no row is
+// returned; a claim that committed anyway is reclaimed after its lease.
 func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessage, error) {
 	o.mu.Lock()
 	cursor := o.cursor
@@ -100,7 +142,7 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
 	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
-		rows, err := conn.Query(ctx, stmt, limit, cursor, o.lease.Milliseconds())
+		rows, err := conn.Query(ctx, stmt, limit, cursor, o.lease.Milliseconds(), o.opts.clock())
 		if err != nil {
 			return err
 		}

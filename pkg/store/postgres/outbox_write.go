@@ -20,7 +20,7 @@ func (o *Outbox) Finish(ctx context.Context, outcomes []queuebox.Outcome) (map[s
 		ids[i], tokens[i], kinds[i], errs[i] = oc.Lease.ID, oc.Lease.Token, string(oc.Kind), oc.Error
 		delays[i] = oc.Delay.Milliseconds()
 	}
-	return o.db.queryIDs(ctx, once, "finish outbox rows", o.finish, ids, tokens, kinds, delays, errs)
+	return o.db.queryIDs(ctx, once, "finish outbox rows", o.finish, ids, tokens, kinds, delays, errs, o.opts.clock())
 }
 
 // FinishAgain is Finish for a later try of the same outcomes, after a try
@@ -52,13 +52,13 @@ func (o *Outbox) FinishAgain(ctx context.Context, outcomes []queuebox.Outcome) (
 // Renew extends the leases still held; it implements claim.Source.
 func (o *Outbox) Renew(ctx context.Context, leases []queuebox.Lease) (map[string]bool, error) {
 	ids, tokens := splitLeases(leases)
-	return o.db.queryIDs(ctx, repeatable, "renew outbox leases", o.renew, ids, tokens, o.lease.Milliseconds())
+	return o.db.queryIDs(ctx, repeatable, "renew outbox leases", o.renew, ids, tokens, o.lease.Milliseconds(), o.opts.clock())
 }
 
 // ReapExpired returns expired claims to pending; it implements
 // claim.Source.
 func (o *Outbox) ReapExpired(ctx context.Context) (int64, error) {
-	return o.db.execCount(ctx, repeatable, "reclaim expired outbox claims", o.reap)
+	return o.db.execCount(ctx, repeatable, "reclaim expired outbox claims", o.reap, o.opts.clock())
 }
 
 // Pending reads the pending rows per topic and the age of the oldest.

@@ -17,6 +17,7 @@ import (
 type Relay struct {
 	db      *DB
 	lease   time.Duration
+	opts    options
 	lockKey string
 	sources []string // the sources whose rows the claim takes
 
@@ -26,8 +27,9 @@ type Relay struct {
 // NewRelay renders the relay statements. lease is
 // inbox.relay.claimTimeoutMs; sources are the configured source names:
 // the claim leaves the rows of any other source pending.
-func NewRelay(db *DB, l schema.Layout, lease time.Duration, sources []string) (*Relay, error) {
-	r := &Relay{db: db, lease: lease, lockKey: "queuebox_inbox_claim_" + l.InboxTable, sources: sources}
+func NewRelay(db *DB, l schema.Layout, lease time.Duration, sources []string, opts ...Option) (*Relay, error) {
+	r := &Relay{db: db, lease: lease, lockKey: "queuebox_inbox_claim_" + l.InboxTable, sources: sources,
+		opts: newOptions(opts)}
 	var err error
 	for dst, name := range map[*string]string{
 		&r.lock: "inbox_relay_lock", &r.claim: "inbox_relay_claim", &r.forward: "inbox_relay_forward", &r.dead: "inbox_relay_dead",
@@ -51,7 +53,7 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 		if _, err := tx.Exec(ctx, r.lock, r.lockKey); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, r.claim, limit, r.lease.Milliseconds(), r.sources)
+		rows, err := tx.Query(ctx, r.claim, limit, r.lease.Milliseconds(), r.sources, r.opts.clock())
 		if err != nil {
 			return err
 		}
@@ -79,7 +81,7 @@ func (r *Relay) Forward(ctx context.Context, p queuebox.ForwardParams) (map[stri
 	for i, f := range p.Rows {
 		ids[i], tokens[i], topics[i], headers[i] = f.Lease.ID, f.Lease.Token, f.Topic, string(f.Headers)
 	}
-	return r.db.queryIDs(ctx, once, "forward inbox rows", r.forward, ids, tokens, topics, headers, p.MaxAttempts)
+	return r.db.queryIDs(ctx, once, "forward inbox rows", r.forward, ids, tokens, topics, headers, p.MaxAttempts, r.opts.clock())
 }
 
 // Dead marks claimed rows dead with a reason, fenced.
@@ -88,18 +90,18 @@ func (r *Relay) Dead(ctx context.Context, marks []queuebox.DeadMark) (map[string
 	for i, m := range marks {
 		ids[i], tokens[i], reasons[i] = m.Lease.ID, m.Lease.Token, m.Reason
 	}
-	return r.db.queryIDs(ctx, once, "mark inbox rows dead", r.dead, ids, tokens, reasons)
+	return r.db.queryIDs(ctx, once, "mark inbox rows dead", r.dead, ids, tokens, reasons, r.opts.clock())
 }
 
 // Renew implements claim.Source.
 func (r *Relay) Renew(ctx context.Context, leases []queuebox.Lease) (map[string]bool, error) {
 	ids, tokens := splitLeases(leases)
-	return r.db.queryIDs(ctx, repeatable, "renew relay leases", r.renew, ids, tokens, r.lease.Milliseconds())
+	return r.db.queryIDs(ctx, repeatable, "renew relay leases", r.renew, ids, tokens, r.lease.Milliseconds(), r.opts.clock())
 }
 
 // ReapExpired implements claim.Source.
 func (r *Relay) ReapExpired(ctx context.Context) (int64, error) {
-	return r.db.execCount(ctx, repeatable, "reclaim expired relay claims", r.reap)
+	return r.db.execCount(ctx, repeatable, "reclaim expired relay claims", r.reap, r.opts.clock())
 }
 
 // OldestPendingAge returns the age of the oldest pending row by the

@@ -14,10 +14,16 @@ import (
 )
 
 // Stores is the PostgreSQL set of stores over one pool and one table
-// layout; it implements queuebox.Stores.
+// layout; it implements queuebox.Stores. It is safe for concurrent use.
+// Close closes the pool: call it once, after every store it built is no
+// longer used.
 type Stores struct {
 	DB     *DB
 	Layout schema.Layout
+	// Now, when set, is the clock of the lease statements of every store
+	// the set builds (see WithClock): tests set it to move time forward.
+	// nil, the production setting, keeps the database clock.
+	Now func() time.Time
 }
 
 var _ queuebox.Stores = (*Stores)(nil)
@@ -74,12 +80,12 @@ func (s *Stores) prepare(ctx context.Context, migrate bool, log *slog.Logger) er
 
 // Outbox implements queuebox.Stores.
 func (s *Stores) Outbox(lease time.Duration) (queuebox.OutboxStore, error) {
-	return NewOutbox(s.DB, s.Layout, lease)
+	return NewOutbox(s.DB, s.Layout, lease, WithClock(s.Now))
 }
 
 // Relay implements queuebox.Stores.
 func (s *Stores) Relay(lease time.Duration, sources []string) (queuebox.RelayStore, error) {
-	return NewRelay(s.DB, s.Layout, lease, sources)
+	return NewRelay(s.DB, s.Layout, lease, sources, WithClock(s.Now))
 }
 
 // Inbox implements queuebox.Stores.

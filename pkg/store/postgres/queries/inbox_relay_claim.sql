@@ -34,8 +34,8 @@ WITH candidates AS (
 UPDATE {{.I.Table}} i
 SET {{.I.State}} = 'processing',
     {{.I.ClaimToken}} = gen_random_uuid(),
-    {{.I.ClaimedAt}} = now(),
-    {{.I.LeaseExpiresAt}} = now() + $2 * interval '1 millisecond'
+    {{.I.ClaimedAt}} = {{template "now" "$4"}},
+    {{.I.LeaseExpiresAt}} = {{template "now" "$4"}} + $2 * interval '1 millisecond'
 FROM candidates
 WHERE i.{{.I.ID}} = candidates.id
 RETURNING i.{{.I.ID}}::text, i.{{.I.Source}}, i.{{.I.IdempotencyKey}}, i.{{.I.AggregateID}}, i.{{.I.EventType}},

@@ -4,7 +4,7 @@
 WITH d AS MATERIALIZED (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS d(id, token, error)
 ), owned AS MATERIALIZED (
-    {{template "fence" args "T" .I "A" "i"}}
+    {{template "fence" args "T" .I "A" "i" "Now" "$4"}}
 )
 UPDATE {{.I.Table}} i
 SET {{.I.State}} = 'dead',
@@ -12,5 +12,5 @@ SET {{.I.State}} = 'dead',
 FROM d, owned
 WHERE i.{{.I.ID}} = owned.id
   AND d.id = owned.id
-  AND {{template "fence_holds" args "T" .I "A" "i"}}
+  AND {{template "fence_holds" args "T" .I "A" "i" "Now" "$4"}}
 RETURNING i.{{.I.ID}}::text

@@ -7,15 +7,15 @@
 WITH d AS MATERIALIZED (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[]) AS d(id, token, topic, headers)
 ), owned AS MATERIALIZED (
-    {{template "fence" args "T" .I "A" "i"}}
+    {{template "fence" args "T" .I "A" "i" "Now" "$6"}}
 ), marked AS (
     UPDATE {{.I.Table}} i
     SET {{.I.State}} = 'processed',
-        {{.I.ProcessedAt}} = now()
+        {{.I.ProcessedAt}} = {{template "now" "$6"}}
     FROM d, owned
     WHERE i.{{.I.ID}} = owned.id
       AND d.id = owned.id
-      AND {{template "fence_holds" args "T" .I "A" "i"}}
+      AND {{template "fence_holds" args "T" .I "A" "i" "Now" "$6"}}
     RETURNING i.{{.I.ID}} AS id, i.{{.I.AggregateID}} AS aggregate_id, i.{{.I.Payload}} AS payload,
               i.{{.I.CreatedAt}} AS created_at
 ), inserted AS (

@@ -7,7 +7,7 @@ WITH expired AS MATERIALIZED (
     FROM {{.I.Table}}
     WHERE {{.I.State}} = 'processing'
       AND {{.I.Consumption}} = 'push'
-      AND {{.I.LeaseExpiresAt}} < now()
+      AND {{.I.LeaseExpiresAt}} < {{template "now" "$1"}}
     ORDER BY {{.I.ID}}
     FOR UPDATE SKIP LOCKED
 )
@@ -17,4 +17,4 @@ SET {{.I.State}} = 'pending',
 FROM expired
 WHERE i.{{.I.ID}} = expired.id
   AND i.{{.I.State}} = 'processing'
-  AND i.{{.I.LeaseExpiresAt}} < now()
+  AND i.{{.I.LeaseExpiresAt}} < {{template "now" "$1"}}

@@ -6,12 +6,12 @@
 WITH d AS MATERIALIZED (
     SELECT * FROM unnest($1::uuid[], $2::uuid[]) AS d(id, token)
 ), owned AS MATERIALIZED (
-    {{template "fence" args "T" .I "A" "i"}}
+    {{template "fence" args "T" .I "A" "i" "Now" "$4"}}
 )
 UPDATE {{.I.Table}} i
-SET {{.I.LeaseExpiresAt}} = now() + $3 * interval '1 millisecond'
+SET {{.I.LeaseExpiresAt}} = {{template "now" "$4"}} + $3 * interval '1 millisecond'
 FROM d, owned
 WHERE i.{{.I.ID}} = owned.id
   AND d.id = owned.id
-  AND {{template "fence_holds" args "T" .I "A" "i"}}
+  AND {{template "fence_holds" args "T" .I "A" "i" "Now" "$4"}}
 RETURNING i.{{.I.ID}}::text

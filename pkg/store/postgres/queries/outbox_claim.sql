@@ -41,21 +41,21 @@ WITH RECURSIVE after_cursor AS (
         ORDER BY {{.O.Key}}, {{.O.Sequence}}
         LIMIT 1) nxt
 ), keyed AS (
-    (SELECT id FROM after_cursor WHERE st = 'pending' AND due <= now())
+    (SELECT id FROM after_cursor WHERE st = 'pending' AND due <= {{template "now" "$4"}})
     UNION ALL
-    (SELECT id FROM before_cursor WHERE st = 'pending' AND due <= now())
+    (SELECT id FROM before_cursor WHERE st = 'pending' AND due <= {{template "now" "$4"}})
     LIMIT $1
 ), unkeyed_null AS (
     SELECT {{.O.ID}} AS id FROM {{.O.Table}}
     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} IS NULL
-      AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= now()
+      AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= {{template "now" "$4"}}
     ORDER BY {{.O.Key}}, {{.O.Sequence}}
     LIMIT $1
     FOR UPDATE SKIP LOCKED
 ), unkeyed_empty AS (
     SELECT {{.O.ID}} AS id FROM {{.O.Table}}
     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} = ''
-      AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= now()
+      AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= {{template "now" "$4"}}
     ORDER BY {{.O.Key}}, {{.O.Sequence}}
     LIMIT $1
     FOR UPDATE SKIP LOCKED
@@ -69,15 +69,15 @@ WITH RECURSIVE after_cursor AS (
     SELECT o.{{.O.ID}} AS id
     FROM {{.O.Table}} o
     WHERE o.{{.O.ID}} IN (SELECT id FROM candidates)
-      AND o.{{.O.State}} = 'pending' AND o.{{.O.ScheduledAt}} <= now()
+      AND o.{{.O.State}} = 'pending' AND o.{{.O.ScheduledAt}} <= {{template "now" "$4"}}
     FOR UPDATE SKIP LOCKED
 )
 UPDATE {{.O.Table}} o
 SET {{.O.State}} = 'processing',
     {{.O.ClaimToken}} = gen_random_uuid(),
-    {{.O.ClaimedAt}} = now(),
-    {{.O.LeaseExpiresAt}} = now() + $3 * interval '1 millisecond',
-    {{.O.UpdatedAt}} = now()
+    {{.O.ClaimedAt}} = {{template "now" "$4"}},
+    {{.O.LeaseExpiresAt}} = {{template "now" "$4"}} + $3 * interval '1 millisecond',
+    {{.O.UpdatedAt}} = {{template "now" "$4"}}
 FROM locked
 WHERE o.{{.O.ID}} = locked.id
 RETURNING o.{{.O.ID}}::text, o.{{.O.Topic}}, o.{{.O.Key}}, o.{{.O.AggregateType}}, o.{{.O.Payload}}::text,

@@ -10,18 +10,18 @@ WITH d AS MATERIALIZED (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::text[])
         AS d(id, token, outcome, delay_ms, error)
 ), owned AS MATERIALIZED (
-    {{template "fence" args "T" .O "A" "o"}}
+    {{template "fence" args "T" .O "A" "o" "Now" "$6"}}
 )
 UPDATE {{.O.Table}} o
 SET {{.O.State}} = CASE d.outcome WHEN 'retry' THEN 'pending' ELSE d.outcome END,
     {{.O.Attempt}} = CASE d.outcome WHEN 'retry' THEN o.{{.O.Attempt}} + 1 ELSE o.{{.O.Attempt}} END,
-    {{.O.ScheduledAt}} = CASE d.outcome WHEN 'retry' THEN now() + d.delay_ms * interval '1 millisecond'
+    {{.O.ScheduledAt}} = CASE d.outcome WHEN 'retry' THEN {{template "now" "$6"}} + d.delay_ms * interval '1 millisecond'
                          ELSE o.{{.O.ScheduledAt}} END,
     {{.O.LastError}} = CASE d.outcome WHEN 'sent' THEN o.{{.O.LastError}} ELSE d.error END,
     {{.O.LeaseExpiresAt}} = CASE d.outcome WHEN 'retry' THEN NULL ELSE o.{{.O.LeaseExpiresAt}} END,
-    {{.O.UpdatedAt}} = now()
+    {{.O.UpdatedAt}} = {{template "now" "$6"}}
 FROM d, owned
 WHERE o.{{.O.ID}} = owned.id
   AND d.id = owned.id
-  AND {{template "fence_holds" args "T" .O "A" "o"}}
+  AND {{template "fence_holds" args "T" .O "A" "o" "Now" "$6"}}
 RETURNING o.{{.O.ID}}::text

@@ -7,15 +7,15 @@ WITH expired AS MATERIALIZED (
     SELECT {{.O.ID}} AS id
     FROM {{.O.Table}}
     WHERE {{.O.State}} = 'processing'
-      AND {{.O.LeaseExpiresAt}} < now()
+      AND {{.O.LeaseExpiresAt}} < {{template "now" "$1"}}
     ORDER BY {{.O.ID}}
     FOR UPDATE SKIP LOCKED
 )
 UPDATE {{.O.Table}} o
 SET {{.O.State}} = 'pending',
     {{.O.LeaseExpiresAt}} = NULL,
-    {{.O.UpdatedAt}} = now()
+    {{.O.UpdatedAt}} = {{template "now" "$1"}}
 FROM expired
 WHERE o.{{.O.ID}} = expired.id
   AND o.{{.O.State}} = 'processing'
-  AND o.{{.O.LeaseExpiresAt}} < now()
+  AND o.{{.O.LeaseExpiresAt}} < {{template "now" "$1"}}

@@ -4,12 +4,12 @@
 WITH d AS MATERIALIZED (
     SELECT * FROM unnest($1::uuid[], $2::uuid[]) AS d(id, token)
 ), owned AS MATERIALIZED (
-    {{template "fence" args "T" .O "A" "o"}}
+    {{template "fence" args "T" .O "A" "o" "Now" "$4"}}
 )
 UPDATE {{.O.Table}} o
-SET {{.O.LeaseExpiresAt}} = now() + $3 * interval '1 millisecond'
+SET {{.O.LeaseExpiresAt}} = {{template "now" "$4"}} + $3 * interval '1 millisecond'
 FROM d, owned
 WHERE o.{{.O.ID}} = owned.id
   AND d.id = owned.id
-  AND {{template "fence_holds" args "T" .O "A" "o"}}
+  AND {{template "fence_holds" args "T" .O "A" "o" "Now" "$4"}}
 RETURNING o.{{.O.ID}}::text

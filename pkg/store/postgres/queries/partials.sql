@@ -1,6 +1,15 @@
 -- Pieces that several statements share, written once. A statement
--- includes one with {{template "fence" args "T" .O "A" "o"}}: T is the
--- table's columns (.O or .I), A the alias the statement gives the table.
+-- includes the fence as template "fence" with args "T" .O "A" "o" "Now"
+-- "$6": T is the table's columns (.O or .I), A the alias the statement
+-- gives the table, Now the statement's clock parameter.
+--
+-- now is the clock of a lease statement: the nullable parameter it names
+-- (a test clock), else the database clock. now() is the transaction's
+-- start time and the parameter is bound once, so every use in one
+-- statement sees the same instant. With NULL bound, the planner folds the
+-- expression to now() in a custom plan; a generic plan evaluates it once
+-- per scan, as it does now().
+{{define "now"}}COALESCE({{.}}::timestamptz, now()){{end}}
 --
 -- fence is the claim fence of every write that finishes or renews a claim
 -- (the spec's "claim fence"): the rows of d (one per lease: id, token,
@@ -19,4 +28,4 @@
 -- fence_holds is the fence's condition on one row joined with its d row.
 -- The write repeats it after the lock: PostgreSQL re-reads a row that
 -- changed since the statement's snapshot and checks the condition again.
-{{define "fence_holds"}}{{.A}}.{{.T.State}} = 'processing' AND {{.A}}.{{.T.ClaimToken}} = d.token AND {{.A}}.{{.T.LeaseExpiresAt}} > now(){{end}}
+{{define "fence_holds"}}{{.A}}.{{.T.State}} = 'processing' AND {{.A}}.{{.T.ClaimToken}} = d.token AND {{.A}}.{{.T.LeaseExpiresAt}} > {{template "now" .Now}}{{end}}

@@ -34,8 +34,8 @@ WITH candidates AS (
 UPDATE "qb_inbox" i
 SET "ib_state" = 'processing',
     "ib_claimtoken" = gen_random_uuid(),
-    "ib_claimedat" = now(),
-    "ib_leaseexpiresat" = now() + $2 * interval '1 millisecond'
+    "ib_claimedat" = COALESCE($4::timestamptz, now()),
+    "ib_leaseexpiresat" = COALESCE($4::timestamptz, now()) + $2 * interval '1 millisecond'
 FROM candidates
 WHERE i."ib_id" = candidates.id
 RETURNING i."ib_id"::text, i."ib_source", i."ib_idempotencykey", i."ib_aggregateid", i."ib_eventtype",

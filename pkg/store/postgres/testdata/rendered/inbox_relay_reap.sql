@@ -7,7 +7,7 @@ WITH expired AS MATERIALIZED (
     FROM "qb_inbox"
     WHERE "ib_state" = 'processing'
       AND "ib_consumption" = 'push'
-      AND "ib_leaseexpiresat" < now()
+      AND "ib_leaseexpiresat" < COALESCE($1::timestamptz, now())
     ORDER BY "ib_id"
     FOR UPDATE SKIP LOCKED
 )
@@ -17,4 +17,4 @@ SET "ib_state" = 'pending',
 FROM expired
 WHERE i."ib_id" = expired.id
   AND i."ib_state" = 'processing'
-  AND i."ib_leaseexpiresat" < now()
+  AND i."ib_leaseexpiresat" < COALESCE($1::timestamptz, now())

@@ -9,14 +9,14 @@ WITH d AS MATERIALIZED (
     SELECT i."ib_id" AS id
     FROM "qb_inbox" i
     JOIN d ON i."ib_id" = d.id
-    WHERE i."ib_state" = 'processing' AND i."ib_claimtoken" = d.token AND i."ib_leaseexpiresat" > now()
+    WHERE i."ib_state" = 'processing' AND i."ib_claimtoken" = d.token AND i."ib_leaseexpiresat" > COALESCE($4::timestamptz, now())
     ORDER BY i."ib_id"
     FOR UPDATE OF i
 )
 UPDATE "qb_inbox" i
-SET "ib_leaseexpiresat" = now() + $3 * interval '1 millisecond'
+SET "ib_leaseexpiresat" = COALESCE($4::timestamptz, now()) + $3 * interval '1 millisecond'
 FROM d, owned
 WHERE i."ib_id" = owned.id
   AND d.id = owned.id
-  AND i."ib_state" = 'processing' AND i."ib_claimtoken" = d.token AND i."ib_leaseexpiresat" > now()
+  AND i."ib_state" = 'processing' AND i."ib_claimtoken" = d.token AND i."ib_leaseexpiresat" > COALESCE($4::timestamptz, now())
 RETURNING i."ib_id"::text

@@ -41,21 +41,21 @@ WITH RECURSIVE after_cursor AS (
         ORDER BY "ob_key", "ob_sequence"
         LIMIT 1) nxt
 ), keyed AS (
-    (SELECT id FROM after_cursor WHERE st = 'pending' AND due <= now())
+    (SELECT id FROM after_cursor WHERE st = 'pending' AND due <= COALESCE($4::timestamptz, now()))
     UNION ALL
-    (SELECT id FROM before_cursor WHERE st = 'pending' AND due <= now())
+    (SELECT id FROM before_cursor WHERE st = 'pending' AND due <= COALESCE($4::timestamptz, now()))
     LIMIT $1
 ), unkeyed_null AS (
     SELECT "ob_id" AS id FROM "qb_outbox"
     WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" IS NULL
-      AND "ob_state" = 'pending' AND "ob_scheduledat" <= now()
+      AND "ob_state" = 'pending' AND "ob_scheduledat" <= COALESCE($4::timestamptz, now())
     ORDER BY "ob_key", "ob_sequence"
     LIMIT $1
     FOR UPDATE SKIP LOCKED
 ), unkeyed_empty AS (
     SELECT "ob_id" AS id FROM "qb_outbox"
     WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" = ''
-      AND "ob_state" = 'pending' AND "ob_scheduledat" <= now()
+      AND "ob_state" = 'pending' AND "ob_scheduledat" <= COALESCE($4::timestamptz, now())
     ORDER BY "ob_key", "ob_sequence"
     LIMIT $1
     FOR UPDATE SKIP LOCKED
@@ -69,15 +69,15 @@ WITH RECURSIVE after_cursor AS (
     SELECT o."ob_id" AS id
     FROM "qb_outbox" o
     WHERE o."ob_id" IN (SELECT id FROM candidates)
-      AND o."ob_state" = 'pending' AND o."ob_scheduledat" <= now()
+      AND o."ob_state" = 'pending' AND o."ob_scheduledat" <= COALESCE($4::timestamptz, now())
     FOR UPDATE SKIP LOCKED
 )
 UPDATE "qb_outbox" o
 SET "ob_state" = 'processing',
     "ob_claimtoken" = gen_random_uuid(),
-    "ob_claimedat" = now(),
-    "ob_leaseexpiresat" = now() + $3 * interval '1 millisecond',
-    "ob_updatedat" = now()
+    "ob_claimedat" = COALESCE($4::timestamptz, now()),
+    "ob_leaseexpiresat" = COALESCE($4::timestamptz, now()) + $3 * interval '1 millisecond',
+    "ob_updatedat" = COALESCE($4::timestamptz, now())
 FROM locked
 WHERE o."ob_id" = locked.id
 RETURNING o."ob_id"::text, o."ob_topic", o."ob_key", o."ob_aggregatetype", o."ob_payload"::text,

@@ -13,20 +13,20 @@ WITH d AS MATERIALIZED (
     SELECT o."ob_id" AS id
     FROM "qb_outbox" o
     JOIN d ON o."ob_id" = d.id
-    WHERE o."ob_state" = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > now()
+    WHERE o."ob_state" = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > COALESCE($6::timestamptz, now())
     ORDER BY o."ob_id"
     FOR UPDATE OF o
 )
 UPDATE "qb_outbox" o
 SET "ob_state" = CASE d.outcome WHEN 'retry' THEN 'pending' ELSE d.outcome END,
     "ob_attempt" = CASE d.outcome WHEN 'retry' THEN o."ob_attempt" + 1 ELSE o."ob_attempt" END,
-    "ob_scheduledat" = CASE d.outcome WHEN 'retry' THEN now() + d.delay_ms * interval '1 millisecond'
+    "ob_scheduledat" = CASE d.outcome WHEN 'retry' THEN COALESCE($6::timestamptz, now()) + d.delay_ms * interval '1 millisecond'
                          ELSE o."ob_scheduledat" END,
     "ob_lasterror" = CASE d.outcome WHEN 'sent' THEN o."ob_lasterror" ELSE d.error END,
     "ob_leaseexpiresat" = CASE d.outcome WHEN 'retry' THEN NULL ELSE o."ob_leaseexpiresat" END,
-    "ob_updatedat" = now()
+    "ob_updatedat" = COALESCE($6::timestamptz, now())
 FROM d, owned
 WHERE o."ob_id" = owned.id
   AND d.id = owned.id
-  AND o."ob_state" = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > now()
+  AND o."ob_state" = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > COALESCE($6::timestamptz, now())
 RETURNING o."ob_id"::text

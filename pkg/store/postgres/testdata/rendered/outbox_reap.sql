@@ -7,15 +7,15 @@ WITH expired AS MATERIALIZED (
     SELECT "ob_id" AS id
     FROM "qb_outbox"
     WHERE "ob_state" = 'processing'
-      AND "ob_leaseexpiresat" < now()
+      AND "ob_leaseexpiresat" < COALESCE($1::timestamptz, now())
     ORDER BY "ob_id"
     FOR UPDATE SKIP LOCKED
 )
 UPDATE "qb_outbox" o
 SET "ob_state" = 'pending',
     "ob_leaseexpiresat" = NULL,
-    "ob_updatedat" = now()
+    "ob_updatedat" = COALESCE($1::timestamptz, now())
 FROM expired
 WHERE o."ob_id" = expired.id
   AND o."ob_state" = 'processing'
-  AND o."ob_leaseexpiresat" < now()
+  AND o."ob_leaseexpiresat" < COALESCE($1::timestamptz, now())

@@ -7,14 +7,14 @@ WITH d AS MATERIALIZED (
     SELECT o."ob_id" AS id
     FROM "qb_outbox" o
     JOIN d ON o."ob_id" = d.id
-    WHERE o."ob_state" = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > now()
+    WHERE o."ob_state" = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > COALESCE($4::timestamptz, now())
     ORDER BY o."ob_id"
     FOR UPDATE OF o
 )
 UPDATE "qb_outbox" o
-SET "ob_leaseexpiresat" = now() + $3 * interval '1 millisecond'
+SET "ob_leaseexpiresat" = COALESCE($4::timestamptz, now()) + $3 * interval '1 millisecond'
 FROM d, owned
 WHERE o."ob_id" = owned.id
   AND d.id = owned.id
-  AND o."ob_state" = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > now()
+  AND o."ob_state" = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > COALESCE($4::timestamptz, now())
 RETURNING o."ob_id"::text
