@@ -1,0 +1,166 @@
+package postgres_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
+	"github.com/alternayte/queuebox/pkg/store/storetest"
+)
+
+// TestStore runs the shared store suite on PostgreSQL: each case gets a
+// fresh migrated schema.
+func TestStore(t *testing.T) {
+	t.Parallel()
+	storetest.Exercise(t, func(t *testing.T) storetest.Database {
+		s, db := pgtest.Migrated(t, 4)
+		return &pgDatabase{schema: s, db: db}
+	})
+}
+
+// pgDatabase is a test schema as the suite sees it: the store sets open
+// pools of their own on it, and Rows reads and writes it in plain SQL on
+// the migration pool.
+type pgDatabase struct {
+	schema pgtest.Schema
+	db     *postgres.DB
+}
+
+func (d *pgDatabase) Stores(t testing.TB, now func() time.Time) queuebox.Stores {
+	return &postgres.Stores{DB: d.schema.Open(t, 4), Layout: schema.New(schema.Postgres, config.Default().Database), Now: now}
+}
+
+func (d *pgDatabase) InsertOutbox(t testing.TB, rows ...storetest.OutboxRow) []string {
+	t.Helper()
+	ctx := context.Background()
+	ids := make([]string, len(rows))
+	require.NoError(t, d.db.WithTx(ctx, func(tx pgx.Tx) error {
+		for i, r := range rows {
+			payload := r.Payload
+			if payload == "" {
+				payload = "{}"
+			}
+			var maxAttempts any
+			if r.MaxAttempts > 0 {
+				maxAttempts = r.MaxAttempts
+			}
+			err := tx.QueryRow(ctx, `INSERT INTO outbox (topic, key, payload, max_attempts)
+				VALUES ($1, $2, $3::text::jsonb, COALESCE($4::int, 5)) RETURNING id::text`,
+				r.Topic, r.Key, payload, maxAttempts).Scan(&ids[i])
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	return ids
+}
+
+const outboxColumns = `id::text, topic, key, payload::text, headers::text, state, attempt, max_attempts, last_error,
+	COALESCE(claim_token::text, ''), scheduled_at, lease_expires_at, sequence`
+
+func scanOutbox(row pgx.CollectableRow) (storetest.OutboxState, error) {
+	var s storetest.OutboxState
+	err := row.Scan(&s.ID, &s.Topic, &s.Key, &s.Payload, &s.Headers, &s.State, &s.Attempt, &s.MaxAttempts,
+		&s.LastError, &s.ClaimToken, &s.ScheduledAt, &s.LeaseExpiresAt, &s.Sequence)
+	return s, err
+}
+
+func (d *pgDatabase) Outbox(t testing.TB, id string) storetest.OutboxState {
+	t.Helper()
+	rows, err := d.db.Pool.Query(context.Background(), `SELECT `+outboxColumns+` FROM outbox WHERE id = $1`, id)
+	require.NoError(t, err)
+	s, err := pgx.CollectExactlyOneRow(rows, scanOutbox)
+	require.NoError(t, err, "outbox row %s", id)
+	return s
+}
+
+func (d *pgDatabase) OutboxRows(t testing.TB) []storetest.OutboxState {
+	t.Helper()
+	rows, err := d.db.Pool.Query(context.Background(), `SELECT `+outboxColumns+` FROM outbox ORDER BY sequence`)
+	require.NoError(t, err)
+	all, err := pgx.CollectRows(rows, scanOutbox)
+	require.NoError(t, err)
+	return all
+}
+
+func (d *pgDatabase) Inbox(t testing.TB, id string) storetest.InboxState {
+	t.Helper()
+	var s storetest.InboxState
+	require.NoError(t, d.db.Pool.QueryRow(context.Background(), `SELECT id::text, state, COALESCE(claim_token::text, ''),
+		lease_expires_at, last_error, processed_at, payload::text FROM inbox WHERE id = $1`, id).
+		Scan(&s.ID, &s.State, &s.ClaimToken, &s.LeaseExpiresAt, &s.LastError, &s.ProcessedAt, &s.Payload), "inbox row %s", id)
+	return s
+}
+
+func (d *pgDatabase) InFlight(ctx context.Context, table storetest.Table, key string) ([]string, error) {
+	stmt := `SELECT id::text FROM outbox WHERE state = 'processing' AND key = $1 ORDER BY id`
+	if table == storetest.InboxTable {
+		stmt = `SELECT id::text FROM inbox WHERE state = 'processing' AND consumption = 'push' AND aggregate_id = $1 ORDER BY id`
+	}
+	rows, err := d.db.Pool.Query(ctx, stmt, key)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// CompareIDs orders UUIDs as PostgreSQL does: bytewise, which for the
+// canonical lower-case text form is the string order.
+func (d *pgDatabase) CompareIDs(a, b string) int { return strings.Compare(a, b) }
+
+func (d *pgDatabase) Hold(t testing.TB, table storetest.Table, ids ...string) storetest.Holder {
+	t.Helper()
+	ctx := context.Background()
+	name := "outbox"
+	if table == storetest.InboxTable {
+		name = "inbox"
+	}
+	tx, err := d.schema.Connect(t).Begin(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
+	_, err = tx.Exec(ctx, `SELECT 1 FROM `+name+` WHERE id = ANY($1::uuid[]) FOR UPDATE`, ids)
+	require.NoError(t, err)
+	h := &pgHolder{tx: tx, watch: d.schema.Connect(t)}
+	require.NoError(t, tx.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&h.pid))
+	return h
+}
+
+// pgHolder is a transaction that holds row locks, and a second
+// connection that watches who waits on it.
+type pgHolder struct {
+	tx    pgx.Tx
+	pid   int
+	watch *pgx.Conn
+}
+
+// WaitBlocked waits until n backends wait, directly or through another
+// waiter, on the holding transaction.
+func (h *pgHolder) WaitBlocked(t testing.TB, n int) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		var got int
+		err := h.watch.QueryRow(context.Background(), `
+			WITH RECURSIVE blocked(pid) AS (
+				SELECT a.pid FROM pg_stat_activity a WHERE $1::int = ANY (pg_blocking_pids(a.pid))
+				UNION
+				SELECT a.pid FROM pg_stat_activity a JOIN blocked b ON b.pid = ANY (pg_blocking_pids(a.pid))
+			)
+			SELECT count(*) FROM blocked`, h.pid).Scan(&got)
+		return err == nil && got == n
+	}, 30*time.Second, 5*time.Millisecond, "%d statements waiting", n)
+}
+
+func (h *pgHolder) Release(t testing.TB) {
+	t.Helper()
+	require.NoError(t, h.tx.Commit(context.Background()))
+}

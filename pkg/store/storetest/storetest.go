@@ -1,0 +1,184 @@
+// Package storetest is the suite that every store dialect must pass: the
+// claim, lease and fence invariants of the spec (claims and leases,
+// ordering) run against a real database through the queuebox store
+// interfaces alone. A dialect's test calls Exercise with a factory of
+// fresh, migrated databases, like riverdrivertest.Exercise in River:
+//
+//	func TestStore(t *testing.T) {
+//		storetest.Exercise(t, func(t *testing.T) storetest.Database { ... })
+//	}
+//
+// The suite seeds and inspects rows through Rows, which each dialect
+// implements in its own SQL, so that the cases themselves name no
+// dialect. Time comes from a Clock the suite hands to the stores (their
+// nullable now parameter), so lease cases move time forward instead of
+// waiting it out.
+package storetest
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
+)
+
+// Factory gives each case a fresh database with the bundled migrations
+// applied, seen by no other case. It fails t when it cannot, and releases
+// everything it opened (pools, schemas) when t ends.
+type Factory func(t *testing.T) Database
+
+// Database is one fresh, migrated database under test.
+type Database interface {
+	// Stores opens another store set on this database, as another
+	// replica would: connections of its own. Its lease statements read
+	// the time from now (never nil in the suite). The database closes it
+	// when t ends; the suite never calls Close.
+	Stores(t testing.TB, now func() time.Time) queuebox.Stores
+	Rows
+}
+
+// Table names one of the two tables for Rows.Hold.
+type Table int
+
+// The two tables.
+const (
+	OutboxTable Table = iota
+	InboxTable
+)
+
+// Rows seeds rows and reads their state in the dialect's own SQL. Its
+// methods are safe for concurrent use and fail t on an error.
+type Rows interface {
+	// InsertOutbox inserts rows, as an application does, in one
+	// transaction and in the order given (so their sequence follows
+	// that order and they share a created_at), and returns their ids.
+	// Columns the row leaves zero take the table defaults.
+	InsertOutbox(t testing.TB, rows ...OutboxRow) []string
+	// Outbox reads one outbox row.
+	Outbox(t testing.TB, id string) OutboxState
+	// OutboxRows reads every outbox row, in sequence order.
+	OutboxRows(t testing.TB) []OutboxState
+	// Inbox reads one inbox row.
+	Inbox(t testing.TB, id string) InboxState
+	// InFlight returns the ids of the processing rows of one unit of
+	// order: the outbox rows of key, or the push inbox rows of aggregate
+	// id key (any source). The suite calls it from its claimers'
+	// goroutines, so it returns its error instead of failing a test.
+	InFlight(ctx context.Context, table Table, key string) ([]string, error)
+	// CompareIDs orders two row ids as the database orders them: the
+	// order in which the fenced writes lock rows.
+	CompareIDs(a, b string) int
+	// Hold locks the rows ids of table in a transaction of its own, as a
+	// concurrent statement that is about to commit would, until Release.
+	Hold(t testing.TB, table Table, ids ...string) Holder
+}
+
+// Holder is a transaction that holds row locks (Rows.Hold).
+type Holder interface {
+	// WaitBlocked returns once n statements wait on the held rows,
+	// directly or behind another waiter; it fails t if that does not
+	// happen within a generous bound.
+	WaitBlocked(t testing.TB, n int)
+	// Release ends the transaction and lets the rows go.
+	Release(t testing.TB)
+}
+
+// OutboxRow is an outbox row as an application inserts it.
+type OutboxRow struct {
+	Topic string
+	// Key is nil for a row without a key.
+	Key *string
+	// Payload is JSON text; empty inserts {}.
+	Payload string
+	// MaxAttempts is zero for the column default.
+	MaxAttempts int
+}
+
+// OutboxState is an outbox row as the suite inspects it.
+type OutboxState struct {
+	ID          string
+	Topic       string
+	Key         *string
+	Payload     string // JSON text
+	Headers     string // JSON object text
+	State       queuebox.State
+	Attempt     int
+	MaxAttempts int
+	LastError   *string
+	ClaimToken  string // empty when null
+	ScheduledAt time.Time
+	// LeaseExpiresAt is nil when no lease is recorded.
+	LeaseExpiresAt *time.Time
+	Sequence       int64
+}
+
+// InboxState is an inbox row as the suite inspects it.
+type InboxState struct {
+	ID             string
+	State          queuebox.State
+	ClaimToken     string // empty when null
+	LeaseExpiresAt *time.Time
+	LastError      *string
+	ProcessedAt    *time.Time
+	Payload        string // JSON text
+}
+
+// Clock is a stopped clock that a case moves by hand; the stores read it
+// through their nullable now parameter. It is safe for concurrent use.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewClock returns a clock stopped an hour after the host's time, so that
+// every row a case inserts (stamped by the database clock) is already due.
+func NewClock() *Clock {
+	return &Clock{now: time.Now().Add(time.Hour).Truncate(time.Millisecond)}
+}
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// Exercise runs every case of the suite, each in parallel on a database
+// of its own from newDatabase.
+func Exercise(t *testing.T, newDatabase Factory) {
+	t.Helper()
+	for name, run := range map[string]func(*testing.T, Database){
+		"OutboxClaimTakesTheHeadOfEachKey":       outboxClaimTakesTheHeadOfEachKey,
+		"OutboxClaimSkipsLockedRows":             outboxClaimSkipsLockedRows,
+		"OutboxConcurrentClaimers":               outboxConcurrentClaimers,
+		"OutboxStaleTokenWritesNothing":          outboxStaleTokenWritesNothing,
+		"OutboxExpiredLeaseWritesNothing":        outboxExpiredLeaseWritesNothing,
+		"OutboxReapTakesOnlyExpiredLeases":       outboxReapTakesOnlyExpiredLeases,
+		"OutboxReapSkipsAHeldRow":                outboxReapSkipsAHeldRow,
+		"OutboxRetryWaitsForItsDelay":            outboxRetryWaitsForItsDelay,
+		"OutboxFinishAgainCountsCommittedWrites": outboxFinishAgainCountsCommittedWrites,
+		"OutboxRenewAndFinishDoNotDeadlock":      outboxRenewAndFinishDoNotDeadlock,
+		"InboxInsertDeduplicates":                inboxInsertDeduplicates,
+		"InboxConcurrentInsertsOfOneKey":         inboxConcurrentInsertsOfOneKey,
+		"RelayClaimKeepsAggregateOrder":          relayClaimKeepsAggregateOrder,
+		"RelayConcurrentClaimers":                relayConcurrentClaimers,
+		"RelayForwardWritesOneRowPerKeptLease":   relayForwardWritesOneRowPerKeptLease,
+		"RelayStaleOrExpiredLeaseWritesNothing":  relayStaleOrExpiredLeaseWritesNothing,
+		"RelayReapTakesOnlyExpiredLeases":        relayReapTakesOnlyExpiredLeases,
+		"RelayRenewAndWritesDoNotDeadlock":       relayRenewAndWritesDoNotDeadlock,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			run(t, newDatabase(t))
+		})
+	}
+}
