@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -83,66 +82,6 @@ func TestInboxInsertDefaults(t *testing.T) {
 	require.Nil(t, event)
 	require.Nil(t, corr)
 	require.Equal(t, ptr("body is not JSON"), lastErr)
-}
-
-func TestInboxInsertDeduplicatesPerSource(t *testing.T) {
-	t.Parallel()
-	s, db := migrated(t)
-	in := newInbox(t, db)
-	ctx := context.Background()
-	row := queuebox.ReceivedRow{Source: "a", IdempotencyKey: "evt_1", Payload: []byte(`{"v":1}`)}
-	first, inserted, err := in.Insert(ctx, row)
-	require.NoError(t, err)
-	require.True(t, inserted)
-
-	row.Payload = []byte(`{"v":2}`)
-	id, inserted, err := in.Insert(ctx, row)
-	require.NoError(t, err)
-	require.False(t, inserted)
-	require.Empty(t, id)
-
-	row.Source = "b"
-	other, inserted, err := in.Insert(ctx, row)
-	require.NoError(t, err)
-	require.True(t, inserted, "the same key in another source is a new message")
-	require.NotEqual(t, first, other)
-
-	var payload string
-	require.NoError(t, s.Connect(t).QueryRow(ctx, `SELECT payload::text FROM inbox WHERE id = $1`, first).Scan(&payload))
-	require.JSONEq(t, `{"v":1}`, payload, "a duplicate never overwrites the stored row")
-}
-
-func TestInboxInsertConcurrentDuplicates(t *testing.T) {
-	t.Parallel()
-	s, db := migrated(t)
-	in := newInbox(t, db)
-	const n = 20
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		inserted int
-		errs     []error
-	)
-	for range n {
-		wg.Go(func() {
-			_, ok, err := in.Insert(context.Background(), queuebox.ReceivedRow{
-				Source: "s", IdempotencyKey: "same", Payload: []byte(`{}`)})
-			mu.Lock()
-			defer mu.Unlock()
-			if ok {
-				inserted++
-			}
-			if err != nil {
-				errs = append(errs, err)
-			}
-		})
-	}
-	wg.Wait()
-	require.Empty(t, errs)
-	require.Equal(t, 1, inserted)
-	var rows int
-	require.NoError(t, s.Connect(t).QueryRow(context.Background(), `SELECT count(*) FROM inbox`).Scan(&rows))
-	require.Equal(t, 1, rows)
 }
 
 func TestInboxInsertFailures(t *testing.T) {
