@@ -128,7 +128,8 @@ func (l Layout) Render(name, text string) (string, error) {
 }
 
 // RenderData renders a statement template against any data that embeds
-// the layout, for statements with variants ({{if .Flag}}).
+// the layout, for statements with variants ({{if .Flag}}). It sees no
+// partials; Partials.Render does.
 func RenderData(name, text string, data any) (string, error) {
 	return (*Partials)(nil).Render(name, text, data)
 }

@@ -11,7 +11,10 @@ import (
 )
 
 // Finish writes many outcomes in one fenced statement and returns the ids
-// it changed. An id missing from the answer lost its claim.
+// it changed. An id missing from the answer lost its claim (another token
+// or an expired lease). It runs once: after an error the statement's fate
+// is unknown, and the caller tries again with FinishAgain. When ctx ends,
+// the statement is cancelled with the same unknown fate.
 func (o *Outbox) Finish(ctx context.Context, outcomes []queuebox.Outcome) (map[string]bool, error) {
 	n := len(outcomes)
 	ids, tokens, kinds, errs := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -26,7 +29,8 @@ func (o *Outbox) Finish(ctx context.Context, outcomes []queuebox.Outcome) (map[s
 // FinishAgain is Finish for a later try of the same outcomes, after a try
 // that failed: an earlier try may have committed before its answer was
 // lost, so a row whose fence fails now but that already shows its outcome
-// under its claim token counts as written, not as a lost claim.
+// under its claim token counts as written, not as a lost claim. The
+// confirming read is safe to repeat on another connection.
 func (o *Outbox) FinishAgain(ctx context.Context, outcomes []queuebox.Outcome) (map[string]bool, error) {
 	kept, err := o.Finish(ctx, outcomes)
 	if err != nil || len(kept) == len(outcomes) {
@@ -49,19 +53,24 @@ func (o *Outbox) FinishAgain(ctx context.Context, outcomes []queuebox.Outcome) (
 	return kept, nil
 }
 
-// Renew extends the leases still held; it implements claim.Source.
+// Renew extends the leases still held (their token, a live lease) by the
+// store's lease and returns their ids; a missing id lost its claim. It is
+// safe to repeat, so a broken idle connection costs it nothing. When ctx
+// ends, it returns an error and the leases keep their old expiry.
 func (o *Outbox) Renew(ctx context.Context, leases []queuebox.Lease) (map[string]bool, error) {
 	ids, tokens := splitLeases(leases)
 	return o.db.queryIDs(ctx, repeatable, "renew outbox leases", o.renew, ids, tokens, o.lease.Milliseconds(), o.opts.clock())
 }
 
-// ReapExpired returns expired claims to pending; it implements
-// claim.Source.
+// ReapExpired returns processing rows whose lease ended before now to
+// pending and says how many; a row another statement holds is skipped
+// for the next step, never waited on. It is safe to repeat.
 func (o *Outbox) ReapExpired(ctx context.Context) (int64, error) {
 	return o.db.execCount(ctx, repeatable, "reclaim expired outbox claims", o.reap, o.opts.clock())
 }
 
-// Pending reads the pending rows per topic and the age of the oldest.
+// Pending reads the pending rows per topic and the age of the oldest, by
+// the database clock (the test clock of WithClock does not move it).
 func (o *Outbox) Pending(ctx context.Context) (queuebox.PendingStats, error) {
 	var st queuebox.PendingStats
 	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {

@@ -13,7 +13,10 @@ import (
 )
 
 // Relay is the relay side of the inbox: the serialized push claim and the
-// fenced forward into the outbox. It is safe for concurrent use.
+// fenced forward into the outbox. It is safe for concurrent use and holds
+// no connection of its own. Every method's statement is cancelled when
+// its ctx ends; a write whose answer is lost (an error) has an unknown
+// fate, and the fence makes a later try by the same token harmless.
 type Relay struct {
 	db      *DB
 	lease   time.Duration
@@ -44,7 +47,9 @@ func NewRelay(db *DB, l schema.Layout, lease time.Duration, sources []string, op
 
 var _ queuebox.RelayStore = (*Relay)(nil)
 
-// Claim takes up to limit push rows under the relay lock.
+// Claim takes up to limit pending push rows of the configured sources
+// under the relay lock (inbox_relay_lock.sql): at most one row per
+// aggregate in flight across every relay, in created_at order.
 func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, error) {
 	var out []queuebox.InboxRow
 	// A repeat after a broken connection is safe: a broken try whose claim
@@ -84,7 +89,8 @@ func (r *Relay) Forward(ctx context.Context, p queuebox.ForwardParams) (map[stri
 	return r.db.queryIDs(ctx, once, "forward inbox rows", r.forward, ids, tokens, topics, headers, p.MaxAttempts, r.opts.clock())
 }
 
-// Dead marks claimed rows dead with a reason, fenced.
+// Dead marks claimed rows dead with a reason, fenced, and returns the ids
+// it changed; a missing id lost its claim.
 func (r *Relay) Dead(ctx context.Context, marks []queuebox.DeadMark) (map[string]bool, error) {
 	ids, tokens, reasons := make([]string, len(marks)), make([]string, len(marks)), make([]string, len(marks))
 	for i, m := range marks {
@@ -93,13 +99,16 @@ func (r *Relay) Dead(ctx context.Context, marks []queuebox.DeadMark) (map[string
 	return r.db.queryIDs(ctx, once, "mark inbox rows dead", r.dead, ids, tokens, reasons, r.opts.clock())
 }
 
-// Renew implements claim.Source.
+// Renew extends the leases still held and returns their ids; it is safe
+// to repeat.
 func (r *Relay) Renew(ctx context.Context, leases []queuebox.Lease) (map[string]bool, error) {
 	ids, tokens := splitLeases(leases)
 	return r.db.queryIDs(ctx, repeatable, "renew relay leases", r.renew, ids, tokens, r.lease.Milliseconds(), r.opts.clock())
 }
 
-// ReapExpired implements claim.Source.
+// ReapExpired returns push rows whose lease ended before now to pending
+// (pull rows are the pull claim's) and says how many; it is safe to
+// repeat.
 func (r *Relay) ReapExpired(ctx context.Context) (int64, error) {
 	return r.db.execCount(ctx, repeatable, "reclaim expired relay claims", r.reap, r.opts.clock())
 }
