@@ -8,7 +8,8 @@
 -- touched, and neither are rows of a source missing from $3, the sources
 -- this relay is configured with: during a rolling change, ingest may
 -- store rows of a source that this replica does not know yet, and they
--- wait (holding back their aggregate) for a relay that does.
+-- wait (holding back their aggregate) for a relay that does. $4 is the
+-- nullable clock, written out as in outbox_claim.sql.
 WITH candidates AS (
     SELECT i.{{.I.ID}} AS id
     FROM {{.I.Table}} i
@@ -34,8 +35,8 @@ WITH candidates AS (
 UPDATE {{.I.Table}} i
 SET {{.I.State}} = 'processing',
     {{.I.ClaimToken}} = gen_random_uuid(),
-    {{.I.ClaimedAt}} = {{template "now" "$4"}},
-    {{.I.LeaseExpiresAt}} = {{template "now" "$4"}} + $2 * interval '1 millisecond'
+    {{.I.ClaimedAt}} = COALESCE($4::timestamptz, now()),
+    {{.I.LeaseExpiresAt}} = COALESCE($4::timestamptz, now()) + $2 * interval '1 millisecond'
 FROM candidates
 WHERE i.{{.I.ID}} = candidates.id
 RETURNING i.{{.I.ID}}::text, i.{{.I.Source}}, i.{{.I.IdempotencyKey}}, i.{{.I.AggregateID}}, i.{{.I.EventType}},

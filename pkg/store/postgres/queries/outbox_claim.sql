@@ -9,7 +9,9 @@
 -- of colliding on the same ones. CTEs are read lazily: the LIMIT of
 -- candidates stops both scans, and no row is locked that is not claimed.
 -- Keyed heads are locked afterwards with SKIP LOCKED; the state re-check
--- after the lock drops a row that a concurrent claim took first.
+-- after the lock drops a row that a concurrent claim took first. $4 is
+-- the nullable clock (the "now" partial of partials.sql, written out so
+-- that this template renders on its own): NULL reads the database clock.
 WITH RECURSIVE after_cursor AS (
     (SELECT {{.O.Key}} AS k, {{.O.ID}} AS id, {{.O.State}} AS st, {{.O.ScheduledAt}} AS due
      FROM {{.O.Table}}
@@ -41,21 +43,21 @@ WITH RECURSIVE after_cursor AS (
         ORDER BY {{.O.Key}}, {{.O.Sequence}}
         LIMIT 1) nxt
 ), keyed AS (
-    (SELECT id FROM after_cursor WHERE st = 'pending' AND due <= {{template "now" "$4"}})
+    (SELECT id FROM after_cursor WHERE st = 'pending' AND due <= COALESCE($4::timestamptz, now()))
     UNION ALL
-    (SELECT id FROM before_cursor WHERE st = 'pending' AND due <= {{template "now" "$4"}})
+    (SELECT id FROM before_cursor WHERE st = 'pending' AND due <= COALESCE($4::timestamptz, now()))
     LIMIT $1
 ), unkeyed_null AS (
     SELECT {{.O.ID}} AS id FROM {{.O.Table}}
     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} IS NULL
-      AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= {{template "now" "$4"}}
+      AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= COALESCE($4::timestamptz, now())
     ORDER BY {{.O.Key}}, {{.O.Sequence}}
     LIMIT $1
     FOR UPDATE SKIP LOCKED
 ), unkeyed_empty AS (
     SELECT {{.O.ID}} AS id FROM {{.O.Table}}
     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} = ''
-      AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= {{template "now" "$4"}}
+      AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= COALESCE($4::timestamptz, now())
     ORDER BY {{.O.Key}}, {{.O.Sequence}}
     LIMIT $1
     FOR UPDATE SKIP LOCKED
@@ -69,15 +71,15 @@ WITH RECURSIVE after_cursor AS (
     SELECT o.{{.O.ID}} AS id
     FROM {{.O.Table}} o
     WHERE o.{{.O.ID}} IN (SELECT id FROM candidates)
-      AND o.{{.O.State}} = 'pending' AND o.{{.O.ScheduledAt}} <= {{template "now" "$4"}}
+      AND o.{{.O.State}} = 'pending' AND o.{{.O.ScheduledAt}} <= COALESCE($4::timestamptz, now())
     FOR UPDATE SKIP LOCKED
 )
 UPDATE {{.O.Table}} o
 SET {{.O.State}} = 'processing',
     {{.O.ClaimToken}} = gen_random_uuid(),
-    {{.O.ClaimedAt}} = {{template "now" "$4"}},
-    {{.O.LeaseExpiresAt}} = {{template "now" "$4"}} + $3 * interval '1 millisecond',
-    {{.O.UpdatedAt}} = {{template "now" "$4"}}
+    {{.O.ClaimedAt}} = COALESCE($4::timestamptz, now()),
+    {{.O.LeaseExpiresAt}} = COALESCE($4::timestamptz, now()) + $3 * interval '1 millisecond',
+    {{.O.UpdatedAt}} = COALESCE($4::timestamptz, now())
 FROM locked
 WHERE o.{{.O.ID}} = locked.id
 RETURNING o.{{.O.ID}}::text, o.{{.O.Topic}}, o.{{.O.Key}}, o.{{.O.AggregateType}}, o.{{.O.Payload}}::text,

@@ -8,7 +8,8 @@
 -- touched, and neither are rows of a source missing from $3, the sources
 -- this relay is configured with: during a rolling change, ingest may
 -- store rows of a source that this replica does not know yet, and they
--- wait (holding back their aggregate) for a relay that does.
+-- wait (holding back their aggregate) for a relay that does. $4 is the
+-- nullable clock, written out as in outbox_claim.sql.
 WITH candidates AS (
     SELECT i."ib_id" AS id
     FROM "qb_inbox" i

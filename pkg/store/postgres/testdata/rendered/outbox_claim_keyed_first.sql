@@ -9,7 +9,9 @@
 -- of colliding on the same ones. CTEs are read lazily: the LIMIT of
 -- candidates stops both scans, and no row is locked that is not claimed.
 -- Keyed heads are locked afterwards with SKIP LOCKED; the state re-check
--- after the lock drops a row that a concurrent claim took first.
+-- after the lock drops a row that a concurrent claim took first. $4 is
+-- the nullable clock (the "now" partial of partials.sql, written out so
+-- that this template renders on its own): NULL reads the database clock.
 WITH RECURSIVE after_cursor AS (
     (SELECT "ob_key" AS k, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due
      FROM "qb_outbox"
