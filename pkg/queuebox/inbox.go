@@ -87,9 +87,9 @@ type DeadMark struct {
 // for concurrent use. The fence is OutboxStore's: each write returns the
 // ids it changed, and a missing id lost its claim.
 type RelayStore interface {
-	// Claim takes up to limit pending push rows of the configured sources,
-	// at most one per (source, aggregate) in flight across every relay, in
-	// created_at order.
+	// Claim takes up to limit pending push rows of the configured sources:
+	// at most one row per aggregate (across every source) in flight across
+	// every relay, and the rows of one aggregate in created_at order.
 	Claim(ctx context.Context, limit int) ([]InboxRow, error)
 	// Renew extends the leases still held and returns their ids.
 	Renew(ctx context.Context, leases []Lease) (map[string]bool, error)

@@ -81,7 +81,7 @@ func (b *bench) explainClaim(ctx context.Context, db *benchDB, keys int) error {
 		title := fmt.Sprintf("outbox_claim (keyedFirst=%v), %s pending, %s, cursor ''",
 			keyedFirst, group(int64(b.o.claimRows)), keyLabel(keys))
 		err := b.explain(ctx, db, title, "outbox_claim", claimData{db.Layout, keyedFirst},
-			b.o.batchSize, "", leaseForBench.Milliseconds())
+			b.o.batchSize, "", leaseForBench.Milliseconds(), nil)
 		if err != nil {
 			return err
 		}

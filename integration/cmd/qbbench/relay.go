@@ -39,7 +39,8 @@ func (b *bench) relayDrain(ctx context.Context, explain bool) (drain, error) {
 	if explain {
 		title := fmt.Sprintf("inbox_relay_claim, %s pending push rows, %s aggregates",
 			group(int64(b.o.relayRows)), group(int64(b.o.aggregates)))
-		if err := b.explain(ctx, db, title, "inbox_relay_claim", db.Layout, b.o.batchSize, leaseForBench.Milliseconds()); err != nil {
+		if err := b.explain(ctx, db, title, "inbox_relay_claim", db.Layout, b.o.batchSize,
+			leaseForBench.Milliseconds(), []string{"bench"}, nil); err != nil {
 			return drain{}, err
 		}
 	}
