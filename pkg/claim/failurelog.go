@@ -32,6 +32,15 @@ func newFailureLog(now func() time.Time) *failureLog {
 // record notes a failure of op and logs it unless a line for op was
 // written less than failureLogInterval ago.
 func (f *failureLog) record(log *slog.Logger, loop, op string, err error) {
+	if suppressed, ok := f.allow(op); ok {
+		log.Error(op+" failed", "loop", loop, "err", err, "failures_not_logged", suppressed)
+	}
+}
+
+// allow notes an event of op and reports whether to log it: true unless
+// a line for op was written less than failureLogInterval ago, with the
+// count of the events not logged since the last line.
+func (f *failureLog) allow(op string) (suppressed int, ok bool) {
 	f.mu.Lock()
 	st, ok := f.ops[op]
 	if !ok {
@@ -42,10 +51,10 @@ func (f *failureLog) record(log *slog.Logger, loop, op string, err error) {
 	if ok && now.Sub(st.lastLogged) < failureLogInterval {
 		st.since++
 		f.mu.Unlock()
-		return
+		return 0, false
 	}
-	suppressed := st.since
+	suppressed = st.since
 	st.lastLogged, st.since = now, 0
 	f.mu.Unlock()
-	log.Error(op+" failed", "loop", loop, "err", err, "failures_not_logged", suppressed)
+	return suppressed, true
 }

@@ -104,11 +104,14 @@ type Hooks struct {
 
 // Config sets the pace and bounds of a Loop.
 type Config struct {
-	Name            string        // names the loop in logs
-	BatchSize       int           // most rows of one claim
-	Concurrency     int           // handlers that run at once
-	PollInterval    time.Duration // claim at least this often
-	LeaseDuration   time.Duration // renew each third of it, reclaim each fifth; zero: neither
+	Name          string        // names the loop in logs
+	BatchSize     int           // most rows of one claim
+	Concurrency   int           // handlers that run at once
+	PollInterval  time.Duration // claim at least this often
+	LeaseDuration time.Duration // renew each third of it, reclaim each fifth; zero: neither
+	// LeaseSetting names the key that sets LeaseDuration in the warning of
+	// a claim that used up half of it.
+	LeaseSetting    string
 	ShutdownTimeout time.Duration // how long Run lets held work finish once ctx ends
 	Logger          *slog.Logger
 	Hooks           Hooks

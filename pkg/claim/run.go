@@ -153,7 +153,11 @@ const claimStatementTimeout = 30 * time.Second
 func (l *Loop[T]) claim(ctx context.Context, room int) ([]T, error) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimStatementTimeout)
 	defer cancel()
+	start := time.Now()
 	items, err := l.source.Claim(cctx, room)
+	if took := time.Since(start); err == nil && l.cfg.LeaseDuration > 0 && took > l.cfg.LeaseDuration/2 {
+		l.slowClaim(took, len(items))
+	}
 	if h := l.cfg.Health; h != nil {
 		if err != nil {
 			h.Down(err)
@@ -276,6 +280,19 @@ func (l *Loop[T]) adopt(it T, cancel context.CancelCauseFunc) bool {
 		h.cancel, h.started = cancel, true
 	}
 	return ok
+}
+
+// slowClaim warns, at most once per failureLogInterval, of a claim that
+// took more than half the lease: its rows may reach their lease's end
+// before their work is written, and another replica then takes them
+// again. That is a setting to change, not a fault of one row, so it gets
+// one line, not one per row.
+func (l *Loop[T]) slowClaim(took time.Duration, rows int) {
+	if suppressed, ok := l.failures.allow("slow claim"); ok {
+		l.cfg.Logger.Warn("a claim took more than half the lease; its rows may expire before they are written: raise the lease or lower the batch size",
+			"loop", l.cfg.Name, "claim_ms", took.Milliseconds(), "lease_ms", l.cfg.LeaseDuration.Milliseconds(),
+			"setting", l.cfg.LeaseSetting, "rows", rows, "slow_claims_not_logged", suppressed)
+	}
 }
 
 func (l *Loop[T]) failed(op string, err error) {

@@ -51,6 +51,7 @@ func NewPoller(opts Options) *Poller {
 		Concurrency:     ob.Concurrency,
 		PollInterval:    config.Ms(ob.PollIntervalMs),
 		LeaseDuration:   config.Ms(ob.ClaimTimeoutMs),
+		LeaseSetting:    "outbox.claimTimeoutMs",
 		ShutdownTimeout: config.Ms(ob.ShutdownTimeoutMs),
 		Logger:          opts.Logger,
 		Hooks: claim.Hooks{

@@ -90,6 +90,7 @@ var documented = []string{
 	"V9__add_aggregate_type.sql",
 	"V10__add_inbox_headers.sql",
 	"V11__add_outbox_sequence.sql",
+	"V12__add_relay_claim_indexes.sql",
 }
 
 func TestLoadBundledMigrations(t *testing.T) {

@@ -93,6 +93,9 @@ var docIndexes = map[string]map[string]sqlIndex{
 		"idx_inbox_consumption_pending": {[]string{"consumption", "state", "scheduled_at"}, ""},
 		"idx_inbox_pull_pending":        {[]string{"source", "scheduled_at", "created_at", "id"}, "consumption = 'pull' AND state = 'pending'"},
 		"idx_inbox_pull_busy":           {[]string{"source", "aggregate_id", "lease_expires_at"}, "consumption = 'pull' AND state = 'processing'"},
+		"idx_inbox_push_heads": {[]string{"aggregate_id", "state", "created_at", "id"},
+			"consumption = 'push' AND state IN ('pending', 'processing') AND aggregate_id IS NOT NULL"},
+		"idx_inbox_push_unkeyed": {[]string{"created_at", "id"}, "consumption = 'push' AND state = 'pending' AND aggregate_id IS NULL"},
 	},
 }
 

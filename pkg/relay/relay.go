@@ -43,6 +43,7 @@ func New(opts Options) *Relay {
 		BatchSize:     rc.BatchSize,
 		PollInterval:  config.Ms(rc.PollIntervalMs),
 		LeaseDuration: config.Ms(rc.ClaimTimeoutMs),
+		LeaseSetting:  "inbox.relay.claimTimeoutMs",
 		// Forwarding is one statement per batch; a short drain suffices.
 		ShutdownTimeout: config.Ms(opts.Config.Outbox.ShutdownTimeoutMs),
 		Logger:          opts.Logger,
@@ -97,10 +98,14 @@ func (r *Relay) forwardBatch(ctx context.Context, rows []queuebox.InboxRow) {
 		kept := r.retry(ctx, "mark dead", func(ctx context.Context) (map[string]bool, error) {
 			return r.opts.Store.Dead(ctx, dead)
 		})
-		for _, d := range dead {
-			if kept != nil && !kept[d.Lease.ID] {
-				r.lost(d.Lease.ID, "mark dead")
+		if kept != nil {
+			var lost []string
+			for _, d := range dead {
+				if !kept[d.Lease.ID] {
+					lost = append(lost, d.Lease.ID)
+				}
 			}
+			r.lost(lost, "mark dead")
 		}
 	}
 }
@@ -109,19 +114,30 @@ func (r *Relay) account(forwards []queuebox.Forward, kept map[string]bool, what 
 	if kept == nil {
 		return
 	}
+	var lost []string
 	for _, f := range forwards {
 		if kept[f.Lease.ID] {
 			r.opts.Metrics.Messages.WithLabelValues("forwarded").Inc()
 			continue
 		}
-		r.lost(f.Lease.ID, what)
+		lost = append(lost, f.Lease.ID)
 	}
+	r.lost(lost, what)
 }
 
-func (r *Relay) lost(id, what string) {
-	r.opts.Metrics.ClaimsLost.Inc()
-	r.opts.Logger.Error("relay claim lost; the row belongs to another relay and no outbox row was written",
-		"inbox_id", id, "write", what)
+// maxLostIDs bounds the ids that one lost-claim line lists.
+const maxLostIDs = 10
+
+// lost counts and logs the rows of one write whose claim was lost: one
+// line per write, not one per row, since a whole batch is lost at once
+// when its leases ran out (a claim slower than the lease says so itself).
+func (r *Relay) lost(ids []string, what string) {
+	if len(ids) == 0 {
+		return
+	}
+	r.opts.Metrics.ClaimsLost.Add(float64(len(ids)))
+	r.opts.Logger.Error("relay claims lost; the rows belong to another relay and no outbox row was written for them",
+		"rows", len(ids), "inbox_ids", ids[:min(len(ids), maxLostIDs)], "write", what)
 }
 
 // SourceNames lists the configured sources, for the relay claim: the rows

@@ -4,9 +4,16 @@ import (
 	"context"
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/schema"
 )
 
 // Own exposes the lookup that Insert runs after a retried try.
 func (in *Inbox) Own(ctx context.Context, row queuebox.ReceivedRow) (string, bool, error) {
 	return in.own(ctx, row)
+}
+
+// RenderClaim renders a claim statement (outbox_claim or
+// inbox_relay_claim) as the stores do.
+func RenderClaim(name string, l schema.Layout, keyedFirst bool) (string, error) {
+	return render(name, claimData{l, keyedFirst})
 }

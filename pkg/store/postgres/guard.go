@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/alternayte/queuebox/pkg/schema"
@@ -73,4 +74,55 @@ func unquote(quoted string) string {
 		return quoted[1 : len(quoted)-1]
 	}
 	return quoted
+}
+
+// IndexWarnings names each index of the relay claim (V12) that the inbox
+// table lacks, with the statement that creates it. QueueBox starts
+// without them (the claim stays correct), but its cost then grows with
+// the backlog; a custom inbox table, or a schema applied by hand up to
+// V11, gets these warnings at start. An index counts when its leading key
+// columns match, whatever its name.
+func (db *DB) IndexWarnings(ctx context.Context, l schema.Layout) ([]string, error) {
+	rows, err := db.Pool.Query(ctx, `SELECT array_agg(a.attname::text ORDER BY k.ord)
+		FROM pg_index i
+		CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
+		JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+		WHERE i.indrelid = to_regclass($1)
+		GROUP BY i.indexrelid`, l.I.Table)
+	if err != nil {
+		return nil, fmt.Errorf("read the indexes of %s: %w", l.I.Table, err)
+	}
+	var indexes [][]string
+	for rows.Next() {
+		var cols []string
+		if err := rows.Scan(&cols); err != nil {
+			return nil, fmt.Errorf("read the indexes of %s: %w", l.I.Table, err)
+		}
+		indexes = append(indexes, cols)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the indexes of %s: %w", l.I.Table, err)
+	}
+	i := l.I
+	var warnings []string
+	if !hasIndexOn(indexes, unquote(i.AggregateID), unquote(i.State), unquote(i.CreatedAt)) {
+		warnings = append(warnings, fmt.Sprintf("the inbox table %s has no index on (%s, %s, %s): the relay claim slows as push rows pile up. Add it: CREATE INDEX CONCURRENTLY idx_inbox_push_heads ON %s (%s, %s, %s, %s) WHERE %s = 'push' AND %s IN ('pending', 'processing') AND %s IS NOT NULL;",
+			i.Table, i.AggregateID, i.State, i.CreatedAt, i.Table, i.AggregateID, i.State, i.CreatedAt, i.ID,
+			i.Consumption, i.State, i.AggregateID))
+	}
+	if !hasIndexOn(indexes, unquote(i.CreatedAt)) {
+		warnings = append(warnings, fmt.Sprintf("the inbox table %s has no index that starts with %s: the relay claim of rows without an aggregate slows as they pile up. Add it: CREATE INDEX CONCURRENTLY idx_inbox_push_unkeyed ON %s (%s, %s) WHERE %s = 'push' AND %s = 'pending' AND %s IS NULL;",
+			i.Table, i.CreatedAt, i.Table, i.CreatedAt, i.ID, i.Consumption, i.State, i.AggregateID))
+	}
+	return warnings, nil
+}
+
+// hasIndexOn reports whether one of indexes starts with the columns lead.
+func hasIndexOn(indexes [][]string, lead ...string) bool {
+	for _, cols := range indexes {
+		if len(cols) >= len(lead) && slices.Equal(cols[:len(lead)], lead) {
+			return true
+		}
+	}
+	return false
 }

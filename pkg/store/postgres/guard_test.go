@@ -66,3 +66,28 @@ func TestSchemaGuard(t *testing.T) {
 		})
 	}
 }
+
+func TestIndexWarnings(t *testing.T) {
+	t.Parallel()
+	s, db := pgtest.Migrated(t, 2)
+	l := schema.New(schema.Postgres, config.Default().Database)
+	warnings, err := db.IndexWarnings(context.Background(), l)
+	require.NoError(t, err)
+	require.Empty(t, warnings, "the bundled migrations create both indexes")
+
+	_, err = s.Connect(t).Exec(context.Background(), `DROP INDEX idx_inbox_push_heads; DROP INDEX idx_inbox_push_unkeyed`)
+	require.NoError(t, err)
+	warnings, err = db.IndexWarnings(context.Background(), l)
+	require.NoError(t, err)
+	require.Len(t, warnings, 2)
+	require.Contains(t, warnings[0], `CREATE INDEX CONCURRENTLY idx_inbox_push_heads ON "inbox" ("aggregate_id", "state", "created_at", "id")`)
+	require.Contains(t, warnings[1], `CREATE INDEX CONCURRENTLY idx_inbox_push_unkeyed ON "inbox" ("created_at", "id")`)
+
+	// Any name does, when the leading columns match.
+	_, err = s.Connect(t).Exec(context.Background(), `CREATE INDEX mine ON inbox (aggregate_id, state, created_at);
+		CREATE INDEX also_mine ON inbox (created_at)`)
+	require.NoError(t, err)
+	warnings, err = db.IndexWarnings(context.Background(), l)
+	require.NoError(t, err)
+	require.Empty(t, warnings)
+}

@@ -90,6 +90,8 @@ var wantIndexes = map[string]map[string]string{
 		"idx_inbox_consumption_pending": "(consumption, state, scheduled_at)",
 		"idx_inbox_pull_pending":        "(source, scheduled_at, created_at, id) WHERE (((consumption)::text = 'pull'::text) AND ((state)::text = 'pending'::text))",
 		"idx_inbox_pull_busy":           "(source, aggregate_id, lease_expires_at) WHERE (((consumption)::text = 'pull'::text) AND ((state)::text = 'processing'::text))",
+		"idx_inbox_push_heads":          "(aggregate_id, state, created_at, id) WHERE (((consumption)::text = 'push'::text) AND ((state)::text = ANY ((ARRAY['pending'::character varying, 'processing'::character varying])::text[])) AND (aggregate_id IS NOT NULL))",
+		"idx_inbox_push_unkeyed":        "(created_at, id) WHERE (((consumption)::text = 'push'::text) AND ((state)::text = 'pending'::text) AND (aggregate_id IS NULL))",
 	},
 }
 
@@ -178,14 +180,14 @@ func TestMigrateTwiceIsANoOp(t *testing.T) {
 	db := openDB(t, s)
 	first, err := db.Migrate(context.Background(), quietLog())
 	require.NoError(t, err)
-	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, first)
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, first)
 	second, err := db.Migrate(context.Background(), quietLog())
 	require.NoError(t, err)
 	require.Empty(t, second)
 	var rows int
 	require.NoError(t, s.Connect(t).QueryRow(context.Background(),
 		`SELECT count(*) FROM flyway_schema_history WHERE success`).Scan(&rows))
-	require.Equal(t, 11, rows)
+	require.Equal(t, 12, rows)
 }
 
 func TestConcurrentStartsMigrateOnce(t *testing.T) {
@@ -209,10 +211,10 @@ func TestConcurrentStartsMigrateOnce(t *testing.T) {
 	for _, a := range applied {
 		total += len(a)
 	}
-	require.Equal(t, 11, total, "each version applied by exactly one replica")
+	require.Equal(t, 12, total, "each version applied by exactly one replica")
 	var rows int
 	require.NoError(t, s.Connect(t).QueryRow(context.Background(), `SELECT count(*) FROM flyway_schema_history`).Scan(&rows))
-	require.Equal(t, 11, rows)
+	require.Equal(t, 12, rows)
 }
 
 // A schema that a newer QueueBox migrated further still starts this one:
@@ -222,13 +224,13 @@ func TestMigrateRunsAgainstANewerSchema(t *testing.T) {
 	s, db := migrated(t)
 	_, err := s.Connect(t).Exec(context.Background(), `INSERT INTO flyway_schema_history
 		(installed_rank, version, description, type, script, checksum, installed_by, execution_time, success)
-		VALUES (12, '12', 'from the future', 'SQL', 'V12__from_the_future.sql', 0, 'test', 0, true)`)
+		VALUES (13, '13', 'from the future', 'SQL', 'V13__from_the_future.sql', 0, 'test', 0, true)`)
 	require.NoError(t, err)
 	var logged bytes.Buffer
 	applied, err := db.Migrate(context.Background(), slog.New(slog.NewTextHandler(&logged, nil)))
 	require.NoError(t, err)
 	require.Empty(t, applied)
-	require.Contains(t, logged.String(), "V12__from_the_future.sql")
+	require.Contains(t, logged.String(), "V13__from_the_future.sql")
 }
 
 // V11 on a populated outbox numbers the rows in created_at order, and the
@@ -242,7 +244,7 @@ func TestMigrateV11NumbersExistingRowsInCreatedAtOrder(t *testing.T) {
 	_, err := conn.Exec(ctx, `DROP INDEX idx_outbox_key_sequence;
 		ALTER TABLE outbox DROP COLUMN sequence;
 		DROP SEQUENCE IF EXISTS outbox_sequence_seq;
-		DELETE FROM flyway_schema_history WHERE version = '11';
+		DELETE FROM flyway_schema_history WHERE version IN ('11', '12');
 		INSERT INTO outbox (topic, key, payload, created_at) VALUES
 			('third', 'k', '{}', now() - interval '1 minute'),
 			('first', 'k', '{}', now() - interval '3 minutes'),
@@ -250,7 +252,7 @@ func TestMigrateV11NumbersExistingRowsInCreatedAtOrder(t *testing.T) {
 	require.NoError(t, err)
 	applied, err := db.Migrate(ctx, quietLog())
 	require.NoError(t, err)
-	require.Equal(t, []int{11}, applied)
+	require.Equal(t, []int{11, 12}, applied)
 	_, err = conn.Exec(ctx, `INSERT INTO outbox (topic, key, payload) VALUES ('fourth', 'k', '{}')`)
 	require.NoError(t, err)
 	rows, err := conn.Query(ctx, `SELECT topic FROM outbox ORDER BY sequence`)

@@ -90,9 +90,7 @@ type Outbox struct {
 	finish, renew, reap, pendingStats  string
 	written                            string
 
-	mu        sync.Mutex
-	cursor    string // the last key the keyed walk claimed
-	keyedTurn bool   // alternates which class fills a batch first
+	walk walk
 }
 
 // NewOutbox renders the outbox statements for the layout. lease is
@@ -105,10 +103,6 @@ func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*O
 		if err == nil {
 			*dst, err = render(name, data)
 		}
-	}
-	type claimData struct {
-		schema.Layout
-		KeyedFirst bool
 	}
 	render(&o.claimKeyedFirst, "outbox_claim", claimData{l, true})
 	render(&o.claimUnkeyedFirst, "outbox_claim", claimData{l, false})
@@ -129,14 +123,11 @@ var _ queuebox.OutboxStore = (*Outbox)(nil)
 // reclaim step). When ctx ends, the statement is cancelled and no row is
 // returned; a claim that committed anyway is reclaimed after its lease.
 func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessage, error) {
-	o.mu.Lock()
-	cursor := o.cursor
+	cursor, keyedFirst := o.walk.next()
 	stmt := o.claimUnkeyedFirst
-	if o.keyedTurn {
+	if keyedFirst {
 		stmt = o.claimKeyedFirst
 	}
-	o.keyedTurn = !o.keyedTurn
-	o.mu.Unlock()
 
 	var out []queuebox.ClaimedMessage
 	// A repeat after a broken connection is safe: a broken try whose claim
@@ -152,32 +143,12 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 	if err != nil {
 		return nil, fmt.Errorf("claim outbox rows: %w", err)
 	}
-	o.advanceCursor(cursor, out)
+	keys := make([]string, len(out))
+	for i, m := range out {
+		keys[i] = m.Key
+	}
+	o.walk.advance(cursor, keys)
 	return out, nil
-}
-
-// advanceCursor moves the fairness cursor past the keys this claim took,
-// so the next walk starts with the keys that waited longest.
-func (o *Outbox) advanceCursor(old string, claimed []queuebox.ClaimedMessage) {
-	var after, wrapped string
-	for _, m := range claimed {
-		if m.Key == "" {
-			continue
-		}
-		if m.Key > old {
-			after = max(after, m.Key)
-		} else {
-			wrapped = max(wrapped, m.Key)
-		}
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	switch {
-	case wrapped != "":
-		o.cursor = wrapped
-	case after != "":
-		o.cursor = after
-	}
 }
 
 func scanMessage(row pgx.CollectableRow) (queuebox.ClaimedMessage, error) {

@@ -24,7 +24,10 @@ type Relay struct {
 	lockKey string
 	sources []string // the sources whose rows the claim takes
 
-	lock, claim, forward, dead, renew, reap, oldest string
+	claimKeyedFirst, claimUnkeyedFirst       string
+	lock, forward, dead, renew, reap, oldest string
+
+	walk walk
 }
 
 // NewRelay renders the relay statements. lease is
@@ -34,8 +37,14 @@ func NewRelay(db *DB, l schema.Layout, lease time.Duration, sources []string, op
 	r := &Relay{db: db, lease: lease, lockKey: "queuebox_inbox_claim_" + l.InboxTable, sources: sources,
 		opts: newOptions(opts)}
 	var err error
+	if r.claimKeyedFirst, err = render("inbox_relay_claim", claimData{l, true}); err != nil {
+		return nil, err
+	}
+	if r.claimUnkeyedFirst, err = render("inbox_relay_claim", claimData{l, false}); err != nil {
+		return nil, err
+	}
 	for dst, name := range map[*string]string{
-		&r.lock: "inbox_relay_lock", &r.claim: "inbox_relay_claim", &r.forward: "inbox_relay_forward", &r.dead: "inbox_relay_dead",
+		&r.lock: "inbox_relay_lock", &r.forward: "inbox_relay_forward", &r.dead: "inbox_relay_dead",
 		&r.renew: "inbox_relay_renew", &r.reap: "inbox_relay_reap", &r.oldest: "inbox_oldest_pending",
 	} {
 		if err == nil {
@@ -49,8 +58,15 @@ var _ queuebox.RelayStore = (*Relay)(nil)
 
 // Claim takes up to limit pending push rows of the configured sources
 // under the relay lock (inbox_relay_lock.sql): at most one row per
-// aggregate in flight across every relay, in created_at order.
+// aggregate in flight across every relay, each aggregate in created_at
+// order. Successive claims walk the aggregates from where the last one
+// stopped (see walk).
 func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, error) {
+	cursor, keyedFirst := r.walk.next()
+	stmt := r.claimUnkeyedFirst
+	if keyedFirst {
+		stmt = r.claimKeyedFirst
+	}
 	var out []queuebox.InboxRow
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
@@ -58,7 +74,7 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 		if _, err := tx.Exec(ctx, r.lock, r.lockKey); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, r.claim, limit, r.lease.Milliseconds(), r.sources, r.opts.clock())
+		rows, err := tx.Query(ctx, stmt, limit, r.lease.Milliseconds(), r.sources, r.opts.clock(), cursor)
 		if err != nil {
 			return err
 		}
@@ -73,6 +89,13 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 	if err != nil {
 		return nil, fmt.Errorf("claim inbox rows for the relay: %w", err)
 	}
+	keys := make([]string, 0, len(out))
+	for _, row := range out {
+		if row.AggregateID != nil {
+			keys = append(keys, *row.AggregateID)
+		}
+	}
+	r.walk.advance(cursor, keys)
 	return out, nil
 }
 

@@ -74,8 +74,18 @@ func (s *Stores) prepare(ctx context.Context, migrate bool, log *slog.Logger) er
 		}
 		log.Info("schema up to date", "applied", applied, "took_ms", time.Since(start).Milliseconds())
 	}
-	return s.DB.CheckSchema(ctx, s.Layout,
-		"database.columnMapping.inbox.headers", "database.columnMapping.outbox.sequence")
+	if err := s.DB.CheckSchema(ctx, s.Layout,
+		"database.columnMapping.inbox.headers", "database.columnMapping.outbox.sequence"); err != nil {
+		return err
+	}
+	warnings, err := s.DB.IndexWarnings(ctx, s.Layout)
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		log.Warn("schema", "warning", w)
+	}
+	return nil
 }
 
 // Outbox implements queuebox.Stores.

@@ -1,43 +1,104 @@
 -- Claims up to $1 push rows for the relay. It runs after
--- pg_advisory_xact_lock in the same transaction, so relay claims of every
--- replica run one after another and each sees the claims before it. A row
--- with an aggregate is claimable only when no push row of that aggregate
--- is processing and no earlier push row of it is pending, so at most one
--- row per aggregate is in flight and rows go in created_at order. Rows
--- without an aggregate take part in no ordering. Pull rows are never
--- touched, and neither are rows of a source missing from $3, the sources
--- this relay is configured with: during a rolling change, ingest may
--- store rows of a source that this replica does not know yet, and they
--- wait (holding back their aggregate) for a relay that does. $4 is the
--- nullable clock, written out as in outbox_claim.sql.
-WITH candidates AS (
-    SELECT i.{{.I.ID}} AS id
-    FROM {{.I.Table}} i
-    WHERE i.{{.I.State}} = 'pending'
-      AND i.{{.I.Consumption}} = 'push'
-      AND i.{{.I.Source}} = ANY($3::text[])
-      AND (i.{{.I.AggregateID}} IS NULL OR (
-          NOT EXISTS (
-              SELECT 1 FROM {{.I.Table}} busy
-              WHERE busy.{{.I.AggregateID}} = i.{{.I.AggregateID}}
-                AND busy.{{.I.State}} = 'processing'
-                AND busy.{{.I.Consumption}} = 'push')
-          AND NOT EXISTS (
-              SELECT 1 FROM {{.I.Table}} earlier
-              WHERE earlier.{{.I.AggregateID}} = i.{{.I.AggregateID}}
-                AND earlier.{{.I.State}} = 'pending'
-                AND earlier.{{.I.Consumption}} = 'push'
-                AND (earlier.{{.I.CreatedAt}}, earlier.{{.I.ID}}) < (i.{{.I.CreatedAt}}, i.{{.I.ID}}))))
-    ORDER BY i.{{.I.CreatedAt}}, i.{{.I.ID}}
+-- pg_advisory_xact_lock in the same transaction (inbox_relay_lock.sql), so
+-- relay claims of every replica run one after another and each sees the
+-- claims before it.
+--
+-- A row with an aggregate is claimable only as the head of its aggregate:
+-- the first pending push row in (created_at, id) order, while no push row
+-- of that aggregate (of any source) is processing. So at most one row per
+-- aggregate is in flight and each aggregate goes in created_at order.
+-- The keyed part walks the aggregates that have push rows in play through
+-- idx_inbox_push_heads (aggregate_id, state, created_at, id), one probe
+-- per aggregate, starting after the cursor $5 and wrapping around: the
+-- first entry of an aggregate is its head when it is pending (pending
+-- sorts before processing), and no earlier row needs a scan. The cost of
+-- a claim follows the batch and the aggregates it passes, not the depth
+-- of their backlogs nor the finished rows the table keeps; the ORDER BY
+-- lists every index column so that no plan with a sort is cheaper, even
+-- on statistics that predate the backlog. Rows without an aggregate take
+-- part in no ordering and come from idx_inbox_push_unkeyed in created_at
+-- order, locked as they are read.
+--
+-- Pull rows are never touched, and neither are rows of a source missing
+-- from $3, the sources this relay is configured with: during a rolling
+-- change, ingest may store rows of a source that this replica does not
+-- know yet, and they wait (holding back their aggregate) for a relay that
+-- does. The lease starts when the row is updated (clock_timestamp()),
+-- not when the transaction began: the wait for the relay lock and the
+-- walk are not taken out of it. $4 is the nullable test clock, written
+-- out as in outbox_claim.sql.
+WITH RECURSIVE after_cursor AS (
+    (SELECT {{.I.AggregateID}} AS agg, {{.I.State}} AS st, {{.I.ID}} AS id, {{.I.Source}} AS src
+     FROM {{.I.Table}}
+     WHERE {{.I.Consumption}} = 'push' AND {{.I.State}} IN ('pending', 'processing') AND {{.I.AggregateID}} > $5
+     ORDER BY {{.I.AggregateID}}, {{.I.State}}, {{.I.CreatedAt}}, {{.I.ID}}
+     LIMIT 1)
+    UNION ALL
+    SELECT nxt.agg, nxt.st, nxt.id, nxt.src
+    FROM after_cursor a
+    CROSS JOIN LATERAL (
+        SELECT {{.I.AggregateID}} AS agg, {{.I.State}} AS st, {{.I.ID}} AS id, {{.I.Source}} AS src
+        FROM {{.I.Table}}
+        WHERE {{.I.Consumption}} = 'push' AND {{.I.State}} IN ('pending', 'processing') AND {{.I.AggregateID}} > a.agg
+        ORDER BY {{.I.AggregateID}}, {{.I.State}}, {{.I.CreatedAt}}, {{.I.ID}}
+        LIMIT 1) nxt
+), before_cursor AS (
+    (SELECT {{.I.AggregateID}} AS agg, {{.I.State}} AS st, {{.I.ID}} AS id, {{.I.Source}} AS src
+     FROM {{.I.Table}}
+     WHERE {{.I.Consumption}} = 'push' AND {{.I.State}} IN ('pending', 'processing')
+       AND {{.I.AggregateID}} IS NOT NULL AND {{.I.AggregateID}} <= $5
+     ORDER BY {{.I.AggregateID}}, {{.I.State}}, {{.I.CreatedAt}}, {{.I.ID}}
+     LIMIT 1)
+    UNION ALL
+    SELECT nxt.agg, nxt.st, nxt.id, nxt.src
+    FROM before_cursor b
+    CROSS JOIN LATERAL (
+        SELECT {{.I.AggregateID}} AS agg, {{.I.State}} AS st, {{.I.ID}} AS id, {{.I.Source}} AS src
+        FROM {{.I.Table}}
+        WHERE {{.I.Consumption}} = 'push' AND {{.I.State}} IN ('pending', 'processing')
+          AND {{.I.AggregateID}} > b.agg AND {{.I.AggregateID}} <= $5
+        ORDER BY {{.I.AggregateID}}, {{.I.State}}, {{.I.CreatedAt}}, {{.I.ID}}
+        LIMIT 1) nxt
+), heads AS (
+    (SELECT * FROM after_cursor) UNION ALL (SELECT * FROM before_cursor)
+), keyed AS (
+    SELECT h.id FROM heads h
+    WHERE h.st = 'pending'
+      AND h.src = ANY($3::text[])
+      -- The order makes idx_inbox_push_heads the cheapest path: one probe
+      -- of the aggregate's processing entries.
+      AND NOT EXISTS (
+          SELECT 1 FROM {{.I.Table}} busy
+          WHERE busy.{{.I.Consumption}} = 'push' AND busy.{{.I.State}} IN ('pending', 'processing')
+            AND busy.{{.I.AggregateID}} = h.agg AND busy.{{.I.State}} = 'processing'
+          ORDER BY busy.{{.I.AggregateID}}, busy.{{.I.State}}, busy.{{.I.CreatedAt}}, busy.{{.I.ID}}
+          LIMIT 1)
+    LIMIT $1
+), unkeyed AS (
+    SELECT {{.I.ID}} AS id FROM {{.I.Table}}
+    WHERE {{.I.Consumption}} = 'push' AND {{.I.State}} = 'pending' AND {{.I.AggregateID}} IS NULL
+      AND {{.I.Source}} = ANY($3::text[])
+    ORDER BY {{.I.CreatedAt}}, {{.I.ID}}
     LIMIT $1
     FOR UPDATE SKIP LOCKED
+), candidates AS (
+    {{if .KeyedFirst}}(SELECT id FROM keyed) UNION ALL (SELECT id FROM unkeyed){{else}}(SELECT id FROM unkeyed) UNION ALL (SELECT id FROM keyed){{end}}
+    LIMIT $1
+), locked AS (
+    -- One primary key probe per candidate, whatever the statistics say;
+    -- the state re-check after the lock drops a row that another claim or
+    -- writer changed first.
+    SELECT l.id FROM candidates c
+    CROSS JOIN LATERAL (
+        SELECT {{.I.ID}} AS id FROM {{.I.Table}}
+        WHERE {{.I.ID}} = c.id AND {{.I.State}} = 'pending'
+        FOR UPDATE SKIP LOCKED) l
 )
 UPDATE {{.I.Table}} i
 SET {{.I.State}} = 'processing',
     {{.I.ClaimToken}} = gen_random_uuid(),
-    {{.I.ClaimedAt}} = COALESCE($4::timestamptz, now()),
-    {{.I.LeaseExpiresAt}} = COALESCE($4::timestamptz, now()) + $2 * interval '1 millisecond'
-FROM candidates
-WHERE i.{{.I.ID}} = candidates.id
+    {{.I.ClaimedAt}} = COALESCE($4::timestamptz, clock_timestamp()),
+    {{.I.LeaseExpiresAt}} = COALESCE($4::timestamptz, clock_timestamp()) + $2 * interval '1 millisecond'
+WHERE i.{{.I.ID}} = ANY (ARRAY(SELECT id FROM locked))
 RETURNING i.{{.I.ID}}::text, i.{{.I.Source}}, i.{{.I.IdempotencyKey}}, i.{{.I.AggregateID}}, i.{{.I.EventType}},
           i.{{.I.Headers}}::text, i.{{.I.CorrelationID}}, i.{{.I.CreatedAt}}, i.{{.I.ClaimToken}}::text

@@ -9,7 +9,7 @@ WITH d AS MATERIALIZED (
     {{template "fence" args "T" .I "A" "i" "Now" "$4"}}
 )
 UPDATE {{.I.Table}} i
-SET {{.I.LeaseExpiresAt}} = {{template "now" "$4"}} + $3 * interval '1 millisecond'
+SET {{.I.LeaseExpiresAt}} = {{template "lease_start" "$4"}} + $3 * interval '1 millisecond'
 FROM d, owned
 WHERE i.{{.I.ID}} = owned.id
   AND d.id = owned.id

@@ -68,20 +68,25 @@ WITH RECURSIVE after_cursor AS (
     {{if .KeyedFirst}}(SELECT id FROM keyed) UNION ALL (SELECT id FROM unkeyed){{else}}(SELECT id FROM unkeyed) UNION ALL (SELECT id FROM keyed){{end}}
     LIMIT $1
 ), locked AS (
-    SELECT o.{{.O.ID}} AS id
-    FROM {{.O.Table}} o
-    WHERE o.{{.O.ID}} IN (SELECT id FROM candidates)
-      AND o.{{.O.State}} = 'pending' AND o.{{.O.ScheduledAt}} <= COALESCE($4::timestamptz, now())
-    FOR UPDATE SKIP LOCKED
+    -- One primary key probe per candidate, whatever the statistics say;
+    -- the state re-check after the lock drops a row that a concurrent
+    -- claim took first.
+    SELECT l.id FROM candidates c
+    CROSS JOIN LATERAL (
+        SELECT {{.O.ID}} AS id FROM {{.O.Table}}
+        WHERE {{.O.ID}} = c.id
+          AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= COALESCE($4::timestamptz, now())
+        FOR UPDATE SKIP LOCKED) l
 )
+-- The lease starts when the row is updated (clock_timestamp()), not when
+-- the statement began, so the claim's own time is not taken out of it.
 UPDATE {{.O.Table}} o
 SET {{.O.State}} = 'processing',
     {{.O.ClaimToken}} = gen_random_uuid(),
-    {{.O.ClaimedAt}} = COALESCE($4::timestamptz, now()),
-    {{.O.LeaseExpiresAt}} = COALESCE($4::timestamptz, now()) + $3 * interval '1 millisecond',
+    {{.O.ClaimedAt}} = COALESCE($4::timestamptz, clock_timestamp()),
+    {{.O.LeaseExpiresAt}} = COALESCE($4::timestamptz, clock_timestamp()) + $3 * interval '1 millisecond',
     {{.O.UpdatedAt}} = COALESCE($4::timestamptz, now())
-FROM locked
-WHERE o.{{.O.ID}} = locked.id
+WHERE o.{{.O.ID}} = ANY (ARRAY(SELECT id FROM locked))
 RETURNING o.{{.O.ID}}::text, o.{{.O.Topic}}, o.{{.O.Key}}, o.{{.O.AggregateType}}, o.{{.O.Payload}}::text,
           o.{{.O.Headers}}::text, o.{{.O.Attempt}}, o.{{.O.MaxAttempts}}, o.{{.O.CreatedAt}},
           o.{{.O.Sequence}}, o.{{.O.ClaimToken}}::text

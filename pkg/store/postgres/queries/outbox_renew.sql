@@ -7,7 +7,7 @@ WITH d AS MATERIALIZED (
     {{template "fence" args "T" .O "A" "o" "Now" "$4"}}
 )
 UPDATE {{.O.Table}} o
-SET {{.O.LeaseExpiresAt}} = {{template "now" "$4"}} + $3 * interval '1 millisecond'
+SET {{.O.LeaseExpiresAt}} = {{template "lease_start" "$4"}} + $3 * interval '1 millisecond'
 FROM d, owned
 WHERE o.{{.O.ID}} = owned.id
   AND d.id = owned.id

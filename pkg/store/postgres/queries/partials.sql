@@ -11,6 +11,12 @@
 -- per scan, as it does now().
 {{define "now"}}COALESCE({{.}}::timestamptz, now()){{end}}
 --
+-- lease_start is where a new or renewed lease starts: the test clock, else
+-- the moment the row is written (clock_timestamp()), not the start of the
+-- transaction, so a statement that waited for a lock hands out the whole
+-- lease and never one that has already run out.
+{{define "lease_start"}}COALESCE({{.}}::timestamptz, clock_timestamp()){{end}}
+--
 -- fence is the claim fence of every write that finishes or renews a claim
 -- (the spec's "claim fence"): the rows of d (one per lease: id, token,
 -- and the values of the write) that are still processing under the

@@ -14,7 +14,7 @@ WITH d AS MATERIALIZED (
     FOR UPDATE OF i
 )
 UPDATE "qb_inbox" i
-SET "ib_leaseexpiresat" = COALESCE($4::timestamptz, now()) + $3 * interval '1 millisecond'
+SET "ib_leaseexpiresat" = COALESCE($4::timestamptz, clock_timestamp()) + $3 * interval '1 millisecond'
 FROM d, owned
 WHERE i."ib_id" = owned.id
   AND d.id = owned.id

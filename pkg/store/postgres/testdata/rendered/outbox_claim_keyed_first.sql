@@ -68,20 +68,25 @@ WITH RECURSIVE after_cursor AS (
     (SELECT id FROM keyed) UNION ALL (SELECT id FROM unkeyed)
     LIMIT $1
 ), locked AS (
-    SELECT o."ob_id" AS id
-    FROM "qb_outbox" o
-    WHERE o."ob_id" IN (SELECT id FROM candidates)
-      AND o."ob_state" = 'pending' AND o."ob_scheduledat" <= COALESCE($4::timestamptz, now())
-    FOR UPDATE SKIP LOCKED
+    -- One primary key probe per candidate, whatever the statistics say;
+    -- the state re-check after the lock drops a row that a concurrent
+    -- claim took first.
+    SELECT l.id FROM candidates c
+    CROSS JOIN LATERAL (
+        SELECT "ob_id" AS id FROM "qb_outbox"
+        WHERE "ob_id" = c.id
+          AND "ob_state" = 'pending' AND "ob_scheduledat" <= COALESCE($4::timestamptz, now())
+        FOR UPDATE SKIP LOCKED) l
 )
+-- The lease starts when the row is updated (clock_timestamp()), not when
+-- the statement began, so the claim's own time is not taken out of it.
 UPDATE "qb_outbox" o
 SET "ob_state" = 'processing',
     "ob_claimtoken" = gen_random_uuid(),
-    "ob_claimedat" = COALESCE($4::timestamptz, now()),
-    "ob_leaseexpiresat" = COALESCE($4::timestamptz, now()) + $3 * interval '1 millisecond',
+    "ob_claimedat" = COALESCE($4::timestamptz, clock_timestamp()),
+    "ob_leaseexpiresat" = COALESCE($4::timestamptz, clock_timestamp()) + $3 * interval '1 millisecond',
     "ob_updatedat" = COALESCE($4::timestamptz, now())
-FROM locked
-WHERE o."ob_id" = locked.id
+WHERE o."ob_id" = ANY (ARRAY(SELECT id FROM locked))
 RETURNING o."ob_id"::text, o."ob_topic", o."ob_key", o."ob_aggregatetype", o."ob_payload"::text,
           o."ob_headers"::text, o."ob_attempt", o."ob_maxattempts", o."ob_createdat",
           o."ob_sequence", o."ob_claimtoken"::text

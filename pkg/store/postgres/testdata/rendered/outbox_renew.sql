@@ -12,7 +12,7 @@ WITH d AS MATERIALIZED (
     FOR UPDATE OF o
 )
 UPDATE "qb_outbox" o
-SET "ob_leaseexpiresat" = COALESCE($4::timestamptz, now()) + $3 * interval '1 millisecond'
+SET "ob_leaseexpiresat" = COALESCE($4::timestamptz, clock_timestamp()) + $3 * interval '1 millisecond'
 FROM d, owned
 WHERE o."ob_id" = owned.id
   AND d.id = owned.id

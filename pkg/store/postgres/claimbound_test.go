@@ -1,0 +1,212 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
+)
+
+// The claim statements must cost what their batch and the keys or
+// aggregates they pass cost, not what the backlog behind them holds, on
+// any plan the planner may pick: on statistics taken while the table was
+// empty (what a table has after a burst, until autovacuum analyzes it) as
+// well as on fresh ones. The tests count the rows every scan of the plan
+// touched (returned or filtered out, times its loops) with EXPLAIN
+// ANALYZE: a count, not a time, so a busy machine changes nothing.
+
+const boundBatch = 100
+
+// claimBound is the most rows one claim of boundBatch rows may touch,
+// besides the rows in flight: a plan may read every processing row once
+// (a hashed "is this aggregate busy" check), and those are bounded by the
+// replicas times their batches, not by the backlog.
+const claimBound = 20 * boundBatch
+
+// explainCost runs EXPLAIN (ANALYZE, FORMAT JSON) of stmt in a transaction
+// that rolls back and returns the rows its scans touched and the rows the
+// statement returned.
+func explainCost(t *testing.T, db *postgres.DB, stmt string, args ...any) (touched, returned float64, scans []string) {
+	t.Helper()
+	ctx := context.Background()
+	var plan []byte
+	errRollback := errors.New("rollback")
+	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, "EXPLAIN (ANALYZE, FORMAT JSON) "+stmt, args...).Scan(&plan); err != nil {
+			return err
+		}
+		return errRollback
+	})
+	require.ErrorIs(t, err, errRollback)
+	var doc []struct {
+		Plan planNode `json:"Plan"`
+	}
+	require.NoError(t, json.Unmarshal(plan, &doc))
+	return doc[0].Plan.touched(), doc[0].Plan.Rows, doc[0].Plan.scans(nil)
+}
+
+type planNode struct {
+	Type            string     `json:"Node Type"`
+	Index           string     `json:"Index Name"`
+	Rows            float64    `json:"Actual Rows"`
+	Loops           float64    `json:"Actual Loops"`
+	RemovedByFilter float64    `json:"Rows Removed by Filter"`
+	RemovedByCheck  float64    `json:"Rows Removed by Index Recheck"`
+	Plans           []planNode `json:"Plans"`
+}
+
+// scans lists the scans of the tree with the rows each touched, for the
+// failure message.
+func (n planNode) scans(out []string) []string {
+	if t := n.self(); t > 0 {
+		out = append(out, fmt.Sprintf("%s %s: %.0f", n.Type, n.Index, t))
+	}
+	for _, c := range n.Plans {
+		out = c.scans(out)
+	}
+	return out
+}
+
+func (n planNode) self() float64 {
+	switch n.Type {
+	case "Seq Scan", "Index Scan", "Index Only Scan", "Bitmap Heap Scan":
+		return (n.Rows + n.RemovedByFilter + n.RemovedByCheck) * n.Loops
+	}
+	return 0
+}
+
+// touched sums the rows that the scans of the tree read.
+func (n planNode) touched() float64 {
+	sum := n.self()
+	for _, c := range n.Plans {
+		sum += c.touched()
+	}
+	return sum
+}
+
+// boundSchema is a migrated schema whose tables autovacuum leaves alone,
+// analyzed while empty: its statistics predate any backlog a test adds.
+func boundSchema(t *testing.T) (*postgres.DB, schema.Layout) {
+	t.Helper()
+	s, db := pgtest.Migrated(t, 2)
+	conn := s.Connect(t)
+	_, err := conn.Exec(context.Background(), `ALTER TABLE inbox SET (autovacuum_enabled = false);
+		ALTER TABLE outbox SET (autovacuum_enabled = false); ANALYZE inbox; ANALYZE outbox`)
+	require.NoError(t, err)
+	cfg := config.Default()
+	return db, schema.New(schema.Postgres, cfg.Database)
+}
+
+func exec(t *testing.T, db *postgres.DB, sql string, args ...any) {
+	t.Helper()
+	_, err := db.Pool.Exec(context.Background(), sql, args...)
+	require.NoError(t, err)
+}
+
+func analyzeUnlessStale(t *testing.T, db *postgres.DB, stale bool, table string) {
+	t.Helper()
+	if !stale {
+		_, err := db.Pool.Exec(context.Background(), "ANALYZE "+table)
+		require.NoError(t, err)
+	}
+}
+
+// relayBacklog inserts rows push rows of aggs aggregates, each
+// aggregate's rows together (in runs, as a burst after an outage leaves
+// them), finished rows of the same aggregates that retention keeps, rows
+// without an aggregate, and half of the aggregates busy with a processing
+// row under a live lease.
+func relayBacklog(t *testing.T, db *postgres.DB, rows, aggs, finished, unkeyed int) {
+	t.Helper()
+	exec(t, db, `INSERT INTO inbox (source, idempotency_key, aggregate_id, payload, state, created_at)
+		SELECT 's1', 'done-' || g, 'agg-' || (g % $1), '{}', 'processed', now() - interval '2 hours' + g * interval '1 ms'
+		FROM generate_series(1, $2) g`, aggs, finished)
+	exec(t, db, `INSERT INTO inbox (source, idempotency_key, aggregate_id, payload, created_at)
+		SELECT 's1', 'run-' || g, 'agg-' || ((g - 1) / ($1 / $2)), '{}', now() - interval '1 hour' + g * interval '1 ms'
+		FROM generate_series(1, $1) g`, rows, aggs)
+	exec(t, db, `INSERT INTO inbox (source, idempotency_key, payload, created_at)
+		SELECT 's2', 'free-' || g, '{}', now() - interval '1 hour' + g * interval '1 ms'
+		FROM generate_series(1, $1) g`, unkeyed)
+	exec(t, db, `UPDATE inbox SET state = 'processing', claim_token = gen_random_uuid(),
+		    lease_expires_at = now() + interval '1 hour'
+		WHERE id IN (SELECT DISTINCT ON (aggregate_id) id FROM inbox
+		             WHERE state = 'pending' AND aggregate_id IS NOT NULL AND substr(aggregate_id, 5)::int % 2 = 0
+		             ORDER BY aggregate_id, created_at, id)`)
+}
+
+func TestRelayClaimCostStaysBoundedByTheBatch(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ rows, aggs, finished, unkeyed int }{
+		{10_000, 200, 20_000, 0},
+		{10_000, 5_000, 0, 2_000},
+		{20_000, 200, 0, 20_000},
+	}
+	for _, tc := range cases {
+		for _, stale := range []bool{true, false} {
+			for _, keyedFirst := range []bool{true, false} {
+				name := fmt.Sprintf("%d rows/%d aggregates/%d finished/%d unkeyed/stale=%v/keyedFirst=%v",
+					tc.rows, tc.aggs, tc.finished, tc.unkeyed, stale, keyedFirst)
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					db, l := boundSchema(t)
+					relayBacklog(t, db, tc.rows, tc.aggs, tc.finished, tc.unkeyed)
+					analyzeUnlessStale(t, db, stale, "inbox")
+					stmt, err := postgres.RenderClaim("inbox_relay_claim", l, keyedFirst)
+					require.NoError(t, err)
+					touched, claimed, scans := explainCost(t, db, stmt, boundBatch, 60_000, []string{"s1", "s2"}, nil, "")
+					require.Equal(t, float64(boundBatch), claimed, "a whole batch is claimable")
+					busy := tc.aggs / 2
+					require.LessOrEqual(t, touched, float64(claimBound+busy), "rows the claim's scans touched: %v", scans)
+				})
+			}
+		}
+	}
+}
+
+// outboxBacklog inserts rows pending rows of keys keys in runs (none when
+// keys is 0: unkeyed rows) after finished rows that retention keeps.
+func outboxBacklog(t *testing.T, db *postgres.DB, rows, keys, finished int) {
+	t.Helper()
+	exec(t, db, `INSERT INTO outbox (topic, key, payload, state)
+		SELECT 't', 'k-' || (g % greatest($1::int, 1)), '{}', 'sent' FROM generate_series(1, $2) g`, keys, finished)
+	exec(t, db, `INSERT INTO outbox (topic, key, payload)
+		SELECT 't', CASE WHEN $2::int > 0 THEN 'k-' || ((g - 1) / ($1 / greatest($2::int, 1))) END, '{}'
+		FROM generate_series(1, $1) g`, rows, keys)
+}
+
+func TestOutboxClaimCostStaysBoundedByTheBatch(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ rows, keys, finished int }{
+		{20_000, 200, 20_000},
+		{20_000, 0, 20_000},
+		{20_000, 10_000, 0},
+	}
+	for _, tc := range cases {
+		for _, stale := range []bool{true, false} {
+			for _, keyedFirst := range []bool{true, false} {
+				name := fmt.Sprintf("%d rows/%d keys/%d finished/stale=%v/keyedFirst=%v",
+					tc.rows, tc.keys, tc.finished, stale, keyedFirst)
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					db, l := boundSchema(t)
+					outboxBacklog(t, db, tc.rows, tc.keys, tc.finished)
+					analyzeUnlessStale(t, db, stale, "outbox")
+					stmt, err := postgres.RenderClaim("outbox_claim", l, keyedFirst)
+					require.NoError(t, err)
+					touched, claimed, scans := explainCost(t, db, stmt, boundBatch, "", 60_000, nil)
+					require.Equal(t, float64(boundBatch), claimed, "a whole batch is claimable")
+					require.LessOrEqual(t, touched, float64(claimBound), "rows the claim's scans touched: %v", scans)
+				})
+			}
+		}
+	}
+}
