@@ -70,13 +70,15 @@ func (b *bench) claimLatencyFor(ctx context.Context, keys int) (p50, p99 time.Du
 	return percentile(lat, 50), percentile(lat, 99), nil
 }
 
+// claimData is what the claim templates render from.
+type claimData struct {
+	schema.Layout
+	KeyedFirst bool
+}
+
 // explainClaim prints EXPLAIN (ANALYZE, BUFFERS) of both variants of the
 // claim statement: the keyed walk first and the unkeyed rows first.
 func (b *bench) explainClaim(ctx context.Context, db *benchDB, keys int) error {
-	type claimData struct {
-		schema.Layout
-		KeyedFirst bool
-	}
 	for _, keyedFirst := range []bool{true, false} {
 		title := fmt.Sprintf("outbox_claim (keyedFirst=%v), %s pending, %s, cursor ''",
 			keyedFirst, group(int64(b.o.claimRows)), keyLabel(keys))

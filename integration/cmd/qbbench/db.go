@@ -175,6 +175,34 @@ func (d *benchDB) insertInbox(ctx context.Context, source string, rows, aggregat
 	return d.vacuumAnalyze(ctx, "inbox")
 }
 
+// insertInboxRuns adds rows pending push rows of aggregates ids, each
+// aggregate's rows together in created_at order (a backlog in runs, as
+// a burst or an outage leaves it), into an inbox analyzed while empty and
+// left so: its statistics predate the backlog, as a table's do until
+// autovacuum analyzes it. Autovacuum is off for the table.
+func (d *benchDB) insertInboxRuns(ctx context.Context, source string, rows, aggregates int) error {
+	if err := d.exec(ctx, `ALTER TABLE inbox SET (autovacuum_enabled = false)`); err != nil {
+		return err
+	}
+	if err := d.vacuumAnalyze(ctx, "inbox"); err != nil {
+		return err
+	}
+	per := max(rows/aggregates, 1)
+	err := d.exec(ctx, `
+		INSERT INTO inbox (source, idempotency_key, aggregate_id, event_type, payload, headers,
+		                   consumption, state, created_at)
+		SELECT $1, 'evt-' || g, 'agg-' || ((g - 1) / $3::int), 'bench.created',
+		       jsonb_build_object('id', 'evt-' || g, 'type', 'bench.created', 'customer', 'agg-' || ((g - 1) / $3::int)),
+		       '{"content-type":"application/json"}', 'push', 'pending',
+		       now() - ($2::int - g) * interval '1 millisecond'
+		FROM generate_series(1, $2::int) AS g
+		ORDER BY g`, source, rows, per)
+	if err != nil {
+		return fmt.Errorf("insert %d inbox rows in runs: %w", rows, err)
+	}
+	return nil
+}
+
 // window is the span of a drain read from the rows themselves: the first
 // claim and the last outcome, as the database clock recorded them.
 type window struct {

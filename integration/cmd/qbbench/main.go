@@ -14,6 +14,8 @@
 //	ingest    INSERT … ON CONFLICT DO NOTHING from 16 clients vs queuebox-ingest,
 //	          no auth and HMAC, unique keys and 50 % duplicates
 //	relay     queuebox-relay forwarding push rows spread over 1,000 aggregates
+//	backlog   queuebox-relay on a 100,000-row backlog in runs (stale statistics),
+//	          over 200 and 10,000 aggregates, and the relay Claim(100) p50/p99 there
 //
 // Every scenario makes its own database (CREATE DATABASE, the bundled
 // migrations, a set-based INSERT … SELECT generate_series, VACUUM
@@ -87,6 +89,7 @@ type opts struct {
 	clients      int
 	relayRows    int
 	aggregates   int
+	backlogRows  int
 
 	// httpStdlib puts the load side (receiver, ingest clients) on net/http.
 	httpStdlib bool
@@ -129,6 +132,7 @@ func parseFlags() opts {
 	flag.IntVar(&o.clients, "clients", 16, "ingest: concurrent clients")
 	flag.IntVar(&o.relayRows, "relay-rows", 30000, "relay: push rows per drain")
 	flag.IntVar(&o.aggregates, "aggregates", 1000, "relay: distinct aggregate ids")
+	flag.IntVar(&o.backlogRows, "backlog-rows", 100000, "backlog: push rows of the relay backlog")
 	flag.BoolVar(&o.httpStdlib, "http-stdlib", false, "run the load side (the deliver receiver, the ingest clients) on net/http instead of the lean raw-TCP HTTP/1.1 code, to compare")
 	flag.Parse()
 	return o
@@ -141,7 +145,7 @@ func (o opts) check() error {
 		"-poll-ms": o.pollMs, "-deliver-rows": o.deliverRows, "-deliver-keys": o.deliverKeys,
 		"-keys10-rows": o.keys10Rows, "-claim-rows": o.claimRows, "-claim-calls": o.claimCalls,
 		"-replica-rows": o.replicaRows, "-clients": o.clients, "-relay-rows": o.relayRows,
-		"-aggregates": o.aggregates,
+		"-aggregates": o.aggregates, "-backlog-rows": o.backlogRows,
 	} {
 		if v < 1 {
 			return fmt.Errorf("%s must be at least 1, got %d", name, v)
@@ -178,6 +182,7 @@ var scenarios = []scenario{
 	{"replicas", (*bench).replicas},
 	{"ingest", (*bench).ingest},
 	{"relay", (*bench).relay},
+	{"backlog", (*bench).relayBacklog},
 }
 
 func scenarioNames() []string {
