@@ -2,7 +2,10 @@ package claim
 
 import (
 	"context"
+	"errors"
 	"time"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
 // Defaults of a WriteRetry.
@@ -52,7 +55,9 @@ type WriteRetry struct {
 // calling goroutine.
 //
 // Do returns the answer of the first try that succeeds, or the last error
-// once the next pause would pass Patience. Each try runs under its own
+// once the next pause would pass Patience. An error that matches
+// queuebox.ErrRefusedValue ends Do at once: the same rows fail on every
+// try, and the caller must take the offending rows out instead. Each try runs under its own
 // Timeout and keeps ctx's values but not its cancellation. Once ctx is
 // done, no pause is waited out: one more try (with again) decides, and Do
 // returns its answer.
@@ -67,6 +72,11 @@ func (r WriteRetry) Do(ctx context.Context, first, again Write, failed func(atte
 			return kept, nil
 		}
 		failed(attempt, err)
+		if errors.Is(err, queuebox.ErrRefusedValue) {
+			// The database refused a value of the rows themselves: every
+			// try would fail the same way.
+			return nil, err
+		}
 		write = again
 		if r.Clock.Now().Add(pause).After(deadline) {
 			return nil, err

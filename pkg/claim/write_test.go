@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/claim"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
 // fakeClock passes every pause at once and records it. With block set,
@@ -183,4 +184,19 @@ func TestLogAttempt(t *testing.T) {
 		}
 	}
 	require.Equal(t, []int{1, 10, 20, 30}, logged)
+}
+
+// A value the database refuses fails the same way on every try: Do
+// returns it after the first, without a pause.
+func TestWriteRetryStopsAtARefusedValue(t *testing.T) {
+	t.Parallel()
+	clock := &fakeClock{now: time.Unix(0, 0)}
+	refused := &queuebox.RefusedValueError{Reason: "value too long for type character varying(255)"}
+	tries := 0
+	write := func(context.Context) (map[string]bool, error) { tries++; return nil, refused }
+	r := claim.WriteRetry{Patience: time.Hour, Clock: clock}
+	_, err := r.Do(context.Background(), write, write, func(int, error) {})
+	require.ErrorIs(t, err, queuebox.ErrRefusedValue)
+	require.Equal(t, 1, tries)
+	require.Empty(t, clock.pauses)
 }

@@ -82,6 +82,20 @@ type DeadMark struct {
 	Reason string
 }
 
+// RelayParams configure a RelayStore.
+type RelayParams struct {
+	// Lease is inbox.relay.claimTimeoutMs.
+	Lease time.Duration
+	// Sources are the configured source names: the claim leaves the rows
+	// of any other source pending.
+	Sources []string
+	// MaxAttempts is inbox.relay.maxAttempts: the reclaim step counts each
+	// expired relay claim of a row as an attempt and marks the row dead at
+	// this many, so a row that no relay can ever finish stops holding back
+	// its aggregate. Zero never marks a row dead.
+	MaxAttempts int
+}
+
 // RelayStore is the relay side of the inbox: the serialized claim of push
 // rows and the fenced forward into the outbox. Implementations are safe
 // for concurrent use. The fence is OutboxStore's: each write returns the
@@ -94,7 +108,8 @@ type RelayStore interface {
 	// Renew extends the leases still held and returns their ids.
 	Renew(ctx context.Context, leases []Lease) (map[string]bool, error)
 	// ReapExpired returns processing push rows whose lease expired to
-	// pending.
+	// pending, counting an attempt, or marks them dead once that attempt
+	// reaches RelayParams.MaxAttempts.
 	ReapExpired(ctx context.Context) (int64, error)
 	// Forward marks the rows processed and inserts their outbox rows in
 	// one statement; a row whose fence failed gets no outbox row.

@@ -26,10 +26,8 @@ type RetentionStore interface {
 type Stores interface {
 	// Outbox is the poller's store; lease is outbox.claimTimeoutMs.
 	Outbox(lease time.Duration) (OutboxStore, error)
-	// Relay is the relay's store; lease is inbox.relay.claimTimeoutMs and
-	// sources are the configured source names (rows of any other source
-	// stay pending).
-	Relay(lease time.Duration, sources []string) (RelayStore, error)
+	// Relay is the relay's store.
+	Relay(p RelayParams) (RelayStore, error)
 	// Inbox is the sources' store.
 	Inbox() (InboxStore, error)
 	// Replay is the admin replay's store.

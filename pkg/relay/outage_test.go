@@ -49,7 +49,7 @@ func TestAForwardWaitsOutAShortDatabaseOutage(t *testing.T) {
 	e.cfg.Inbox.Relay.ClaimTimeoutMs = 60000
 	conn := e.s.Connect(t)
 	insertInbox(t, conn, "orders", "evt-1", "order-1", "created", "push")
-	store, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, e.cfg.Database), time.Minute, relay.SourceNames(e.cfg))
+	store, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, e.cfg.Database), queuebox.RelayParams{Lease: time.Minute, Sources: relay.SourceNames(e.cfg)})
 	require.NoError(t, err)
 	m := relay.NewMetrics(prometheus.NewRegistry())
 	r := relay.New(relay.Options{Config: e.cfg, Store: &awayForward{Relay: store, outage: 2 * time.Second}, Metrics: m, Logger: quiet()})

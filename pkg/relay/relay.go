@@ -2,11 +2,13 @@ package relay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/alternayte/queuebox/pkg/claim"
 	"github.com/alternayte/queuebox/pkg/config"
@@ -88,14 +90,9 @@ func (r *Relay) forwardBatch(ctx context.Context, rows []queuebox.InboxRow) {
 		}
 		forwards = append(forwards, f)
 	}
-	if len(forwards) > 0 {
-		kept := r.retry(ctx, "forward", func(ctx context.Context) (map[string]bool, error) {
-			return r.opts.Store.Forward(ctx, queuebox.ForwardParams{Rows: forwards, MaxAttempts: r.opts.Config.EffectiveMaxAttempts()})
-		})
-		r.account(forwards, kept, "forward")
-	}
+	dead = append(dead, r.forward(ctx, forwards)...)
 	if len(dead) > 0 {
-		kept := r.retry(ctx, "mark dead", func(ctx context.Context) (map[string]bool, error) {
+		kept, _ := r.retry(ctx, "mark dead", func(ctx context.Context) (map[string]bool, error) {
 			return r.opts.Store.Dead(ctx, dead)
 		})
 		if kept != nil {
@@ -109,6 +106,51 @@ func (r *Relay) forwardBatch(ctx context.Context, rows []queuebox.InboxRow) {
 		}
 	}
 }
+
+// forward writes the forwards in one fenced statement. When the database
+// refuses a value of one of the rows (a rendered topic wider than the
+// outbox column, say), no try of that statement can succeed: the rows are
+// then forwarded one at a time, and each row the database refuses on its
+// own is returned to be marked dead with the reason, while the rest of
+// the batch goes on. A poison row thus neither stalls its batch for a
+// lease nor the rows of every other source behind it.
+func (r *Relay) forward(ctx context.Context, forwards []queuebox.Forward) (dead []queuebox.DeadMark) {
+	if len(forwards) == 0 {
+		return nil
+	}
+	kept, err := r.retry(ctx, "forward", func(ctx context.Context) (map[string]bool, error) {
+		return r.opts.Store.Forward(ctx, queuebox.ForwardParams{Rows: forwards, MaxAttempts: r.opts.Config.EffectiveMaxAttempts()})
+	})
+	var refused *queuebox.RefusedValueError
+	switch {
+	case !errors.As(err, &refused):
+		r.account(forwards, kept, "forward")
+		return nil
+	case len(forwards) == 1:
+		reason := refusedReason(forwards[0], refused)
+		r.opts.Logger.Warn("inbox row dead", "inbox_id", forwards[0].Lease.ID, "reason", reason)
+		return []queuebox.DeadMark{{Lease: forwards[0].Lease, Reason: reason}}
+	}
+	for _, f := range forwards {
+		dead = append(dead, r.forward(ctx, []queuebox.Forward{f})...)
+	}
+	return dead
+}
+
+// refusedReason names what the outbox could not hold: the rendered topic
+// or the aggregate key when one is longer than the outbox columns are by
+// default, and the database's own words in every case.
+func refusedReason(f queuebox.Forward, refused *queuebox.RefusedValueError) string {
+	field := "a value of the row"
+	if n := utf8.RuneCountInString(f.Topic); n > outboxColumnWidth {
+		field = fmt.Sprintf("the rendered topic (%d characters)", n)
+	}
+	return fmt.Sprintf("The outbox cannot hold %s, so the message can never be forwarded: %s", field, refused.Reason)
+}
+
+// outboxColumnWidth is the width of the outbox topic and key columns of
+// the bundled schema, used only to name the field in a reason.
+const outboxColumnWidth = 255
 
 func (r *Relay) account(forwards []queuebox.Forward, kept map[string]bool, what string) {
 	if kept == nil {
@@ -176,7 +218,7 @@ func (r *Relay) prepare(row queuebox.InboxRow) (queuebox.Forward, string) {
 // aggregates, claimed until the lease expires. Once ctx ends (the shutdown
 // timeout passed), one more try decides. Each failed try counts as a relay
 // error and marks the component down. It returns nil when every try failed.
-func (r *Relay) retry(ctx context.Context, what string, write claim.Write) map[string]bool {
+func (r *Relay) retry(ctx context.Context, what string, write claim.Write) (map[string]bool, error) {
 	kept, err := r.writes.Do(ctx, write, write, func(attempt int, err error) {
 		r.opts.Metrics.Errors.Inc()
 		r.health.Down(err)
@@ -185,11 +227,16 @@ func (r *Relay) retry(ctx context.Context, what string, write claim.Write) map[s
 				"attempt", attempt, "err", err)
 		}
 	})
+	if errors.Is(err, queuebox.ErrRefusedValue) {
+		// The database answered: the write failed on the rows, not on it.
+		r.health.Up()
+		return nil, err
+	}
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	r.health.Up()
-	return kept
+	return kept, nil
 }
 
 // refreshAge sets the oldest-pending gauge at most once per

@@ -58,7 +58,7 @@ func (s slowForward) Forward(ctx context.Context, p queuebox.ForwardParams) (map
 func (e env) relay(t *testing.T, lease time.Duration) (*relay.Relay, *relay.Metrics) {
 	t.Helper()
 	e.cfg.Inbox.Relay.ClaimTimeoutMs = int(lease.Milliseconds())
-	store, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, e.cfg.Database), lease, relay.SourceNames(e.cfg))
+	store, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, e.cfg.Database), queuebox.RelayParams{Lease: lease, Sources: relay.SourceNames(e.cfg)})
 	require.NoError(t, err)
 	m := relay.NewMetrics(prometheus.NewRegistry())
 	return relay.New(relay.Options{Config: e.cfg, Store: slowForward{store}, Metrics: m, Logger: quiet()}), m
@@ -208,7 +208,7 @@ func TestCrashBetweenClaimAndForward(t *testing.T) {
 	conn := e.s.Connect(t)
 	insertInbox(t, conn, "orders", "evt-1", "order-1", "created", "push")
 	insertInbox(t, conn, "orders", "evt-2", "order-1", "created", "push")
-	crashed, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, e.cfg.Database), 200*time.Millisecond, relay.SourceNames(e.cfg))
+	crashed, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, e.cfg.Database), queuebox.RelayParams{Lease: 200 * time.Millisecond, Sources: relay.SourceNames(e.cfg)})
 	require.NoError(t, err)
 	claimed, err := crashed.Claim(context.Background(), 10)
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/relay"
 	"github.com/alternayte/queuebox/pkg/retention"
 	"github.com/alternayte/queuebox/pkg/run"
@@ -22,7 +23,10 @@ func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 	// happens after the series exists.
 	metrics.Messages.WithLabelValues("forwarded")
 	if cfg.Inbox.Relay.Enabled {
-		store, err := app.Stores.Relay(config.Ms(cfg.Inbox.Relay.ClaimTimeoutMs), relay.SourceNames(cfg))
+		store, err := app.Stores.Relay(queuebox.RelayParams{
+			Lease: config.Ms(cfg.Inbox.Relay.ClaimTimeoutMs), Sources: relay.SourceNames(cfg),
+			MaxAttempts: cfg.EffectiveMaxAttempts(),
+		})
 		if err != nil {
 			return nil, err
 		}

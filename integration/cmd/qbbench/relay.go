@@ -132,7 +132,7 @@ func (b *bench) relayClaimLatency(ctx context.Context, fill func(context.Context
 	if err := fill(ctx, db); err != nil {
 		return 0, 0, err
 	}
-	r, err := postgres.NewRelay(db.Store, db.Layout, leaseForBench, []string{"bench"})
+	r, err := postgres.NewRelay(db.Store, db.Layout, queuebox.RelayParams{Lease: leaseForBench, Sources: []string{"bench"}})
 	if err != nil {
 		return 0, 0, err
 	}

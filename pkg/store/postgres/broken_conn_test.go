@@ -118,19 +118,19 @@ func TestRepeatableStatementsAfterTheServerEndedAPooledSession(t *testing.T) {
 			return err
 		},
 		"relay claim": func(t *testing.T, ctx context.Context, db *postgres.DB) error {
-			r, err := postgres.NewRelay(db, layout, time.Minute, []string{"stripe"})
+			r, err := postgres.NewRelay(db, layout, queuebox.RelayParams{Lease: time.Minute, Sources: []string{"stripe"}})
 			require.NoError(t, err)
 			_, err = r.Claim(ctx, 10)
 			return err
 		},
 		"relay renew": func(t *testing.T, ctx context.Context, db *postgres.DB) error {
-			r, err := postgres.NewRelay(db, layout, time.Minute, []string{"stripe"})
+			r, err := postgres.NewRelay(db, layout, queuebox.RelayParams{Lease: time.Minute, Sources: []string{"stripe"}})
 			require.NoError(t, err)
 			_, err = r.Renew(ctx, lease)
 			return err
 		},
 		"relay reclaim": func(t *testing.T, ctx context.Context, db *postgres.DB) error {
-			r, err := postgres.NewRelay(db, layout, time.Minute, []string{"stripe"})
+			r, err := postgres.NewRelay(db, layout, queuebox.RelayParams{Lease: time.Minute, Sources: []string{"stripe"}})
 			require.NoError(t, err)
 			_, err = r.ReapExpired(ctx)
 			return err

@@ -23,6 +23,8 @@ type Relay struct {
 	opts    options
 	lockKey string
 	sources []string // the sources whose rows the claim takes
+	// maxAttempts ends a row whose relay claims keep expiring; 0: never.
+	maxAttempts int
 
 	claimKeyedFirst, claimUnkeyedFirst       string
 	lock, forward, dead, renew, reap, oldest string
@@ -30,12 +32,10 @@ type Relay struct {
 	walk walk
 }
 
-// NewRelay renders the relay statements. lease is
-// inbox.relay.claimTimeoutMs; sources are the configured source names:
-// the claim leaves the rows of any other source pending.
-func NewRelay(db *DB, l schema.Layout, lease time.Duration, sources []string, opts ...Option) (*Relay, error) {
-	r := &Relay{db: db, lease: lease, lockKey: "queuebox_inbox_claim_" + l.InboxTable, sources: sources,
-		opts: newOptions(opts)}
+// NewRelay renders the relay statements for p (see queuebox.RelayParams).
+func NewRelay(db *DB, l schema.Layout, p queuebox.RelayParams, opts ...Option) (*Relay, error) {
+	r := &Relay{db: db, lease: p.Lease, lockKey: "queuebox_inbox_claim_" + l.InboxTable, sources: p.Sources,
+		maxAttempts: p.MaxAttempts, opts: newOptions(opts)}
 	var err error
 	if r.claimKeyedFirst, err = render("inbox_relay_claim", claimData{l, true}); err != nil {
 		return nil, err
@@ -133,7 +133,7 @@ func (r *Relay) Renew(ctx context.Context, leases []queuebox.Lease) (map[string]
 // (pull rows are the pull claim's) and says how many; it is safe to
 // repeat.
 func (r *Relay) ReapExpired(ctx context.Context) (int64, error) {
-	return r.db.execCount(ctx, repeatable, "reclaim expired relay claims", r.reap, r.opts.clock())
+	return r.db.execCount(ctx, repeatable, "reclaim expired relay claims", r.reap, r.opts.clock(), r.maxAttempts)
 }
 
 // OldestPendingAge returns the age of the oldest pending row by the

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
@@ -18,7 +19,7 @@ import (
 func TestRelayOldestPendingCoversPullRows(t *testing.T) {
 	t.Parallel()
 	s, db := migrated(t)
-	r, err := postgres.NewRelay(db, schema.New(schema.Postgres, config.Default().Database), time.Minute, nil)
+	r, err := postgres.NewRelay(db, schema.New(schema.Postgres, config.Default().Database), queuebox.RelayParams{Lease: time.Minute})
 	require.NoError(t, err)
 	ctx := context.Background()
 

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 )
 
@@ -62,7 +63,7 @@ func renderedStatements(t *testing.T, l schema.Layout) map[string]string {
 	t.Helper()
 	o, err := NewOutbox(nil, l, 0)
 	require.NoError(t, err)
-	r, err := NewRelay(nil, l, 0, nil)
+	r, err := NewRelay(nil, l, queuebox.RelayParams{})
 	require.NoError(t, err)
 	in, err := NewInbox(nil, l)
 	require.NoError(t, err)

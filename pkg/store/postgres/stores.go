@@ -94,8 +94,8 @@ func (s *Stores) Outbox(lease time.Duration) (queuebox.OutboxStore, error) {
 }
 
 // Relay implements queuebox.Stores.
-func (s *Stores) Relay(lease time.Duration, sources []string) (queuebox.RelayStore, error) {
-	return NewRelay(s.DB, s.Layout, lease, sources, WithClock(s.Now))
+func (s *Stores) Relay(p queuebox.RelayParams) (queuebox.RelayStore, error) {
+	return NewRelay(s.DB, s.Layout, p, WithClock(s.Now))
 }
 
 // Inbox implements queuebox.Stores.

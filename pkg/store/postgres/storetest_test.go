@@ -97,8 +97,9 @@ func (d *pgDatabase) Inbox(t testing.TB, id string) storetest.InboxState {
 	t.Helper()
 	var s storetest.InboxState
 	require.NoError(t, d.db.Pool.QueryRow(context.Background(), `SELECT id::text, state, COALESCE(claim_token::text, ''),
-		lease_expires_at, last_error, processed_at, payload::text FROM inbox WHERE id = $1`, id).
-		Scan(&s.ID, &s.State, &s.ClaimToken, &s.LeaseExpiresAt, &s.LastError, &s.ProcessedAt, &s.Payload), "inbox row %s", id)
+		lease_expires_at, last_error, processed_at, payload::text, attempt FROM inbox WHERE id = $1`, id).
+		Scan(&s.ID, &s.State, &s.ClaimToken, &s.LeaseExpiresAt, &s.LastError, &s.ProcessedAt, &s.Payload, &s.Attempt),
+		"inbox row %s", id)
 	return s
 }
 

@@ -22,7 +22,7 @@ var relaySources = []string{"orders", "payments"}
 
 func relayStore(t *testing.T, db Database, clock *Clock) queuebox.RelayStore {
 	t.Helper()
-	r, err := db.Stores(t, clock.Now).Relay(lease, relaySources)
+	r, err := db.Stores(t, clock.Now).Relay(queuebox.RelayParams{Lease: lease, Sources: relaySources})
 	require.NoError(t, err)
 	return r
 }
@@ -467,4 +467,43 @@ func relayRenewAndWritesDoNotDeadlock(t *testing.T, db Database) {
 			require.NotEqual(t, queuebox.StateProcessing, db.Inbox(t, l.ID).State, name)
 		}
 	}
+}
+
+// Each expired relay claim of a row counts as an attempt; the reclaim
+// step marks the row dead, with a reason, once its attempt reaches
+// RelayParams.MaxAttempts, so a row that no relay finishes stops holding
+// back its aggregate. The rows behind it then go.
+func relayExpiredClaimsEndInDead(t *testing.T, db Database) {
+	ctx := context.Background()
+	in := inboxStore(t, db)
+	agg := "order-1"
+	poison := receive(t, in, "orders", "evt-poison", &agg)
+	next := receive(t, in, "orders", "evt-next", &agg)
+	clock := NewClock()
+	r, err := db.Stores(t, clock.Now).Relay(queuebox.RelayParams{Lease: lease, Sources: relaySources, MaxAttempts: 2})
+	require.NoError(t, err)
+	for attempt := 1; attempt <= 2; attempt++ {
+		claimed, err := r.Claim(ctx, 10)
+		require.NoError(t, err)
+		require.Len(t, claimed, 1)
+		require.Equal(t, poison, claimed[0].ID, "attempt %d: the head of the aggregate", attempt)
+		clock.Advance(lease + time.Millisecond)
+		n, err := r.ReapExpired(ctx)
+		require.NoError(t, err)
+		require.Equal(t, int64(1), n)
+		row := db.Inbox(t, poison)
+		require.Equal(t, attempt, row.Attempt)
+		if attempt < 2 {
+			require.Equal(t, queuebox.StatePending, row.State)
+			require.Nil(t, row.LastError)
+		}
+	}
+	row := db.Inbox(t, poison)
+	require.Equal(t, queuebox.StateDead, row.State)
+	require.NotNil(t, row.LastError)
+	require.Contains(t, *row.LastError, "expired 2 times")
+	claimed, err := r.Claim(ctx, 10)
+	require.NoError(t, err)
+	require.Len(t, claimed, 1)
+	require.Equal(t, next, claimed[0].ID, "the dead row no longer holds back its aggregate")
 }

@@ -123,6 +123,7 @@ type InboxState struct {
 	LastError      *string
 	ProcessedAt    *time.Time
 	Payload        string // JSON text
+	Attempt        int
 }
 
 // Clock is a stopped clock that a case moves by hand; the stores read it
@@ -174,6 +175,7 @@ func Exercise(t *testing.T, newDatabase Factory) {
 		"RelayForwardWritesOneRowPerKeptLease":   relayForwardWritesOneRowPerKeptLease,
 		"RelayStaleOrExpiredLeaseWritesNothing":  relayStaleOrExpiredLeaseWritesNothing,
 		"RelayReapTakesOnlyExpiredLeases":        relayReapTakesOnlyExpiredLeases,
+		"RelayExpiredClaimsEndInDead":            relayExpiredClaimsEndInDead,
 		"RelayRenewAndWritesDoNotDeadlock":       relayRenewAndWritesDoNotDeadlock,
 	} {
 		t.Run(name, func(t *testing.T) {
