@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	natsb "github.com/alternayte/queuebox/pkg/broker/nats"
 	"github.com/alternayte/queuebox/pkg/broker/webhook"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
@@ -20,7 +21,16 @@ func newPublishers(_ context.Context, app *run.App, redactor *redact.Redactor) (
 	responses := webhook.NewResponsesCounter(app.Registry)
 	out := map[string]queuebox.Publisher{}
 	for name, d := range cfg.Destinations {
-		if d.Kind != config.KindHTTP {
+		switch d.Kind {
+		case config.KindHTTP:
+		case config.KindNATS:
+			p, err := natsPublisher(app, name, d, redactor)
+			if err != nil {
+				return nil, err
+			}
+			out[name] = p
+			continue
+		default:
 			app.Log.Warn("destination kind has no publisher in this build; its rows go dead", "destination", name, "kind", d.Kind)
 			continue
 		}
@@ -35,6 +45,25 @@ func newPublishers(_ context.Context, app *run.App, redactor *redact.Redactor) (
 		out[name] = p
 	}
 	return out, nil
+}
+
+// natsPublisher builds the publisher of a NATS destination. It connects in
+// the background: a server that is down at start fails the publishes
+// (their rows retry), not the start.
+func natsPublisher(app *run.App, name string, d *config.Destination, redactor *redact.Redactor) (queuebox.Publisher, error) {
+	p, err := natsb.New(natsb.Options{
+		Name: name, Conn: natsb.Conn{Servers: d.Servers, Username: d.Username, Password: d.Password, Token: d.Token},
+		Subject: d.Subject, SubjectFrom: d.SubjectFrom, Core: !d.JetStream, Timeout: config.Ms(d.TimeoutMs),
+		Headers: d.Headers, Redactor: redactor, Logger: app.Log.With("destination", name),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("destinations.%s: %w", name, err)
+	}
+	if !d.JetStream {
+		app.Log.Warn("nats destination publishes on core NATS: a row is sent without proof that anything received it",
+			"destination", name)
+	}
+	return p, nil
 }
 
 func webhookAuth(a *config.DestinationAuth) *webhook.Auth {
