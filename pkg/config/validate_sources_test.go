@@ -33,6 +33,8 @@ func TestSourceCommonRules(t *testing.T) {
 			want: []string{`sources.hooks.eventTypePath (QUEUEBOX_SOURCES_HOOKS_EVENTTYPEPATH): required because sources.hooks.topic (QUEUEBOX_SOURCES_HOOKS_TOPIC) is "{{ eventType }}"`}},
 		{name: "broker source reading eventType", extra: kafkaSource, env: []string{"QUEUEBOX_SOURCES_STREAM_TOPIC=kafka.{{eventType}}"},
 			want: []string{`sources.stream.eventTypePath (QUEUEBOX_SOURCES_STREAM_EVENTTYPEPATH): required because`, "sources.stream.eventTypeFromHeader (QUEUEBOX_SOURCES_STREAM_EVENTTYPEFROMHEADER)"}},
+		{name: "nats source reading eventType", extra: natsSource + "    topic: \"orders.{{ eventType }}\"\n",
+			want: []string{`sources.jet.eventTypePath (QUEUEBOX_SOURCES_JET_EVENTTYPEPATH): required because`, "sources.jet.eventTypeFromHeader (QUEUEBOX_SOURCES_JET_EVENTTYPEFROMHEADER)"}},
 		{name: "source transform onError", extra: httpSource + "    transform:\n      expression: $\n      onError: dead\n",
 			want: []string{`sources.hooks.transform.onError (QUEUEBOX_SOURCES_HOOKS_TRANSFORM_ONERROR): must be one of Fail, Skip, Dead`}},
 		{name: "source of no kind", extra: "sources:\n  odd:\n    topic: x\n",

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/health"
 	"github.com/alternayte/queuebox/pkg/run"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
@@ -38,7 +39,7 @@ func testApp(t *testing.T, sources map[string]*config.Source) (*run.App, *bytes.
 	cfg := config.Default()
 	cfg.Sources = sources
 	e := echo.New()
-	return &run.App{Name: "queuebox-ingest", Config: &cfg, Log: log, Registry: prometheus.NewRegistry(),
+	return &run.App{Name: "queuebox-ingest", Config: &cfg, Log: log, Registry: prometheus.NewRegistry(), Health: health.New(),
 		Stores: &postgres.Stores{DB: db, Layout: schema.New(schema.Postgres, cfg.Database)}, Data: e, Management: e}, &logs
 }
 
@@ -95,4 +96,25 @@ func TestWireRunsTheSourceTransform(t *testing.T) {
 	app.Data.ServeHTTP(rec, req)
 	require.Equal(t, http.StatusUnprocessableEntity, rec.Code, "the assertion fails without a repository")
 	require.Contains(t, rec.Body.String(), `"error":"Transform failed: `)
+}
+
+// TestWireServesNATSSources: a nats source becomes a component with its
+// health component; only the kinds still unserved are in the warning.
+func TestWireServesNATSSources(t *testing.T) {
+	t.Parallel()
+	app, logs := testApp(t, map[string]*config.Source{
+		"orders-stream": {Name: "orders-stream", Kind: config.KindNATS, Servers: "nats://127.0.0.1:4222",
+			Stream: "ORDERS", Durable: "queuebox-orders", IdempotencyKeyPath: "$.id", Consumption: config.ConsumptionPush,
+			AckWaitMs: 30000, BatchSize: 100, Topic: "{{ source }}",
+			AttributeHeaders: config.AttributeHeaders{IdempotencyKey: "x-idempotency-key", AggregateID: "x-aggregate-id", EventType: "x-event-type"}},
+		"orders-topic": {Name: "orders-topic", Kind: config.KindKafka, IdempotencyKeyPath: "$.id"},
+	})
+	components, err := wire(context.Background(), app)
+	require.NoError(t, err)
+	require.Len(t, components, 1)
+	require.Equal(t, "nats.orders-stream", components[0].Name())
+	require.Contains(t, app.Health.Names(), "nats.orders-stream")
+	require.Contains(t, logs.String(), "broker sources are not served by this build")
+	require.Contains(t, logs.String(), "orders-topic")
+	require.NotContains(t, logs.String(), "sources=[orders-stream")
 }

@@ -1,0 +1,224 @@
+package nats
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	gonats "github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/redact"
+)
+
+// Defaults that NewConsumer applies to zero fields of ConsumerOptions.
+const (
+	DefaultAckWait   = 30 * time.Second
+	DefaultBatchSize = 100
+)
+
+// maxFetchWait bounds one pull request. A fetch must end before AckWait,
+// or a batch can hold a message and its own redelivery.
+const maxFetchWait = 5 * time.Second
+
+// ackTimeout bounds the wait for the server to confirm an
+// acknowledgement.
+const ackTimeout = 5 * time.Second
+
+// Receiver stores one received message: ingest.Receiver.
+type Receiver interface {
+	Name() string
+	Receive(ctx context.Context, m ingest.Message) (ingest.Decision, error)
+}
+
+// ConsumerOptions configure the consumer of one NATS source.
+type ConsumerOptions struct {
+	Conn
+	// Stream is the JetStream stream to read; it must exist.
+	Stream string
+	// Durable names the durable pull consumer; replicas with one name
+	// share the work. The consumer creates it, or updates it to these
+	// options.
+	Durable string
+	// FilterSubject limits the consumer to matching subjects; empty reads
+	// every subject of the stream.
+	FilterSubject string
+	// AckWait is how long JetStream waits for an acknowledgement before it
+	// redelivers. Default 30 s.
+	AckWait time.Duration
+	// BatchSize is the largest number of messages of one fetch. Default
+	// 100.
+	BatchSize int
+	// Receiver stores each message; its Name is the source name. Required.
+	Receiver Receiver
+	// Redactor knows the secrets of the whole configuration; the consumer
+	// adds its own credentials. May be nil.
+	Redactor *redact.Redactor
+	// Logger receives the connection and consumer state changes, store
+	// failures and acknowledgements that failed. May be nil.
+	Logger *slog.Logger
+}
+
+// Consumer reads one NATS source into the inbox: a run.Component. It
+// stores each message through its Receiver and acknowledges it only after
+// Receive returned: Stored, Duplicate, Filtered and Dead are acknowledged,
+// Rejected is terminated, and a failed store is negatively acknowledged,
+// so JetStream returns the message at once; the consumer then waits
+// (1 s … 30 s) before its next fetch. A message whose acknowledgement is
+// lost comes back after AckWait and is a duplicate.
+type Consumer struct {
+	opts     ConsumerOptions
+	source   string
+	log      *slog.Logger
+	redactor *redact.Redactor
+	fetchMax time.Duration
+
+	nc        atomic.Pointer[gonats.Conn]
+	ready     atomic.Bool
+	lastErr   atomic.Pointer[string]
+	reconnect chan struct{}
+}
+
+// NewConsumer validates opts and applies the defaults. It does not
+// connect; Run does.
+func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
+	if opts.Receiver == nil {
+		return nil, errors.New("nats source: ConsumerOptions.Receiver is required")
+	}
+	source := opts.Receiver.Name()
+	prefix := "sources." + source
+	if err := opts.Conn.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", prefix, err)
+	}
+	if strings.TrimSpace(opts.Stream) == "" || strings.TrimSpace(opts.Durable) == "" {
+		return nil, fmt.Errorf("%s: stream and durable are required", prefix)
+	}
+	if opts.AckWait == 0 {
+		opts.AckWait = DefaultAckWait
+	}
+	if opts.BatchSize == 0 {
+		opts.BatchSize = DefaultBatchSize
+	}
+	if opts.AckWait < 0 || opts.BatchSize < 0 {
+		return nil, fmt.Errorf("%s: ackWaitMs and batchSize must be above 0", prefix)
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Consumer{opts: opts, source: source, fetchMax: min(maxFetchWait, opts.AckWait/2),
+		reconnect: make(chan struct{}, 1)}
+	c.log = opts.Logger.With("source", source, "stream", opts.Stream, "durable", opts.Durable)
+	c.redactor = opts.Redactor.With(opts.Conn.secrets()...)
+	c.setErr("not started")
+	return c, nil
+}
+
+// Name is the component and health name: nats.<source>.
+func (c *Consumer) Name() string { return "nats." + c.source }
+
+// Check is the health check of the source: up while the connection is up
+// and the durable consumer is bound.
+func (c *Consumer) Check(context.Context) error {
+	nc := c.nc.Load()
+	switch {
+	case nc == nil || !nc.IsConnected():
+		return errors.New("not connected to a nats server")
+	case !c.ready.Load():
+		return errors.New(*c.lastErr.Load())
+	}
+	return nil
+}
+
+func (c *Consumer) setErr(text string) { c.lastErr.Store(&text) }
+
+// Run connects and consumes until ctx ends, then returns nil after the
+// message in hand is stored and answered. It returns an error when the
+// stream does not exist (QueueBox never creates a stream), at start or
+// later. Every other failure (no server, a lost connection, a consumer
+// that was deleted) is retried with a backoff of 1 s … 30 s.
+func (c *Consumer) Run(ctx context.Context) error {
+	nc, err := c.opts.Conn.dial("queuebox source "+c.source, c.log, c.redactor,
+		gonats.ReconnectHandler(func(*gonats.Conn) {
+			c.log.Info("nats connection restored")
+			select {
+			case c.reconnect <- struct{}{}:
+			default:
+			}
+		}))
+	if err != nil {
+		return fmt.Errorf("sources.%s: %w", c.source, err)
+	}
+	c.nc.Store(nc)
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("sources.%s: %w", c.source, err)
+	}
+	for failures := 0; ; {
+		cons, err := c.bind(ctx, js)
+		if err == nil {
+			c.ready.Store(true)
+			c.log.Info("nats source consuming")
+			err = c.consume(ctx, cons)
+			c.ready.Store(false)
+			failures = 0
+		}
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case errors.Is(err, errStreamMissing):
+			return fmt.Errorf("sources.%s: %w", c.source, err)
+		}
+		failures++
+		text := c.redactor.Redact(err.Error())
+		c.setErr(text)
+		c.log.Warn("nats source paused; retrying", "err", text, "retry_in", backoff(failures).String())
+		if !c.wait(ctx, backoff(failures)) {
+			return nil
+		}
+	}
+}
+
+// errStreamMissing marks the one failure that stops the source.
+var errStreamMissing = errors.New("stream missing")
+
+// bind looks the stream up and creates or updates the durable consumer.
+func (c *Consumer) bind(ctx context.Context, js jetstream.JetStream) (jetstream.Consumer, error) {
+	bctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	stream, err := js.Stream(bctx, c.opts.Stream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil, fmt.Errorf("%w: the JetStream stream %q does not exist; create it before QueueBox starts (QueueBox never creates a stream)",
+			errStreamMissing, c.opts.Stream)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("look up the stream %q: %w", c.opts.Stream, err)
+	}
+	cons, err := stream.CreateOrUpdateConsumer(bctx, jetstream.ConsumerConfig{
+		Durable: c.opts.Durable, AckPolicy: jetstream.AckExplicitPolicy, AckWait: c.opts.AckWait,
+		FilterSubject: c.opts.FilterSubject, DeliverPolicy: jetstream.DeliverAllPolicy,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create or update the durable consumer %q on stream %q: %w", c.opts.Durable, c.opts.Stream, err)
+	}
+	return cons, nil
+}
+
+// wait waits d, less when the connection comes back; false when ctx
+// ended.
+func (c *Consumer) wait(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+	case <-c.reconnect:
+	}
+	return true
+}
