@@ -108,4 +108,3 @@ func receivedHeaders(h gonats.Header) map[string]string {
 	}
 	return out
 }
-
