@@ -43,7 +43,7 @@ func envOr(name, fallback string) string {
 
 func run(server string, args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: natsctl [-server URL] stream-add|stream-rm|pub|wait ...")
+		return errors.New("usage: natsctl [-server URL] stream-add|stream-rm|pub|wait ARGS")
 	}
 	nc, err := gonats.Connect(server, gonats.Name("natsctl"))
 	if err != nil {
