@@ -54,7 +54,12 @@ func (c *Consumer) consume(ctx context.Context, cons jetstream.Consumer) error {
 // store failed, so the message was negatively acknowledged.
 func (c *Consumer) handle(ctx context.Context, msg jetstream.Msg) bool {
 	headers := receivedHeaders(msg.Headers())
-	d, err := c.opts.Receiver.Receive(ctx, ingest.Message{
+	// The message in hand finishes even when the process stops: a store
+	// that commits and then gets its ack beats a nak of a row that may
+	// already be written. AckWait bounds it, as JetStream would.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.opts.AckWait)
+	defer cancel()
+	d, err := c.opts.Receiver.Receive(rctx, ingest.Message{
 		Body: msg.Data(), Headers: headers, CorrelationID: headers["x-correlation-id"],
 		Broker: ingest.BrokerAttributes{MessageID: headers["nats-msg-id"]},
 	})
