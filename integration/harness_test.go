@@ -100,6 +100,10 @@ func (d database) env() map[string]string {
 	}
 }
 
+// writerURL is URL for the test's own writes during an outage: the
+// outage's terminations spare sessions with this application_name.
+func (d database) writerURL() string { return d.URL + "&application_name=" + testWriter }
+
 func (d database) connect(t *testing.T) *pgx.Conn {
 	t.Helper()
 	c, err := pgx.Connect(context.Background(), d.URL)

@@ -58,12 +58,13 @@ func TestRelayForwardsExactlyOnceThroughADatabaseOutage(t *testing.T) {
 const pushBatchSize = 20
 
 // insertPushBatch stores one batch of push rows, half of them on five
-// aggregates, repeating the insert until it commits: the storm may end
-// the test's own session too, and the keys make a repeat harmless.
+// aggregates. It connects as the test's writer, which the storm spares
+// while it ends the relay's sessions; it still repeats the insert until
+// it commits, and the keys make a repeat harmless.
 func insertPushBatch(t *testing.T, db database, batch int) {
 	t.Helper()
 	require.Eventually(t, func() bool {
-		c, err := pgx.Connect(context.Background(), db.URL)
+		c, err := pgx.Connect(context.Background(), db.writerURL())
 		if err != nil {
 			return false
 		}
