@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
@@ -135,6 +136,14 @@ func (e *env) waitStates(t *testing.T, want ...string) []row {
 		return true
 	}, 30*time.Second, 10*time.Millisecond)
 	return got
+}
+
+// waitCount waits until the counter c reads want. The poller counts an
+// outcome after its write commits, so a test that has just seen the row's
+// state may read the counter a moment before it moves.
+func waitCount(t *testing.T, c prometheus.Collector, want float64, msgAndArgs ...any) {
+	t.Helper()
+	require.Eventually(t, func() bool { return testutil.ToFloat64(c) == want }, 30*time.Second, 5*time.Millisecond, msgAndArgs...)
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
