@@ -192,11 +192,16 @@ func newServers(app *App) []*Server {
 	data.Echo.GET("/", func(c echo.Context) error { return c.String(http.StatusOK, "QueueBox is running!") })
 	servers := []*Server{data}
 	app.Data, app.Management = data.Echo, data.Echo
+	healthPort := data
 	if cfg.Server.ManagementPort != nil {
 		mgmt := NewServer("management", ":"+strconv.Itoa(*cfg.Server.ManagementPort), app.Log)
 		app.Management = mgmt.Echo
 		servers = append(servers, mgmt)
+		healthPort = mgmt
 	}
+	// Liveness always answers 200, during the drain too; readiness is
+	// what turns 503 while the process stops.
+	healthPort.ServeWhileDraining("/health/live")
 	m := app.Management
 	m.GET("/health/live", echo.WrapHandler(health.LiveHandler()))
 	m.GET("/health/ready", echo.WrapHandler(app.Health.ReadyHandler()))

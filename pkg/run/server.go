@@ -31,6 +31,9 @@ type Server struct {
 	draining atomic.Bool
 	inflight atomic.Int64
 	log      *slog.Logger
+	// always holds the paths that answer as usual while draining; it is
+	// only written before Serve.
+	always map[string]bool
 }
 
 // NewServer returns a server on addr with a fresh echo router that answers
@@ -39,7 +42,7 @@ func NewServer(name, addr string, log *slog.Logger) *Server {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = jsonErrorHandler
-	s := &Server{Echo: e, name: name, addr: addr, log: log}
+	s := &Server{Echo: e, name: name, addr: addr, log: log, always: map[string]bool{}}
 	e.Pre(s.gate)
 	s.srv = &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
 	return s
@@ -52,12 +55,17 @@ func (s *Server) gate(next echo.HandlerFunc) echo.HandlerFunc {
 		// always seen by the drain loop.
 		s.inflight.Add(1)
 		defer s.inflight.Add(-1)
-		if s.draining.Load() {
+		if s.draining.Load() && !s.always[c.Request().URL.Path] {
 			return c.JSON(http.StatusServiceUnavailable, map[string]string{"error": "QueueBox is shutting down"})
 		}
 		return next(c)
 	}
 }
+
+// ServeWhileDraining exempts path from the 503 that a draining server
+// answers, as liveness needs: it always answers 200 until the process
+// exits. Call it before Serve; it is not safe during serving.
+func (s *Server) ServeWhileDraining(path string) { s.always[path] = true }
 
 // Listen binds the port. It fails the start when the port is taken.
 func (s *Server) Listen() error {
