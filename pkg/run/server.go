@@ -9,7 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -28,9 +28,13 @@ type Server struct {
 	addr     string
 	srv      *http.Server
 	listener net.Listener
-	draining atomic.Bool
-	inflight atomic.Int64
 	log      *slog.Logger
+	// mu guards draining and inflight; idle is closed when the server is
+	// draining and inflight is zero, which ends Shutdown's wait.
+	mu       sync.Mutex
+	draining bool
+	inflight int
+	idle     chan struct{}
 	// always holds the paths that answer as usual while draining; it is
 	// only written before Serve.
 	always map[string]bool
@@ -42,7 +46,7 @@ func NewServer(name, addr string, log *slog.Logger) *Server {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = jsonErrorHandler
-	s := &Server{Echo: e, name: name, addr: addr, log: log, always: map[string]bool{}}
+	s := &Server{Echo: e, name: name, addr: addr, log: log, always: map[string]bool{}, idle: make(chan struct{})}
 	e.Pre(s.gate)
 	s.srv = &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
 	return s
@@ -51,14 +55,46 @@ func NewServer(name, addr string, log *slog.Logger) *Server {
 // gate counts requests in flight and refuses new ones while draining.
 func (s *Server) gate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		// Count first, then check: a request that passes the check is
-		// always seen by the drain loop.
-		s.inflight.Add(1)
-		defer s.inflight.Add(-1)
-		if s.draining.Load() && !s.always[c.Request().URL.Path] {
+		if !s.enter(c.Request().URL.Path) {
 			return c.JSON(http.StatusServiceUnavailable, map[string]string{"error": "QueueBox is shutting down"})
 		}
+		defer s.leave()
 		return next(c)
+	}
+}
+
+// enter counts a request in flight, unless the server drains and path is
+// not one that answers while draining. Check and count happen under one
+// lock, so a request that passes is always seen by Shutdown's wait.
+func (s *Server) enter(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.draining && !s.always[path] {
+		return false
+	}
+	s.inflight++
+	return true
+}
+
+// leave ends a request counted by enter.
+func (s *Server) leave() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inflight--
+	s.signalIdle()
+}
+
+// signalIdle closes idle once the server drains with nothing in flight.
+// Callers hold mu. A request that answers while draining may count up
+// again afterwards; the wait has ended by then, as a poll would have.
+func (s *Server) signalIdle() {
+	if !s.draining || s.inflight > 0 {
+		return
+	}
+	select {
+	case <-s.idle:
+	default:
+		close(s.idle)
 	}
 }
 
@@ -94,16 +130,25 @@ func (s *Server) Serve() error {
 	return nil
 }
 
-// Shutdown answers new requests with 503, waits up to HTTPDrainTimeout for
-// the requests in flight, then closes the server.
+// Shutdown answers new requests with 503 (except on the paths of
+// ServeWhileDraining), waits up to HTTPDrainTimeout until no request is in
+// flight, then closes the server.
 func (s *Server) Shutdown() {
-	s.draining.Store(true)
-	deadline := time.Now().Add(HTTPDrainTimeout)
-	for s.inflight.Load() > 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := s.inflight.Load(); n > 0 {
-		s.log.Warn("requests still in flight after the drain window", "server", s.name, "requests", n)
+	s.mu.Lock()
+	s.draining = true
+	s.signalIdle()
+	s.mu.Unlock()
+	timer := time.NewTimer(HTTPDrainTimeout)
+	defer timer.Stop()
+	select {
+	case <-s.idle:
+	case <-timer.C:
+		s.mu.Lock()
+		n := s.inflight
+		s.mu.Unlock()
+		if n > 0 {
+			s.log.Warn("requests still in flight after the drain window", "server", s.name, "requests", n)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
