@@ -66,8 +66,7 @@ routes:
 	require.Eventually(t, func() bool {
 		return psqlRows(t, db, `SELECT count(*) FROM outbox WHERE state = 'dead'`)[0][0] == "3"
 	}, 30*time.Second, 20*time.Millisecond)
-	_, scrape := get(t, deliver.url("/metrics"))
-	require.Equal(t, 3.0, sample(t, scrape, `queuebox_outbox_messages_total{status="dead"}`))
+	waitSample(t, deliver, `queuebox_outbox_messages_total{status="dead"}`, func(v float64) bool { return v == 3 })
 
 	k1 := rowID(t, db, "key = 'k1'")
 	sqls := deadLetterSQL(t, deadLettersPage, k1, "order.created")

@@ -2,12 +2,16 @@ package integration
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"regexp"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
@@ -49,8 +53,9 @@ func TestKilledReplicaMidPublish(t *testing.T) {
 	}, 30*time.Second, 20*time.Millisecond)
 	require.Len(t, rc.Requests(), 2, "delivered again by the survivor")
 	require.Equal(t, rc.Requests()[0].Header.Get("X-Message-Id"), rc.Requests()[1].Header.Get("X-Message-Id"))
-	_, metrics := get(t, survivor.url("/metrics"))
-	require.GreaterOrEqual(t, sample(t, metrics, `queuebox_outbox_messages_reclaimed_total`), 1.0)
+	// The reclaim step counts after its statement returned, and the
+	// survivor may have claimed and sent the row before that.
+	waitSample(t, survivor, `queuebox_outbox_messages_reclaimed_total`, func(v float64) bool { return v >= 1 })
 	require.Equal(t, 0, survivor.terminate(t, 40*time.Second))
 }
 
@@ -59,13 +64,48 @@ var sampleLine = regexp.MustCompile(`(?m)^([a-z_]+(?:\{[^}]*\})?) ([0-9.eE+-]+)$
 // sample returns the value of one sample line of a scrape.
 func sample(t *testing.T, scrape, name string) float64 {
 	t.Helper()
+	v, err := sampleValue(scrape, name)
+	require.NoError(t, err)
+	return v
+}
+
+func sampleValue(scrape, name string) (float64, error) {
 	for _, m := range sampleLine.FindAllStringSubmatch(scrape, -1) {
 		if m[1] == name {
-			v, err := strconv.ParseFloat(m[2], 64)
-			require.NoError(t, err)
-			return v
+			return strconv.ParseFloat(m[2], 64)
 		}
 	}
-	t.Fatalf("no sample %s in the scrape", name)
-	return 0
+	return 0, fmt.Errorf("no sample %s in the scrape", name)
+}
+
+// waitSample scrapes p until the sample name satisfies ok. Counters move
+// after the write they count is visible, so a test that has just seen a
+// row's state may scrape a moment before its counter moves.
+func waitSample(t *testing.T, p *process, name string, ok func(v float64) bool) {
+	t.Helper()
+	var last atomic.Value
+	last.Store("no scrape yet")
+	reached := assert.Eventually(t, func() bool {
+		resp, err := http.Get(p.url("/metrics"))
+		if err != nil {
+			last.Store(err.Error())
+			return false
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			last.Store(err.Error())
+			return false
+		}
+		v, err := sampleValue(string(b), name)
+		if err != nil {
+			last.Store(err.Error())
+			return false
+		}
+		last.Store(strconv.FormatFloat(v, 'g', -1, 64))
+		return ok(v)
+	}, 30*time.Second, 20*time.Millisecond)
+	if !reached {
+		t.Fatalf("sample %s of %s never satisfied the wait; last scrape: %v", name, p.name, last.Load())
+	}
 }
