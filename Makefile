@@ -39,7 +39,7 @@ services: ## Start PostgreSQL, RabbitMQ and NATS when they are down.
 	@deploy/local/ensure-services.sh
 
 test: services build ## Run every test (unit and integration) against the local services.
-	@$(MAKE) --no-print-directory test-unit test-integration test-examples
+	@$(MAKE) --no-print-directory test-unit test-integration test-examples compose-config
 
 test-unit: ## Run the tests of every module except integration/.
 	@for m in $(filter-out integration,$(MODULES)); do \

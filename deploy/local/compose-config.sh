@@ -19,6 +19,23 @@ if ! docker compose version >/dev/null 2>&1; then
 fi
 docker compose -f compose/docker-compose.yml --env-file compose/.env.example config --quiet
 echo "compose-config: compose/docker-compose.yml is valid"
+# The roles that scale must not publish a fixed host port: a second
+# replica could not bind it.
+docker compose -f compose/docker-compose.yml --env-file compose/.env.example config --format json |
+  python3 -c '
+import json, sys
+services = json.load(sys.stdin)["services"]
+for name in ("relay", "deliver"):
+    for port in services[name].get("ports", []):
+        published = str(port.get("published", ""))
+        if published and "-" not in published:
+            sys.exit(f"compose-config: {name} publishes the fixed host port {published}; --scale {name}=2 could not start")
+print("compose-config: relay and deliver scale with --scale (no fixed host port)")'
+for f in examples/*/docker-compose.yml; do
+  docker compose -f "$f" config --quiet
+  docker compose -f "$f" --profile broker config --quiet
+  echo "compose-config: $f is valid"
+done
 RELEASE_IMAGE=ghcr.io/alternayte/queuebox:0.1.0 docker compose -f compose/docker-compose.yml \
   -f compose/docker-compose.release.yml --env-file compose/.env.example config --quiet
 echo "compose-config: compose/docker-compose.release.yml is valid"
