@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	natsb "github.com/alternayte/queuebox/pkg/broker/nats"
+	"github.com/alternayte/queuebox/pkg/broker/rabbitmq"
 	"github.com/alternayte/queuebox/pkg/broker/webhook"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
@@ -17,34 +20,49 @@ import (
 // with a reason that names it. http.blockPrivateAddresses was checked when
 // the configuration loaded.
 func newPublishers(_ context.Context, app *run.App, redactor *redact.Redactor) (map[string]queuebox.Publisher, error) {
-	cfg := app.Config
 	responses := webhook.NewResponsesCounter(app.Registry)
 	out := map[string]queuebox.Publisher{}
-	for name, d := range cfg.Destinations {
+	for name, d := range app.Config.Destinations {
+		var p queuebox.Publisher
+		var err error
 		switch d.Kind {
 		case config.KindHTTP:
+			p, err = httpPublisher(app, name, d, redactor, responses)
+		case config.KindRabbitMQ:
+			p, err = rabbitPublisher(app, name, d, redactor)
 		case config.KindNATS:
-			p, err := natsPublisher(app, name, d, redactor)
-			if err != nil {
-				return nil, err
-			}
-			out[name] = p
-			continue
+			p, err = natsPublisher(app, name, d, redactor)
 		default:
 			app.Log.Warn("destination kind has no publisher in this build; its rows go dead", "destination", name, "kind", d.Kind)
 			continue
 		}
-		p, err := webhook.New(webhook.Options{
-			Name: name, BaseURL: d.BaseURL, Path: d.Path, Timeout: config.Ms(d.TimeoutMs),
-			Headers: d.Headers, Auth: webhookAuth(d.Auth), MaxErrorBodyBytes: cfg.HTTP.MaxErrorBodyBytes,
-			Redactor: redactor, Responses: responses, Logger: app.Log.With("destination", name),
-		})
 		if err != nil {
 			return nil, fmt.Errorf("destinations.%s: %w", name, err)
 		}
 		out[name] = p
 	}
 	return out, nil
+}
+
+func httpPublisher(app *run.App, name string, d *config.Destination, redactor *redact.Redactor,
+	responses *prometheus.CounterVec) (queuebox.Publisher, error) {
+	return webhook.New(webhook.Options{
+		Name: name, BaseURL: d.BaseURL, Path: d.Path, Timeout: config.Ms(d.TimeoutMs),
+		Headers: d.Headers, Auth: webhookAuth(d.Auth), MaxErrorBodyBytes: app.Config.HTTP.MaxErrorBodyBytes,
+		Redactor: redactor, Responses: responses, Logger: app.Log.With("destination", name),
+	})
+}
+
+// rabbitPublisher builds the publisher of a RabbitMQ destination. It
+// dials on its first publish: a broker that is down at start fails the
+// publishes (their rows retry), not the start.
+func rabbitPublisher(app *run.App, name string, d *config.Destination, redactor *redact.Redactor) (queuebox.Publisher, error) {
+	return rabbitmq.New(rabbitmq.Options{
+		Name: name, URL: d.URL, Exchange: d.Exchange, ExchangeFrom: d.ExchangeFrom,
+		ExchangeType: d.ExchangeType, RoutingKeyTemplate: d.RoutingKeyTemplate, DeliveryMode: d.DeliveryMode,
+		Headers: d.Headers, Timeout: config.Ms(d.TimeoutMs), Redactor: redactor,
+		Logger: app.Log.With("destination", name),
+	})
 }
 
 // natsPublisher builds the publisher of a NATS destination. It connects in
@@ -57,7 +75,7 @@ func natsPublisher(app *run.App, name string, d *config.Destination, redactor *r
 		Headers: d.Headers, Redactor: redactor, Logger: app.Log.With("destination", name),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("destinations.%s: %w", name, err)
+		return nil, err
 	}
 	if !d.JetStream {
 		app.Log.Warn("nats destination publishes on core NATS: a row is sent without proof that anything received it",

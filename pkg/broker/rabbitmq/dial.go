@@ -1,0 +1,50 @@
+package rabbitmq
+
+import (
+	"net"
+	"time"
+
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+// link is one dialled connection with its socket, so a teardown can cut
+// it without waiting for a close handshake that a stalled broker never
+// answers.
+type link struct {
+	conn *amqp.Connection
+	raw  net.Conn
+}
+
+// dialLink dials url within timeout: the TCP connect and the AMQP
+// handshake. name becomes the connection_name client property, which the
+// management UI shows.
+func dialLink(url, name string, timeout time.Duration) (*link, error) {
+	l := &link{}
+	dial := amqp.DefaultDial(timeout)
+	conn, err := amqp.DialConfig(url, amqp.Config{
+		Heartbeat: 10 * time.Second,
+		Locale:    "en_US",
+		Dial: func(network, addr string) (net.Conn, error) {
+			c, err := dial(network, addr)
+			l.raw = c
+			return c, err
+		},
+		Properties: amqp.Table{"connection_name": name},
+	})
+	if err != nil {
+		return nil, err
+	}
+	l.conn = conn
+	return l, nil
+}
+
+// close ends the connection: a close handshake bounded by wait, then the
+// socket itself. wait 0 cuts the socket at once.
+func (l *link) close(wait time.Duration) {
+	if wait > 0 && l.conn.CloseDeadline(time.Now().Add(wait)) == nil {
+		return
+	}
+	// The client's reader sees the closed socket and shuts the
+	// connection down, closing every channel and listener.
+	_ = l.raw.Close()
+}
