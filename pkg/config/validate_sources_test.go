@@ -35,6 +35,8 @@ func TestSourceCommonRules(t *testing.T) {
 			want: []string{`sources.stream.eventTypePath (QUEUEBOX_SOURCES_STREAM_EVENTTYPEPATH): required because`, "sources.stream.eventTypeFromHeader (QUEUEBOX_SOURCES_STREAM_EVENTTYPEFROMHEADER)"}},
 		{name: "nats source reading eventType", extra: natsSource + "    topic: \"orders.{{ eventType }}\"\n",
 			want: []string{`sources.jet.eventTypePath (QUEUEBOX_SOURCES_JET_EVENTTYPEPATH): required because`, "sources.jet.eventTypeFromHeader (QUEUEBOX_SOURCES_JET_EVENTTYPEFROMHEADER)"}},
+		{name: "rabbitmq source reading eventType", extra: rabbitSource + "    topic: \"orders.{{ eventType }}\"\n",
+			want: []string{`sources.queue.eventTypePath (QUEUEBOX_SOURCES_QUEUE_EVENTTYPEPATH): required because`, "sources.queue.eventTypeFromHeader (QUEUEBOX_SOURCES_QUEUE_EVENTTYPEFROMHEADER)"}},
 		{name: "source transform onError", extra: httpSource + "    transform:\n      expression: $\n      onError: dead\n",
 			want: []string{`sources.hooks.transform.onError (QUEUEBOX_SOURCES_HOOKS_TRANSFORM_ONERROR): must be one of Fail, Skip, Dead`}},
 		{name: "source of no kind", extra: "sources:\n  odd:\n    topic: x\n",
@@ -49,6 +51,7 @@ func TestSourceEventTypeAccepts(t *testing.T) {
 	cases := []struct{ name, extra string }{
 		{"pull source needs no event type", "sources:\n  pulled:\n    type: http\n    path: /p\n    idempotencyKeyPath: $.id\n    consumption: pull\n"},
 		{"broker default topic", rabbitSource},
+		{"rabbitmq header declares the event type", rabbitSource + "    topic: \"orders.{{ eventType }}\"\n    eventTypeFromHeader: true\n"},
 		{"header declares the event type", kafkaSource + "    topic: \"{{ eventType }}\"\n    eventTypeFromHeader: true\n"},
 		{"path gives the event type", natsSource + "    topic: \"{{ eventType }}\"\n    eventTypePath: $.type\n"},
 		{"literal topic", "sources:\n  hooks:\n    type: http\n    path: /h\n    idempotencyKeyPath: $.id\n    topic: fixed.topic\n"},

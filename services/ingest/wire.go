@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	natsb "github.com/alternayte/queuebox/pkg/broker/nats"
+	"github.com/alternayte/queuebox/pkg/broker/rabbitmq"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/redact"
@@ -15,9 +16,10 @@ import (
 )
 
 // wire mounts the HTTP inbox sources on the data port (the HTTP server
-// itself is run by run.Main) and returns one consumer per NATS source,
-// each with its health component nats.<source>. Broker sources of the
-// kinds this build does not serve yet are named in one warning at start.
+// itself is run by run.Main) and returns one consumer per broker source
+// of a kind this build serves (RabbitMQ, NATS), each with its health
+// component <kind>.<source>. Sources of the kinds this build does not
+// serve yet are named in one warning at start.
 func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 	inbox, err := app.Stores.Inbox()
 	if err != nil {
@@ -38,61 +40,73 @@ func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 	for _, h := range handlers {
 		app.Log.Info("inbox source mounted", "source", h.Name(), "route", "POST "+h.Route())
 	}
-	components, err := natsSources(app, opts)
+	components, err := brokerConsumers(app, opts)
 	if err != nil {
 		return nil, err
 	}
-	if brokers := unservedSources(app.Config); len(brokers) > 0 {
+	if unserved := sourcesOf(app.Config, config.KindKafka); len(unserved) > 0 {
 		app.Log.Warn("broker sources are not served by this build; their messages stay on the broker",
-			"sources", brokers)
+			"sources", unserved)
 	}
 	return components, nil
 }
 
-// natsSources builds the consumer of every NATS source, by name.
-func natsSources(app *run.App, opts ingest.Options) ([]run.Component, error) {
+// consumer is what every broker source runs: a component with a health
+// check.
+type consumer interface {
+	run.Component
+	Check(ctx context.Context) error
+}
+
+// brokerConsumers builds the consumer of each RabbitMQ and NATS source, in
+// name order, and registers its health component.
+func brokerConsumers(app *run.App, opts ingest.Options) ([]run.Component, error) {
 	redactor := redact.New(secret.Values(app.Config)...)
 	var out []run.Component
-	for _, name := range sortedSources(app.Config, config.KindNATS) {
+	for _, name := range sourcesOf(app.Config, config.KindRabbitMQ, config.KindNATS) {
 		src := app.Config.Sources[name]
 		recv, err := ingest.NewReceiver(src, ingest.Transport{DeadLetter: true, BrokerAttributes: true}, opts)
 		if err != nil {
 			return nil, err
 		}
-		c, err := natsb.NewConsumer(natsb.ConsumerOptions{
-			Conn:   natsb.Conn{Servers: src.Servers, Username: src.Username, Password: src.Password, Token: src.Token},
-			Stream: src.Stream, Durable: src.Durable, FilterSubject: src.FilterSubject,
-			AckWait: config.Ms(src.AckWaitMs), BatchSize: src.BatchSize,
-			Receiver: recv, Redactor: redactor, Logger: app.Log.With("component", "nats."+name),
-		})
+		var c consumer
+		if src.Kind == config.KindRabbitMQ {
+			c, err = rabbitmq.NewConsumer(src, recv, rabbitmq.ConsumerOptions{Logger: app.Log, Redactor: redactor})
+			app.Log.Info("inbox source consuming", "source", name, "queue", src.QueueName,
+				"url", secret.MaskURL(src.ConnectionURL))
+		} else {
+			c, err = natsConsumer(app, src, recv, redactor)
+			app.Log.Info("nats source configured", "source", name, "stream", src.Stream, "durable", src.Durable)
+		}
 		if err != nil {
 			return nil, err
 		}
 		app.Health.Add(c.Name(), c.Check)
-		app.Log.Info("nats source configured", "source", name, "stream", src.Stream, "durable", src.Durable)
 		out = append(out, c)
 	}
 	return out, nil
 }
 
-// unservedSources lists the broker sources of a kind this build does not
-// consume (RabbitMQ, Kafka), by name.
-func unservedSources(cfg *config.Config) []string {
-	var names []string
-	for name, src := range cfg.Sources {
-		if src != nil && src.Kind != config.KindHTTP && src.Kind != config.KindNATS {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
-	return names
+func natsConsumer(app *run.App, src *config.Source, recv *ingest.Receiver, redactor *redact.Redactor) (consumer, error) {
+	return natsb.NewConsumer(natsb.ConsumerOptions{
+		Conn:   natsb.Conn{Servers: src.Servers, Username: src.Username, Password: src.Password, Token: src.Token},
+		Stream: src.Stream, Durable: src.Durable, FilterSubject: src.FilterSubject,
+		AckWait: config.Ms(src.AckWaitMs), BatchSize: src.BatchSize,
+		Receiver: recv, Redactor: redactor, Logger: app.Log.With("component", "nats."+src.Name),
+	})
 }
 
-func sortedSources(cfg *config.Config, kind string) []string {
+// sourcesOf lists the sources of the given kinds, by name.
+func sourcesOf(cfg *config.Config, kinds ...string) []string {
 	var names []string
 	for name, src := range cfg.Sources {
-		if src != nil && src.Kind == kind {
-			names = append(names, name)
+		if src == nil {
+			continue
+		}
+		for _, k := range kinds {
+			if src.Kind == k {
+				names = append(names, name)
+			}
 		}
 	}
 	sort.Strings(names)

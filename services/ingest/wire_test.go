@@ -48,11 +48,16 @@ func TestWireMountsHTTPSources(t *testing.T) {
 	app, logs := testApp(t, map[string]*config.Source{
 		"stripe": {Name: "stripe", Kind: config.KindHTTP, Path: "/stripe", IdempotencyKeyPath: "$.id",
 			EventTypePath: "$.type", Consumption: config.ConsumptionPush},
-		"orders-queue": {Name: "orders-queue", Kind: config.KindRabbitMQ, QueueName: "q", IdempotencyKeyPath: "$.id"},
+		"orders-queue": {Name: "orders-queue", Kind: config.KindRabbitMQ, QueueName: "q", IdempotencyKeyPath: "$.id",
+			ConnectionURL: "amqp://guest:s3cret@127.0.0.1:5672/"},
+		"orders-log": {Name: "orders-log", Kind: config.KindKafka, Topics: []string{"orders"}, IdempotencyKeyPath: "$.id"},
 	})
 	components, err := wire(context.Background(), app)
 	require.NoError(t, err)
-	require.Empty(t, components)
+	require.Len(t, components, 1, "one consumer per rabbitmq source")
+	require.Equal(t, "rabbitmq.orders-queue", components[0].Name())
+	require.Equal(t, []string{"rabbitmq.orders-queue"}, app.Health.Names())
+	require.NotContains(t, logs.String(), "s3cret")
 
 	rec := httptest.NewRecorder()
 	app.Data.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/inbox/stripe",
@@ -68,7 +73,7 @@ func TestWireMountsHTTPSources(t *testing.T) {
 	require.Contains(t, names, "queuebox_inbox_messages_total")
 	require.Contains(t, names, "queuebox_inbox_rejections_total")
 	require.Equal(t, 1, strings.Count(logs.String(), "broker sources are not served by this build"))
-	require.Contains(t, logs.String(), "orders-queue")
+	require.Contains(t, logs.String(), "sources=[orders-log]")
 }
 
 func TestWireRunsTheSourceTransform(t *testing.T) {

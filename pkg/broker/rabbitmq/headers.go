@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -23,6 +25,22 @@ func HeaderStrings(t amqp.Table) map[string]string {
 	out := make(map[string]string, len(t))
 	for name, v := range t {
 		out[name] = headerString(v)
+	}
+	return out
+}
+
+// receivedHeaders is HeaderStrings under lower-case names, as a source
+// hands them on. Two names that differ only in letter case keep the value
+// of the last name in sorted order, so the choice is stable.
+func receivedHeaders(t amqp.Table) map[string]string {
+	names := make([]string, 0, len(t))
+	for name := range t {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	out := make(map[string]string, len(t))
+	for _, name := range names {
+		out[strings.ToLower(name)] = headerString(t[name])
 	}
 	return out
 }

@@ -132,6 +132,24 @@ func (a *admin) drain(queue string) []amqp.Delivery {
 	return out
 }
 
+// count returns the number of ready messages of the queue.
+func (a *admin) count(queue string) int {
+	var n int
+	require.NoError(a.t, a.do(func(ch *amqp.Channel) error {
+		q, err := ch.QueueDeclarePassive(queue, true, false, false, false, nil)
+		n = q.Messages
+		return err
+	}))
+	return n
+}
+
+// publish sends one message to the default exchange, straight to queue.
+func (a *admin) publish(queue string, msg amqp.Publishing) {
+	require.NoError(a.t, a.do(func(ch *amqp.Channel) error {
+		return ch.PublishWithContext(a.t.Context(), "", queue, false, false, msg)
+	}))
+}
+
 // rabbitDestination is the brokertest.Destination of one exchange: a
 // queue bound to it with brokertest.#, read with basic.get. Reject
 // unbinds the queue, so a publish is returned unroutable; Stall holds the

@@ -1,0 +1,343 @@
+package rabbitmq_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	amqp "github.com/rabbitmq/amqp091-go"
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
+	"github.com/alternayte/queuebox/pkg/broker/rabbitmq"
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/transform"
+)
+
+// memInbox is an inbox store with the unique constraint of the real one.
+// fail, when set, decides per insert whether the store fails.
+type memInbox struct {
+	mu      sync.Mutex
+	rows    []queuebox.ReceivedRow
+	keys    map[string]bool
+	inserts int
+	fail    func(n int, ctx context.Context) error
+}
+
+func (s *memInbox) Insert(ctx context.Context, row queuebox.ReceivedRow) (string, bool, error) {
+	s.mu.Lock()
+	s.inserts++
+	n, fail := s.inserts, s.fail
+	s.mu.Unlock()
+	if fail != nil {
+		if err := fail(n, ctx); err != nil {
+			return "", false, err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.keys == nil {
+		s.keys = map[string]bool{}
+	}
+	if s.keys[row.IdempotencyKey] {
+		return "", false, nil
+	}
+	s.keys[row.IdempotencyKey] = true
+	s.rows = append(s.rows, row)
+	return row.ID, true, nil
+}
+
+func (s *memInbox) all() []queuebox.ReceivedRow {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]queuebox.ReceivedRow(nil), s.rows...)
+}
+
+func (s *memInbox) byKey(t *testing.T, key string) queuebox.ReceivedRow {
+	t.Helper()
+	for _, r := range s.all() {
+		if r.IdempotencyKey == key {
+			return r
+		}
+	}
+	t.Fatalf("no row with the key %q", key)
+	return queuebox.ReceivedRow{}
+}
+
+// rabbitSource is a rabbitmq source as the loader fills it.
+func rabbitSource(name, queue string) *config.Source {
+	return &config.Source{
+		Name: name, Kind: config.KindRabbitMQ, Type: "rabbitmq", Consumption: config.ConsumptionPush,
+		Topic: "{{ source }}", QueueName: queue, ConnectionURL: brokerURL(), PrefetchCount: 10,
+		IdempotencyKeyPath: "$.id",
+		AttributeHeaders: config.AttributeHeaders{
+			IdempotencyKey: "x-idempotency-key", AggregateID: "x-aggregate-id", EventType: "x-event-type",
+		},
+	}
+}
+
+type running struct {
+	c      *rabbitmq.Consumer
+	cancel context.CancelFunc
+	done   chan struct{} // closed when Run returned
+	err    error         // what Run returned
+}
+
+// wait returns what Run returned, failing when it does not return.
+func (r *running) wait(t *testing.T) error {
+	t.Helper()
+	select {
+	case <-r.done:
+		return r.err
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return")
+		return nil
+	}
+}
+
+// stop ends Run and returns its error.
+func (r *running) stop(t *testing.T) error {
+	t.Helper()
+	r.cancel()
+	return r.wait(t)
+}
+
+func fastOptions() rabbitmq.ConsumerOptions {
+	return rabbitmq.ConsumerOptions{MinBackoff: 10 * time.Millisecond, MaxBackoff: 100 * time.Millisecond,
+		DrainTimeout: 5 * time.Second}
+}
+
+// consume runs the consumer of src over store until the test ends.
+func consume(t *testing.T, src *config.Source, store queuebox.InboxStore, opts rabbitmq.ConsumerOptions) *running {
+	t.Helper()
+	recv, err := ingest.NewReceiver(src, ingest.Transport{DeadLetter: true, BrokerAttributes: true}, ingest.Options{
+		Store: store, Metrics: mustMetrics(t), Transforms: ingest.Expressions(transform.JSONata),
+	})
+	require.NoError(t, err)
+	c, err := rabbitmq.NewConsumer(src, recv, opts)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{c: c, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		r.err = c.Run(ctx)
+		close(r.done)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-r.done
+	})
+	return r
+}
+
+func mustMetrics(t *testing.T) *ingest.Metrics {
+	t.Helper()
+	m, err := ingest.NewMetrics(prometheus.NewRegistry())
+	require.NoError(t, err)
+	return m
+}
+
+func sha(body string) string {
+	sum := sha256.Sum256([]byte(body))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+func TestConsumerStoresEachMessageOnceAndAcksIt(t *testing.T) {
+	t.Parallel()
+	a := newAdmin(t)
+	queue := name(t, "q")
+	a.queue(queue, "", "")
+	src := rabbitSource("orders", queue)
+	src.AggregateIDPath, src.EventTypeFromHeader = "$.customer", true
+	store := &memInbox{}
+	r := consume(t, src, store, fastOptions())
+
+	at := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	sent := []amqp.Publishing{
+		{Body: []byte(`{"id":"body-1","customer":"c-1"}`), MessageId: "m-ignored",
+			Headers: amqp.Table{"x-idempotency-key": "hdr-1", "x-event-type": "order.created", "X-Tenant": "acme",
+				"x-n": int64(1) << 40, "x-ok": true, "x-at": at, "x-bin": []byte{0xff}, "x-t": amqp.Table{"a": int32(1)}}},
+		{Body: []byte(`{"id":"body-2"}`), MessageId: "m-ignored", Headers: amqp.Table{"x-aggregate-id": "agg-2"},
+			CorrelationId: "corr-from-property"},
+		{Body: []byte(`{"other":3}`), MessageId: "msg-3",
+			Headers: amqp.Table{"X-Correlation-Id": "corr-from-header"}, CorrelationId: "corr-from-property"},
+		{Body: []byte(`{"other":4}`)},
+	}
+	for _, m := range append(sent, sent...) {
+		a.publish(queue, m)
+	}
+	eventually(t, func() bool { return len(store.all()) == 4 && a.count(queue) == 0 && store.inserts == 8 },
+		"four rows, every message acknowledged")
+	require.NoError(t, r.stop(t))
+	require.Zero(t, a.count(queue), "nothing returns to the queue when the consumer stops: everything was acked")
+
+	first := store.byKey(t, "hdr-1")
+	require.Equal(t, "orders", first.Source)
+	require.Equal(t, "c-1", *first.AggregateID)
+	require.Equal(t, "order.created", *first.EventType)
+	require.Equal(t, map[string]string{"x-idempotency-key": "hdr-1", "x-event-type": "order.created",
+		"x-tenant": "acme", "x-n": "1099511627776", "x-ok": "true", "x-at": "2024-05-06T07:08:09Z",
+		"x-bin": "base64:/w==", "x-t": `{"a":1}`}, first.Headers)
+	second := store.byKey(t, "body-2")
+	require.Equal(t, "agg-2", *second.AggregateID, "the header after aggregateIdPath")
+	require.Nil(t, second.EventType)
+	require.Equal(t, "corr-from-property", second.CorrelationID, "the AMQP correlation_id without a header")
+	third := store.byKey(t, "msg-3")
+	require.Equal(t, "corr-from-header", third.CorrelationID, "the header wins over the property")
+	fourth := store.byKey(t, sha(`{"other":4}`))
+	require.NotEmpty(t, fourth.CorrelationID, "a new UUID")
+	require.Equal(t, `{"other":4}`, string(fourth.Payload))
+}
+
+func TestConsumerRequeuesWhenTheStoreFails(t *testing.T) {
+	t.Parallel()
+	a := newAdmin(t)
+	queue := name(t, "q")
+	a.queue(queue, "", "")
+	store := &memInbox{fail: func(n int, _ context.Context) error {
+		if n <= 3 {
+			return errors.New("database is down")
+		}
+		return nil
+	}}
+	consume(t, rabbitSource("orders", queue), store, fastOptions())
+	a.publish(queue, amqp.Publishing{Body: []byte(`{"id":"k-1"}`)})
+	eventually(t, func() bool { return len(store.all()) == 1 && a.count(queue) == 0 }, "stored after three failures")
+	require.Equal(t, 4, store.inserts, "one insert per delivery: the failed ones were requeued")
+}
+
+func TestConsumerAcksOnlyAfterTheStoreReturns(t *testing.T) {
+	t.Parallel()
+	a := newAdmin(t)
+	queue := name(t, "q")
+	a.queue(queue, "", "")
+	entered := make(chan struct{})
+	var once sync.Once
+	blocked := &memInbox{fail: func(_ int, ctx context.Context) error {
+		once.Do(func() { close(entered) })
+		<-ctx.Done() // the commit never comes
+		return ctx.Err()
+	}}
+	opts := fastOptions()
+	opts.DrainTimeout = time.Millisecond
+	r := consume(t, rabbitSource("orders", queue), blocked, opts)
+	a.publish(queue, amqp.Publishing{Body: []byte(`{"id":"k-1"}`)})
+	<-entered
+	require.Zero(t, a.count(queue), "delivered, and not yet acknowledged")
+	require.NoError(t, r.stop(t))
+	eventually(t, func() bool { return a.count(queue) == 1 }, "the unacknowledged message is back in the queue")
+
+	store := &memInbox{}
+	consume(t, rabbitSource("orders", queue), store, fastOptions())
+	eventually(t, func() bool { return len(store.all()) == 1 && a.count(queue) == 0 }, "a new consumer stores it")
+}
+
+func TestConsumerDeadLettersWhatNoConsumerCanRead(t *testing.T) {
+	t.Parallel()
+	a := newAdmin(t)
+	queue := name(t, "q")
+	a.queue(queue, "", "")
+	src := rabbitSource("orders", queue)
+	src.Transform = &config.Transform{Expression: `$.bad ? $error("refused") : $`, TimeoutMs: 1000, MaxDepth: 100,
+		OnError: config.OnErrorDead}
+	src.Filter = &config.Filter{Exclude: []config.FilterRule{{Header: "X-Test", Exists: ptr(true)}}}
+	store := &memInbox{}
+	consume(t, src, store, fastOptions())
+	a.publish(queue, amqp.Publishing{Body: []byte(`<not json/>`), MessageId: "raw-1"})
+	a.publish(queue, amqp.Publishing{Body: []byte(`{"id":"t-1","bad":true}`)})
+	a.publish(queue, amqp.Publishing{Body: []byte(`{"id":"f-1"}`), Headers: amqp.Table{"x-test": "yes"}})
+	a.publish(queue, amqp.Publishing{Body: []byte(`{"id":"ok-1"}`)})
+	eventually(t, func() bool { return len(store.all()) == 3 && a.count(queue) == 0 }, "three rows, all four acked")
+
+	raw := store.byKey(t, "raw-1")
+	require.Equal(t, queuebox.StateDead, raw.State)
+	require.JSONEq(t, `{"raw":"<not json/>"}`, string(raw.Payload))
+	dead := store.byKey(t, "t-1")
+	require.Equal(t, queuebox.StateDead, dead.State)
+	require.JSONEq(t, `{"id":"t-1","bad":true}`, string(dead.Payload), "the original payload")
+	require.NotNil(t, dead.LastError)
+	require.Contains(t, *dead.LastError, "transform")
+	ok := store.byKey(t, "ok-1")
+	require.NotEqual(t, queuebox.StateDead, ok.State)
+	for _, r := range store.all() {
+		require.NotEqual(t, "f-1", r.IdempotencyKey, "the filtered message left no row")
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestAMissingQueueStopsTheSource(t *testing.T) {
+	t.Parallel()
+	queue := name(t, "missing")
+	r := consume(t, rabbitSource("orders", queue), &memInbox{}, fastOptions())
+	err := r.wait(t)
+	var missing *rabbitmq.MissingQueueError
+	require.ErrorAs(t, err, &missing)
+	require.Contains(t, err.Error(), queue)
+	require.Contains(t, err.Error(), "declareQueue")
+	a := newAdmin(t)
+	require.Error(t, a.do(func(ch *amqp.Channel) error {
+		_, err := ch.QueueDeclarePassive(queue, true, false, false, false, nil)
+		return err
+	}), "the consumer declared nothing")
+}
+
+func TestDeclareQueueCreatesIt(t *testing.T) {
+	t.Parallel()
+	a := newAdmin(t)
+	queue := name(t, "declared")
+	t.Cleanup(func() {
+		_ = a.do(func(ch *amqp.Channel) error { _, err := ch.QueueDelete(queue, false, false, false); return err })
+	})
+	src := rabbitSource("orders", queue)
+	src.DeclareQueue = true
+	store := &memInbox{}
+	r := consume(t, src, store, fastOptions())
+	eventually(t, func() bool { return r.c.Check(t.Context()) == nil }, "up")
+	a.publish(queue, amqp.Publishing{Body: []byte(`{"id":"d-1"}`)})
+	eventually(t, func() bool { return len(store.all()) == 1 }, "stored")
+}
+
+func TestConsumerReconnectsAndLosesNothing(t *testing.T) {
+	t.Parallel()
+	a := newAdmin(t)
+	queue := name(t, "q")
+	a.queue(queue, "", "")
+	proxy := brokertest.NewProxy(t, brokerHost(t))
+	src := rabbitSource("orders", queue)
+	src.ConnectionURL = viaProxy(t, proxy.Addr())
+	store := &memInbox{}
+	r := consume(t, src, store, fastOptions())
+	require.Error(t, r.c.Check(t.Context()), "down before the first connection")
+	eventually(t, func() bool { return r.c.Check(t.Context()) == nil }, "up once consuming")
+
+	const n = 200
+	for i := range n {
+		a.publish(queue, amqp.Publishing{Body: []byte(`{"id":"` + string(rune('a'+i%26)) + `-` + itoa(i) + `"}`)})
+		if i%50 == 25 {
+			proxy.Refuse(true)
+			proxy.Cut()
+			eventually(t, func() bool { return r.c.Check(t.Context()) != nil }, "down while disconnected")
+			proxy.Refuse(false)
+		}
+	}
+	eventually(t, func() bool { return len(store.all()) == n && a.count(queue) == 0 }, "every message stored once")
+	eventually(t, func() bool { return r.c.Check(t.Context()) == nil }, "up again")
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; i > 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
+}
