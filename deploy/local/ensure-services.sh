@@ -92,7 +92,20 @@ ensure_nats() {
   wait_port NATS 4222
 }
 
+# The command-line clients the example smoke tests use.
+ensure_clients() {
+  local missing=()
+  command -v psql >/dev/null || missing+=(postgresql-client)
+  command -v amqp-publish >/dev/null || missing+=(amqp-tools)
+  command -v python3 >/dev/null || missing+=(python3)
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "ensure-services: installing ${missing[*]}" >&2
+    apt_install "${missing[@]}"
+  fi
+}
+
 ensure_postgres
 ensure_rabbitmq
 ensure_nats
+ensure_clients
 echo "ensure-services: PostgreSQL, RabbitMQ and NATS are up"
