@@ -132,6 +132,12 @@ type Capture struct {
 	Connection               CaptureConnection `yaml:"connection"`
 }
 
+// Wakes reports whether deliver replicas wait for capture's wake-ups: a
+// mode other than polling. The configuration is shared by every role, so
+// a replica with enabled false learns from the mode that some replica
+// captures; enabled only says which one owns the connector.
+func (c Capture) Wakes() bool { return c.Mode != "" && c.Mode != CapturePolling }
+
 // Capture modes.
 const (
 	CapturePolling         = "polling"

@@ -49,7 +49,7 @@ func NewPoller(opts Options) *Poller {
 		Name:            "outbox",
 		BatchSize:       ob.BatchSize,
 		Concurrency:     ob.Concurrency,
-		PollInterval:    config.Ms(ob.PollIntervalMs),
+		PollInterval:    pollInterval(ob),
 		LeaseDuration:   config.Ms(ob.ClaimTimeoutMs),
 		LeaseSetting:    "outbox.claimTimeoutMs",
 		ShutdownTimeout: config.Ms(ob.ShutdownTimeoutMs),
@@ -61,6 +61,16 @@ func NewPoller(opts Options) *Poller {
 		Health: p.health,
 	}, opts.Store, p.handle)
 	return p
+}
+
+// pollInterval is the longest wait between two claims: with capture,
+// outbox.capture.reconciliationIntervalMs (wake-ups claim sooner), and
+// outbox.pollIntervalMs without.
+func pollInterval(ob config.Outbox) time.Duration {
+	if ob.Capture.Wakes() {
+		return config.Ms(ob.Capture.ReconciliationIntervalMs)
+	}
+	return config.Ms(ob.PollIntervalMs)
 }
 
 // Name implements run.Component.

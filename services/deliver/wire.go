@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/alternayte/queuebox/pkg/admin"
 	"github.com/alternayte/queuebox/pkg/config"
@@ -12,6 +13,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/run"
 	"github.com/alternayte/queuebox/pkg/secret"
 	"github.com/alternayte/queuebox/pkg/transform"
+	"github.com/alternayte/queuebox/pkg/wake"
 )
 
 // wire adds the outbox poller, its publishers, the admin routes and the
@@ -45,6 +47,15 @@ func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 		return nil, err
 	}
 	components := []run.Component{closeAfter{poller, publishers}}
+	// SQL Server has no LISTEN; its wake row is read by the SQL Server
+	// store, which this build does not have (pkg/store refuses it).
+	if cfg.Outbox.Capture.Wakes() && cfg.Database.Type == config.DatabasePostgres {
+		listener, err := newWakeListener(app, poller.Wake)
+		if err != nil {
+			return nil, err
+		}
+		components = append(components, listener)
+	}
 	if cfg.Retention.Enabled {
 		cleanup, err := app.Stores.Retention()
 		if err != nil {
@@ -55,6 +66,21 @@ func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 		components = append(components, job)
 	}
 	return components, nil
+}
+
+// newWakeListener listens for capture's wake-ups on a connection of its
+// own to database.url: every deliver replica listens, whichever replica
+// owns capture.
+func newWakeListener(app *run.App, wakeUp func()) (*wake.Listener, error) {
+	db := app.Config.Database
+	url, err := config.ParseDatabaseURL(db.URL)
+	if err != nil {
+		return nil, fmt.Errorf("database.url (QUEUEBOX_DATABASE_URL): %w", err)
+	}
+	return wake.NewListener(wake.ListenerOptions{
+		ConnString: url.PgxConnString(db.Username, db.Password), DisplayURL: url.Masked(),
+		Wake: wakeUp, Logger: app.Log.With("component", "outbox-wake-listener"),
+	}), nil
 }
 
 // closeAfter runs the poller and closes the publishers only once its Run
