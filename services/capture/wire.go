@@ -4,21 +4,40 @@ import (
 	"context"
 	"errors"
 
+	"github.com/alternayte/queuebox/pkg/capture"
+	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/run"
 )
 
-// errNoCapture is what the advisory outbox-capture component reports while
-// this build has no capture connector: delivery goes on through polling.
-var errNoCapture = errors.New("change data capture is not available in this build; delivery continues through polling")
+// errNoSQLServerCapture is what the advisory component reports for
+// sqlserver-cdc: the connector's SQL and logic exist (pkg/capture/sqlserver),
+// but this build has no SQL Server store or driver to run them on.
+var errNoSQLServerCapture = errors.New("sqlserver-cdc capture needs the SQL Server store, which this build does not have; delivery continues through polling")
 
-// wire adds the capture role. The connector itself comes in a later
-// release; with outbox.capture.enabled the advisory health component says
-// so, and the instance stays ready, as a capture fault does.
+// wire adds the capture connector when outbox.capture.enabled is true. Its
+// outbox-capture component is advisory: a capture fault shows in the
+// readiness body and never makes the instance unready.
 func wire(_ context.Context, app *run.App) ([]run.Component, error) {
-	if app.Config.Outbox.Capture.Enabled {
-		app.Health.AddAdvisory("outbox-capture", func(context.Context) error { return errNoCapture })
-		app.Log.Warn("outbox.capture.enabled is true, but this build has no capture connector",
-			"mode", app.Config.Outbox.Capture.Mode)
+	c := app.Config.Outbox.Capture
+	if !c.Enabled {
+		return nil, nil
 	}
-	return nil, nil
+	if c.Mode != config.CapturePostgresLogical {
+		app.Health.AddAdvisory("outbox-capture", func(context.Context) error { return errNoSQLServerCapture })
+		app.Log.Warn("capture is not started", "mode", c.Mode, "err", errNoSQLServerCapture)
+		return nil, nil
+	}
+	settings, err := capture.FromConfig(app.Config)
+	if err != nil {
+		return nil, err
+	}
+	connector, err := capture.New(capture.Options{
+		Settings: settings, Metrics: capture.NewMetrics(app.Registry),
+		Logger: app.Log.With("component", "outbox-capture"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	app.Health.AddAdvisory("outbox-capture", connector.Check)
+	return []run.Component{connector}, nil
 }

@@ -1,0 +1,325 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/alternayte/queuebox/pkg/wake"
+)
+
+// Options wire a Capture.
+type Options struct {
+	Settings Settings
+	Metrics  *Metrics
+	Logger   *slog.Logger
+	// MinBackoff and MaxBackoff bound the wait between two attempts after
+	// a connector failure: 1 s and 30 s when zero, as documented.
+	MinBackoff, MaxBackoff time.Duration
+	// Heartbeat is how often the owner lock session is checked: 5 s when
+	// zero.
+	Heartbeat time.Duration
+	// LagInterval is how often the slot lag is sampled: 2 s when zero.
+	LagInterval time.Duration
+}
+
+// Capture is the postgres-logical connector: one owner per identity,
+// durable state, start-time reconciliation, and a NOTIFY to every deliver
+// replica for each committed outbox insert. It implements the component
+// contract of package run. Check is the advisory outbox-capture health
+// check; it is safe for concurrent use.
+type Capture struct {
+	opts     Options
+	dir      StateDir
+	pool     *pgxpool.Pool
+	notifier *wake.Notifier
+
+	mu     sync.Mutex
+	status error
+}
+
+// errStarting is the status before the first stream started.
+var errStarting = errors.New("capture is starting")
+
+// New checks the options and prepares the pool of database.url (it
+// connects on first use). Run closes it.
+func New(opts Options) (*Capture, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Metrics == nil {
+		opts.Metrics = NewMetrics(nil)
+	}
+	if opts.MinBackoff <= 0 {
+		opts.MinBackoff = time.Second
+	}
+	if opts.MaxBackoff <= 0 {
+		opts.MaxBackoff = 30 * time.Second
+	}
+	if opts.Heartbeat <= 0 {
+		opts.Heartbeat = 5 * time.Second
+	}
+	if opts.LagInterval <= 0 {
+		opts.LagInterval = 2 * time.Second
+	}
+	if opts.Settings.StateDirectory == "" {
+		return nil, errors.New("outbox.capture.stateDirectory (QUEUEBOX_OUTBOX_CAPTURE_STATEDIRECTORY): required")
+	}
+	cfg, err := pgxpool.ParseConfig(opts.Settings.MainConn)
+	if err != nil {
+		return nil, fmt.Errorf("capture database connection: %w", err)
+	}
+	cfg.MaxConns = 2
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("capture database connection: %w", err)
+	}
+	c := &Capture{opts: opts, dir: StateDir{path: opts.Settings.StateDirectory}, pool: pool, status: errStarting}
+	exec := func(ctx context.Context, sql string, args ...any) error {
+		_, err := pool.Exec(ctx, sql, args...)
+		return err
+	}
+	c.notifier = wake.NewNotifier(exec, wake.Channel, opts.Logger, opts.Metrics.Wakeups.Inc)
+	return c, nil
+}
+
+// Name implements run.Component.
+func (c *Capture) Name() string { return "outbox-capture" }
+
+// Check reports the connector: nil while it streams, the fault or the
+// failure otherwise. It never blocks.
+func (c *Capture) Check(context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.status
+}
+
+func (c *Capture) setStatus(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.status = err
+}
+
+// Run captures until ctx ends and returns nil: a capture failure never
+// stops the process, because delivery goes on through SQL. A connector
+// failure retries with a backoff from MinBackoff to MaxBackoff and wakes
+// delivery on every attempt; a Fault stops capture until the process is
+// restarted.
+func (c *Capture) Run(ctx context.Context) error {
+	defer c.pool.Close()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); _ = c.notifier.Run(ctx) }()
+	go func() { defer wg.Done(); c.sampleLag(ctx) }()
+	defer wg.Wait()
+	var own *owner
+	defer func() {
+		if own != nil {
+			own.release()
+		}
+	}()
+	log := c.opts.Logger
+	backoff := c.opts.MinBackoff
+	for {
+		c.notifier.Wake()
+		started := time.Now()
+		err := c.attempt(ctx, &own)
+		if ctx.Err() != nil {
+			return nil
+		}
+		var fault *Fault
+		if errors.As(err, &fault) {
+			c.setStatus(fault)
+			log.Error("capture stopped; it needs an operator and is not retried", "fault", string(fault.Kind), "err", fault.Error())
+			<-ctx.Done()
+			return nil
+		}
+		if time.Since(started) > c.opts.MaxBackoff {
+			backoff = c.opts.MinBackoff
+		}
+		c.setStatus(fmt.Errorf("capture connector failed, retrying in %s: %w", backoff, err))
+		log.Warn("capture connector failed; delivery continues through SQL", "retry_in_ms", backoff.Milliseconds(), "err", err)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, c.opts.MaxBackoff)
+	}
+}
+
+// attempt takes (or checks) the owner lock, reconciles the state and
+// streams until ctx ends or something fails.
+func (c *Capture) attempt(ctx context.Context, own **owner) error {
+	s := c.opts.Settings
+	if *own == nil {
+		o, held, err := acquireOwner(ctx, s.MainConn, s.Identity)
+		if err != nil {
+			return err
+		}
+		if !held {
+			return &Fault{Kind: FaultIdentityOwned, Detail: fmt.Sprintf(
+				"capture identity %s already has an owner: another process holds its session lock; this process does not capture", quote(s.Identity))}
+		}
+		*own = o
+	} else if err := (*own).heartbeat(ctx); err != nil {
+		(*own).release()
+		*own = nil
+		return err
+	}
+	actx, cancel := context.WithCancelCause(ctx)
+	lockLost := make(chan error, 1)
+	beat := make(chan struct{})
+	go func() { defer close(beat); c.heartbeat(actx, *own, lockLost, cancel) }()
+	err := c.captureOnce(actx)
+	cancel(nil)
+	<-beat
+	select {
+	case lerr := <-lockLost:
+		(*own).release()
+		*own = nil
+		return lerr
+	default:
+	}
+	return err
+}
+
+// heartbeat checks the lock session until ctx ends; a failure cancels
+// the attempt, because the lock may be gone with the session.
+func (c *Capture) heartbeat(ctx context.Context, o *owner, lost chan<- error, cancel context.CancelCauseFunc) {
+	t := time.NewTicker(c.opts.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := o.heartbeat(ctx); err != nil {
+				if ctx.Err() == nil {
+					lost <- err
+					cancel(err)
+				}
+				return
+			}
+		}
+	}
+}
+
+// captureOnce reconciles and streams once.
+func (c *Capture) captureOnce(ctx context.Context) error {
+	s, log := c.opts.Settings, c.opts.Logger
+	conn, err := connectReplication(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = conn.Close(context.Background()) }()
+	if err := checkPublication(ctx, conn, s); err != nil {
+		return err
+	}
+	plan, err := c.reconcile(ctx, conn)
+	if err != nil {
+		return err
+	}
+	if plan.Register {
+		if err := register(ctx, c.pool, c.dir, s, plan.Instance); err != nil {
+			return err
+		}
+		log.Info("capture identity registered", "identity", s.Identity, "instance", plan.Instance)
+	}
+	if plan.CreateSlot {
+		lsn, err := createSlot(ctx, conn, s.Slot)
+		if err != nil {
+			return err
+		}
+		if err := c.dir.WriteOffset(lsn.String()); err != nil {
+			return err
+		}
+		plan.Offset = lsn.String()
+		log.Info("replication slot created; QueueBox never drops it", "slot", s.Slot, "position", plan.Offset)
+	}
+	if err := touchRow(ctx, c.pool, s.Identity); err != nil {
+		return err
+	}
+	var start pglogrepl.LSN
+	if plan.Offset != "" {
+		if start, err = pglogrepl.ParseLSN(plan.Offset); err != nil {
+			return fmt.Errorf("read %s: %w", offsetsFile, err)
+		}
+	}
+	// The snapshot: rows already in the table need one claim, not one
+	// wake-up each.
+	c.notifier.Wake()
+	return runStream(ctx, conn, s, start, events{
+		inserted: func(commit time.Time) {
+			c.opts.Metrics.event(commit)
+			c.notifier.Wake()
+		},
+		persist: func(lsn pglogrepl.LSN) error { return c.dir.WriteOffset(lsn.String()) },
+		streaming: func() {
+			c.setStatus(nil)
+			log.Info("capture streaming", "identity", s.Identity, "slot", s.Slot, "publication", s.Publication,
+				"from", start.String(), "host", s.DisplayURL)
+		},
+	})
+}
+
+// reconcile reads the table, the files and the slot, and decides.
+func (c *Capture) reconcile(ctx context.Context, conn *pgconn.PgConn) (Plan, error) {
+	s := c.opts.Settings
+	exists, err := slotInfo(ctx, conn, s)
+	if err != nil {
+		return Plan{}, err
+	}
+	row, err := loadRow(ctx, c.pool, s.Identity)
+	if err != nil {
+		return Plan{}, err
+	}
+	files, err := c.dir.ReadIdentity()
+	if err != nil {
+		return Plan{}, err
+	}
+	empty, err := c.dir.Empty()
+	if err != nil {
+		return Plan{}, err
+	}
+	offset, err := c.dir.ReadOffset()
+	if err != nil {
+		return Plan{}, err
+	}
+	plan, fault := Reconcile(s, s.StateDirectory, Observed{Row: row, Files: files, FilesPresent: !empty, Offset: offset, SlotExists: exists})
+	if fault != nil {
+		return Plan{}, fault
+	}
+	return plan, nil
+}
+
+// sampleLag sets the slot lag gauge from the database: the current WAL
+// position minus the slot's confirmed position. It reads through
+// database.url, so with a capture host other than the main one the
+// gauge shows nothing.
+func (c *Capture) sampleLag(ctx context.Context) {
+	t := time.NewTicker(c.opts.LagInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		var lag int64
+		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := c.pool.QueryRow(qctx, `SELECT COALESCE(pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn), 0)::bigint
+			FROM pg_replication_slots WHERE slot_name = $1 AND database = current_database()`, c.opts.Settings.Slot).Scan(&lag)
+		cancel()
+		if err == nil {
+			c.opts.Metrics.SlotLag.Set(float64(max(lag, 0)))
+		}
+	}
+}
