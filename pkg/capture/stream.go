@@ -261,4 +261,3 @@ func (st *stream) status(ctx context.Context) error {
 	}
 	return nil
 }
-

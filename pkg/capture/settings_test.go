@@ -1,0 +1,138 @@
+package capture
+
+import (
+	"encoding/binary"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/secret"
+)
+
+func TestFromConfig(t *testing.T) {
+	t.Parallel()
+	base := func() *config.Config {
+		cfg := config.Default()
+		cfg.Database.URL = "jdbc:postgresql://db.internal:5433/queuebox"
+		cfg.Database.Username, cfg.Database.Password = "app", secret.New("app-pass")
+		cfg.Outbox.Capture.Mode, cfg.Outbox.Capture.Enabled = config.CapturePostgresLogical, true
+		cfg.Outbox.Capture.StateDirectory = "/var/lib/queuebox/capture"
+		return &cfg
+	}
+	t.Run("from database.url", func(t *testing.T) {
+		t.Parallel()
+		s, err := FromConfig(base())
+		require.NoError(t, err)
+		require.Equal(t, "db.internal", s.Host)
+		require.Equal(t, 5433, s.Port)
+		require.Equal(t, "queuebox", s.Database)
+		require.Equal(t, "public", s.Schema)
+		require.Equal(t, "outbox", s.Table)
+		require.Equal(t, "db.internal:5433/queuebox", s.DisplayURL)
+		require.NotContains(t, s.DisplayURL, "app-pass")
+		c, err := pgconn.ParseConfig(s.CaptureConn)
+		require.NoError(t, err)
+		require.Equal(t, "app", c.User)
+		require.Equal(t, "app-pass", c.Password)
+	})
+	t.Run("each connection field replaces one value", func(t *testing.T) {
+		t.Parallel()
+		cfg := base()
+		port := 6432
+		pw := secret.New("cap-pass")
+		cfg.Outbox.Capture.Connection = config.CaptureConnection{Hostname: "replica.internal", Port: &port,
+			Database: "other", Username: "capture_user", Password: &pw}
+		cfg.Outbox.Capture.Schema = "qb"
+		s, err := FromConfig(cfg)
+		require.NoError(t, err)
+		require.Equal(t, []any{"replica.internal", 6432, "other", "qb"}, []any{s.Host, s.Port, s.Database, s.Schema})
+		c, err := pgconn.ParseConfig(s.CaptureConn)
+		require.NoError(t, err)
+		require.Equal(t, []any{"replica.internal", uint16(6432), "other", "capture_user", "cap-pass"},
+			[]any{c.Host, c.Port, c.Database, c.User, c.Password})
+		m, err := pgconn.ParseConfig(s.MainConn)
+		require.NoError(t, err)
+		require.Equal(t, []any{"db.internal", "queuebox", "app"}, []any{m.Host, m.Database, m.User},
+			"the state table, the lock and the wake-ups stay on database.url")
+	})
+	t.Run("several hosts need connection.hostname", func(t *testing.T) {
+		t.Parallel()
+		cfg := base()
+		cfg.Database.URL = "jdbc:postgresql://a.internal:5432,b.internal:5432/queuebox"
+		_, err := FromConfig(cfg)
+		require.ErrorContains(t, err, "outbox.capture.connection.hostname (QUEUEBOX_OUTBOX_CAPTURE_CONNECTION_HOSTNAME): required")
+		cfg.Outbox.Capture.Connection.Hostname = "b.internal"
+		s, err := FromConfig(cfg)
+		require.NoError(t, err)
+		require.Equal(t, "b.internal", s.Host)
+	})
+}
+
+// pgoutput builds the protocol 1 messages the stream decodes.
+type pgoutput struct{ b []byte }
+
+func (p *pgoutput) u8(v byte) *pgoutput    { p.b = append(p.b, v); return p }
+func (p *pgoutput) u16(v uint16) *pgoutput { p.b = binary.BigEndian.AppendUint16(p.b, v); return p }
+func (p *pgoutput) u32(v uint32) *pgoutput { p.b = binary.BigEndian.AppendUint32(p.b, v); return p }
+func (p *pgoutput) u64(v uint64) *pgoutput { p.b = binary.BigEndian.AppendUint64(p.b, v); return p }
+func (p *pgoutput) str(s string) *pgoutput { p.b = append(append(p.b, s...), 0); return p }
+
+func relation(id uint32, ns, name string) []byte {
+	return (&pgoutput{}).u8('R').u32(id).str(ns).str(name).u8('d').u16(1).u8(1).str("id").u32(2950).u32(0xffffffff).b
+}
+func begin() []byte { return (&pgoutput{}).u8('B').u64(100).u64(0).u32(7).b }
+func commit(end uint64) []byte {
+	return (&pgoutput{}).u8('C').u8(0).u64(end - 8).u64(end).u64(0).b
+}
+func tuple(kind byte, id uint32) []byte {
+	return (&pgoutput{}).u8(kind).u32(id).u8('N').u16(1).u8('n').b
+}
+func remove(id uint32) []byte {
+	return (&pgoutput{}).u8('D').u32(id).u8('K').u16(1).u8('n').b
+}
+func update(id uint32) []byte {
+	return (&pgoutput{}).u8('U').u32(id).u8('N').u16(1).u8('n').b
+}
+
+func TestStreamWakesOnOutboxInsertsOnly(t *testing.T) {
+	t.Parallel()
+	var woke int
+	st := &stream{s: testSettings(), ours: map[uint32]bool{},
+		ev: events{inserted: func(time.Time) { woke++ }}}
+	feed := func(msgs ...[]byte) {
+		for _, m := range msgs {
+			require.NoError(t, st.logical(m))
+		}
+	}
+	feed(relation(1, "public", "outbox"), relation(2, "public", "orders"), relation(3, "other", "outbox"))
+
+	feed(begin(), tuple('I', 1), tuple('I', 1), tuple('I', 1), commit(1000))
+	require.Equal(t, 1, woke, "one wake-up per transaction, however many rows")
+	require.EqualValues(t, 1000, st.processed)
+
+	feed(begin(), update(1), remove(1), commit(2000))
+	require.Equal(t, 1, woke, "updates and deletes (QueueBox's own state changes) wake nothing")
+	feed(begin(), tuple('I', 2), tuple('I', 3), commit(3000))
+	require.Equal(t, 1, woke, "inserts into other tables wake nothing")
+	require.EqualValues(t, 3000, st.processed, "the position still advances")
+
+	feed(begin(), tuple('I', 2), tuple('I', 1), commit(4000))
+	require.Equal(t, 2, woke)
+}
+
+func TestKeepaliveAdvancesOnlyBetweenTransactions(t *testing.T) {
+	t.Parallel()
+	st := &stream{s: testSettings(), ours: map[uint32]bool{}}
+	keepalive := func(end uint64) []byte { return (&pgoutput{}).u8('k').u64(end).u64(0).u8(0).b }
+	_, err := st.copyData(keepalive(500))
+	require.NoError(t, err)
+	require.EqualValues(t, 500, st.processed)
+	require.NoError(t, st.logical(begin()))
+	_, err = st.copyData(keepalive(900))
+	require.NoError(t, err)
+	require.EqualValues(t, 500, st.processed, "inside a transaction the position waits for its commit")
+	require.EqualValues(t, 900, st.serverEnd)
+}
