@@ -16,6 +16,9 @@
 //	relay     queuebox-relay forwarding push rows spread over 1,000 aggregates
 //	backlog   queuebox-relay on a 100,000-row backlog in runs (stale statistics),
 //	          over 200 and 10,000 aggregates, and the relay Claim(100) p50/p99 there
+//	capture   commit-to-delivery p50/p99 at 10, 100 and 1,000 rows/s with
+//	          queuebox-capture (pollIntervalMs 60000) beside polling at 100 ms,
+//	          and the slot lag after a 100,000-row burst
 //
 // Every scenario makes its own database (CREATE DATABASE, the bundled
 // migrations, a set-based INSERT … SELECT generate_series, VACUUM
@@ -183,6 +186,7 @@ var scenarios = []scenario{
 	{"ingest", (*bench).ingest},
 	{"relay", (*bench).relay},
 	{"backlog", (*bench).relayBacklog},
+	{"capture", (*bench).capture},
 }
 
 func scenarioNames() []string {
@@ -206,7 +210,7 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "qbbench:", err)
 		return 2
 	}
-	for _, role := range []string{"deliver", "ingest", "relay"} {
+	for _, role := range []string{"deliver", "ingest", "relay", "capture"} {
 		if _, err := os.Stat(fmt.Sprintf("%s/queuebox-%s", o.binDir, role)); err != nil {
 			fmt.Fprintf(os.Stderr, "qbbench: %v (run make build or pass -bin)\n", err)
 			return 1
