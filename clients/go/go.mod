@@ -1,0 +1,3 @@
+module github.com/alternayte/queuebox/clients/go
+
+go 1.24

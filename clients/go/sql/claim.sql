@@ -1,0 +1,111 @@
+-- QueueBox pull claim, PostgreSQL.
+--
+-- Claims up to :batch rows of one consumption: pull source for one worker,
+-- and returns them with their claim token.
+--
+-- Parameters (bind every one as a value, never build the text from them):
+--   :source      text     the source name whose rows the worker takes
+--   :batch       integer  the largest number of rows to claim
+--   :lease_ms    integer  the lease duration in milliseconds
+--   :cand_limit  integer  LEAST(GREATEST(3 * batch, 50), 500), bound on
+--                         every call: the most candidates one claim reads
+--
+-- Returns, in claim order: id, source, idempotency_key, aggregate_id,
+-- event_type, payload, headers, attempt, correlation_id, claim_token
+-- (id, payload, headers and claim_token as text).
+--
+-- Run it alone in its own transaction and commit before a handler starts.
+--
+-- A row is a candidate when it is pending and due (scheduled_at has
+-- passed), or processing under a lease that expired (its worker died or
+-- stalled; no separate reclaim step exists). The claim takes at most one
+-- row per (source, aggregate_id), the first in (scheduled_at, created_at,
+-- id) order, and none of an aggregate that already holds a processing row
+-- under a live lease on this source. A row without an aggregate takes part
+-- in no ordering.
+--
+-- Cost: the pending candidates are the first :cand_limit due rows of the
+-- source in idx_inbox_pull_pending order (source, scheduled_at,
+-- created_at, id); the ORDER BY lists every index column, so no plan with
+-- a sort is cheaper even on statistics taken before the backlog. The
+-- expired candidates and the busy probes read idx_inbox_pull_busy, whose
+-- rows are the rows in flight (bounded by the workers times their
+-- batches), not the backlog. A claim therefore reads at most :cand_limit
+-- pending rows however deep the backlog is; the price is that candidates
+-- all belonging to busy aggregates give an empty claim until one finishes.
+--
+-- Locks: the candidate scan takes no lock, and the choice of one row per
+-- aggregate is made before any lock, so a claim never skips a locked row
+-- and then takes a later row of the same aggregate instead. The chosen
+-- rows are then locked one by one by primary key with SKIP LOCKED, which
+-- never waits for a concurrent claim, and re-checked after the lock: a row
+-- that a concurrent claim or a completion changed first is dropped.
+-- There is no claim lock: two concurrent claims may each see an aggregate
+-- as free, but they then choose the same row of it, and only one of them
+-- locks it. One window stays open: a row of the aggregate that commits
+-- between the two claims' snapshots with an earlier (scheduled_at,
+-- created_at, id) than the row the first claim chose (an insert
+-- transaction that began before the first claim and committed after it)
+-- is the second claim's choice, and both rows run at once. QueueBox
+-- stores each message in a short transaction of its own, so the window
+-- is that of one insert.
+--
+-- The lease starts when the row is written (clock_timestamp()), not when
+-- the transaction began.
+WITH due AS (
+    SELECT id, aggregate_id, scheduled_at, created_at
+    FROM inbox
+    WHERE consumption = 'pull' AND state = 'pending'
+      AND source = CAST(:source AS text)
+      AND scheduled_at <= now()
+    ORDER BY source, scheduled_at, created_at, id
+    LIMIT CAST(:cand_limit AS integer)
+), expired AS (
+    SELECT id, aggregate_id, scheduled_at, created_at
+    FROM inbox
+    WHERE consumption = 'pull' AND state = 'processing'
+      AND source = CAST(:source AS text)
+      AND lease_expires_at <= now()
+    ORDER BY scheduled_at, created_at, id
+    LIMIT CAST(:cand_limit AS integer)
+), ranked AS (
+    SELECT c.id, c.scheduled_at, c.created_at,
+           row_number() OVER (
+               PARTITION BY c.aggregate_id, CASE WHEN c.aggregate_id IS NULL THEN c.id END
+               ORDER BY c.scheduled_at, c.created_at, c.id) AS nth
+    FROM (SELECT * FROM due UNION ALL SELECT * FROM expired) c
+    WHERE NOT EXISTS (
+        SELECT 1 FROM inbox busy
+        WHERE busy.consumption = 'pull' AND busy.state = 'processing'
+          AND busy.source = CAST(:source AS text)
+          AND busy.aggregate_id = c.aggregate_id
+          AND busy.lease_expires_at > now())
+), picked AS (
+    SELECT id, scheduled_at, created_at FROM ranked
+    WHERE nth = 1
+    ORDER BY scheduled_at, created_at, id
+), locked AS (
+    -- One primary key probe per chosen row, in claim order, until the
+    -- batch is full.
+    SELECT l.id FROM picked p
+    CROSS JOIN LATERAL (
+        SELECT id FROM inbox
+        WHERE id = p.id AND consumption = 'pull' AND source = CAST(:source AS text)
+          AND ((state = 'pending' AND scheduled_at <= now())
+               OR (state = 'processing' AND lease_expires_at <= now()))
+        FOR UPDATE SKIP LOCKED) l
+    LIMIT CAST(:batch AS integer)
+), claimed AS (
+    UPDATE inbox i
+    SET state = 'processing',
+        claim_token = gen_random_uuid(),
+        claimed_at = clock_timestamp(),
+        lease_expires_at = clock_timestamp() + CAST(:lease_ms AS integer) * interval '1 millisecond'
+    WHERE i.id = ANY (ARRAY(SELECT id FROM locked))
+    RETURNING i.id, i.source, i.idempotency_key, i.aggregate_id, i.event_type, i.payload, i.headers,
+              i.attempt, i.correlation_id, i.claim_token, i.scheduled_at, i.created_at
+)
+SELECT id::text, source, idempotency_key, aggregate_id, event_type, payload::text, headers::text,
+       attempt, correlation_id, claim_token::text
+FROM claimed
+ORDER BY scheduled_at, created_at, id
