@@ -26,7 +26,7 @@ func testServer() string {
 }
 
 // migrated gives the test a fresh schema with the bundled migrations of
-// ../../migrations/postgres applied in version order, and a pool on it
+// ../../../migrations/postgres applied in version order, and a pool on it
 // with that schema first on the search path. The schema is dropped when
 // the test ends.
 func migrated(t testing.TB) *sql.DB {
@@ -82,9 +82,9 @@ func migrated(t testing.TB) *sql.DB {
 // migrationFiles lists V<n>__*.sql in version order.
 func migrationFiles(t testing.TB) []string {
 	t.Helper()
-	files, err := filepath.Glob("../../migrations/postgres/V*__*.sql")
+	files, err := filepath.Glob("../../../migrations/postgres/V*__*.sql")
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no bundled migrations in ../../migrations/postgres: %v", err)
+		t.Fatalf("no bundled migrations in ../../../migrations/postgres: %v", err)
 	}
 	version := func(f string) int {
 		v, err := strconv.Atoi(strings.TrimPrefix(strings.SplitN(filepath.Base(f), "__", 2)[0], "V"))

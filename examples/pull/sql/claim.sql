@@ -25,9 +25,16 @@
 -- in no ordering.
 --
 -- Cost: the pending candidates are the first :cand_limit due rows of the
--- source in idx_inbox_pull_pending order (source, scheduled_at,
--- created_at, id); the ORDER BY lists every index column, so no plan with
--- a sort is cheaper even on statistics taken before the backlog. The
+-- source in scheduled_at order, read in that order from
+-- idx_inbox_pull_pending (source, scheduled_at, created_at, id). The ORDER
+-- BY names scheduled_at alone, so that every plan reads an index in that
+-- order and stops at the limit: on statistics taken while the table was
+-- empty, the planner prefers idx_inbox_consumption_pending (consumption,
+-- state, scheduled_at), and with a longer ORDER BY it would sort every due
+-- pull row under it; in scheduled_at order that index reads, besides this
+-- source's candidates, the due rows of other pull sources that come
+-- before them. Rows that tie on scheduled_at at the limit are taken in
+-- any order; the claim order below is exact. The
 -- expired candidates and the busy probes read idx_inbox_pull_busy, whose
 -- rows are the rows in flight (bounded by the workers times their
 -- batches), not the backlog. A claim therefore reads at most :cand_limit
@@ -58,7 +65,7 @@ WITH due AS (
     WHERE consumption = 'pull' AND state = 'pending'
       AND source = CAST(:source AS text)
       AND scheduled_at <= now()
-    ORDER BY source, scheduled_at, created_at, id
+    ORDER BY scheduled_at
     LIMIT CAST(:cand_limit AS integer)
 ), expired AS (
     SELECT id, aggregate_id, scheduled_at, created_at
@@ -73,7 +80,8 @@ WITH due AS (
            row_number() OVER (
                PARTITION BY c.aggregate_id, CASE WHEN c.aggregate_id IS NULL THEN c.id END
                ORDER BY c.scheduled_at, c.created_at, c.id) AS nth
-    FROM (SELECT * FROM due UNION ALL SELECT * FROM expired) c
+    FROM (SELECT id, aggregate_id, scheduled_at, created_at FROM due
+          UNION ALL SELECT id, aggregate_id, scheduled_at, created_at FROM expired) c
     WHERE NOT EXISTS (
         SELECT 1 FROM inbox busy
         WHERE busy.consumption = 'pull' AND busy.state = 'processing'
