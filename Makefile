@@ -10,7 +10,7 @@ TOOLS := $(CURDIR)/bin/tools
 STATICCHECK_VERSION := v0.8.2
 SERVICES := ingest relay deliver capture
 # Every Go module of the workspace; go.work lists the same set.
-MODULES := pkg pkg/jsonata migrations services integration compose/receiver clients/go clients/go/pgtest
+MODULES := pkg pkg/jsonata migrations services integration compose/receiver clients/go clients/go/pgtest examples/pull/go
 
 export GOFLAGS := -buildvcs=false
 
