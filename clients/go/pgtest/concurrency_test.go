@@ -37,6 +37,9 @@ func TestWorkersKeepOneRowPerSourceAndAggregateInFlight(t *testing.T) {
 	// agg-0's first rows on the two sources wait for each other: they can
 	// meet only if the two sources run the aggregate side by side.
 	meet := map[string]chan struct{}{"orders": make(chan struct{}), "payments": make(chan struct{})}
+	// A row can be handled twice (a lease that runs out under a slow
+	// machine); its source's channel closes once.
+	arrived := map[string]*sync.Once{"orders": {}, "payments": {}}
 	var met atomic.Int64
 	handler := func(source string) queuebox.Handler {
 		return func(ctx context.Context, m queuebox.Message, tx *sql.Tx) error {
@@ -54,7 +57,7 @@ func TestWorkersKeepOneRowPerSourceAndAggregateInFlight(t *testing.T) {
 					if source == "payments" {
 						other = "orders"
 					}
-					close(meet[source])
+					arrived[source].Do(func() { close(meet[source]) })
 					select {
 					case <-meet[other]:
 						met.Add(1)
