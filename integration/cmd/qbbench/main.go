@@ -19,6 +19,9 @@
 //	capture   commit-to-delivery p50/p99 at 10, 100 and 1,000 rows/s with
 //	          queuebox-capture (pollIntervalMs 60000) beside polling at 100 ms,
 //	          and the slot lag after a 100,000-row burst
+//	brokers   queuebox-deliver to RabbitMQ (confirms) and JetStream (acks) vs the SQL
+//	          baseline and a raw client, and queuebox-ingest from each vs INSERTs
+//	          at the source's concurrency (brokers.go)
 //
 // Every scenario makes its own database (CREATE DATABASE, the bundled
 // migrations, a set-based INSERT … SELECT generate_series, VACUUM
@@ -187,6 +190,7 @@ var scenarios = []scenario{
 	{"relay", (*bench).relay},
 	{"backlog", (*bench).relayBacklog},
 	{"capture", (*bench).capture},
+	{"brokers", (*bench).brokers},
 }
 
 func scenarioNames() []string {

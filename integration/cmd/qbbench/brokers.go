@@ -1,0 +1,449 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Settings of the brokers scenario. They are registered here rather than
+// in parseFlags so the scenario stays in its own files; flag.Parse in
+// parseFlags reads them with the others.
+var (
+	brokerRabbitURL = flag.String("rabbitmq-url", envOr("QUEUEBOX_TEST_RABBITMQ_URL", "amqp://guest:guest@127.0.0.1:5672/"),
+		"brokers: the RabbitMQ the scenario declares its exchanges and queues on")
+	brokerNATSURL = flag.String("nats-url", envOr("NATS_URL", "nats://127.0.0.1:4222"),
+		"brokers: the NATS JetStream server the scenario creates its streams on")
+	brokerMessages = flag.Int("broker-messages", 5000,
+		"brokers: messages pre-published for each ingest drain (the deliver drains use -deliver-rows)")
+)
+
+func envOr(name, fallback string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return fallback
+}
+
+// sourceConcurrency is how many messages a RabbitMQ or NATS source of
+// queuebox-ingest stores at once: one. The RabbitMQ consumer hands each
+// delivery to the receiver and acknowledges it before it reads the next
+// (prefetch 10 only keeps the next ones on the wire); the NATS consumer
+// fetches up to batchSize (100) messages and then stores and double-acks
+// them one after the other. The SQL baseline of the ingest rows runs at
+// the same concurrency.
+const sourceConcurrency = 1
+
+// broker is one of the bridged brokers, as the scenario drives it.
+type broker struct {
+	label  string // RabbitMQ, JetStream
+	client string // the raw client of the comparison row
+	ack    string // what a publish waits for: confirms, acks
+	// target makes a fresh exchange + bound queue (RabbitMQ) or stream
+	// (JetStream) for one measurement; its close deletes them.
+	target func(ctx context.Context, tag string) (target, error)
+}
+
+// target is one measurement's place on a broker. The deliver destination
+// publishes into it, the raw client publishes into it, the ingest source
+// reads it.
+type target interface {
+	// destinationEnv routes every topic of queuebox-deliver into the
+	// target.
+	destinationEnv() map[string]string
+	// sourceEnv configures the ingest source "bench" on the target.
+	sourceEnv() map[string]string
+	// publish sends n messages, msg(i) for i in [0, n), from conc
+	// goroutines on one connection, each waiting for its own
+	// confirm/ack before it sends the next.
+	publish(ctx context.Context, n, conc int, msg func(i int) rawMessage) error
+	// stored counts the messages the target holds (RabbitMQ: ready in the
+	// queue; JetStream: in the stream).
+	stored(ctx context.Context) (int64, error)
+	// settled reports an error unless the ingest source acknowledged
+	// every message it was given.
+	settled(ctx context.Context) error
+	close()
+}
+
+// rawMessage is one message of the raw client: its body, the id the
+// message-id property or header carries, and the topic header.
+type rawMessage struct {
+	ID    string
+	Body  []byte
+	Topic string
+}
+
+// benchTopic is the topic of the outbox rows insertOutbox writes.
+const benchTopic = "bench.event"
+
+// deliverBody is the payload text of outbox row n as queuebox-deliver
+// sends it: the jsonb text of insertOutbox's object, keys in jsonb order.
+func deliverBody(n int) []byte {
+	return fmt.Appendf(nil, `{"n": %d, "kind": "bench", "amount": %d}`, n, n%1000)
+}
+
+// rowID stands for the row id a delivery carries: a UUID-sized string.
+func rowID(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n) }
+
+var brokers = []broker{
+	{label: "RabbitMQ", client: "amqp091-go", ack: "confirms", target: newRabbitTarget},
+	{label: "JetStream", client: "nats.go jetstream", ack: "acks", target: newJetStreamTarget},
+}
+
+// brokers measures the RabbitMQ and JetStream bridges: queuebox-deliver
+// publishing to the broker beside the SQL claim+finish baseline and a raw
+// client, and queuebox-ingest consuming pre-published messages beside
+// the raw INSERT … ON CONFLICT DO NOTHING at the source's concurrency.
+func (b *bench) brokers(ctx context.Context) error {
+	if *brokerMessages < 1 {
+		return fmt.Errorf("-broker-messages must be at least 1, got %d", *brokerMessages)
+	}
+	// A failure of one part gets its ERROR row (and makes the exit code
+	// 1) while the other parts still run.
+	for _, br := range brokers {
+		if err := b.brokerDeliver(ctx, br); err != nil {
+			b.rep.fail("brokers, deliver to "+br.label, err)
+		}
+		if err := b.brokerIngest(ctx, br); err != nil {
+			b.rep.fail("brokers, ingest from "+br.label, err)
+		}
+	}
+	return nil
+}
+
+// brokerDeliver runs -runs rounds of: the SQL baseline, queuebox-deliver
+// into a fresh target, the raw client into another fresh target.
+func (b *bench) brokerDeliver(ctx context.Context, br broker) error {
+	rows, conc := b.o.deliverRows, b.o.concurrency
+	var base, raw []float64
+	var real []drain
+	for i := range b.o.runs {
+		r, err := b.baselineDrain(ctx, rows, 0)
+		if err != nil {
+			return fmt.Errorf("baseline: %w", err)
+		}
+		base = append(base, r)
+		d, err := b.brokerDeliverDrain(ctx, br, rows)
+		if err != nil {
+			return fmt.Errorf("queuebox-deliver: %w", err)
+		}
+		real = append(real, d)
+		rr, err := b.rawPublishRate(ctx, br, rows, conc)
+		if err != nil {
+			return fmt.Errorf("raw %s client: %w", br.client, err)
+		}
+		raw = append(raw, rr)
+		logf("brokers, deliver to %s run %d: baseline %.0f rows/s, queuebox-deliver %.0f rows/s (CPU %v/row), raw %s %.0f msg/s",
+			br.label, i+1, r, d.Rate, d.CPUPerRow, br.client, rr)
+	}
+	got := drainRates(real)
+	cond := fmt.Sprintf("concurrency %d, batch %d, %d-byte JSON bodies, null keys, persistent/file storage, waits for %s",
+		conc, b.o.batchSize, len(deliverBody(rows/2)), br.ack)
+	b.rep.add(vsBaseline(fmt.Sprintf("deliver to %s, null keys, %s rows", br.label, group(int64(rows))),
+		median(got), median(base), "rows/s", "rows/s", 0.60,
+		fmt.Sprintf("%s; runs %s vs SQL %s; %s", cond, rates(got), rates(base), b.cpuNote("deliver", real))))
+	x := vsBaseline(fmt.Sprintf("deliver to %s vs raw %s", br.label, br.client),
+		median(got), median(raw), "rows/s", "msg/s", 0, "")
+	x.Target, x.Result = "-", resultInfo
+	x.Notes = fmt.Sprintf("raw client: %d goroutines on one connection, each waits for its %s; same count and body size; runs %s",
+		conc, br.ack, rates(raw))
+	b.rep.add(x)
+	return nil
+}
+
+// brokerDeliverDrain pre-inserts rows pending rows (null keys), starts
+// queuebox-deliver with the target as the only destination and waits
+// until every row is sent and the target holds rows messages.
+func (b *bench) brokerDeliverDrain(ctx context.Context, br broker, rows int) (drain, error) {
+	db, err := b.srv.create(ctx, "brkdeliver", 4)
+	if err != nil {
+		return drain{}, err
+	}
+	defer db.drop()
+	if err := db.insertOutbox(ctx, rows, 0); err != nil {
+		return drain{}, err
+	}
+	t, err := br.target(ctx, "deliver")
+	if err != nil {
+		return drain{}, err
+	}
+	defer t.close()
+	env := merge(db.env(b.o.pool), t.destinationEnv(), map[string]string{
+		"QUEUEBOX_ROUTES_0_TOPICPATTERN": "**",
+		"QUEUEBOX_ROUTES_0_DESTINATION":  "broker",
+		"QUEUEBOX_OUTBOX_CONCURRENCY":    itoa(b.o.concurrency),
+		"QUEUEBOX_OUTBOX_BATCHSIZE":      itoa(b.o.batchSize),
+		"QUEUEBOX_OUTBOX_POLLINTERVALMS": itoa(b.o.pollMs),
+	})
+	ticks0 := readMachineTicks()
+	p, err := startBinary(ctx, b.o.binDir, "deliver", env)
+	if err != nil {
+		return drain{}, err
+	}
+	waitErr := b.waitOutboxDrained(ctx, db, rows, p)
+	cpu, idle := p.cpuTime(), idleShare(ticks0, readMachineTicks())
+	if err := errors.Join(waitErr, p.stop()); err != nil {
+		return drain{}, err
+	}
+	w, err := db.outboxWindow(ctx, time.Time{})
+	if err != nil {
+		return drain{}, err
+	}
+	if w.Rows != int64(rows) {
+		return drain{}, fmt.Errorf("%d of %d rows sent", w.Rows, rows)
+	}
+	n, err := t.stored(ctx)
+	if err != nil {
+		return drain{}, err
+	}
+	if n < int64(rows) {
+		return drain{}, fmt.Errorf("%s holds %d messages for %d sent rows", br.label, n, rows)
+	}
+	return drain{Rate: w.rate(), CPUPerRow: cpu / time.Duration(rows), Idle: idle}, nil
+}
+
+// waitOutboxDrained polls until no outbox row is pending or processing.
+func (b *bench) waitOutboxDrained(ctx context.Context, db *benchDB, rows int, p *proc) error {
+	deadline := time.Now().Add(b.o.drainTimeout)
+	for {
+		if err := p.exited(); err != nil {
+			return err
+		}
+		n, err := db.unfinishedOutbox(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d of %d rows still pending or processing after %v; output:\n%s", n, rows, b.o.drainTimeout, p.out)
+		}
+		if err := sleepCtx(ctx, 50*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+// rawPublishRate publishes n messages shaped like the deliver drain's
+// into a fresh target with the raw client and returns messages per
+// second from the first send to the last confirm/ack.
+func (b *bench) rawPublishRate(ctx context.Context, br broker, n, conc int) (float64, error) {
+	t, err := br.target(ctx, "raw")
+	if err != nil {
+		return 0, err
+	}
+	defer t.close()
+	t0 := time.Now()
+	err = t.publish(ctx, n, conc, func(i int) rawMessage {
+		return rawMessage{ID: rowID(i + 1), Body: deliverBody(i + 1), Topic: benchTopic}
+	})
+	secs := time.Since(t0).Seconds()
+	if err != nil {
+		return 0, err
+	}
+	got, err := t.stored(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if got != int64(n) {
+		return 0, fmt.Errorf("%s holds %d of the %d messages the raw client published", br.label, got, n)
+	}
+	return float64(n) / secs, nil
+}
+
+// brokerIngest runs -runs rounds of: the SQL baseline at the source's
+// concurrency, then queuebox-ingest consuming -broker-messages messages
+// pre-published into a fresh target.
+func (b *bench) brokerIngest(ctx context.Context, br broker) error {
+	n := *brokerMessages
+	var base []float64
+	var real []drain
+	for i := range b.o.runs {
+		r, err := b.ingestBaseline(ctx, n, sourceConcurrency)
+		if err != nil {
+			return fmt.Errorf("baseline: %w", err)
+		}
+		base = append(base, r)
+		d, err := b.brokerIngestDrain(ctx, br, n, i)
+		if err != nil {
+			return fmt.Errorf("queuebox-ingest: %w", err)
+		}
+		real = append(real, d)
+		logf("brokers, ingest from %s run %d: baseline %.0f rows/s, queuebox-ingest %.0f msg/s (CPU %v/msg)",
+			br.label, i+1, r, d.Rate, d.CPUPerRow)
+	}
+	got := drainRates(real)
+	var us []float64
+	for _, d := range real {
+		us = append(us, float64(d.CPUPerRow)/float64(time.Microsecond))
+	}
+	fetch := "prefetch 10, one delivery stored and acked at a time"
+	if br.label == "JetStream" {
+		fetch = "fetch batch 100, stored and double-acked one at a time"
+	}
+	b.rep.add(vsBaseline(fmt.Sprintf("ingest from %s, %s messages", br.label, group(int64(n))),
+		median(got), median(base), "msg/s", "rows/s", 0.55,
+		fmt.Sprintf("concurrency %d (%s), baseline INSERT … ON CONFLICT at %d; %d-byte JSON bodies, unique keys; runs %s vs SQL %s; ingest CPU %.0f µs/msg",
+			sourceConcurrency, fetch, sourceConcurrency, len(body(ingestPrefix(0), int64(n/2))), rates(got), rates(base), median(us))))
+	return nil
+}
+
+func ingestPrefix(run int) string { return "r" + strconv.Itoa(run) + "-brk-" }
+
+// brokerIngestDrain pre-publishes n messages into a fresh target, starts
+// queuebox-ingest with one source on it and waits until the inbox holds
+// n rows. The rate runs from the first row's created_at to the last's.
+func (b *bench) brokerIngestDrain(ctx context.Context, br broker, n, run int) (drain, error) {
+	db, err := b.srv.create(ctx, "brkingest", 4)
+	if err != nil {
+		return drain{}, err
+	}
+	defer db.drop()
+	t, err := br.target(ctx, "ingest")
+	if err != nil {
+		return drain{}, err
+	}
+	defer t.close()
+	prefix := ingestPrefix(run)
+	err = t.publish(ctx, n, b.o.concurrency, func(i int) rawMessage {
+		return rawMessage{ID: prefix + strconv.Itoa(i), Body: body(prefix, int64(i)), Topic: "bench.created"}
+	})
+	if err != nil {
+		return drain{}, fmt.Errorf("pre-publish %d messages: %w", n, err)
+	}
+	p, err := startBinary(ctx, b.o.binDir, "ingest", merge(db.env(b.o.pool), t.sourceEnv()))
+	if err != nil {
+		return drain{}, err
+	}
+	waitErr := b.waitInboxRows(ctx, db, n, p)
+	cpu := p.cpuTime()
+	if err := errors.Join(waitErr, p.stop()); err != nil {
+		return drain{}, err
+	}
+	if err := t.settled(ctx); err != nil {
+		return drain{}, err
+	}
+	w, err := inboxWindow(ctx, db)
+	if err != nil {
+		return drain{}, err
+	}
+	if w.Rows != int64(n) {
+		return drain{}, fmt.Errorf("%d inbox rows for %d messages", w.Rows, n)
+	}
+	return drain{Rate: w.rate(), CPUPerRow: cpu / time.Duration(n)}, nil
+}
+
+// waitInboxRows polls until the inbox holds n rows.
+func (b *bench) waitInboxRows(ctx context.Context, db *benchDB, n int, p *proc) error {
+	deadline := time.Now().Add(b.o.drainTimeout)
+	for {
+		if err := p.exited(); err != nil {
+			return err
+		}
+		var got int64
+		if err := db.Store.Pool.QueryRow(ctx, `SELECT count(*) FROM inbox`).Scan(&got); err != nil {
+			return err
+		}
+		if got >= int64(n) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d of %d inbox rows after %v; output:\n%s", got, n, b.o.drainTimeout, p.out)
+		}
+		if err := sleepCtx(ctx, 50*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+// inboxWindow is the span of the inbox rows' created_at.
+func inboxWindow(ctx context.Context, db *benchDB) (window, error) {
+	var w window
+	var first, last *time.Time
+	err := db.Store.Pool.QueryRow(ctx, `SELECT count(*), min(created_at), max(created_at) FROM inbox`).
+		Scan(&w.Rows, &first, &last)
+	if err != nil || first == nil || last == nil {
+		return w, err
+	}
+	w.First, w.Last = *first, *last
+	return w, nil
+}
+
+// ingestBaseline inserts n unique rows with baselineInsert (autocommit,
+// so created_at is each statement's own now()) from conc goroutines and
+// returns rows per second over the created_at span, as for the binary.
+func (b *bench) ingestBaseline(ctx context.Context, n, conc int) (float64, error) {
+	db, err := b.srv.create(ctx, "brkbase", conc+2)
+	if err != nil {
+		return 0, err
+	}
+	defer db.drop()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, conc)
+	for c := range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := next.Add(1) - 1
+				if k >= int64(n) || ctx.Err() != nil {
+					return
+				}
+				if err := sqlInsert(ctx, db, "base-", k); err != nil {
+					errs[c] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(append(errs, ctx.Err())...); err != nil {
+		return 0, err
+	}
+	w, err := inboxWindow(ctx, db)
+	if err != nil {
+		return 0, err
+	}
+	if w.Rows != int64(n) {
+		return 0, fmt.Errorf("%d of %d baseline rows", w.Rows, n)
+	}
+	return w.rate(), nil
+}
+
+// publishAll runs send for i in [0, n) from conc goroutines and returns
+// the first error; the others stop at the next message.
+func publishAll(ctx context.Context, n, conc int, send func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	for range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := next.Add(1) - 1
+				if i >= int64(n) {
+					return
+				}
+				if err := send(ctx, int(i)); err != nil {
+					once.Do(func() { first = err; cancel() })
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
