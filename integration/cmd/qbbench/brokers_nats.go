@@ -108,6 +108,19 @@ func (t *jetStreamTarget) stored(ctx context.Context) (int64, error) {
 	return int64(info.State.Msgs), nil
 }
 
+// firstBody reads the stream's first message.
+func (t *jetStreamTarget) firstBody(ctx context.Context) ([]byte, error) {
+	s, err := t.js.Stream(ctx, t.stream)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.GetMsg(ctx, 1)
+	if err != nil {
+		return nil, fmt.Errorf("get message 1 of stream %s: %w", t.stream, err)
+	}
+	return m.Data, nil
+}
+
 // settled checks, once queuebox-ingest stopped, that its durable has no
 // message pending and none awaiting an acknowledgement.
 func (t *jetStreamTarget) settled(ctx context.Context) error {

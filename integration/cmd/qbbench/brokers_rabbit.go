@@ -133,6 +133,16 @@ func (t *rabbitTarget) stored(context.Context) (int64, error) {
 	return int64(q.Messages), nil
 }
 
+// firstBody reads the head of the queue and puts it back (nack with
+// requeue), so the count stays.
+func (t *rabbitTarget) firstBody(context.Context) ([]byte, error) {
+	d, ok, err := t.admin.Get(t.queue, false)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("get a message from queue %s: ok %v, %v", t.queue, ok, err)
+	}
+	return d.Body, d.Nack(false, true)
+}
+
 // settled checks, once queuebox-ingest stopped, that the queue is empty:
 // a delivery it had not acknowledged would be ready again.
 func (t *rabbitTarget) settled(ctx context.Context) error {
