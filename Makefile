@@ -23,7 +23,7 @@ export QUEUEBOX_SPEC_DIR ?= $(SHARED)/spec
 export QUEUEBOX_JSONATA_SHARED ?= $(SHARED)/jsonata
 endif
 
-.PHONY: help build test test-unit test-integration test-examples lint fmt run bench services compose-config clean
+.PHONY: help build test test-unit test-integration test-examples test-clients lint fmt run bench services compose-config clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -39,7 +39,7 @@ services: ## Start PostgreSQL, RabbitMQ and NATS when they are down.
 	@deploy/local/ensure-services.sh
 
 test: services build ## Run every test (unit and integration) against the local services.
-	@$(MAKE) --no-print-directory test-unit test-integration test-examples compose-config
+	@$(MAKE) --no-print-directory test-unit test-integration test-clients test-examples compose-config
 
 test-unit: ## Run the tests of every module except integration/.
 	@for m in $(filter-out integration,$(MODULES)); do \
@@ -50,6 +50,10 @@ test-unit: ## Run the tests of every module except integration/.
 test-integration: build ## Run the end-to-end tests against the built binaries.
 	@echo "== go test integration"
 	@cd integration && QUEUEBOX_BIN_DIR=$(BIN) go test -count=1 -timeout 20m ./...
+
+test-clients: ## Build and test the TypeScript pull client (npm ci from its lockfile, tsc, node --test).
+	@echo "== clients/typescript"
+	@bash clients/typescript/test.sh
 
 test-examples: build ## Run the smoke test of every example against the local services, without Docker.
 	@for t in examples/*/smoke-test.sh; do \
