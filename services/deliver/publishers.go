@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	kafkab "github.com/alternayte/queuebox/pkg/broker/kafka"
 	natsb "github.com/alternayte/queuebox/pkg/broker/nats"
 	"github.com/alternayte/queuebox/pkg/broker/rabbitmq"
 	"github.com/alternayte/queuebox/pkg/broker/webhook"
@@ -32,6 +33,8 @@ func newPublishers(_ context.Context, app *run.App, redactor *redact.Redactor) (
 			p, err = rabbitPublisher(app, name, d, redactor)
 		case config.KindNATS:
 			p, err = natsPublisher(app, name, d, redactor)
+		case config.KindKafka:
+			p, err = kafkaPublisher(app, name, d, redactor)
 		default:
 			app.Log.Warn("destination kind has no publisher in this build; its rows go dead", "destination", name, "kind", d.Kind)
 			continue
@@ -82,6 +85,18 @@ func natsPublisher(app *run.App, name string, d *config.Destination, redactor *r
 			"destination", name)
 	}
 	return p, nil
+}
+
+// kafkaPublisher builds the producer of a Kafka destination (acks=all,
+// idempotent). librdkafka connects in the background: a cluster that is
+// down at start fails the publishes (their rows retry), not the start.
+func kafkaPublisher(app *run.App, name string, d *config.Destination, redactor *redact.Redactor) (queuebox.Publisher, error) {
+	return kafkab.New(kafkab.Options{
+		Name: name, Conn: kafkab.Conn{BootstrapServers: d.BootstrapServers, SecurityProtocol: d.SecurityProtocol,
+			SaslMechanism: d.SaslMechanism, SaslUsername: d.SaslUsername, SaslPassword: d.SaslPassword},
+		Topic: d.Topic, TopicFrom: d.TopicFrom, KeyTemplate: d.KeyTemplate, Timeout: config.Ms(d.TimeoutMs),
+		Headers: d.Headers, Redactor: redactor, Logger: app.Log.With("destination", name),
+	})
 }
 
 func webhookAuth(a *config.DestinationAuth) *webhook.Auth {
