@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	kafkab "github.com/alternayte/queuebox/pkg/broker/kafka"
 	natsb "github.com/alternayte/queuebox/pkg/broker/nats"
 	"github.com/alternayte/queuebox/pkg/broker/rabbitmq"
 	"github.com/alternayte/queuebox/pkg/config"
@@ -17,9 +18,8 @@ import (
 
 // wire mounts the HTTP inbox sources on the data port (the HTTP server
 // itself is run by run.Main) and returns one consumer per broker source
-// of a kind this build serves (RabbitMQ, NATS), each with its health
-// component <kind>.<source>. Sources of the kinds this build does not
-// serve yet are named in one warning at start.
+// (RabbitMQ, NATS, Kafka), each with its health component
+// <kind>.<source>.
 func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 	inbox, err := app.Stores.Inbox()
 	if err != nil {
@@ -40,15 +40,7 @@ func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 	for _, h := range handlers {
 		app.Log.Info("inbox source mounted", "source", h.Name(), "route", "POST "+h.Route())
 	}
-	components, err := brokerConsumers(app, opts)
-	if err != nil {
-		return nil, err
-	}
-	if unserved := sourcesOf(app.Config, config.KindKafka); len(unserved) > 0 {
-		app.Log.Warn("broker sources are not served by this build; their messages stay on the broker",
-			"sources", unserved)
-	}
-	return components, nil
+	return brokerConsumers(app, opts)
 }
 
 // consumer is what every broker source runs: a component with a health
@@ -58,25 +50,29 @@ type consumer interface {
 	Check(ctx context.Context) error
 }
 
-// brokerConsumers builds the consumer of each RabbitMQ and NATS source, in
-// name order, and registers its health component.
+// brokerConsumers builds the consumer of each RabbitMQ, NATS and Kafka
+// source, in name order, and registers its health component.
 func brokerConsumers(app *run.App, opts ingest.Options) ([]run.Component, error) {
 	redactor := redact.New(secret.Values(app.Config)...)
 	var out []run.Component
-	for _, name := range sourcesOf(app.Config, config.KindRabbitMQ, config.KindNATS) {
+	for _, name := range sourcesOf(app.Config, config.KindRabbitMQ, config.KindNATS, config.KindKafka) {
 		src := app.Config.Sources[name]
 		recv, err := ingest.NewReceiver(src, ingest.Transport{DeadLetter: true, BrokerAttributes: true}, opts)
 		if err != nil {
 			return nil, err
 		}
 		var c consumer
-		if src.Kind == config.KindRabbitMQ {
+		switch src.Kind {
+		case config.KindRabbitMQ:
 			c, err = rabbitmq.NewConsumer(src, recv, rabbitmq.ConsumerOptions{Logger: app.Log, Redactor: redactor})
 			app.Log.Info("inbox source consuming", "source", name, "queue", src.QueueName,
 				"url", secret.MaskURL(src.ConnectionURL))
-		} else {
+		case config.KindNATS:
 			c, err = natsConsumer(app, src, recv, redactor)
 			app.Log.Info("nats source configured", "source", name, "stream", src.Stream, "durable", src.Durable)
+		default:
+			c, err = kafkaConsumer(app, src, recv, redactor)
+			app.Log.Info("kafka source configured", "source", name, "topics", src.Topics, "group", src.GroupID)
 		}
 		if err != nil {
 			return nil, err
@@ -93,6 +89,16 @@ func natsConsumer(app *run.App, src *config.Source, recv *ingest.Receiver, redac
 		Stream: src.Stream, Durable: src.Durable, FilterSubject: src.FilterSubject,
 		AckWait: config.Ms(src.AckWaitMs), BatchSize: src.BatchSize,
 		Receiver: recv, Redactor: redactor, Logger: app.Log.With("component", "nats."+src.Name),
+	})
+}
+
+func kafkaConsumer(app *run.App, src *config.Source, recv *ingest.Receiver, redactor *redact.Redactor) (consumer, error) {
+	return kafkab.NewConsumer(kafkab.ConsumerOptions{
+		Conn: kafkab.Conn{BootstrapServers: src.BootstrapServers, SecurityProtocol: src.SecurityProtocol,
+			SaslMechanism: src.SaslMechanism, SaslUsername: src.SaslUsername, SaslPassword: src.SaslPassword},
+		Topics: src.Topics, GroupID: src.GroupID, AutoOffsetReset: src.AutoOffsetReset,
+		MaxPollRecords: src.MaxPollRecords, Receiver: recv, Redactor: redactor,
+		Logger: app.Log.With("component", "kafka."+src.Name),
 	})
 }
 

@@ -50,7 +50,6 @@ func TestWireMountsHTTPSources(t *testing.T) {
 			EventTypePath: "$.type", Consumption: config.ConsumptionPush},
 		"orders-queue": {Name: "orders-queue", Kind: config.KindRabbitMQ, QueueName: "q", IdempotencyKeyPath: "$.id",
 			ConnectionURL: "amqp://guest:s3cret@127.0.0.1:5672/"},
-		"orders-log": {Name: "orders-log", Kind: config.KindKafka, Topics: []string{"orders"}, IdempotencyKeyPath: "$.id"},
 	})
 	components, err := wire(context.Background(), app)
 	require.NoError(t, err)
@@ -72,8 +71,6 @@ func TestWireMountsHTTPSources(t *testing.T) {
 	}
 	require.Contains(t, names, "queuebox_inbox_messages_total")
 	require.Contains(t, names, "queuebox_inbox_rejections_total")
-	require.Equal(t, 1, strings.Count(logs.String(), "broker sources are not served by this build"))
-	require.Contains(t, logs.String(), "sources=[orders-log]")
 }
 
 func TestWireRunsTheSourceTransform(t *testing.T) {
@@ -103,23 +100,28 @@ func TestWireRunsTheSourceTransform(t *testing.T) {
 	require.Contains(t, rec.Body.String(), `"error":"Transform failed: `)
 }
 
-// TestWireServesNATSSources: a nats source becomes a component with its
-// health component; only the kinds still unserved are in the warning.
-func TestWireServesNATSSources(t *testing.T) {
+// TestWireServesEveryBrokerSource: each rabbitmq, nats and kafka source
+// becomes a component, in name order, with its health component.
+func TestWireServesEveryBrokerSource(t *testing.T) {
 	t.Parallel()
 	app, logs := testApp(t, map[string]*config.Source{
 		"orders-stream": {Name: "orders-stream", Kind: config.KindNATS, Servers: "nats://127.0.0.1:4222",
 			Stream: "ORDERS", Durable: "queuebox-orders", IdempotencyKeyPath: "$.id", Consumption: config.ConsumptionPush,
 			AckWaitMs: 30000, BatchSize: 100, Topic: "{{ source }}",
 			AttributeHeaders: config.AttributeHeaders{IdempotencyKey: "x-idempotency-key", AggregateID: "x-aggregate-id", EventType: "x-event-type"}},
-		"orders-topic": {Name: "orders-topic", Kind: config.KindKafka, IdempotencyKeyPath: "$.id"},
+		"orders-topic": {Name: "orders-topic", Kind: config.KindKafka, BootstrapServers: "127.0.0.1:9092",
+			Topics: []string{"orders"}, GroupID: "queuebox-orders", IdempotencyKeyPath: "$.id", Consumption: config.ConsumptionPush,
+			Topic: "{{ source }}"},
+		"orders-queue": {Name: "orders-queue", Kind: config.KindRabbitMQ, IdempotencyKeyPath: "$.id",
+			QueueName: "q", ConnectionURL: "amqp://guest:guest@127.0.0.1:5672/"},
 	})
 	components, err := wire(context.Background(), app)
 	require.NoError(t, err)
-	require.Len(t, components, 1)
-	require.Equal(t, "nats.orders-stream", components[0].Name())
-	require.Contains(t, app.Health.Names(), "nats.orders-stream")
-	require.Contains(t, logs.String(), "broker sources are not served by this build")
-	require.Contains(t, logs.String(), "orders-topic")
-	require.NotContains(t, logs.String(), "sources=[orders-stream")
+	var names []string
+	for _, c := range components {
+		names = append(names, c.Name())
+	}
+	require.Equal(t, []string{"rabbitmq.orders-queue", "nats.orders-stream", "kafka.orders-topic"}, names)
+	require.ElementsMatch(t, names, app.Health.Names())
+	require.NotContains(t, logs.String(), "not served")
 }

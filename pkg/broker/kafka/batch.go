@@ -1,0 +1,156 @@
+package kafka
+
+import (
+	"context"
+	"time"
+
+	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
+
+	"github.com/alternayte/queuebox/pkg/ingest"
+)
+
+// partition names one partition of one topic.
+type partition struct {
+	topic string
+	id    int32
+}
+
+func partitionOf(tp ckafka.TopicPartition) partition {
+	return partition{topic: topicOf(tp), id: tp.Partition}
+}
+
+// batch holds the records of one poll, by partition, in offset order.
+type batch struct {
+	order   []partition
+	records map[partition][]*ckafka.Message
+	n       int
+}
+
+func (b *batch) add(m *ckafka.Message) {
+	p := partitionOf(m.TopicPartition)
+	if _, ok := b.records[p]; !ok {
+		b.order = append(b.order, p)
+	}
+	b.records[p] = append(b.records[p], m)
+	b.n++
+}
+
+// drop forgets the records of the revoked partitions.
+func (b *batch) drop(tps []ckafka.TopicPartition) {
+	for _, tp := range tps {
+		p := partitionOf(tp)
+		b.n -= len(b.records[p])
+		delete(b.records, p)
+	}
+}
+
+// collect polls one batch: it waits up to pollWait for the first record,
+// then takes the records that are already there, up to MaxPollRecords.
+func (c *Consumer) collect(ctx context.Context, kc *ckafka.Consumer) *batch {
+	b := &batch{records: map[partition][]*ckafka.Message{}}
+	c.batch = b
+	defer func() { c.batch = nil }()
+	timeout := int(pollWait / time.Millisecond)
+	for b.n < c.opts.MaxPollRecords && ctx.Err() == nil {
+		ev := kc.Poll(timeout)
+		if ev == nil {
+			if b.n > 0 || timeout == 0 {
+				return b
+			}
+			continue
+		}
+		switch e := ev.(type) {
+		case *ckafka.Message:
+			if e.TopicPartition.Error != nil {
+				c.log.Warn("kafka fetch error", "err", c.redactor.Redact(e.TopicPartition.Error.Error()))
+				continue
+			}
+			b.add(e)
+			timeout = 0
+		case ckafka.Error:
+			if e.Code() == ckafka.ErrAllBrokersDown {
+				c.down.Store(true)
+			}
+			c.log.Warn("kafka consumer error", "err", c.redactor.Redact(e.Error()))
+		}
+	}
+	return b
+}
+
+// process stores the records of b partition by partition and commits the
+// offset after each partition's unbroken run of decided records. At a
+// failed store it seeks the partition back to that record. It returns
+// true when a store failed.
+func (c *Consumer) process(ctx context.Context, kc *ckafka.Consumer, b *batch) bool {
+	failed := false
+	var commits []ckafka.TopicPartition
+	for _, p := range b.order {
+		records, ok := b.records[p]
+		if !ok {
+			continue
+		}
+		var next ckafka.Offset = -1
+		for _, m := range records {
+			if ctx.Err() != nil {
+				break
+			}
+			if !c.store(ctx, m) {
+				failed = true
+				c.seek(kc, m.TopicPartition)
+				break
+			}
+			next = m.TopicPartition.Offset + 1
+		}
+		if next >= 0 {
+			topic := p.topic
+			commits = append(commits, ckafka.TopicPartition{Topic: &topic, Partition: p.id, Offset: next})
+		}
+		if ctx.Err() != nil {
+			// The records not yet tried stay uncommitted; the process stops
+			// and the next owner reads them.
+			break
+		}
+	}
+	c.commit(kc, commits)
+	return failed
+}
+
+// store hands one record to the receiver. It returns false when the store
+// failed, so the record must be read again.
+func (c *Consumer) store(ctx context.Context, m *ckafka.Message) bool {
+	headers := receivedHeaders(m.Headers)
+	key := ""
+	if len(m.Key) > 0 {
+		key = text(m.Key)
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	defer cancel()
+	_, err := c.opts.Receiver.Receive(rctx, ingest.Message{
+		Body: m.Value, Headers: headers, CorrelationID: headers["x-correlation-id"],
+		Broker: ingest.BrokerAttributes{MessageID: key, RecordKey: key},
+	})
+	// Receive logged the storage failure; every decision, Rejected too,
+	// is final, so its offset may be committed.
+	return err == nil
+}
+
+func (c *Consumer) seek(kc *ckafka.Consumer, tp ckafka.TopicPartition) {
+	if err := kc.Seek(tp, 0); err != nil {
+		// The partition may have been revoked; its next owner starts at
+		// the committed offset, which is not past this record.
+		c.log.Warn("kafka seek back failed", "topic", topicOf(tp), "partition", tp.Partition,
+			"offset", int64(tp.Offset), "err", c.redactor.Redact(err.Error()))
+	}
+}
+
+// commit commits the offsets synchronously. A failed commit is logged
+// only: the records are stored, and a replay finds them as duplicates.
+func (c *Consumer) commit(kc *ckafka.Consumer, offsets []ckafka.TopicPartition) {
+	if len(offsets) == 0 {
+		return
+	}
+	if _, err := kc.CommitOffsets(offsets); err != nil {
+		c.log.Warn("kafka offset commit failed; the records are read again as duplicates",
+			"partitions", describe(offsets), "err", c.redactor.Redact(err.Error()))
+	}
+}

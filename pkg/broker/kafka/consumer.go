@@ -1,0 +1,257 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
+
+	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/redact"
+)
+
+// Defaults that NewConsumer applies to zero fields of ConsumerOptions.
+const (
+	DefaultMaxPollRecords  = 100
+	DefaultAutoOffsetReset = "earliest"
+)
+
+const (
+	// pollWait bounds the wait for the first record of a batch, so that
+	// Run sees the end of its context promptly.
+	pollWait = 500 * time.Millisecond
+	// storeTimeout bounds the store of one record. The record in hand
+	// finishes even when the process stops: a row that commits and then
+	// gets its offset committed beats a replay.
+	storeTimeout = 30 * time.Second
+)
+
+// Receiver stores one received message: ingest.Receiver.
+type Receiver interface {
+	Name() string
+	Receive(ctx context.Context, m ingest.Message) (ingest.Decision, error)
+}
+
+// ConsumerOptions configure the consumer of one Kafka source.
+type ConsumerOptions struct {
+	Conn
+	// Topics are the topics to read; one consumer reads them all.
+	Topics []string
+	// GroupID is the consumer group; every replica of the source shares
+	// it, so the replicas divide the partitions.
+	GroupID string
+	// AutoOffsetReset is where a group without a committed offset starts:
+	// earliest (the default) or latest.
+	AutoOffsetReset string
+	// MaxPollRecords is the largest number of records of one batch.
+	// Default 100.
+	MaxPollRecords int
+	// Receiver stores each record; its Name is the source name. Required.
+	Receiver Receiver
+	// Redactor knows the secrets of the whole configuration; the consumer
+	// adds its own credentials. May be nil.
+	Redactor *redact.Redactor
+	// Logger receives the group changes, commit failures and librdkafka's
+	// errors. May be nil.
+	Logger *slog.Logger
+}
+
+// Consumer reads one Kafka source into the inbox: a run.Component. It
+// polls a batch of at most MaxPollRecords records, stores each through its
+// Receiver, and then commits, per partition, the offset after the
+// unbroken run of records that Receive decided (Stored, Duplicate,
+// Filtered, Dead, and Rejected, which is never stored). At the first
+// record of a partition whose store failed it stops that partition, seeks
+// back to the record, and waits (1 s … 30 s) before the next batch, so the
+// record is read again. A commit that is lost, a crash and a rebalance only
+// replay records, which the inbox finds as duplicates.
+type Consumer struct {
+	opts     ConsumerOptions
+	source   string
+	log      *slog.Logger
+	redactor *redact.Redactor
+
+	consumer atomic.Pointer[ckafka.Consumer]
+	joined   atomic.Bool
+	down     atomic.Bool
+	// batch is the batch being collected; the rebalance callback, which
+	// runs inside Poll on the Run goroutine, drops the records of revoked
+	// partitions from it.
+	batch *batch
+}
+
+// NewConsumer validates opts and applies the defaults. It does not
+// connect; Run does.
+func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
+	if opts.Receiver == nil {
+		return nil, errors.New("kafka source: ConsumerOptions.Receiver is required")
+	}
+	source := opts.Receiver.Name()
+	prefix := "sources." + source
+	if err := opts.Conn.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", prefix, err)
+	}
+	if strings.TrimSpace(opts.GroupID) == "" {
+		return nil, fmt.Errorf("%s: groupId is required", prefix)
+	}
+	if len(opts.Topics) == 0 {
+		return nil, fmt.Errorf("%s: topics must list at least one topic", prefix)
+	}
+	for _, t := range opts.Topics {
+		if strings.TrimSpace(t) == "" {
+			return nil, fmt.Errorf("%s: topics: an entry is blank", prefix)
+		}
+	}
+	if opts.AutoOffsetReset == "" {
+		opts.AutoOffsetReset = DefaultAutoOffsetReset
+	}
+	if opts.AutoOffsetReset != "earliest" && opts.AutoOffsetReset != "latest" {
+		return nil, fmt.Errorf("%s: autoOffsetReset must be earliest or latest", prefix)
+	}
+	if opts.MaxPollRecords == 0 {
+		opts.MaxPollRecords = DefaultMaxPollRecords
+	}
+	if opts.MaxPollRecords < 0 {
+		return nil, fmt.Errorf("%s: maxPollRecords must be above 0", prefix)
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Consumer{opts: opts, source: source}
+	c.log = opts.Logger.With("source", source, "group", opts.GroupID)
+	c.redactor = opts.Redactor.With(opts.Conn.secrets()...)
+	return c, nil
+}
+
+// Name is the component and health name: kafka.<source>.
+func (c *Consumer) Name() string { return "kafka." + c.source }
+
+// Check is the health check of the source: up once the consumer joined
+// its group, and while a broker answers. While librdkafka reports every
+// broker down, Check asks for the cluster metadata (at most 2 s) and is up
+// again when it gets it.
+func (c *Consumer) Check(context.Context) error {
+	kc := c.consumer.Load()
+	switch {
+	case kc == nil:
+		return errors.New("not started")
+	case !c.joined.Load():
+		return errors.New("not yet a member of the consumer group " + c.opts.GroupID)
+	case c.down.Load():
+		if _, err := kc.GetMetadata(nil, false, int(probeTimeout/time.Millisecond)); err != nil {
+			return errors.New("no kafka broker answers: " + c.redactor.Redact(err.Error()))
+		}
+		c.down.Store(false)
+	}
+	return nil
+}
+
+// consumerConfig is the librdkafka configuration of the consumer: no
+// automatic commit and no automatic offset store, since the consumer
+// commits itself after the store.
+func (c *Consumer) consumerConfig() *ckafka.ConfigMap {
+	m := c.opts.Conn.configMap("queuebox-source-" + c.source)
+	m["group.id"] = c.opts.GroupID
+	m["enable.auto.commit"] = false
+	m["enable.auto.offset.store"] = false
+	m["auto.offset.reset"] = c.opts.AutoOffsetReset
+	return &m
+}
+
+// Run joins the group and consumes until ctx ends, then stores and
+// commits the records in hand, leaves the group and returns nil. It
+// returns an error only when the consumer cannot be created or subscribed;
+// librdkafka retries lost brokers and connections itself.
+func (c *Consumer) Run(ctx context.Context) error {
+	kc, err := ckafka.NewConsumer(c.consumerConfig())
+	if err != nil {
+		return fmt.Errorf("sources.%s: %s", c.source, c.redactor.Redact(err.Error()))
+	}
+	c.consumer.Store(kc)
+	logsDone := make(chan struct{})
+	go c.serveLogs(kc.Logs(), logsDone)
+	defer func() {
+		c.joined.Store(false)
+		if err := kc.Close(); err != nil {
+			c.log.Warn("kafka consumer close", "err", c.redactor.Redact(err.Error()))
+		}
+		<-logsDone
+	}()
+	if err := kc.SubscribeTopics(c.opts.Topics, c.rebalance); err != nil {
+		return fmt.Errorf("sources.%s: subscribe to %s: %s", c.source, strings.Join(c.opts.Topics, ", "),
+			c.redactor.Redact(err.Error()))
+	}
+	c.log.Info("kafka source subscribed", "topics", c.opts.Topics)
+	for failures := 0; ctx.Err() == nil; {
+		b := c.collect(ctx, kc)
+		failed := c.process(ctx, kc, b)
+		if !failed {
+			failures = 0
+			continue
+		}
+		failures++
+		if !wait(ctx, backoff(failures)) {
+			break
+		}
+	}
+	return nil
+}
+
+// wait waits d; false when ctx ended first.
+func wait(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
+}
+
+// serveLogs logs librdkafka's log lines at debug level until the channel
+// closes.
+func (c *Consumer) serveLogs(logs chan ckafka.LogEvent, done chan struct{}) {
+	defer close(done)
+	for l := range logs {
+		c.log.Debug("librdkafka", "level", l.Level, "tag", l.Tag, "msg", c.redactor.Redact(l.Message))
+	}
+}
+
+// rebalance runs inside Poll. An assignment marks the consumer joined; a
+// revocation drops the revoked partitions' records from the batch being
+// collected: none of them is stored yet, and the next owner reads them
+// from the committed offset.
+func (c *Consumer) rebalance(_ *ckafka.Consumer, ev ckafka.Event) error {
+	switch e := ev.(type) {
+	case ckafka.AssignedPartitions:
+		c.joined.Store(true)
+		c.log.Info("kafka partitions assigned", "partitions", describe(e.Partitions))
+	case ckafka.RevokedPartitions:
+		if c.batch != nil {
+			c.batch.drop(e.Partitions)
+		}
+		c.log.Info("kafka partitions revoked", "partitions", describe(e.Partitions))
+	}
+	return nil
+}
+
+func describe(tps []ckafka.TopicPartition) string {
+	parts := make([]string, 0, len(tps))
+	for _, tp := range tps {
+		parts = append(parts, fmt.Sprintf("%s[%d]", topicOf(tp), tp.Partition))
+	}
+	return strings.Join(parts, " ")
+}
+
+func topicOf(tp ckafka.TopicPartition) string {
+	if tp.Topic == nil {
+		return ""
+	}
+	return *tp.Topic
+}

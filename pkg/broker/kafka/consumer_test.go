@@ -1,0 +1,166 @@
+package kafka_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/kafka/kafkatest"
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/queuebox"
+)
+
+func TestConsumerStoresOnceAndCommitsAfterTheStore(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 2, nil)
+	for i := range 10 {
+		f.produce(t, int32(i%2), nil, fmt.Sprintf(`{"id":"m-%d","type":"order.created"}`, i),
+			"X-Correlation-Id", fmt.Sprintf("corr-%d", i), "x-tenant", "acme")
+	}
+	f.run(t)
+	rows := f.waitRows(t, 10)
+	f.committedAll(t)
+	require.Len(t, f.store.all(), 10)
+	keys := map[string]bool{}
+	for _, r := range rows {
+		keys[r.IdempotencyKey] = true
+		require.Equal(t, "acme", r.Headers["x-tenant"])
+		require.Contains(t, r.CorrelationID, "corr-")
+		require.Equal(t, queuebox.State(""), r.State)
+	}
+	require.Len(t, keys, 10)
+}
+
+// TestConsumerStoreFailureSeeksBack fails the store of records 3 and
+// later of one partition: the group commits offset 3 (the run 0..2) and
+// nothing past it, and once the store recovers every record is stored
+// once.
+func TestConsumerStoreFailureSeeksBack(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 1, nil)
+	f.store.setFail(func(r queuebox.ReceivedRow) bool {
+		var doc struct{ N int }
+		_ = json.Unmarshal(r.Payload, &doc)
+		return doc.N >= 3
+	})
+	for i := range 6 {
+		f.produce(t, 0, nil, fmt.Sprintf(`{"id":"m-%d","n":%d}`, i, i))
+	}
+	f.run(t)
+	f.waitRows(t, 3)
+	// The store of record 3 is retried after a backoff: wait for two tries
+	// of it, so the commit of the first batch is done.
+	require.Eventually(t, func() bool { return f.store.insertCalls() >= 5 }, 60*time.Second, 10*time.Millisecond)
+	require.Equal(t, map[int32]int64{0: 3}, kafkatest.Committed(t, f.addr, f.src.GroupID, f.topic),
+		"only the unbroken run is committed")
+	require.Len(t, f.store.all(), 3)
+
+	f.store.setFail(nil)
+	f.waitRows(t, 6)
+	f.committedAll(t)
+	require.Len(t, f.store.all(), 6)
+}
+
+// TestConsumerIdempotencyKeyOrder checks the order of page 08: header,
+// body path, record key, digest.
+func TestConsumerIdempotencyKeyOrder(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 1, nil)
+	f.produce(t, 0, []byte("rk-1"), `{"id":"path-1","v":1}`, "x-idempotency-key", "hdr-1")
+	f.produce(t, 0, []byte("rk-1"), `{"id":"path-1","v":2}`, "x-idempotency-key", "hdr-1") // duplicate by header
+	f.produce(t, 0, []byte("rk-2"), `{"id":"path-2","v":3}`)
+	f.produce(t, 0, []byte("rk-3"), `{"id":"path-2","v":4}`) // duplicate by path
+	f.produce(t, 0, []byte("rk-4"), `{"v":5}`)
+	f.produce(t, 0, []byte("rk-4"), `{"v":6}`) // duplicate by record key
+	f.produce(t, 0, nil, `{"v":7}`)
+	f.produce(t, 0, nil, `{"v":7}`) // duplicate by digest
+	f.run(t)
+	f.committedAll(t)
+	rows := f.store.all()
+	var keys []string
+	for _, r := range rows {
+		keys = append(keys, r.IdempotencyKey)
+	}
+	require.Len(t, keys, 4, "%v", keys)
+	require.Equal(t, []string{"hdr-1", "path-2", "rk-4"}, keys[:3])
+	require.True(t, strings.HasPrefix(keys[3], "sha256:"), "a SHA-256 digest: %s", keys[3])
+	// The aggregate id falls back to the record key.
+	require.NotNil(t, rows[2].AggregateID)
+	require.Equal(t, "rk-4", *rows[2].AggregateID)
+}
+
+func TestConsumerNonJSONIsDeadAndMovesOn(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 1, nil)
+	f.produce(t, 0, []byte("k"), "not json")
+	f.produce(t, 0, nil, `{"id":"after"}`)
+	f.run(t)
+	rows := f.waitRows(t, 2)
+	f.committedAll(t)
+	require.Equal(t, queuebox.StateDead, rows[0].State)
+	require.JSONEq(t, `{"raw":"not json"}`, string(rows[0].Payload))
+	require.Equal(t, "after", rows[1].IdempotencyKey)
+}
+
+func TestConsumerTransformDeadKeepsTheOriginal(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 1, func(s *config.Source) {
+		s.Transform = &config.Transform{Expression: `$error("nope")`, OnError: config.OnErrorDead, TimeoutMs: 1000}
+	})
+	f.produce(t, 0, nil, `{"id":"t1","a":1}`)
+	f.run(t)
+	rows := f.waitRows(t, 1)
+	f.committedAll(t)
+	require.Equal(t, queuebox.StateDead, rows[0].State)
+	require.JSONEq(t, `{"id":"t1","a":1}`, string(rows[0].Payload))
+}
+
+func TestConsumerFilterDropsAndMovesOn(t *testing.T) {
+	t.Parallel()
+	eu := "eu"
+	f := newFixture(t, 1, func(s *config.Source) {
+		s.Filter = &config.Filter{Require: []config.FilterRule{{Header: "x-region", Equals: &eu}}}
+	})
+	f.produce(t, 0, nil, `{"id":"us-1"}`, "x-region", "us")
+	f.produce(t, 0, nil, `{"id":"eu-1"}`, "x-region", "eu")
+	f.run(t)
+	f.committedAll(t)
+	rows := f.store.all()
+	require.Len(t, rows, 1)
+	require.Equal(t, "eu-1", rows[0].IdempotencyKey)
+}
+
+// TestConsumerGroupSharesPartitions runs two consumers of one group while
+// records arrive: the second one joins mid-stream (a rebalance), and in
+// the end every record is stored once and every offset is committed.
+func TestConsumerGroupSharesPartitions(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 4, func(s *config.Source) { s.MaxPollRecords = 5 })
+	const n = 200
+	for i := range n / 2 {
+		f.produce(t, int32(i%4), nil, fmt.Sprintf(`{"id":"m-%d"}`, i))
+	}
+	_, stopFirst := f.run(t)
+	f.waitRows(t, 10)
+	f.run(t)
+	for i := n / 2; i < n; i++ {
+		f.produce(t, int32(i%4), nil, fmt.Sprintf(`{"id":"m-%d"}`, i))
+	}
+	f.waitRows(t, n*3/4)
+	// The first consumer leaves mid-stream: a second rebalance.
+	stopFirst()
+	f.waitRows(t, n)
+	f.committedAll(t)
+	rows := f.store.all()
+	keys := make([]string, 0, len(rows))
+	for _, r := range rows {
+		keys = append(keys, r.IdempotencyKey)
+	}
+	sort.Strings(keys)
+	require.Len(t, keys, n, "every record stored once")
+}
