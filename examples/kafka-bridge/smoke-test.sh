@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Runs the Kafka bridge example against local PostgreSQL and a kfake
+# cluster (integration/cmd/kfakectl: the Kafka protocol in one process, not
+# a real broker), without Docker: a record on the orders topic reaches the
+# inbox once, the relay forwards it, and queuebox-deliver produces it to
+# the processed topic with the record key and the relay headers. Run from
+# anywhere after `make build`:
+#   examples/kafka-bridge/smoke-test.sh
+# It uses PostgreSQL on PGHOST (127.0.0.1, trust auth), creates a database
+# of its own and removes it when it ends.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+PGHOST=${PGHOST:-127.0.0.1}
+
+for role in ingest relay deliver; do
+  [[ -x bin/queuebox-$role ]] || { echo "smoke-test: bin/queuebox-$role is missing; run make build" >&2; exit 1; }
+done
+
+run_id="$$_$RANDOM"
+db="qb_kafkabridge_$run_id"
+export ORDERS_TOPIC="orders_smoke_$run_id" PROCESSED_TOPIC="processed_smoke_$run_id"
+state=$(mktemp -d)
+pids=()
+
+cleanup() {
+  local code=$?
+  trap - EXIT INT TERM
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  if [[ $code -ne 0 ]]; then
+    for f in "$state"/*.log; do [[ -e $f ]] && { echo "== $f"; tail -n 40 "$f"; }; done
+  fi
+  psql -h "$PGHOST" -U postgres -d postgres -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
+  rm -rf "$state"
+  [[ $code -eq 0 ]] && echo "smoke-test: ok" || echo "smoke-test: FAILED" >&2
+  exit "$code"
+}
+trap cleanup EXIT INT TERM
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+(cd integration && go build -o "$state/kfakectl" ./cmd/kfakectl)
+kafka_port=$(free_port)
+export KAFKA_BROKERS="127.0.0.1:$kafka_port"
+"$state/kfakectl" serve "$kafka_port" "$ORDERS_TOPIC:3" "$PROCESSED_TOPIC:3" >"$state/kfake.log" 2>&1 &
+pids+=($!)
+for ((i = 0; i < 120; i++)); do
+  grep -qs '^ready' "$state/kfake.log" && break
+  kill -0 "${pids[-1]}" 2>/dev/null || break
+  sleep 0.25
+done
+grep -qs '^ready' "$state/kfake.log" || { echo "smoke-test: kfakectl did not start" >&2; exit 1; }
+kfakectl() { "$state/kfakectl" -brokers "$KAFKA_BROKERS" "$@"; }
+psql -h "$PGHOST" -U postgres -d postgres -qc "CREATE DATABASE $db"
+
+export QUEUEBOX_CONFIG_FILE="$root/examples/kafka-bridge/queuebox.yml"
+export QUEUEBOX_DATABASE_URL="jdbc:postgresql://$PGHOST:5432/$db" QUEUEBOX_DATABASE_USERNAME=postgres
+export QUEUEBOX_DATABASE_PASSWORD=postgres QUEUEBOX_DATABASE_POOLSIZE=4 QUEUEBOX_LOG_FORMAT=text
+declare -A ports
+# ingest first: it applies the migrations the other two expect.
+for role in ingest relay deliver; do
+  ports[$role]=$(free_port)
+  QUEUEBOX_SERVER_HTTPPORT=${ports[$role]} bin/queuebox-$role >"$state/$role.log" 2>&1 &
+  pids+=($!)
+  ready=""
+  for ((i = 0; i < 240; i++)); do
+    if curl -fs "http://127.0.0.1:${ports[$role]}/health/ready" >/dev/null 2>&1; then ready=1; break; fi
+    kill -0 "${pids[-1]}" 2>/dev/null || break
+    sleep 0.25
+  done
+  [[ -n $ready ]] || { echo "smoke-test: queuebox-$role did not become ready" >&2; exit 1; }
+  echo "queuebox-$role ready on ${ports[$role]}: $(curl -s "http://127.0.0.1:${ports[$role]}/health/ready")"
+done
+
+order='{"id":"ord-1","type":"created","customerId":"c-7","total":42}'
+kfakectl produce "$ORDERS_TOPIC" "$order" key=c-7 X-Tenant=acme X-Correlation-Id=smoke-1
+kfakectl produce "$ORDERS_TOPIC" "$order" key=c-7 # a repeat: stored once
+out=$(kfakectl wait "$PROCESSED_TOPIC" 1 60s)
+echo "$out"
+
+fail() { echo "smoke-test: $*" >&2; exit 1; }
+python3 - "$out" <<'PY' || fail "the produced record is not as expected"
+import json, sys
+lines = [json.loads(l) for l in sys.argv[1].splitlines() if l.strip()]
+assert len(lines) == 1, f"want one record on the processed topic, got {len(lines)}"
+m = lines[0]
+h = {k.lower(): v[0] for k, v in m["headers"].items()}
+assert m["key"] == "c-7", m["key"]
+assert json.loads(m["value"])["id"] == "ord-1", m["value"]
+assert h["x-source"] == "orders" and h["x-idempotency-key"] == "ord-1", h
+assert h["x-topic"] == "orders.created" and h["x-attempt"] == "0", h
+assert h["x-correlation-id"] == "smoke-1" and h["x-tenant"] == "acme", h
+PY
+sql() { psql -h "$PGHOST" -U postgres -d "$db" -tAc "$1"; }
+inbox=$(sql "SELECT count(*) || ' ' || string_agg(state, ',') FROM inbox WHERE source = 'orders'")
+[[ $inbox == "1 processed" ]] || fail "inbox: want one processed row, got '$inbox'"
+for ((i = 0; i < 120; i++)); do
+  outbox=$(sql "SELECT count(*) || ' ' || string_agg(state, ',') FROM outbox")
+  [[ $outbox == "1 sent" ]] && break
+  sleep 0.25
+done
+[[ $outbox == "1 sent" ]] || fail "outbox: want one sent row, got '$outbox'"
+echo "inbox: $inbox; outbox: $outbox"
