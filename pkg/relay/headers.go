@@ -4,16 +4,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
 // The headers the relay sets on every forwarded row. Each replaces a
 // received header of the same name in any letter case, so a sender
-// cannot forge them.
+// cannot forge them; x-inbox-id is what marks a relayed row for the
+// publishers (queuebox.Relayed).
 const (
-	HeaderInboxID        = "x-inbox-id"
-	HeaderSource         = "x-source"
-	HeaderIdempotencyKey = "x-idempotency-key"
-	HeaderCorrelationID  = "X-Correlation-Id"
+	HeaderInboxID        = queuebox.HeaderInboxID
+	HeaderSource         = queuebox.HeaderSource
+	HeaderIdempotencyKey = queuebox.HeaderIdempotencyKey
+	HeaderCorrelationID  = queuebox.HeaderCorrelationID
 )
 
 // OutboxHeaders builds the outbox headers of a forwarded row: the stored

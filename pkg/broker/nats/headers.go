@@ -20,7 +20,8 @@ const (
 )
 
 // buildHeader returns the headers of one publish: the standard headers,
-// then the static headers, then the row headers. A row header replaces a
+// then the static headers, then the row headers that queuebox.RowHeaders
+// lets through. A row header replaces a
 // static header of the same name in any letter case; a static or row
 // header never removes a standard one and adds a value next to it. Names
 // are kept as configured (NATS headers are case-sensitive).
@@ -32,8 +33,23 @@ func buildHeader(m *queuebox.OutboxMessage, static map[string]string) gonats.Hea
 	if m.HasKey {
 		h[HeaderMessageKey] = []string{m.Key}
 	}
+	// A relayed row can neither replace a static header nor extend a
+	// standard one (queuebox.RowHeaders); a row the application wrote
+	// keeps the documented precedence.
+	row := queuebox.RowHeaders(m.Headers, func(name string) bool {
+		lower := strings.ToLower(name)
+		if standard(lower) {
+			return true
+		}
+		for s := range static {
+			if strings.EqualFold(s, name) {
+				return true
+			}
+		}
+		return false
+	})
 	extra := map[string][2]string{} // lower-case name -> name, value
-	for _, group := range []map[string]string{static, m.Headers} {
+	for _, group := range []map[string]string{static, row} {
 		for _, name := range sortedNames(group) {
 			extra[strings.ToLower(name)] = [2]string{name, group[name]}
 		}

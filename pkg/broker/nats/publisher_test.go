@@ -40,7 +40,7 @@ func TestPublishHeadersAndSubject(t *testing.T) {
 	p := publisher(t, natsb.Options{Name: "orders", Subject: prefix + ".{{ aggregateType }}.{{ payload.region }}",
 		Headers: map[string]string{"X-Env": "prod", "x-static": "s", "X-Topic": "static-topic"}})
 	m := row("0190a0a0-0000-7000-8000-000000000001")
-	m.Headers = map[string]string{"x-env": "row", "x-inbox-id": "i-1", "x-message-id": "row-dup"}
+	m.Headers = map[string]string{"x-env": "row", "x-trace": "t-1", "x-message-id": "row-dup"}
 	require.NoError(t, p.Publish(t.Context(), queuebox.Delivery{Message: m, Body: []byte(`{"delivered":true}`)}))
 
 	got := natstest.Messages(t, s)
@@ -55,8 +55,30 @@ func TestPublishHeadersAndSubject(t *testing.T) {
 	require.Equal(t, []string{"row"}, msg.Header.Values("x-env"), "a row header replaces a static one in any letter case")
 	require.Empty(t, msg.Header.Values("X-Env"))
 	require.Equal(t, []string{"s"}, msg.Header.Values("x-static"))
-	require.Equal(t, []string{"i-1"}, msg.Header.Values("x-inbox-id"))
+	require.Equal(t, []string{"t-1"}, msg.Header.Values("x-trace"))
 	require.Empty(t, msg.Header.Values(gonats.MsgIdHdr), "no Nats-Msg-Id unless the row sets one")
+}
+
+func TestPublishRelayedRowCannotChooseHeaders(t *testing.T) {
+	t.Parallel()
+	_, js := natstest.Connect(t, natstest.URL())
+	s, prefix := natstest.Stream(t, js)
+	p := publisher(t, natsb.Options{Name: "orders", Subject: prefix + ".relayed", Headers: map[string]string{"X-Env": "prod"}})
+	m := row("0190a0a0-0000-7000-8000-000000000009")
+	m.Headers = map[string]string{"x-inbox-id": "i-1", "x-source": "stripe", "x-env": "evil",
+		"x-message-id": "forged", "X-Topic": "forged", "x-forwarded-for": "10.0.0.1", "stripe-id": "s-1"}
+	require.NoError(t, p.Publish(t.Context(), queuebox.Delivery{Message: m, Body: []byte(`{}`)}))
+
+	got := natstest.Messages(t, s)
+	require.Len(t, got, 1)
+	h := got[0].Header
+	require.Equal(t, []string{m.ID}, h.Values("x-message-id"))
+	require.Equal(t, []string{"order.created"}, h.Values("x-topic"))
+	require.Equal(t, []string{"prod"}, h.Values("X-Env"))
+	require.Empty(t, h.Values("x-env"))
+	require.Empty(t, h.Values("x-forwarded-for"))
+	require.Equal(t, []string{"i-1"}, h.Values("x-inbox-id"))
+	require.Equal(t, []string{"s-1"}, h.Values("stripe-id"))
 }
 
 func TestPublishWithoutKeyAndSubjectFrom(t *testing.T) {

@@ -4,12 +4,13 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
-// userAgent identifies QueueBox to receivers. A static or a row header can
-// replace it.
+// userAgent identifies QueueBox to receivers. A static header or a header
+// of a row that the application wrote can replace it.
 const userAgent = "QueueBox"
 
 // standardHeaders are the headers that QueueBox itself sets on a delivery.
@@ -23,13 +24,38 @@ var standardHeaders = map[string]bool{
 	"X-Message-Key": true,
 }
 
+// reservedNames returns the canonical names that the publisher sets on
+// every request: the standard headers, User-Agent, the static headers and
+// the auth header. A relayed row never sends a header of these names
+// (queuebox.RowHeaders).
+func reservedNames(static map[string]string, a *Auth) map[string]bool {
+	out := map[string]bool{"User-Agent": true}
+	for name := range standardHeaders {
+		out[name] = true
+	}
+	for name := range static {
+		out[http.CanonicalHeaderKey(name)] = true
+	}
+	if a != nil {
+		name := DefaultAuthHeaderName
+		if strings.EqualFold(a.Kind, AuthHeader) {
+			name = a.headerName()
+		}
+		out[http.CanonicalHeaderKey(name)] = true
+	}
+	return out
+}
+
 // buildHeader returns the headers of one delivery, group by group: the
 // standard headers, the static destination headers, the auth header, and
-// last the row headers. A later group replaces an earlier header of the
-// same name in any letter case, except a standard header, which keeps its
-// value next to the new one.
-func buildHeader(m *queuebox.OutboxMessage, static map[string]string, cred credential) http.Header {
-	h := make(http.Header, 8+len(static)+len(m.Headers))
+// last the row headers that queuebox.RowHeaders lets through. A later
+// group replaces an earlier header of the same name in any letter case,
+// except a standard header, which keeps its value next to the new one.
+// A relayed row's headers never reach a reserved name, so only a row that
+// the application wrote can replace or extend one.
+func buildHeader(m *queuebox.OutboxMessage, static map[string]string, cred credential, reserved map[string]bool) http.Header {
+	row := queuebox.RowHeaders(m.Headers, func(name string) bool { return reserved[http.CanonicalHeaderKey(name)] })
+	h := make(http.Header, 8+len(static)+len(row))
 	h.Set("User-Agent", userAgent)
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Message-Id", m.ID)
@@ -42,7 +68,7 @@ func buildHeader(m *queuebox.OutboxMessage, static map[string]string, cred crede
 	if cred.name != "" {
 		setOne(h, cred.name, cred.value)
 	}
-	setGroup(h, m.Headers)
+	setGroup(h, row)
 	return h
 }
 

@@ -25,6 +25,8 @@ type Publisher struct {
 	// own is the transport that Close shuts, nil for a caller's client.
 	own  *http.Transport
 	auth authorizer // nil without credentials
+	// reserved holds the canonical names that a relayed row cannot send.
+	reserved map[string]bool
 	// redactor knows the configuration secrets and this destination's own.
 	redactor *redact.Redactor
 	// baseCtx bounds work that outlives one caller, the shared token fetch;
@@ -55,7 +57,7 @@ func New(opts Options) (*Publisher, error) {
 			return nil, fmt.Errorf("%s: %w", destPrefix(opts.Name), err)
 		}
 	}
-	p := &Publisher{opts: opts, target: target}
+	p := &Publisher{opts: opts, target: target, reserved: reservedNames(opts.Headers, opts.Auth)}
 	p.client, p.own = newClient(opts)
 	p.baseCtx, p.cancel = context.WithCancel(context.Background())
 	var secrets []string
@@ -116,7 +118,7 @@ func (p *Publisher) send(ctx context.Context, d queuebox.Delivery, cred credenti
 	if err != nil {
 		return 0, p.transportError(ctx, err, false, p.redactor)
 	}
-	req.Header = buildHeader(d.Message, p.opts.Headers, cred)
+	req.Header = buildHeader(d.Message, p.opts.Headers, cred, p.reserved)
 	resp, err := p.client.Do(req)
 	if err != nil {
 		p.count(StatusClassOther)

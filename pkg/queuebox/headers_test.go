@@ -1,0 +1,36 @@
+package queuebox_test
+
+import (
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
+)
+
+func TestRowHeaders(t *testing.T) {
+	t.Parallel()
+	reserved := func(name string) bool { return strings.EqualFold(name, "X-Topic") || strings.EqualFold(name, "X-Team") }
+	tests := []struct {
+		name string
+		in   map[string]string
+		want map[string]string
+	}{
+		{"application row keeps reserved names", map[string]string{"x-topic": "t", "X-Team": "a", "x-forwarded-for": "1"},
+			map[string]string{"x-topic": "t", "X-Team": "a", "x-forwarded-for": "1"}},
+		{"application row drops hop-by-hop", map[string]string{"Connection": "close", "Proxy-Foo": "x", "TE": "trailers", "keep": "1"},
+			map[string]string{"keep": "1"}},
+		{"relayed row drops reserved and forwarding", map[string]string{"X-Inbox-Id": "i", "x-topic": "t", "x-team": "b",
+			"X-Forwarded-Proto": "http", "forwarded": "for=x", "host": "h", "cookie": "c", "stripe-id": "s"},
+			map[string]string{"X-Inbox-Id": "i", "stripe-id": "s"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := queuebox.RowHeaders(tc.in, reserved)
+			if !maps.Equal(got, tc.want) {
+				t.Fatalf("RowHeaders(%v) = %v, want %v", tc.in, got, tc.want)
+			}
+		})
+	}
+}
