@@ -2,6 +2,7 @@ package deliver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -41,7 +42,12 @@ func (p *Poller) deliver(ctx context.Context, row queuebox.ClaimedMessage) queue
 	p.published.Store(dest.Name, true)
 	if err != nil {
 		p.opts.Metrics.DestinationMessages.WithLabelValues(dest.Name, "failure").Inc()
-		return p.failure(m, fmt.Sprintf("Publish to %s failed: %v", dest.Name, err))
+		reason := fmt.Sprintf("Publish to %s failed: %v", dest.Name, err)
+		if errors.Is(err, queuebox.ErrUndeliverable) {
+			// No attempt can succeed: retrying would only burn them.
+			return p.dead(reason)
+		}
+		return p.failure(m, reason)
 	}
 	p.opts.Metrics.DestinationMessages.WithLabelValues(dest.Name, "success").Inc()
 	return queuebox.Sent()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -207,8 +208,12 @@ func (p *Poller) dead(reason string) queuebox.Outcome {
 // lastError redacts known secrets and cuts the text to
 // http.maxErrorBodyBytes before it reaches a log or last_error. A nil
 // Redactor still applies the key rules, so it is called in every case.
+// NUL bytes go and invalid UTF-8 becomes U+FFFD first: PostgreSQL refuses
+// both in a text column, and the outcome write of the whole group would
+// fail on every try.
 func (p *Poller) lastError(reason string) string {
-	return redact.Truncate(p.opts.Redactor.Redact(reason), p.opts.Config.HTTP.MaxErrorBodyBytes)
+	clean := strings.ReplaceAll(strings.ToValidUTF8(reason, "\uFFFD"), "\x00", "")
+	return redact.Truncate(p.opts.Redactor.Redact(clean), p.opts.Config.HTTP.MaxErrorBodyBytes)
 }
 
 func noPublisher(d *config.Destination) string {

@@ -1,6 +1,10 @@
 package queuebox
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+)
 
 // Delivery is what a publisher sends for one message: the body after the
 // route and destination transforms, and the row itself for its headers
@@ -20,7 +24,8 @@ type Delivery struct {
 // Publish blocks until the destination accepted the message (an HTTP 2xx,
 // a broker's confirm or delivery report) or failed; only then may the
 // caller mark the row sent. Any error is a failed attempt, which the
-// poller retries until the row's max_attempts. When ctx ends first,
+// poller retries until the row's max_attempts, except an error that
+// matches ErrUndeliverable, which sends the row dead at once. When ctx ends first,
 // Publish returns promptly with an error; the message may or may not have
 // reached the destination (at least once).
 //
@@ -30,4 +35,34 @@ type Delivery struct {
 type Publisher interface {
 	Publish(ctx context.Context, d Delivery) error
 	Close() error
+}
+
+// ErrUndeliverable matches (errors.Is) every *UndeliverableError.
+var ErrUndeliverable = errors.New("the message can never be delivered as it is")
+
+// UndeliverableError is a publish that can never succeed for this row, on
+// any attempt: a header value that the protocol cannot carry, a topic or
+// key with a control character, a destination address that the
+// private-address guard refuses. The poller sends the row dead at once
+// instead of retrying it until max_attempts. A publisher returns it only
+// for a failure that no retry and no change at the destination can cure.
+type UndeliverableError struct {
+	// Reason describes the row or the address; it never holds a
+	// credential.
+	Reason string
+	// Err is the underlying error, or nil.
+	Err error
+}
+
+func (e *UndeliverableError) Error() string { return e.Reason }
+
+// Unwrap returns the underlying error.
+func (e *UndeliverableError) Unwrap() error { return e.Err }
+
+// Is reports whether target is ErrUndeliverable.
+func (e *UndeliverableError) Is(target error) bool { return target == ErrUndeliverable }
+
+// Undeliverable returns an *UndeliverableError with the reason fmt builds.
+func Undeliverable(format string, args ...any) error {
+	return &UndeliverableError{Reason: fmt.Sprintf(format, args...)}
 }

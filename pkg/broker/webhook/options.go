@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/net/http/httpguts"
 
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
 	"github.com/alternayte/queuebox/pkg/secret"
 )
@@ -122,6 +123,24 @@ func checkHeaders(what string, h map[string]string) error {
 		if !httpguts.ValidHeaderFieldValue(value) {
 			return fmt.Errorf("%s %q: invalid header value", what, name)
 		}
+	}
+	return nil
+}
+
+// checkRow refuses a row that no attempt can send: a row header that
+// net/http refuses, or a topic or key that cannot travel in the X-Topic
+// or X-Message-Key header (a control character). Only the row headers
+// that RowHeaders lets through are checked, since the others are never
+// sent.
+func checkRow(m *queuebox.OutboxMessage) error {
+	if err := checkHeaders("row header", queuebox.RowHeaders(m.Headers, nil)); err != nil {
+		return err
+	}
+	if !httpguts.ValidHeaderFieldValue(m.Topic) {
+		return errors.New("the topic holds a control character, which the X-Topic header cannot carry")
+	}
+	if !httpguts.ValidHeaderFieldValue(m.Key) {
+		return errors.New("the key holds a control character, which the X-Message-Key header cannot carry")
 	}
 	return nil
 }

@@ -82,8 +82,8 @@ func (p *Publisher) Publish(ctx context.Context, d queuebox.Delivery) error {
 	if d.Message == nil {
 		return errors.New("http destination: delivery without a message")
 	}
-	if err := checkHeaders("row header", d.Message.Headers); err != nil {
-		return fmt.Errorf("%s: %w", p.stage(false), err)
+	if err := checkRow(d.Message); err != nil {
+		return &queuebox.UndeliverableError{Reason: fmt.Sprintf("%s: %v", p.stage(false), err), Err: err}
 	}
 	cred, err := p.credential(ctx)
 	if err != nil {

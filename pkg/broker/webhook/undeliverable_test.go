@@ -1,0 +1,36 @@
+package webhook_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
+	"github.com/alternayte/queuebox/pkg/broker/webhook"
+	"github.com/alternayte/queuebox/pkg/queuebox"
+)
+
+// A row that no attempt can send fails as undeliverable, so the poller
+// sends it dead at once, and nothing reaches the destination.
+func TestPublishOfAnUnsendableRowIsUndeliverable(t *testing.T) {
+	t.Parallel()
+	tests := map[string]func(*queuebox.OutboxMessage){
+		"topic with a control character": func(m *queuebox.OutboxMessage) { m.Topic = "order.\x01created" },
+		"key with a line break":          func(m *queuebox.OutboxMessage) { m.Key, m.HasKey = "k\r\nX-Evil: 1", true },
+		"row header value with NUL":      func(m *queuebox.OutboxMessage) { m.Headers = map[string]string{"x-trace": "a\x00b"} },
+		"row header name with a space":   func(m *queuebox.OutboxMessage) { m.Headers = map[string]string{"x trace": "a"} },
+	}
+	for name, change := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			rec := brokertest.NewHTTPReceiver(t, nil)
+			p := newPublisher(t, webhook.Options{Name: "orders", BaseURL: rec.URL})
+			d := delivery("", 0)
+			change(d.Message)
+			err := p.Publish(t.Context(), d)
+			require.ErrorIs(t, err, queuebox.ErrUndeliverable)
+			require.Contains(t, err.Error(), "http destination orders")
+			require.Empty(t, rec.Requests())
+		})
+	}
+}
