@@ -7,6 +7,7 @@ package netguard
 import (
 	"fmt"
 	"net/netip"
+	"syscall"
 )
 
 // Ranges refused beyond those that the netip predicates cover.
@@ -61,4 +62,50 @@ func describe(addr netip.Addr) string {
 		return "a carrier-grade NAT address"
 	}
 	return ""
+}
+
+// BlockedError is a connection that the dial guard refused because the
+// address it was about to connect to lies inside the network.
+type BlockedError struct {
+	// Destination names what was dialled: "destination orders" or
+	// "destination orders, oauth2 tokenUrl".
+	Destination string
+	// Addr is the address the dialer was about to connect to.
+	Addr netip.AddrPort
+	// Kind is what Describe said of it ("a loopback address").
+	Kind string
+}
+
+func (e *BlockedError) Error() string {
+	if e.Destination == "" {
+		return e.Reason()
+	}
+	return e.Destination + ": " + e.Reason()
+}
+
+// Reason is the text of the error without the destination.
+func (e *BlockedError) Reason() string {
+	return fmt.Sprintf("connection to %s refused: it is %s, and http.blockPrivateAddresses is true", e.Addr, e.Kind)
+}
+
+// Control returns a net.Dialer Control function that refuses, with a
+// *BlockedError, every connection to an address that Describe names. It
+// runs after name resolution and before the connect, for each address the
+// dialer tries, so it sees the address actually connected to: a DNS
+// answer that changes after the start, a lookup that failed at the start
+// and a redirect through a proxy's resolver cannot get around it.
+// destination names the caller in the error; "" leaves it to the caller.
+func Control(destination string) func(network, address string, c syscall.RawConn) error {
+	return func(_, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil {
+			// Control only ever sees ip:port; anything else is refused
+			// rather than let through unchecked.
+			return fmt.Errorf("%s: connection to %q refused: not an IP address and port", destination, address)
+		}
+		if kind := Describe(ap.Addr()); kind != "" {
+			return &BlockedError{Destination: destination, Addr: netip.AddrPortFrom(ap.Addr().WithZone(""), ap.Port()), Kind: kind}
+		}
+		return nil
+	}
 }

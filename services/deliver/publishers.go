@@ -19,7 +19,8 @@ import (
 // newPublishers builds one publisher per destination whose kind this
 // build supports. A destination without a publisher sends its rows dead
 // with a reason that names it. http.blockPrivateAddresses was checked when
-// the configuration loaded.
+// the configuration loaded, and the HTTP publishers check it again on
+// every connection they open.
 func newPublishers(_ context.Context, app *run.App, redactor *redact.Redactor) (map[string]queuebox.Publisher, error) {
 	responses := webhook.NewResponsesCounter(app.Registry)
 	out := map[string]queuebox.Publisher{}
@@ -53,6 +54,7 @@ func httpPublisher(app *run.App, name string, d *config.Destination, redactor *r
 		Name: name, BaseURL: d.BaseURL, Path: d.Path, Timeout: config.Ms(d.TimeoutMs),
 		Headers: d.Headers, Auth: webhookAuth(d.Auth), MaxErrorBodyBytes: app.Config.HTTP.MaxErrorBodyBytes,
 		Redactor: redactor, Responses: responses, Logger: app.Log.With("destination", name),
+		BlockPrivateAddresses: app.Config.HTTP.BlockPrivateAddresses,
 	})
 }
 

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/alternayte/queuebox/pkg/netguard"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
 )
 
@@ -34,6 +36,9 @@ type Error struct {
 	TokenRequest bool
 
 	msg string
+	// blocked is true when the private-address guard refused the
+	// connection: no attempt can succeed (queuebox.ErrUndeliverable).
+	blocked bool
 	// cause is context.Canceled or context.DeadlineExceeded, or nil. The
 	// transport error itself is not kept: its text can hold a secret that
 	// a caller could print through errors.Unwrap.
@@ -46,6 +51,10 @@ func (e *Error) Error() string { return e.msg }
 // Unwrap returns context.Canceled or context.DeadlineExceeded when the
 // attempt ended that way, so errors.Is works on them, and nil otherwise.
 func (e *Error) Unwrap() error { return e.cause }
+
+// Is reports whether target is queuebox.ErrUndeliverable and the
+// private-address guard refused the connection.
+func (e *Error) Is(target error) bool { return e.blocked && target == queuebox.ErrUndeliverable }
 
 // Timeout reports whether the request ran out of time.
 func (e *Error) Timeout() bool { return errors.Is(e.cause, context.DeadlineExceeded) }
@@ -94,6 +103,12 @@ func (p *Publisher) statusError(resp *http.Response, token bool, r *redact.Redac
 // publisher's own timeout, which the text then states.
 func (p *Publisher) transportError(ctx context.Context, err error, token bool, r *redact.Redactor) *Error {
 	e := &Error{Destination: p.opts.Name, TokenRequest: token}
+	var blocked *netguard.BlockedError
+	if errors.As(err, &blocked) {
+		e.blocked = true
+		e.msg = fmt.Sprintf("%s: %s", p.stage(token), blocked.Reason())
+		return e
+	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		e.cause = context.DeadlineExceeded

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -56,7 +57,19 @@ type Options struct {
 	// Responses counts destination responses per status class; see
 	// NewResponsesCounter. May be nil.
 	Responses *prometheus.CounterVec
-	// Client replaces the publisher's own client, for tests. The publisher
+	// BlockPrivateAddresses refuses, in the dialer, every connection of
+	// the publish and of the OAuth2 token request to a loopback, private,
+	// link-local, carrier-grade NAT, NAT64 or IPv4-mapped inside address
+	// (package netguard), whatever the name resolved to. Such a publish
+	// fails with an error that matches queuebox.ErrUndeliverable. The
+	// publisher then connects directly: a proxy from the environment would
+	// resolve the name itself, out of the guard's sight.
+	BlockPrivateAddresses bool
+	// Resolver resolves destination and token hosts; nil uses the system
+	// resolver. Tests point it at a DNS server of their own.
+	Resolver *net.Resolver
+	// Client replaces the publisher's own client, for tests. Neither
+	// BlockPrivateAddresses nor Resolver applies to it. The publisher
 	// uses a copy that never follows a redirect; Close leaves its
 	// connections alone.
 	Client *http.Client

@@ -40,9 +40,10 @@ var _ queuebox.Publisher = (*Publisher)(nil)
 
 // New validates opts, applies the defaults and returns a publisher. It
 // checks the URL rules (CheckURL, CheckPath) for the target and the token
-// URL, the auth fields and the static header names and values. It does
-// not check private addresses: the configuration validator does that at
-// start when http.blockPrivateAddresses is true (package netguard).
+// URL, the auth fields and the static header names and values. Private
+// addresses are refused on every connection when
+// Options.BlockPrivateAddresses is true (package netguard); the
+// configuration validator also checks the hosts once at start.
 func New(opts Options) (*Publisher, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {

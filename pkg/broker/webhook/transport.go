@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/alternayte/queuebox/pkg/netguard"
 )
 
 // Pool sizes of the publisher transport. The outbox poller publishes to one
@@ -28,9 +30,16 @@ func newClient(opts Options) (*http.Client, *http.Transport) {
 	}
 	// The connect timeout is half the request timeout, as the destination
 	// reference documents; the TLS handshake gets the same bound.
-	dialer := &net.Dialer{Timeout: opts.Timeout / 2, KeepAlive: tcpKeepAlive}
+	dialer := &net.Dialer{Timeout: opts.Timeout / 2, KeepAlive: tcpKeepAlive, Resolver: opts.Resolver}
+	proxy := http.ProxyFromEnvironment
+	if opts.BlockPrivateAddresses {
+		// The check runs on the address the socket is about to connect
+		// to, after every resolution, so no DNS answer can slip past it.
+		dialer.Control = netguard.Control("")
+		proxy = nil
+	}
 	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
+		Proxy:                 proxy,
 		DialContext:           dialer.DialContext,
 		ForceAttemptHTTP2:     true,
 		TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12},
