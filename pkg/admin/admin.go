@@ -51,7 +51,17 @@ func newGuard(cfg config.Admin) (*guard, error) {
 
 // read returns the body of an authenticated request, or writes the 413 or
 // 401 answer through fail and returns ok false.
+//
+// Bearer and api-key credentials are checked before the body is read, so
+// an unauthenticated caller costs no body read; hmac signs the body and is
+// checked after it.
 func (g *guard) read(c echo.Context, fail func(code int, msg string) error) ([]byte, bool, error) {
+	early := g.verifier != nil && !g.verifier.NeedsBody()
+	if early {
+		if ok, err := g.verify(c, nil, fail); !ok {
+			return nil, false, err
+		}
+	}
 	body, err := run.ReadBody(c.Request(), g.limit)
 	if err != nil {
 		var tooLarge *run.ErrBodyTooLarge
@@ -60,16 +70,26 @@ func (g *guard) read(c echo.Context, fail func(code int, msg string) error) ([]b
 		}
 		return nil, false, fail(http.StatusBadRequest, "Invalid request: "+err.Error())
 	}
-	if g.verifier != nil {
-		if err := g.verifier.Verify(c.Request().Header, body, g.now()); err != nil {
-			msg := "Unauthorized"
-			if auth.IsAuthError(err) {
-				msg = err.Error()
-			}
-			return nil, false, fail(http.StatusUnauthorized, msg)
+	if g.verifier != nil && !early {
+		if ok, err := g.verify(c, body, fail); !ok {
+			return nil, false, err
 		}
 	}
 	return body, true, nil
+}
+
+// verify reports whether the credentials pass, or writes the 401 answer
+// through fail and returns its error.
+func (g *guard) verify(c echo.Context, body []byte, fail func(code int, msg string) error) (bool, error) {
+	err := g.verifier.Verify(c.Request().Header, body, g.now())
+	if err == nil {
+		return true, nil
+	}
+	msg := "Unauthorized"
+	if auth.IsAuthError(err) {
+		msg = err.Error()
+	}
+	return false, fail(http.StatusUnauthorized, msg)
 }
 
 // Routes are the handlers Mount registers.

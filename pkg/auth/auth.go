@@ -33,6 +33,8 @@ const (
 type Verifier struct {
 	check   func(h http.Header, body []byte, now time.Time) error
 	headers []string
+	// needsBody is true for hmac, the one kind that signs the body.
+	needsBody bool
 }
 
 // Error is a failed check. Its message names the check, never a
@@ -73,6 +75,12 @@ func New(cfg *config.SourceAuth) (*Verifier, error) {
 func (v *Verifier) Verify(h http.Header, body []byte, now time.Time) error {
 	return v.check(h, body, now)
 }
+
+// NeedsBody reports whether Verify reads the body: true for hmac only.
+// A caller checks the other kinds before it reads the body, so that a
+// request without valid credentials costs no body read (Verify then takes
+// a nil body).
+func (v *Verifier) NeedsBody() bool { return v.needsBody }
 
 // CredentialHeaders returns the names, as configured, of the headers that
 // carry a credential for this verifier: Authorization for bearer, the key header

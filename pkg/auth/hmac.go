@@ -35,7 +35,7 @@ func newHMAC(cfg *config.SourceAuth) (*Verifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Verifier{check: c.verify, headers: []string{c.header}}, nil
+	return &Verifier{check: c.verify, headers: []string{c.header}, needsBody: true}, nil
 }
 
 func hmacConfig(cfg *config.SourceAuth) (*hmacCheck, error) {

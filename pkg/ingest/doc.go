@@ -12,7 +12,9 @@
 //     above the cap is answered 413 even earlier, by the data port
 //     middleware, and spends no token.)
 //  1. The body is read under inbox.maxBodyBytes, counting the bytes of a
-//     chunked body as they arrive: 413.
+//     chunked body as they arrive: 413. A bearer or api-key source checks
+//     its credentials (step 2) before this read, since they need the
+//     headers only; an hmac source signs the body and keeps this order.
 //  2. The credentials of the auth block: 401 naming the failed check.
 //  3. The header filter: 202 {"status":"filtered"}, no row.
 //  4. The X-Correlation-Id response header is set.

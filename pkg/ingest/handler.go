@@ -3,6 +3,7 @@ package ingest
 import (
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -23,13 +24,22 @@ func (h *Handler) process(c echo.Context) reply {
 	if retryAfter, ok := h.limiter.admit(now); !ok {
 		return replyTooMany(retryAfter)
 	}
+	// A bearer token or an API key needs the headers only: a request
+	// without valid credentials is refused before its body is read. HMAC
+	// signs the body, so it is checked after the read.
+	if !h.verifier.NeedsBody() {
+		if r, failed := h.verify(req, nil, now); failed {
+			return r
+		}
+	}
 	body, err := run.ReadBody(req, h.maxBody)
 	if err != nil {
 		return h.bodyError(err)
 	}
-	if err := h.verifier.Verify(req.Header, body, now); err != nil {
-		h.log.Debug("request failed the source auth", "reason", err.Error())
-		return errorReply(http.StatusUnauthorized, err.Error())
+	if h.verifier.NeedsBody() {
+		if r, failed := h.verify(req, body, now); failed {
+			return r
+		}
 	}
 	d, err := h.recv.Receive(req.Context(), Message{
 		Body: body, Headers: receivedHeaders(req), CorrelationID: req.Header.Get(CorrelationHeader), ReceivedAt: now,
@@ -42,6 +52,16 @@ func (h *Handler) process(c echo.Context) reply {
 		return replyStorageFailed
 	}
 	return replyFor(d)
+}
+
+// verify checks the credentials of the source; failed is true with the
+// 401 answer.
+func (h *Handler) verify(req *http.Request, body []byte, now time.Time) (reply, bool) {
+	if err := h.verifier.Verify(req.Header, body, now); err != nil {
+		h.log.Debug("request failed the source auth", "reason", err.Error())
+		return errorReply(http.StatusUnauthorized, err.Error()), true
+	}
+	return reply{}, false
 }
 
 func (h *Handler) bodyError(err error) reply {

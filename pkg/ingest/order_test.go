@@ -35,7 +35,11 @@ func TestProcessingOrder(t *testing.T) {
 		want   string
 	}{
 		{"rate limit before the body", strings.Repeat("x", maxBody+1), nil, true, 429, ""},
-		{"chunked body cap before auth", strings.Repeat("x", maxBody+1), nil, false, 413, `{"error":"Request body exceeds 2048 bytes"}`},
+		// Bearer and api-key credentials need no body: they are checked
+		// before it is read (README, Security), so an unauthenticated
+		// sender cannot make QueueBox read a body.
+		{"bearer auth before the chunked body cap", strings.Repeat("x", maxBody+1), nil, false, 401, `{"error":"Missing Authorization header"}`},
+		{"chunked body cap after bearer auth", strings.Repeat("x", maxBody+1), auth, false, 413, `{"error":"Request body exceeds 2048 bytes"}`},
 		{"auth before filter", `{"id":"1"}`, []string{"X-Test", "1"}, false, 401, `{"error":"Missing Authorization header"}`},
 		{"filter before JSON", `not json`, append([]string{"X-Test", "1"}, auth...), false, 202, `{"status":"filtered"}`},
 		{"JSON before extraction", `{`, auth, false, 400, `{"error":"Invalid JSON"}`},
@@ -63,3 +67,35 @@ func TestContentLengthOverCapAnswersBeforeTheRateLimit(t *testing.T) {
 	require.Equal(t, http.StatusRequestEntityTooLarge, ev.post("/inbox/s", strings.Repeat("x", maxBody+1)).Code)
 	require.Equal(t, http.StatusAccepted, ev.post("/inbox/s", `{"id":"1"}`).Code)
 }
+
+// HMAC signs the body, so the documented order stays: the body is read
+// under its cap first, then the signature is checked.
+func TestHMACChecksAfterTheBodyCap(t *testing.T) {
+	t.Parallel()
+	src := source("s", "/s")
+	src.Auth = &config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New(webhookSecret), HeaderName: "X-Signature"}
+	ev := newEnv(t, nil, nil, src)
+	requireAnswer(t, ev.postChunked("/inbox/s", strings.Repeat("x", maxBody+1)), 413, `{"error":"Request body exceeds 2048 bytes"}`)
+	requireAnswer(t, ev.postChunked("/inbox/s", `{"id":"1"}`), 401, `{"error":"Missing X-Signature header"}`)
+}
+
+// A bearer source refuses a request without credentials without reading
+// its body: a body that never ends does not hold the request.
+func TestBearerRefusesBeforeReadingTheBody(t *testing.T) {
+	t.Parallel()
+	src := source("s", "/s")
+	src.Auth = &config.SourceAuth{Kind: config.AuthAPIKey, Key: secret.New("k-1"), HeaderName: "X-API-Key"}
+	ev := newEnv(t, nil, nil, src)
+	req := newRequest("/inbox/s", "")
+	req.Body = neverEnding{}
+	req.ContentLength = -1
+	requireAnswer(t, ev.send(req), 401, `{"error":"Missing X-API-Key header"}`)
+}
+
+// neverEnding is a body whose Read fails the test: it must not be read.
+type neverEnding struct{}
+
+func (neverEnding) Read([]byte) (int, error) {
+	panic("the body of an unauthenticated request was read")
+}
+func (neverEnding) Close() error { return nil }

@@ -1,0 +1,39 @@
+package admin_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/admin"
+	"github.com/alternayte/queuebox/pkg/transform"
+)
+
+// unreadable is a body that fails the test when it is read.
+type unreadable struct{}
+
+func (unreadable) Read([]byte) (int, error) {
+	panic("the body of an unauthenticated admin request was read")
+}
+func (unreadable) Close() error { return nil }
+
+// Bearer credentials are checked before the body is read: a caller
+// without them costs no body read.
+func TestAdminChecksBearerBeforeTheBody(t *testing.T) {
+	t.Parallel()
+	cfg := enabled()
+	h, err := admin.NewTransformTest(cfg, transform.JSONata)
+	require.NoError(t, err)
+	e := echo.New()
+	admin.Mount(e, cfg, admin.Routes{TransformTest: h}, quiet())
+	req := httptest.NewRequest(http.MethodPost, "/admin/transform/test", nil)
+	req.Body, req.ContentLength = unreadable{}, -1
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, req)
+	require.Equal(t, http.StatusUnauthorized, rec.Code)
+	require.Equal(t, `{"success":false,"error":"Missing Authorization header"}`, strings.TrimSpace(rec.Body.String()))
+}
