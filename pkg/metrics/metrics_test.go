@@ -182,7 +182,8 @@ func TestNewRegistryCarriesBuildAndUptimeOnly(t *testing.T) {
 		require.False(t, strings.HasPrefix(f.GetName(), "go_"), f.GetName())
 		require.False(t, strings.HasPrefix(f.GetName(), "process_"), f.GetName())
 	}
-	require.Equal(t, []string{"queuebox", "queuebox_uptime_seconds"}, names)
+	// queuebox_process_memory_bytes is an addition (README, Security).
+	require.Equal(t, []string{"queuebox", "queuebox_process_memory_bytes", "queuebox_uptime_seconds"}, names)
 }
 
 func TestHandlerAlwaysAnswersTextFormat(t *testing.T) {

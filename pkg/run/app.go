@@ -189,12 +189,16 @@ func newServers(app *App) []*Server {
 	cfg := app.Config
 	data := NewServer("data", ":"+strconv.Itoa(cfg.Server.HTTPPort), app.Log)
 	data.Echo.Use(BodyLimit(cfg.Inbox.MaxBodyBytes))
+	data.Echo.Use(BodyBudget(BodyBudgetFactor*cfg.Inbox.MaxBodyBytes, cfg.Inbox.MaxBodyBytes))
+	conns := metrics.NewConnectionsGauge(app.Registry)
+	data.CountConnections(conns.WithLabelValues("data"))
 	data.Echo.GET("/", func(c echo.Context) error { return c.String(http.StatusOK, "QueueBox is running!") })
 	servers := []*Server{data}
 	app.Data, app.Management = data.Echo, data.Echo
 	healthPort := data
 	if cfg.Server.ManagementPort != nil {
 		mgmt := NewServer("management", ":"+strconv.Itoa(*cfg.Server.ManagementPort), app.Log)
+		mgmt.CountConnections(conns.WithLabelValues("management"))
 		app.Management = mgmt.Echo
 		servers = append(servers, mgmt)
 		healthPort = mgmt

@@ -13,11 +13,34 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // HTTPDrainTimeout is how long a stopping server lets requests in flight
 // finish before it closes their connections.
 const HTTPDrainTimeout = 5 * time.Second
+
+// The connection limits of every server (README, Security). An inbox port
+// faces the internet: without them a client that trickles a body, or
+// holds idle keep-alive connections, keeps memory and sockets for as long
+// as it likes.
+const (
+	// ReadHeaderTimeout bounds the read of the request line and headers.
+	ReadHeaderTimeout = 10 * time.Second
+	// ReadTimeout bounds the read of the whole request, body included: a
+	// body of inbox.maxBodyBytes must arrive within it.
+	ReadTimeout = 30 * time.Second
+	// WriteTimeout bounds the time from the end of the headers to the end
+	// of the answer. It sits above ReadTimeout plus the longest handler
+	// wait (a database connection, database.connectionTimeoutMs 30 s by
+	// default, is no longer than ReadTimeout).
+	WriteTimeout = 90 * time.Second
+	// IdleTimeout closes a keep-alive connection that sends no request.
+	IdleTimeout = 60 * time.Second
+	// MaxHeaderBytes bounds the request line and headers; net/http
+	// answers 431 past it.
+	MaxHeaderBytes = 32 << 10
+)
 
 // Server is one listening port. During shutdown it keeps its listener open
 // for the drain window and answers every new request with 503, so a
@@ -38,6 +61,9 @@ type Server struct {
 	// always holds the paths that answer as usual while draining; it is
 	// only written before Serve.
 	always map[string]bool
+	// conns counts the open connections; nil counts nothing. Only written
+	// before Serve.
+	conns prometheus.Gauge
 }
 
 // NewServer returns a server on addr with a fresh echo router that answers
@@ -48,8 +74,27 @@ func NewServer(name, addr string, log *slog.Logger) *Server {
 	e.HTTPErrorHandler = jsonErrorHandler
 	s := &Server{Echo: e, name: name, addr: addr, log: log, always: map[string]bool{}, idle: make(chan struct{})}
 	e.Pre(s.gate)
-	s.srv = &http.Server{Handler: e, ReadHeaderTimeout: 10 * time.Second}
+	s.srv = &http.Server{Handler: e, ReadHeaderTimeout: ReadHeaderTimeout, ReadTimeout: ReadTimeout,
+		WriteTimeout: WriteTimeout, IdleTimeout: IdleTimeout, MaxHeaderBytes: MaxHeaderBytes,
+		ConnState: s.connState}
 	return s
+}
+
+// CountConnections makes g follow the open connections of the server. Call
+// it before Serve.
+func (s *Server) CountConnections(g prometheus.Gauge) { s.conns = g }
+
+// connState counts a connection from its accept to its close.
+func (s *Server) connState(_ net.Conn, state http.ConnState) {
+	if s.conns == nil {
+		return
+	}
+	switch state {
+	case http.StateNew:
+		s.conns.Inc()
+	case http.StateClosed, http.StateHijacked:
+		s.conns.Dec()
+	}
 }
 
 // gate counts requests in flight and refuses new ones while draining.
