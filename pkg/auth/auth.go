@@ -99,9 +99,22 @@ func IsAuthError(err error) bool {
 	return errors.As(err, &e)
 }
 
-// headerValue returns the first value of name, and false when the header
-// is absent or blank.
-func headerValue(h http.Header, name string) (string, bool) {
-	v := strings.TrimSpace(h.Get(name))
-	return v, v != ""
+// headerValue returns the one value of the credential header name. It
+// fails when the header is absent or blank, and when the request repeats
+// it: a repeated credential header is refused outright, so no part of
+// QueueBox can read one value while another part reads the other (the
+// check, storage and the header filter once took the first and the last).
+func headerValue(h http.Header, name string) (string, error) {
+	values := h.Values(name)
+	if len(values) > 1 {
+		return "", failf("Repeated %s header", name)
+	}
+	v := ""
+	if len(values) == 1 {
+		v = strings.TrimSpace(values[0])
+	}
+	if v == "" {
+		return "", failf("Missing %s header", name)
+	}
+	return v, nil
 }

@@ -92,9 +92,9 @@ func (c *hmacCheck) payloadFormat(format string) error {
 // right. The age check comes first so that an old request fails the same
 // way whatever its signature.
 func (c *hmacCheck) verify(h http.Header, body []byte, now time.Time) error {
-	got, ok := headerValue(h, c.header)
-	if !ok {
-		return failf("Missing %s header", c.header)
+	got, err := headerValue(h, c.header)
+	if err != nil {
+		return err
 	}
 	stamp, err := c.timestamp(h, now)
 	if err != nil {
@@ -112,9 +112,9 @@ func (c *hmacCheck) timestamp(h http.Header, now time.Time) (string, error) {
 	if c.timestampHeader == "" {
 		return "", nil
 	}
-	text, ok := headerValue(h, c.timestampHeader)
-	if !ok {
-		return "", failf("Missing %s header", c.timestampHeader)
+	text, err := headerValue(h, c.timestampHeader)
+	if err != nil {
+		return "", err
 	}
 	ms, err := strconv.ParseInt(text, 10, 64)
 	if err != nil {

@@ -19,9 +19,9 @@ func newBearer(cfg *config.SourceAuth) (*Verifier, error) {
 	}
 	want := cfg.Token.Reveal()
 	check := func(h http.Header, _ []byte, _ time.Time) error {
-		value, ok := headerValue(h, "Authorization")
-		if !ok {
-			return failf("Missing Authorization header")
+		value, err := headerValue(h, "Authorization")
+		if err != nil {
+			return err
 		}
 		scheme, token, found := strings.Cut(value, " ")
 		if !found || !strings.EqualFold(scheme, "Bearer") {
@@ -46,9 +46,9 @@ func newAPIKey(cfg *config.SourceAuth) (*Verifier, error) {
 	}
 	want := cfg.Key.Reveal()
 	check := func(h http.Header, _ []byte, _ time.Time) error {
-		value, ok := headerValue(h, name)
-		if !ok {
-			return failf("Missing %s header", name)
+		value, err := headerValue(h, name)
+		if err != nil {
+			return err
 		}
 		if !equalSecret(value, want) {
 			return failf("Invalid API key")
