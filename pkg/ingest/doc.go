@@ -11,6 +11,8 @@
 //     write, which is what the limit protects. (A declared Content-Length
 //     above the cap is answered 413 even earlier, by the data port
 //     middleware, and spends no token.)
+//     The headers that the row would store are then held to
+//     MaxStoredHeaders and MaxStoredHeaderBytes: 431, before the body.
 //  1. The body is read under inbox.maxBodyBytes, counting the bytes of a
 //     chunked body as they arrive: 413. A bearer or api-key source checks
 //     its credentials (step 2) before this read, since they need the

@@ -24,6 +24,10 @@ func (h *Handler) process(c echo.Context) reply {
 	if retryAfter, ok := h.limiter.admit(now); !ok {
 		return replyTooMany(retryAfter)
 	}
+	headers := receivedHeaders(req)
+	if msg := headersTooLarge(h.recv.stored(headers)); msg != "" {
+		return errorReply(http.StatusRequestHeaderFieldsTooLarge, msg)
+	}
 	// A bearer token or an API key needs the headers only: a request
 	// without valid credentials is refused before its body is read. HMAC
 	// signs the body, so it is checked after the read.
@@ -42,7 +46,7 @@ func (h *Handler) process(c echo.Context) reply {
 		}
 	}
 	d, err := h.recv.Receive(req.Context(), Message{
-		Body: body, Headers: receivedHeaders(req), CorrelationID: req.Header.Get(CorrelationHeader), ReceivedAt: now,
+		Body: body, Headers: headers, CorrelationID: req.Header.Get(CorrelationHeader), ReceivedAt: now,
 	})
 	if d.Outcome != Filtered {
 		c.Response().Header().Set(CorrelationHeader, d.CorrelationID)

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"unicode"
@@ -33,6 +34,31 @@ func receivedHeaders(r *http.Request) map[string]string {
 		out["host"] = r.Host
 	}
 	return out
+}
+
+// The cap on the headers that one inbox row stores: their number, and the
+// bytes of their names and values together. A request past either gets
+// 431 before its body is read; the server itself answers 431 past
+// run.MaxHeaderBytes for the request head as a whole.
+const (
+	MaxStoredHeaders     = 64
+	MaxStoredHeaderBytes = 16 << 10
+)
+
+// headersTooLarge returns the text of the 431 answer when the headers
+// that a row would store pass the cap, or "".
+func headersTooLarge(stored map[string]string) string {
+	if len(stored) > MaxStoredHeaders {
+		return fmt.Sprintf("Request headers exceed %d headers", MaxStoredHeaders)
+	}
+	n := 0
+	for name, v := range stored {
+		n += len(name) + len(v)
+	}
+	if n > MaxStoredHeaderBytes {
+		return fmt.Sprintf("Request headers exceed %d bytes", MaxStoredHeaderBytes)
+	}
+	return ""
 }
 
 // storedHeaders copies received without the omitted names (lower case).

@@ -96,6 +96,12 @@ func NewReceiver(src *config.Source, t Transport, opts Options) (*Receiver, erro
 // Name is the source name.
 func (r *Receiver) Name() string { return r.name }
 
+// stored returns the headers of received that a row of this source
+// stores.
+func (r *Receiver) stored(received map[string]string) map[string]string {
+	return storedHeaders(received, r.omit)
+}
+
 func (r *Receiver) setFilter(src *config.Source, _ Options) error {
 	f, err := NewFilter(src.Filter)
 	r.filter = f
