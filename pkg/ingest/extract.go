@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/alternayte/queuebox/pkg/config"
@@ -34,7 +36,7 @@ type extractor struct {
 // path that finds nothing, null, an object, an array or an empty string
 // fails. The event type and the aggregate identifier are optional: a path
 // that finds nothing, no scalar or an empty string leaves them NULL. A
-// value longer than its column fails. Every error message names the path.
+// value longer than its column, or one with a control character, fails. Every error message names the path.
 func (x extractor) extract(doc any) (attributes, error) {
 	var a attributes
 	v, found := x.key.Find(doc)
@@ -85,7 +87,18 @@ func optional(what string, p *jsonpath.Path, doc any) (*string, error) {
 	if utf8.RuneCountInString(s) > maxAttributeLen {
 		return nil, reasonf("%s at %s is longer than %d characters", what, p, maxAttributeLen)
 	}
+	if hasControl(s) {
+		return nil, reasonf("%s at %s holds a control character", what, p)
+	}
 	return &s, nil
+}
+
+// hasControl reports a C0 or C1 control character, DEL included. An event
+// type becomes a topic and an aggregate identifier a key, which travel in
+// headers, subjects and log lines, where a control character either fails
+// every delivery or forges a line.
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, unicode.IsControl)
 }
 
 // brokerExtract reads the attributes in the order of a broker source
@@ -144,6 +157,8 @@ func bounded(what, v string) (*string, error) {
 		return nil, nil
 	case utf8.RuneCountInString(v) > maxAttributeLen:
 		return nil, reasonf("%s is longer than %d characters", what, maxAttributeLen)
+	case hasControl(v):
+		return nil, reasonf("%s holds a control character", what)
 	}
 	return &v, nil
 }
