@@ -16,11 +16,23 @@ import (
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
-// Replayer is the store side of the replay.
+// Replayer is the store side of the replay; see queuebox.Replayer.
 type Replayer interface {
 	Topics(ctx context.Context, f queuebox.ReplayFilter) ([]string, error)
-	Move(ctx context.Context, f queuebox.ReplayFilter) (int64, error)
+	Move(ctx context.Context, f queuebox.ReplayFilter, limit int) (int64, error)
+	Count(ctx context.Context, f queuebox.ReplayFilter, limit int) (int64, error)
 }
+
+// The bounds of one replay request (README, Security; an addition to the
+// HTTP API). A request whose filter selects more than MaxReplayRows sent
+// and dead rows is refused with 400 and moves nothing: the caller narrows
+// the filter (createdAfter and createdBefore walk a backlog window by
+// window) and sees the size first with "dryRun": true. The rows move
+// ReplayBatchRows per statement, each its own short transaction.
+const (
+	MaxReplayRows   = 10000
+	ReplayBatchRows = 500
+)
 
 // DestinationOf resolves a topic to the destination the routes send it to,
 // with the poller's first-match rule; "" when no route matches.
@@ -36,6 +48,9 @@ type replayRequest struct {
 	Destination   *string  `json:"destination"`
 	CreatedAfter  *string  `json:"createdAfter"`
 	CreatedBefore *string  `json:"createdBefore"`
+	// DryRun counts the rows the filter selects and moves none; it is no
+	// filter itself.
+	DryRun bool `json:"dryRun"`
 }
 
 func (r replayRequest) empty() bool {
@@ -73,16 +88,51 @@ func NewReplay(cfg config.Admin, store Replayer, destinationOf DestinationOf, lo
 			log.Error("replay failed", slog.Group("filter", req.logAttrs()...), "err", err)
 			return fail(c)(http.StatusInternalServerError, "Replay failed")
 		}
+		ctx := c.Request().Context()
+		selected := int64(0)
+		if canMatch(filter) {
+			limit := MaxReplayRows + 1
+			if req.DryRun {
+				limit = 0
+			}
+			if selected, err = store.Count(ctx, filter, limit); err != nil {
+				log.Error("replay failed", slog.Group("filter", req.logAttrs()...), "err", err)
+				return fail(c)(http.StatusInternalServerError, "Replay failed")
+			}
+		}
+		if req.DryRun {
+			log.Info("replay dry run", slog.Group("filter", req.logAttrs()...), "would_move", selected)
+			return c.JSON(http.StatusOK, map[string]int64{"would_move": selected})
+		}
+		if selected > MaxReplayRows {
+			return fail(c)(http.StatusBadRequest, fmt.Sprintf(
+				"The filter selects more than %d rows, the most that one replay moves; narrow it, for example with createdAfter and createdBefore", MaxReplayRows))
+		}
 		moved := int64(0)
 		if canMatch(filter) {
-			if moved, err = store.Move(c.Request().Context(), filter); err != nil {
-				log.Error("replay failed", slog.Group("filter", req.logAttrs()...), "err", err)
+			if moved, err = moveInBatches(ctx, store, filter); err != nil {
+				log.Error("replay failed", slog.Group("filter", req.logAttrs()...), "moved", moved, "err", err)
 				return fail(c)(http.StatusInternalServerError, "Replay failed")
 			}
 		}
 		log.Info("replay", slog.Group("filter", req.logAttrs()...), "moved", moved)
 		return c.JSON(http.StatusOK, map[string]int64{"moved": moved})
 	}, nil
+}
+
+// moveInBatches moves the selected rows ReplayBatchRows at a time until a
+// batch comes back short, and never more than MaxReplayRows in all: rows
+// that turn sent or dead while it runs cannot stretch one request.
+func moveInBatches(ctx context.Context, store Replayer, f queuebox.ReplayFilter) (int64, error) {
+	var moved int64
+	for moved < MaxReplayRows {
+		n, err := store.Move(ctx, f, int(min(ReplayBatchRows, MaxReplayRows-moved)))
+		moved += n
+		if err != nil || n < ReplayBatchRows {
+			return moved, err
+		}
+	}
+	return moved, nil
 }
 
 // buildFilter turns the request into a store filter. topic, topics and
@@ -184,6 +234,9 @@ func (r replayRequest) logAttrs() []any {
 	}
 	if r.CreatedBefore != nil {
 		attrs = append(attrs, "createdBefore", *r.CreatedBefore)
+	}
+	if r.DryRun {
+		attrs = append(attrs, "dryRun", true)
 	}
 	return attrs
 }

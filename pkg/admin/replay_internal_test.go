@@ -32,7 +32,11 @@ func (f *fakeReplayer) Topics(context.Context, queuebox.ReplayFilter) ([]string,
 	return f.topics, f.topicsErr
 }
 
-func (f *fakeReplayer) Move(_ context.Context, filter queuebox.ReplayFilter) (int64, error) {
+func (f *fakeReplayer) Count(context.Context, queuebox.ReplayFilter, int) (int64, error) {
+	return 0, nil
+}
+
+func (f *fakeReplayer) Move(_ context.Context, filter queuebox.ReplayFilter, _ int) (int64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.moves = append(f.moves, filter)

@@ -119,6 +119,11 @@ type ReplayFilter struct {
 type Replayer interface {
 	// Topics lists the distinct topics of the final rows f selects.
 	Topics(ctx context.Context, f ReplayFilter) ([]string, error)
-	// Move moves the rows f selects to pending and says how many moved.
-	Move(ctx context.Context, f ReplayFilter) (int64, error)
+	// Move moves at most limit of the rows f selects (0: all of them) to
+	// pending in one statement and says how many moved. A moved row is
+	// pending, so a following call moves the next ones.
+	Move(ctx context.Context, f ReplayFilter, limit int) (int64, error)
+	// Count says how many rows f selects, counting at most limit (0: no
+	// bound).
+	Count(ctx context.Context, f ReplayFilter, limit int) (int64, error)
 }

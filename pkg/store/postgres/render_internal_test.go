@@ -91,6 +91,7 @@ func renderedStatements(t *testing.T, l schema.Layout) map[string]string {
 		"inbox_find":                      in.find,
 		"outbox_replay":                   rp.update,
 		"outbox_replay_topics":            rp.topics,
+		"outbox_replay_count":             rp.count,
 		"retention_outbox_age":            rt.outboxAge,
 		"retention_outbox_count":          rt.outboxCount,
 		"retention_inbox_age":             rt.inboxAge,

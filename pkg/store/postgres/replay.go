@@ -12,8 +12,8 @@ import (
 
 // Replay moves final outbox rows back to pending for the admin route.
 type Replay struct {
-	db             *DB
-	update, topics string
+	db                    *DB
+	update, topics, count string
 }
 
 // NewReplay renders the replay statements.
@@ -23,12 +23,23 @@ func NewReplay(db *DB, l schema.Layout) (*Replay, error) {
 	if r.update, err = render("outbox_replay", l); err != nil {
 		return nil, err
 	}
-	r.topics, err = render("outbox_replay_topics", l)
+	if r.topics, err = render("outbox_replay_topics", l); err != nil {
+		return nil, err
+	}
+	r.count, err = render("outbox_replay_count", l)
 	return r, err
 }
 
 func replayArgs(f queuebox.ReplayFilter) []any {
 	return []any{f.IDs, f.Topics, f.CreatedAfter, f.CreatedBefore}
+}
+
+// limitArg is the LIMIT of a statement: nil (no limit) for 0.
+func limitArg(n int) any {
+	if n <= 0 {
+		return nil
+	}
+	return n
 }
 
 // Topics lists the distinct topics of the final rows the filter selects.
@@ -48,8 +59,21 @@ func (r *Replay) Topics(ctx context.Context, f queuebox.ReplayFilter) ([]string,
 	return out, nil
 }
 
-// Move moves the selected sent and dead rows to pending and returns how
-// many moved.
-func (r *Replay) Move(ctx context.Context, f queuebox.ReplayFilter) (int64, error) {
-	return r.db.execCount(ctx, once, "replay outbox rows", r.update, replayArgs(f)...)
+// Move moves at most limit (0: every) of the selected sent and dead rows
+// to pending in one statement and returns how many moved.
+func (r *Replay) Move(ctx context.Context, f queuebox.ReplayFilter, limit int) (int64, error) {
+	return r.db.execCount(ctx, once, "replay outbox rows", r.update, append(replayArgs(f), limitArg(limit))...)
+}
+
+// Count returns how many sent and dead rows the filter selects, counting
+// at most limit (0: every).
+func (r *Replay) Count(ctx context.Context, f queuebox.ReplayFilter, limit int) (int64, error) {
+	var n int64
+	err := r.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
+		return conn.QueryRow(ctx, r.count, append(replayArgs(f), limitArg(limit))...).Scan(&n)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("count replay rows: %w", err)
+	}
+	return n, nil
 }
