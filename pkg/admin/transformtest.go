@@ -40,6 +40,12 @@ type testReply struct {
 // defaultTestTimeout is the evaluation timeout when the caller sends none.
 const defaultTestTimeout = 100 * time.Millisecond
 
+// MaxTestResultBytes bounds the result of /admin/transform/test, and every
+// range, array and string the expression builds on the way (README,
+// Security). Past it the route answers 400. Evaluation and encoding both
+// run inside the clamped timeout.
+const MaxTestResultBytes = 1 << 20
+
 // NewTransformTest returns the handler of POST /admin/transform/test: it
 // evaluates the caller's expression on the sample payload, sends nothing
 // and writes nothing. The timeout is the caller's timeoutMs (default 100)
@@ -70,7 +76,7 @@ func NewTransformTest(cfg config.Admin, compile transform.Compiler) (echo.Handle
 			timeout = config.Ms(*req.TimeoutMs)
 		}
 		timeoutMs := int(min(timeout, maxTimeout).Milliseconds())
-		out, err := transform.EvalWithin(c.Request().Context(), expr, timeoutMs, req.Payload, vars)
+		out, err := transform.EvalBounded(c.Request().Context(), expr, timeoutMs, MaxTestResultBytes, req.Payload, vars)
 		if errors.Is(err, transform.ErrNoResult) {
 			out, err = []byte("null"), nil
 		}

@@ -32,6 +32,11 @@ type Options struct {
 	// MaxSize caps ranges, arrays (items) and strings (bytes) built by the
 	// expression. Exceeding it returns a *SizeLimitError.
 	MaxSize int
+	// MaxOutput, when above 0, caps the bytes of the JSON that
+	// EvaluateJSON writes; past it (give or take the last value written)
+	// it returns a *SizeLimitError with What "output". The encoding also
+	// stops with a *TimeoutError when the context ends.
+	MaxOutput int
 }
 
 // Option changes Options; pass options to Compile (defaults for every
@@ -43,6 +48,9 @@ func WithMaxDepth(n int) Option { return func(o *Options) { o.MaxDepth = n } }
 
 // WithMaxSize sets Options.MaxSize.
 func WithMaxSize(n int) Option { return func(o *Options) { o.MaxSize = n } }
+
+// WithMaxOutput sets Options.MaxOutput.
+func WithMaxOutput(n int) Option { return func(o *Options) { o.MaxOutput = n } }
 
 func (o Options) with(opts []Option) Options {
 	for _, f := range opts {
@@ -137,8 +145,14 @@ func (x *Expression) EvaluateJSON(ctx context.Context, input []byte, bindings ma
 	if err != nil {
 		return nil, err
 	}
-	w := jsonWriter{buf: make([]byte, 0, len(input)+64)}
+	w := jsonWriter{buf: make([]byte, 0, len(input)+64), limit: x.opts.with(opts).MaxOutput}
+	if ctx != nil {
+		w.done, w.ctx = ctx.Done(), ctx
+	}
 	if err := w.value(v, 0); err != nil {
+		return nil, err
+	}
+	if err := w.check(); err != nil {
 		return nil, err
 	}
 	return w.buf, nil

@@ -114,7 +114,8 @@ type SizeLimitError struct {
 	Limit int
 	// Size is the size that was requested (at least Limit+1).
 	Size int
-	// What is "range", "string" or "array".
+	// What is "range", "string", "array" or "output" (the encoded
+	// result of EvaluateJSON, see Options.MaxOutput).
 	What string
 	// Position is the character offset of the expression token being
 	// evaluated, or -1.

@@ -15,6 +15,33 @@ type jsonWriter struct {
 	buf    []byte
 	indent string // "" for compact output
 	round  bool   // round non-integers to 15 significant digits ($string)
+	// limit, when above 0, caps len(buf): past it value fails with a
+	// *SizeLimitError ("output"). done, when set, ends the encoding with a
+	// *TimeoutError; it is checked every 256 values.
+	limit int
+	done  <-chan struct{}
+	ctx   interface{ Err() error }
+	ticks int
+}
+
+// check enforces limit and done; value calls it once per value.
+func (w *jsonWriter) check() error {
+	if w.limit > 0 && len(w.buf) > w.limit {
+		return &SizeLimitError{Limit: w.limit, Size: len(w.buf), What: "output", Position: -1}
+	}
+	if w.done == nil {
+		return nil
+	}
+	w.ticks++
+	if w.ticks&255 != 0 {
+		return nil
+	}
+	select {
+	case <-w.done:
+		return &TimeoutError{Cause: w.ctx.Err()}
+	default:
+		return nil
+	}
 }
 
 // EncodeJSON writes v as compact JSON: *Object keys in order, map keys
@@ -39,6 +66,9 @@ func (w *jsonWriter) newline(depth int) {
 }
 
 func (w *jsonWriter) value(v any, depth int) error {
+	if err := w.check(); err != nil {
+		return err
+	}
 	if depth > maxEncodeNesting {
 		return &DepthError{Limit: maxEncodeNesting, What: "JSON nesting", Position: -1}
 	}

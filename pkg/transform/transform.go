@@ -77,3 +77,41 @@ func EvalWithin(ctx context.Context, e Expression, timeoutMs int, input []byte, 
 	}
 	return out, err
 }
+
+// limitedEval is an Expression that can bound the bytes of its encoded
+// result; the JSONata expressions can.
+type limitedEval interface {
+	evalLimited(ctx context.Context, input []byte, vars map[string]any, maxBytes int) ([]byte, error)
+}
+
+func (e expr) evalLimited(ctx context.Context, input []byte, vars map[string]any, maxBytes int) ([]byte, error) {
+	out, err := e.x.EvaluateJSON(ctx, input, vars, jsonata.WithMaxOutput(maxBytes), jsonata.WithMaxSize(maxBytes))
+	if errors.Is(err, jsonata.ErrUndefined) {
+		return nil, ErrNoResult
+	}
+	return out, err
+}
+
+// EvalBounded is EvalWithin with the whole evaluation inside the bound:
+// the encoding of the result runs under the same timeout, and a result,
+// range, array or string larger than maxBytes fails with a
+// *jsonata.SizeLimitError instead of growing. An Expression that is not a
+// JSONata one is evaluated first and its result measured after.
+func EvalBounded(ctx context.Context, e Expression, timeoutMs, maxBytes int, input []byte, vars map[string]any) ([]byte, error) {
+	bounded, cancel := context.WithTimeout(ctx, time.Duration(timeoutMs)*time.Millisecond)
+	defer cancel()
+	var out []byte
+	var err error
+	if l, ok := e.(limitedEval); ok {
+		out, err = l.evalLimited(bounded, input, vars, maxBytes)
+	} else if out, err = e.Eval(bounded, input, vars); err == nil && len(out) > maxBytes {
+		err = &jsonata.SizeLimitError{Limit: maxBytes, Size: len(out), What: "output", Position: -1}
+	}
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return nil, &TimeoutError{TimeoutMs: timeoutMs}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
