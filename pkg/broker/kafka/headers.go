@@ -23,15 +23,31 @@ const (
 // headers, then the static and row headers in the order of their
 // lower-case names. A row header replaces a static header of the same name in
 // any letter case; neither removes a standard header, so a static or row
-// header with a standard name is a second record header of that name.
+// header with a standard name is a second record header of that name. The
+// row headers are those queuebox.RowHeaders lets through: a relayed row
+// (one that a webhook sender's headers reached) can neither replace a
+// static header nor add a standard name, and hop-by-hop and forwarding
+// headers never go out.
 func buildHeaders(m *queuebox.OutboxMessage, static map[string]string) []ckafka.Header {
 	h := []ckafka.Header{
 		{Key: HeaderMessageID, Value: []byte(m.ID)},
 		{Key: HeaderTopic, Value: []byte(m.Topic)},
 		{Key: HeaderAttempt, Value: []byte(strconv.Itoa(m.Attempt))},
 	}
+	row := queuebox.RowHeaders(m.Headers, func(name string) bool {
+		lower := strings.ToLower(name)
+		if lower == HeaderMessageID || lower == HeaderTopic || lower == HeaderAttempt {
+			return true
+		}
+		for s := range static {
+			if strings.EqualFold(s, name) {
+				return true
+			}
+		}
+		return false
+	})
 	extra := map[string][2]string{} // lower-case name -> name, value
-	for _, group := range []map[string]string{static, m.Headers} {
+	for _, group := range []map[string]string{static, row} {
 		for _, name := range sortedNames(group) {
 			extra[strings.ToLower(name)] = [2]string{name, group[name]}
 		}

@@ -29,3 +29,22 @@ func TestBuildHeadersPrecedence(t *testing.T) {
 		{Key: "x-topic", Value: []byte("row-topic")},
 	}, got)
 }
+
+// A relayed row (x-inbox-id: the relay marked it) can neither replace a
+// static header nor add a second standard header, and hop-by-hop and
+// forwarding headers never go out; the relay's own headers stay.
+func TestRelayedRowCannotChooseTheHeaders(t *testing.T) {
+	t.Parallel()
+	m := &queuebox.OutboxMessage{ID: "row", Topic: "stripe.paid", Attempt: 1, Headers: map[string]string{
+		"x-inbox-id": "in-1", "X-Message-Id": "forged", "x-api-key": "sender's",
+		"Connection": "close", "X-Forwarded-For": "10.0.0.1", "x-tenant": "acme",
+	}}
+	got := map[string][]string{}
+	for _, h := range buildHeaders(m, map[string]string{"X-Api-Key": "destination's"}) {
+		got[h.Key] = append(got[h.Key], string(h.Value))
+	}
+	require.Equal(t, map[string][]string{
+		"x-message-id": {"row"}, "x-topic": {"stripe.paid"}, "x-attempt": {"1"},
+		"X-Api-Key": {"destination's"}, "x-inbox-id": {"in-1"}, "x-tenant": {"acme"},
+	}, got)
+}

@@ -35,10 +35,25 @@ func publishing(d queuebox.Delivery, static map[string]string, mode uint8) amqp.
 // headerTable builds the headers. A later group replaces a name of an
 // earlier group in any letter case, but never x-topic or x-attempt: a
 // group header of exactly that name is dropped (an AMQP table has one
-// value per name), one in another letter case travels beside it.
+// value per name), one in another letter case travels beside it. The row
+// headers are those queuebox.RowHeaders lets through: a relayed row (one
+// that a webhook sender's headers reached) can neither replace a static
+// header nor add one named like a standard header, in any letter case; a
+// row the application wrote keeps the documented precedence.
 func headerTable(m *queuebox.OutboxMessage, static map[string]string) amqp.Table {
 	t := amqp.Table{HeaderTopic: m.Topic, HeaderAttempt: attemptValue(m.Attempt)}
-	for _, group := range []map[string]string{static, m.Headers} {
+	row := queuebox.RowHeaders(m.Headers, func(name string) bool {
+		if strings.EqualFold(name, HeaderTopic) || strings.EqualFold(name, HeaderAttempt) {
+			return true
+		}
+		for s := range static {
+			if strings.EqualFold(s, name) {
+				return true
+			}
+		}
+		return false
+	})
+	for _, group := range []map[string]string{static, row} {
 		names := make([]string, 0, len(group))
 		for name := range group {
 			names = append(names, name)

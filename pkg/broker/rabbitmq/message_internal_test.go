@@ -66,3 +66,20 @@ func TestAttemptIsAnInteger(t *testing.T) {
 	require.Equal(t, int32(0), attemptValue(0))
 	require.Equal(t, int64(1<<40), attemptValue(1<<40), "never cut to 32 bits")
 }
+
+// A relayed row (x-inbox-id: the relay marked it) carries what a webhook
+// sender sent: it can neither replace a static header nor travel beside a
+// standard one, and hop-by-hop and forwarding headers never go out. The
+// relay's own headers stay.
+func TestRelayedRowCannotChooseTheHeaders(t *testing.T) {
+	t.Parallel()
+	m := &queuebox.OutboxMessage{ID: "row", Topic: "stripe.paid", Attempt: 1, Headers: map[string]string{
+		"x-inbox-id": "in-1", "x-source": "stripe", "X-Topic": "forged", "x-api-key": "sender's",
+		"Connection": "close", "X-Forwarded-For": "10.0.0.1", "x-tenant": "acme",
+	}}
+	got := headerTable(m, map[string]string{"X-Api-Key": "destination's"})
+	require.Equal(t, amqp.Table{
+		"x-topic": "stripe.paid", "x-attempt": int32(1), "X-Api-Key": "destination's",
+		"x-inbox-id": "in-1", "x-source": "stripe", "x-tenant": "acme",
+	}, got)
+}
