@@ -18,8 +18,8 @@ if ! docker compose version >/dev/null 2>&1; then
   rm -rf "$work"
 fi
 docker compose -f compose/docker-compose.yml --env-file compose/.env.example config --quiet
-docker compose -f compose/docker-compose.yml --env-file compose/.env.example --profile rabbitmq --profile nats config --quiet
-echo "compose-config: compose/docker-compose.yml is valid, with and without the rabbitmq and nats profiles"
+docker compose -f compose/docker-compose.yml --env-file compose/.env.example --profile rabbitmq --profile nats --profile kafka config --quiet
+echo "compose-config: compose/docker-compose.yml is valid, with and without the rabbitmq, nats and kafka profiles"
 # The roles that scale must not publish a fixed host port: a second
 # replica could not bind it.
 docker compose -f compose/docker-compose.yml --env-file compose/.env.example config --format json |
