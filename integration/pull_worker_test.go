@@ -21,6 +21,23 @@ import (
 // is a duplicate, and the worker stores the order once.
 func TestAWebhookOnAPullSourceIsConsumedByTheGoWorker(t *testing.T) {
 	t.Parallel()
+	webhookConsumedByPullWorker(t, startPullWorker)
+}
+
+// TestAWebhookOnAPullSourceIsConsumedByTheTypeScriptWorker is the same
+// tutorial with the TypeScript worker of examples/pull/typescript, on the
+// library of clients/typescript built from this checkout and run by node
+// in its compiled form (Node 20 cannot run worker.ts as it is).
+func TestAWebhookOnAPullSourceIsConsumedByTheTypeScriptWorker(t *testing.T) {
+	t.Parallel()
+	webhookConsumedByPullWorker(t, startTypeScriptPullWorker)
+}
+
+// webhookConsumedByPullWorker posts a webhook to the pull source orders,
+// checks that it waits in the inbox, starts the worker, and waits until
+// the worker has stored the order and completed the message; a repeat is
+// a duplicate, and SIGTERM stops the worker cleanly.
+func webhookConsumedByPullWorker(t *testing.T, startWorker func(*testing.T, database) *exec.Cmd) {
 	db := newDatabase(t)
 	ingest := startServing(t, "ingest", with(db.env(),
 		"QUEUEBOX_SOURCES_ORDERS_TYPE", "http",
@@ -39,16 +56,16 @@ func TestAWebhookOnAPullSourceIsConsumedByTheGoWorker(t *testing.T) {
 	require.NoError(t, conn.QueryRow(ctx, `SELECT state FROM inbox WHERE idempotency_key = 'order-1'`).Scan(&state))
 	require.Equal(t, "pending", state, "a pull row waits for the application's worker")
 
-	worker := startPullWorker(t, db)
+	worker := startWorker(t, db)
 	require.Eventually(t, func() bool {
 		var total int
 		err := conn.QueryRow(ctx, `SELECT total FROM orders WHERE id = 'order-1'`).Scan(&total)
 		return err == nil && total == 42
-	}, 60*time.Second, 50*time.Millisecond, "the worker stores the order")
+	}, 120*time.Second, 50*time.Millisecond, "the worker stores the order")
 	require.Eventually(t, func() bool {
 		err := conn.QueryRow(ctx, `SELECT state FROM inbox WHERE idempotency_key = 'order-1'`).Scan(&state)
 		return err == nil && state == "processed"
-	}, 30*time.Second, 50*time.Millisecond, "the message is completed with the order")
+	}, 60*time.Second, 50*time.Millisecond, "the message is completed with the order")
 
 	code, _, _ = post(t, ingest.url("/inbox/orders"), body)
 	require.Equal(t, http.StatusOK, code, "a repeat is a duplicate")
@@ -78,6 +95,44 @@ func startPullWorker(t *testing.T, db database) *exec.Cmd {
 		_ = cmd.Wait() // its output is complete once it has been waited for
 		if t.Failed() {
 			t.Logf("output of the pull worker:\n%s", logs.String())
+		}
+	})
+	return cmd
+}
+
+// startTypeScriptPullWorker builds the TypeScript client of
+// clients/typescript (npm ci from its lockfile, npm run build), installs
+// and compiles the worker of examples/pull/typescript on it, and starts
+// dist/worker.js with node against db; the test's end kills it if it
+// still runs. Both directories ignore their node_modules and dist.
+func startTypeScriptPullWorker(t *testing.T, db database) *exec.Cmd {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	npm := func(dir string, args ...string) {
+		t.Helper()
+		c := exec.CommandContext(ctx, "npm", append(args, "--no-audit", "--no-fund", "--loglevel=error")...)
+		c.Dir = dir
+		out, err := c.CombinedOutput()
+		require.NoError(t, err, "npm %v in %s: %s", args, dir, out)
+	}
+	library := filepath.Join("..", "clients", "typescript")
+	example := filepath.Join("..", "examples", "pull", "typescript")
+	npm(library, "ci")
+	npm(library, "run", "build")
+	npm(example, "install")
+	npm(example, "run", "build")
+	var logs syncBuffer
+	cmd := exec.Command("node", filepath.Join("dist", "worker.js"))
+	cmd.Dir = example
+	cmd.Env = append(cmd.Environ(), "DATABASE_URL="+db.URL)
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("output of the TypeScript pull worker:\n%s", logs.String())
 		}
 	})
 	return cmd
