@@ -93,3 +93,23 @@ func RowHeaders(headers map[string]string, reserved func(name string) bool) map[
 	}
 	return out
 }
+
+// Reserved returns the reserved function of RowHeaders for a publisher
+// whose own headers are standard (names in any letter case) and the
+// destination's static headers: a name matches either in any letter
+// case.
+func Reserved(standard []string, static map[string]string) func(name string) bool {
+	return func(name string) bool {
+		for _, s := range standard {
+			if strings.EqualFold(s, name) {
+				return true
+			}
+		}
+		for s := range static {
+			if strings.EqualFold(s, name) {
+				return true
+			}
+		}
+		return false
+	}
+}

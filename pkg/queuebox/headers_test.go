@@ -34,3 +34,13 @@ func TestRowHeaders(t *testing.T) {
 		})
 	}
 }
+
+func TestReservedMatchesStandardAndStaticNamesInAnyCase(t *testing.T) {
+	t.Parallel()
+	r := queuebox.Reserved([]string{"x-topic"}, map[string]string{"X-Api-Key": "k"})
+	for name, want := range map[string]bool{"X-Topic": true, "x-api-key": true, "X-API-KEY": true, "x-tenant": false} {
+		if r(name) != want {
+			t.Errorf("Reserved(%q) = %v, want %v", name, !want, want)
+		}
+	}
+}

@@ -34,18 +34,7 @@ func buildHeaders(m *queuebox.OutboxMessage, static map[string]string) []ckafka.
 		{Key: HeaderTopic, Value: []byte(m.Topic)},
 		{Key: HeaderAttempt, Value: []byte(strconv.Itoa(m.Attempt))},
 	}
-	row := queuebox.RowHeaders(m.Headers, func(name string) bool {
-		lower := strings.ToLower(name)
-		if lower == HeaderMessageID || lower == HeaderTopic || lower == HeaderAttempt {
-			return true
-		}
-		for s := range static {
-			if strings.EqualFold(s, name) {
-				return true
-			}
-		}
-		return false
-	})
+	row := queuebox.RowHeaders(m.Headers, queuebox.Reserved([]string{HeaderMessageID, HeaderTopic, HeaderAttempt}, static))
 	extra := map[string][2]string{} // lower-case name -> name, value
 	for _, group := range []map[string]string{static, row} {
 		for _, name := range sortedNames(group) {

@@ -36,18 +36,8 @@ func buildHeader(m *queuebox.OutboxMessage, static map[string]string) gonats.Hea
 	// A relayed row can neither replace a static header nor extend a
 	// standard one (queuebox.RowHeaders); a row the application wrote
 	// keeps the documented precedence.
-	row := queuebox.RowHeaders(m.Headers, func(name string) bool {
-		lower := strings.ToLower(name)
-		if standard(lower) {
-			return true
-		}
-		for s := range static {
-			if strings.EqualFold(s, name) {
-				return true
-			}
-		}
-		return false
-	})
+	row := queuebox.RowHeaders(m.Headers,
+		queuebox.Reserved([]string{HeaderMessageID, HeaderTopic, HeaderAttempt, HeaderMessageKey}, static))
 	extra := map[string][2]string{} // lower-case name -> name, value
 	for _, group := range []map[string]string{static, row} {
 		for _, name := range sortedNames(group) {

@@ -42,17 +42,7 @@ func publishing(d queuebox.Delivery, static map[string]string, mode uint8) amqp.
 // row the application wrote keeps the documented precedence.
 func headerTable(m *queuebox.OutboxMessage, static map[string]string) amqp.Table {
 	t := amqp.Table{HeaderTopic: m.Topic, HeaderAttempt: attemptValue(m.Attempt)}
-	row := queuebox.RowHeaders(m.Headers, func(name string) bool {
-		if strings.EqualFold(name, HeaderTopic) || strings.EqualFold(name, HeaderAttempt) {
-			return true
-		}
-		for s := range static {
-			if strings.EqualFold(s, name) {
-				return true
-			}
-		}
-		return false
-	})
+	row := queuebox.RowHeaders(m.Headers, queuebox.Reserved([]string{HeaderTopic, HeaderAttempt}, static))
 	for _, group := range []map[string]string{static, row} {
 		names := make([]string, 0, len(group))
 		for name := range group {
