@@ -52,6 +52,13 @@ type Source[T Item] interface {
 	ReapExpired(ctx context.Context) (int64, error)
 }
 
+// NextDuer is the optional extension of a Source that says when its next
+// waiting row falls due (see queuebox.NextDuer). The loop asks it after a
+// claim that leaves it idle and claims again then, when that comes before
+// the next poll tick. A Source without it is claimed at the poll interval
+// and on wakes only.
+type NextDuer = queuebox.NextDuer
+
 // Handler works on one item. Up to Concurrency handlers run at once, each
 // on its own worker goroutine, so state they share must be safe for
 // concurrent use; one lease is never handled twice. ctx is not Run's
@@ -130,6 +137,8 @@ type Loop[T Item] struct {
 	async   AsyncHandler[T]
 	batch   BatchHandler[T]
 	wake    chan struct{}
+	// nextDue is the source's NextDuer, nil when it has none.
+	nextDue NextDuer
 	// queued counts units waiting for a worker, so the claimer can keep
 	// the workers fed without claiming a row at a time.
 	queued atomic.Int64
@@ -168,8 +177,9 @@ func New[T Item](cfg Config, source Source[T], handler Handler[T]) *Loop[T] {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	nextDue, _ := any(source).(NextDuer)
 	return &Loop[T]{cfg: cfg, source: source, handler: handler, wake: make(chan struct{}, 1), held: map[string]*held{},
-		failures: newFailureLog(time.Now)}
+		nextDue: nextDue, failures: newFailureLog(time.Now)}
 }
 
 // NewAsync builds a loop whose handler finishes items through done.

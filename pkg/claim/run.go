@@ -69,13 +69,23 @@ func (l *Loop[T]) drain(workers *sync.WaitGroup, cancelWork context.CancelFunc) 
 	<-workersDone
 }
 
-// claimLoop claims whenever there is room, a wake arrives or the poll
-// interval passes. A full claim is followed by another at once while room
-// remains, so a backlog drains without waiting for ticks.
+// claimLoop claims whenever there is room, a wake arrives, the poll
+// interval passes or, after a claim that left it idle, the source's next
+// waiting row falls due (see NextDuer). A full claim is followed by
+// another at once while room remains, so a backlog drains without waiting
+// for ticks. Lease deadlines need no timer here: the reclaim step
+// (reapLoop) runs each fifth of the lease and wakes the loop whenever it
+// returns expired rows to pending.
 func (l *Loop[T]) claimLoop(ctx context.Context, queue chan<- []T) {
 	ticker := time.NewTicker(l.cfg.PollInterval)
 	defer ticker.Stop()
+	due := time.NewTimer(l.cfg.PollInterval)
+	due.Stop()
+	defer due.Stop()
 	for {
+		// Each claim answers for the rows due until then; the timer of an
+		// earlier one is stale.
+		due.Stop()
 		limit := min(l.cfg.BatchSize, l.capacity()-l.Held())
 		// Claim while the workers would soon run dry, not per freed row: a
 		// claim per freed row costs a statement per row under a backlog.
@@ -88,13 +98,46 @@ func (l *Loop[T]) claimLoop(ctx context.Context, queue chan<- []T) {
 			if len(items) > 0 && len(items) == limit && ctx.Err() == nil {
 				continue
 			}
+			if err == nil {
+				l.armNextDue(ctx, due)
+			}
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-l.wake:
 		case <-ticker.C:
+		case <-due.C:
 		}
+	}
+}
+
+// nextDueFloor is the shortest wait for a waiting row: a row that falls
+// due at once is claimed a few milliseconds later, so a row that stays
+// unclaimable (its key is held) or a store clock that stands still cannot
+// spin the loop.
+const nextDueFloor = 5 * time.Millisecond
+
+// armNextDue sets due to fire when the source's next waiting row falls
+// due, if that comes before the next poll tick. A source without
+// NextDuer, a failed answer or no waiting row leaves the poll interval as
+// the longest wait.
+func (l *Loop[T]) armNextDue(ctx context.Context, due *time.Timer) {
+	if l.nextDue == nil || ctx.Err() != nil {
+		return
+	}
+	nctx, cancel := context.WithTimeout(ctx, min(l.cfg.PollInterval, claimStatementTimeout))
+	defer cancel()
+	delay, ok, err := l.nextDue.NextDue(nctx)
+	if err != nil {
+		// Not a claim failure: health and hooks stay as the claim left them.
+		if ctx.Err() == nil {
+			l.failures.record(l.cfg.Logger, l.cfg.Name, "next due", err)
+		}
+		return
+	}
+	if ok && delay < l.cfg.PollInterval {
+		due.Reset(max(delay, nextDueFloor))
 	}
 }
 

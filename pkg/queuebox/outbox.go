@@ -106,6 +106,21 @@ type OutboxStore interface {
 	Pending(ctx context.Context) (PendingStats, error)
 }
 
+// NextDuer is an optional extension of a claim source (OutboxStore
+// among them): a store that can say cheaply when its next waiting row
+// falls due implements it, and the claim loop then wakes at that moment
+// instead of at its next poll tick. A store that cannot (a second
+// dialect, a wrapper) leaves it out and its loop keeps the poll interval.
+type NextDuer interface {
+	// NextDue says how long until the earliest pending row whose
+	// scheduled time is still ahead (a retry waiting out its backoff)
+	// falls due; ok is false when no row waits. The delay is measured on
+	// the store's own clock, the one its claims compare scheduled times
+	// with, so a skewed application host does not move it. A row already
+	// due is not reported: the claim that ran just before saw it.
+	NextDue(ctx context.Context) (delay time.Duration, ok bool, err error)
+}
+
 // ReplayFilter selects final outbox rows; a nil field does not filter.
 type ReplayFilter struct {
 	IDs           []string

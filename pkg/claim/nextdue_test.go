@@ -1,0 +1,96 @@
+package claim_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/claim"
+)
+
+// dueSource is a fakeSource that implements claim.NextDuer: each NextDue
+// answers with the next entry of dues, and once they run out reports no
+// waiting row. An entry's items join the queue as it is answered, as a
+// retry that falls due after the delay it reports.
+type dueSource struct {
+	*fakeSource
+	mu       sync.Mutex
+	dues     []due
+	asked    int
+	failNext error
+}
+
+type due struct {
+	delay time.Duration
+	items []item
+}
+
+var _ claim.NextDuer = (*dueSource)(nil)
+
+func (s *dueSource) NextDue(context.Context) (time.Duration, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.asked++
+	if err := s.failNext; err != nil {
+		s.failNext = nil
+		return 0, false, err
+	}
+	if len(s.dues) == 0 {
+		return 0, false, nil
+	}
+	d := s.dues[0]
+	s.dues = s.dues[1:]
+	s.add(d.items...)
+	return d.delay, true, nil
+}
+
+// With a poll interval of an hour, no wake and no reclaim step, only the
+// next-due delay can bring the second and third claims: the handler holds
+// its items (done comes only at shutdown), so no finished item wakes the
+// loop either.
+func TestLoopClaimsWhenTheNextRowFallsDue(t *testing.T) {
+	t.Parallel()
+	src := &dueSource{fakeSource: newSource(), dues: []due{
+		{delay: 20 * time.Millisecond, items: items("retry", 1)},
+		{delay: 0, items: items("now", 1)}, // due at once: the floor applies
+	}}
+	handled := newCounts()
+	l := claim.NewAsync(claim.Config{Name: "due", BatchSize: 4, PollInterval: forever, ShutdownTimeout: tick,
+		Logger: quiet()}, src,
+		func(ctx context.Context, it item, done func()) {
+			handled.add(it.Lease())
+			go func() { <-ctx.Done(); done() }()
+		})
+	running(t, l)
+
+	require.Eventually(t, func() bool { return handled.total() == 2 }, wait, tick)
+	require.Equal(t, 1, handled.get(item{id: "retry-000", token: "t1"}.Lease()))
+	require.Equal(t, 1, handled.get(item{id: "now-000", token: "t1"}.Lease()))
+	require.Equal(t, int64(3), src.claimCalls.Load(), "the start, then one claim per due row")
+}
+
+// A failed NextDue falls back to the poll interval and does not stop the
+// loop: a later wake still claims, and asks again.
+func TestLoopOutlivesAFailedNextDue(t *testing.T) {
+	t.Parallel()
+	src := &dueSource{fakeSource: newSource(), failNext: context.DeadlineExceeded}
+	handled := newCounts()
+	l := claim.New(claim.Config{Name: "due", BatchSize: 4, PollInterval: forever, Logger: quiet()}, src,
+		func(_ context.Context, it item) { handled.add(it.Lease()) })
+	running(t, l)
+
+	require.Eventually(t, func() bool {
+		src.mu.Lock()
+		defer src.mu.Unlock()
+		return src.asked == 1
+	}, wait, tick)
+	src.mu.Lock()
+	src.dues = []due{{delay: 10 * time.Millisecond, items: items("retry", 1)}}
+	src.mu.Unlock()
+	src.add(items("woken", 1)...)
+	l.Wake()
+	require.Eventually(t, func() bool { return handled.total() == 2 }, wait, tick)
+}
