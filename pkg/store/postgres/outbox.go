@@ -88,7 +88,7 @@ type Outbox struct {
 
 	claimKeyedFirst, claimUnkeyedFirst string
 	finish, renew, reap, pendingStats  string
-	written                            string
+	written, nextDue                   string
 
 	walk walk
 }
@@ -111,10 +111,14 @@ func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*O
 	render(&o.renew, "outbox_renew", l)
 	render(&o.reap, "outbox_reap", l)
 	render(&o.pendingStats, "outbox_pending_stats", l)
+	render(&o.nextDue, "outbox_next_due", l)
 	return o, err
 }
 
-var _ queuebox.OutboxStore = (*Outbox)(nil)
+var (
+	_ queuebox.OutboxStore = (*Outbox)(nil)
+	_ queuebox.NextDuer    = (*Outbox)(nil)
+)
 
 // Claim takes up to limit due rows under new tokens and leases: the head
 // of each key (lowest sequence among its pending and processing rows) and

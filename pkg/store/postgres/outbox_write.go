@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -67,6 +68,24 @@ func (o *Outbox) Renew(ctx context.Context, leases []queuebox.Lease) (map[string
 // for the next step, never waited on. It is safe to repeat.
 func (o *Outbox) ReapExpired(ctx context.Context) (int64, error) {
 	return o.db.execCount(ctx, repeatable, "reclaim expired outbox claims", o.reap, o.opts.clock())
+}
+
+// NextDue implements queuebox.NextDuer: the wait until the earliest
+// pending row scheduled after now falls due, by the clock the claims use
+// (the database's, or the test clock of WithClock), so the poller wakes
+// for a retry instead of at its next poll tick. It is safe to repeat.
+func (o *Outbox) NextDue(ctx context.Context) (time.Duration, bool, error) {
+	var ms *int64
+	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
+		return conn.QueryRow(ctx, o.nextDue, o.opts.clock()).Scan(&ms)
+	})
+	if err != nil {
+		return 0, false, fmt.Errorf("read the next due outbox row: %w", err)
+	}
+	if ms == nil {
+		return 0, false, nil
+	}
+	return time.Duration(*ms) * time.Millisecond, true, nil
 }
 
 // Pending reads the pending rows per topic and the age of the oldest, by

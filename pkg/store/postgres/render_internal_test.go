@@ -79,6 +79,7 @@ func renderedStatements(t *testing.T, l schema.Layout) map[string]string {
 		"outbox_renew":                    o.renew,
 		"outbox_reap":                     o.reap,
 		"outbox_pending_stats":            o.pendingStats,
+		"outbox_next_due":                 o.nextDue,
 		"inbox_relay_lock":                r.lock,
 		"inbox_relay_claim_keyed_first":   r.claimKeyedFirst,
 		"inbox_relay_claim_unkeyed_first": r.claimUnkeyedFirst,

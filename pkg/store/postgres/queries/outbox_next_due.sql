@@ -1,0 +1,11 @@
+-- The wait in milliseconds until the earliest pending row whose scheduled
+-- time is still ahead (a retry waiting out its backoff) falls due, or NULL
+-- when no row waits. The delay, not the timestamp, is returned so that the
+-- poller never compares the database's clock with its own. It is rounded
+-- up: a wake a little late finds the row due, one early finds nothing.
+-- min() over the partial (state, scheduled_at) index of pending rows is
+-- one index probe. $1 is the nullable clock of the lease statements.
+SELECT ceil(EXTRACT(EPOCH FROM min({{.O.ScheduledAt}}) - {{template "now" "$1"}}) * 1000)::bigint
+FROM {{.O.Table}}
+WHERE {{.O.State}} = 'pending'
+  AND {{.O.ScheduledAt}} > {{template "now" "$1"}}
