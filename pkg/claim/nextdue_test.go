@@ -2,6 +2,7 @@ package claim_test
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -93,4 +94,39 @@ func TestLoopOutlivesAFailedNextDue(t *testing.T) {
 	src.add(items("woken", 1)...)
 	l.Wake()
 	require.Eventually(t, func() bool { return handled.total() == 2 }, wait, tick)
+}
+
+// slowDueSource answers NextDue only when its context ends, as a store
+// would on a loaded database whose answer comes after the poll tick.
+type slowDueSource struct {
+	*fakeSource
+	asked chan struct{}
+}
+
+func (s *slowDueSource) NextDue(ctx context.Context) (time.Duration, bool, error) {
+	select {
+	case s.asked <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	return 0, false, ctx.Err()
+}
+
+// An answer slower than the poll interval is no answer, not a failure:
+// the tick comes first anyway, and nothing is logged at error level.
+func TestASlowNextDueIsNoError(t *testing.T) {
+	t.Parallel()
+	var out syncBuffer
+	src := &slowDueSource{fakeSource: newSource(), asked: make(chan struct{}, 1)}
+	l := claim.New(claim.Config{Name: "due", BatchSize: 4, PollInterval: time.Second,
+		Logger: slog.New(slog.NewTextHandler(&out, nil))}, src, func(context.Context, item) {})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- l.Run(ctx) }()
+	<-src.asked
+	require.Eventually(t, func() bool { return src.claimCalls.Load() >= 2 }, 20*time.Second, time.Millisecond,
+		"the poll tick claims again after the unanswered question")
+	cancel()
+	require.NoError(t, <-done)
+	require.NotContains(t, out.String(), "next due failed")
 }

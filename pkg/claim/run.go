@@ -118,20 +118,28 @@ func (l *Loop[T]) claimLoop(ctx context.Context, queue chan<- []T) {
 // spin the loop.
 const nextDueFloor = 5 * time.Millisecond
 
+// nextDueWorthIt is the shortest poll interval for which the loop asks
+// for the next waiting row: with a poll tick this close, a retry is never
+// late by more than a tick, and the question would only add a statement
+// per idle poll.
+const nextDueWorthIt = time.Second
+
 // armNextDue sets due to fire when the source's next waiting row falls
 // due, if that comes before the next poll tick. A source without
 // NextDuer, a failed answer or no waiting row leaves the poll interval as
 // the longest wait.
 func (l *Loop[T]) armNextDue(ctx context.Context, due *time.Timer) {
-	if l.nextDue == nil || ctx.Err() != nil {
+	if l.nextDue == nil || ctx.Err() != nil || l.cfg.PollInterval < nextDueWorthIt {
 		return
 	}
 	nctx, cancel := context.WithTimeout(ctx, min(l.cfg.PollInterval, claimStatementTimeout))
 	defer cancel()
 	delay, ok, err := l.nextDue.NextDue(nctx)
 	if err != nil {
-		// Not a claim failure: health and hooks stay as the claim left them.
-		if ctx.Err() == nil {
+		// Not a claim failure: health and hooks stay as the claim left
+		// them. An answer slower than the poll interval is no answer: the
+		// tick comes first anyway.
+		if ctx.Err() == nil && nctx.Err() == nil {
 			l.failures.record(l.cfg.Logger, l.cfg.Name, "next due", err)
 		}
 		return
