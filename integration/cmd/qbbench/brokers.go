@@ -46,6 +46,9 @@ type broker struct {
 	label  string // RabbitMQ, JetStream
 	client string // the raw client of the comparison row
 	ack    string // what a publish waits for: confirm, ack
+	// durability says how the broker keeps a message; fetch how its
+	// source reads and stores.
+	durability, fetch string
 	// target makes a fresh exchange + bound queue (RabbitMQ) or stream
 	// (JetStream) for one measurement; its close deletes them.
 	target func(ctx context.Context, tag string) (target, error)
@@ -97,8 +100,11 @@ func deliverBody(n int) []byte {
 func rowID(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n) }
 
 var brokers = []broker{
-	{label: "RabbitMQ", client: "amqp091-go", ack: "confirm", target: newRabbitTarget},
-	{label: "JetStream", client: "nats.go jetstream", ack: "ack", target: newJetStreamTarget},
+	{label: "RabbitMQ", client: "amqp091-go", ack: "confirm", target: newRabbitTarget,
+		durability: "durable (persistent messages)", fetch: "prefetch 10, one delivery stored and acked at a time"},
+	{label: "JetStream", client: "nats.go jetstream", ack: "ack", target: newJetStreamTarget,
+		durability: "durable (file storage)", fetch: "fetch batch 100, stored and double-acked one at a time"},
+	kafkaBroker,
 }
 
 // brokers measures the RabbitMQ and JetStream bridges: queuebox-deliver
@@ -148,8 +154,8 @@ func (b *bench) brokerDeliver(ctx context.Context, br broker) error {
 			br.label, i+1, r, d.Rate, d.CPUPerRow, br.client, rr)
 	}
 	got := drainRates(real)
-	cond := fmt.Sprintf("concurrency %d, batch %d, %d-byte JSON bodies, durable (persistent / file storage), each publish waits for its %s",
-		conc, b.o.batchSize, len(deliverBody(rows/2)), br.ack)
+	cond := fmt.Sprintf("concurrency %d, batch %d, %d-byte JSON bodies, %s, each publish waits for its %s",
+		conc, b.o.batchSize, len(deliverBody(rows/2)), br.durability, br.ack)
 	b.rep.add(vsBaseline(fmt.Sprintf("deliver to %s, null keys, %s rows", br.label, group(int64(rows))),
 		median(got), median(base), "rows/s", "rows/s", 0.60,
 		fmt.Sprintf("%s; runs %s vs SQL %s; %s; machine idle %.0f %%", cond, rates(got), rates(base),
@@ -317,10 +323,7 @@ func (b *bench) brokerIngest(ctx context.Context, br broker) error {
 	for _, d := range real {
 		us = append(us, float64(d.CPUPerRow)/float64(time.Microsecond))
 	}
-	fetch := "prefetch 10, one delivery stored and acked at a time"
-	if br.label == "JetStream" {
-		fetch = "fetch batch 100, stored and double-acked one at a time"
-	}
+	fetch := br.fetch
 	b.rep.add(vsBaseline(fmt.Sprintf("ingest from %s, %s messages", br.label, group(int64(n))),
 		median(got), median(base), "msg/s", "rows/s", 0.55,
 		fmt.Sprintf("concurrency %d (%s), baseline INSERT … ON CONFLICT at %d; %d-byte JSON bodies, unique keys; runs %s vs SQL %s; ingest CPU %.0f µs/msg",

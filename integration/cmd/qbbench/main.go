@@ -19,7 +19,7 @@
 //	capture   commit-to-delivery p50/p99 at 10, 100 and 1,000 rows/s with
 //	          queuebox-capture (pollIntervalMs 60000) beside polling at 100 ms,
 //	          and the slot lag after a 100,000-row burst
-//	brokers   queuebox-deliver to RabbitMQ (confirms) and JetStream (acks) vs the SQL
+//	brokers   queuebox-deliver to RabbitMQ (confirms), JetStream (acks) and Kafka (kfake, acks=all) vs the SQL
 //	          baseline and a raw client, and queuebox-ingest from each vs INSERTs
 //	          at the source's concurrency (brokers.go)
 //

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// kafkaBroker is the Kafka bridge as the brokers scenario drives it,
+// against kfake: the Kafka protocol served from memory inside this
+// process (github.com/twmb/franz-go/pkg/kfake), with no replication and
+// no disk. Its figures show what QueueBox costs around a Kafka client,
+// not what a real Kafka cluster sustains.
+var kafkaBroker = broker{
+	label: "Kafka (kfake)", client: "franz-go", ack: "acks=all produce response", target: newKafkaTarget,
+	durability: "kfake in-memory fake broker (no replication, no disk: QueueBox's cost, not a real broker's), idempotent producer",
+	fetch:      "maxPollRecords 100, stored one at a time, offsets committed after the store",
+}
+
+// kafkaSeq numbers the topics of this process.
+var kafkaSeq atomic.Int64
+
+var (
+	kfakeOnce sync.Once
+	kfakeAddr string
+	kfakeErr  error
+)
+
+// kfakeCluster starts, once per process, a one-broker kfake cluster on a
+// loopback port the kernel picks; it runs until the process exits.
+func kfakeCluster() (string, error) {
+	kfakeOnce.Do(func() {
+		c, err := kfake.NewCluster(kfake.NumBrokers(1))
+		if err != nil {
+			kfakeErr = fmt.Errorf("start kfake: %w", err)
+			return
+		}
+		kfakeAddr = strings.Join(c.ListenAddrs(), ",")
+	})
+	return kfakeAddr, kfakeErr
+}
+
+// kafkaTarget is one topic of one partition on the kfake cluster, named
+// for this process and measurement.
+type kafkaTarget struct {
+	addr, topic string
+	group       string // of the ingest source
+	cl          *kgo.Client
+	adm         *kadm.Client
+}
+
+func newKafkaTarget(ctx context.Context, tag string) (target, error) {
+	addr, err := kfakeCluster()
+	if err != nil {
+		return nil, err
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(addr, ",")...),
+		kgo.RequiredAcks(kgo.AllISRAcks()), kgo.ClientID("qbbench"))
+	if err != nil {
+		return nil, err
+	}
+	name := fmt.Sprintf("qbbench.%d.%s.%d", os.Getpid(), tag, kafkaSeq.Add(1))
+	t := &kafkaTarget{addr: addr, topic: name, group: name + ".ingest", cl: cl, adm: kadm.NewClient(cl)}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	res, err := t.adm.CreateTopic(cctx, 1, 1, nil, t.topic)
+	if err == nil {
+		err = res.Err
+	}
+	if err != nil {
+		cl.Close()
+		return nil, fmt.Errorf("create topic %s: %w", t.topic, err)
+	}
+	return t, nil
+}
+
+// destinationEnv is the destination "broker": the topic, with the
+// publisher's defaults (acks=all, idempotence, key {{ key }}: the rows
+// have none, so the records carry no key).
+func (t *kafkaTarget) destinationEnv() map[string]string {
+	return map[string]string{
+		"QUEUEBOX_DESTINATIONS_BROKER_TYPE":             "kafka",
+		"QUEUEBOX_DESTINATIONS_BROKER_BOOTSTRAPSERVERS": t.addr,
+		"QUEUEBOX_DESTINATIONS_BROKER_TOPIC":            t.topic,
+	}
+}
+
+// sourceEnv is the source "bench" on the topic, in a group of its own (<topic>.ingest),
+// with the default maxPollRecords (100), from the earliest offset.
+func (t *kafkaTarget) sourceEnv() map[string]string {
+	return map[string]string{
+		"QUEUEBOX_SOURCES_BENCH_TYPE":               "kafka",
+		"QUEUEBOX_SOURCES_BENCH_BOOTSTRAPSERVERS":   t.addr,
+		"QUEUEBOX_SOURCES_BENCH_TOPICS_0":           t.topic,
+		"QUEUEBOX_SOURCES_BENCH_GROUPID":            t.group,
+		"QUEUEBOX_SOURCES_BENCH_AUTOOFFSETRESET":    "earliest",
+		"QUEUEBOX_SOURCES_BENCH_IDEMPOTENCYKEYPATH": "$.id",
+		"QUEUEBOX_SOURCES_BENCH_EVENTTYPEPATH":      "$.type",
+		"QUEUEBOX_SOURCES_BENCH_AGGREGATEIDPATH":    "$.customer",
+		"QUEUEBOX_SOURCES_BENCH_TOPIC":              "bench.{{ eventType }}",
+	}
+}
+
+// publish produces to the topic from conc goroutines on one idempotent
+// client with acks=all, each waiting for its record's produce response
+// before it sends the next, with the headers the destination sets
+// (x-message-id, x-topic, x-attempt).
+func (t *kafkaTarget) publish(ctx context.Context, n, conc int, msg func(i int) rawMessage) error {
+	return publishAll(ctx, n, conc, func(ctx context.Context, i int) error {
+		m := msg(i)
+		pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		return t.cl.ProduceSync(pctx, &kgo.Record{Topic: t.topic, Value: m.Body, Headers: []kgo.RecordHeader{
+			{Key: "x-message-id", Value: []byte(m.ID)},
+			{Key: "x-topic", Value: []byte(m.Topic)},
+			{Key: "x-attempt", Value: []byte(strconv.Itoa(1))},
+		}}).FirstErr()
+	})
+}
+
+// ends returns the high watermark of each partition of the topic.
+func (t *kafkaTarget) ends(ctx context.Context) (map[int32]int64, error) {
+	lo, err := t.adm.ListEndOffsets(ctx, t.topic)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int32]int64{}
+	var errs []error
+	lo.Each(func(o kadm.ListedOffset) {
+		errs = append(errs, o.Err)
+		out[o.Partition] = o.Offset
+	})
+	return out, errors.Join(errs...)
+}
+
+// stored is the number of records in the topic.
+func (t *kafkaTarget) stored(ctx context.Context) (int64, error) {
+	ends, err := t.ends(ctx)
+	var n int64
+	for _, e := range ends {
+		n += e
+	}
+	return n, err
+}
+
+// firstBody reads the first record of the topic.
+func (t *kafkaTarget) firstBody(ctx context.Context) ([]byte, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(t.addr, ",")...),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{t.topic: {0: kgo.NewOffset().AtStart()}}))
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		fs := cl.PollRecords(cctx, 1)
+		if cctx.Err() != nil {
+			return nil, fmt.Errorf("read the first record of %s: %w", t.topic, cctx.Err())
+		}
+		if rs := fs.Records(); len(rs) > 0 {
+			return rs[0].Value, nil
+		}
+	}
+}
+
+// settled checks, once queuebox-ingest stopped, that its group committed
+// the end offset of every partition.
+func (t *kafkaTarget) settled(ctx context.Context) error {
+	ends, err := t.ends(ctx)
+	if err != nil {
+		return err
+	}
+	offs, err := t.adm.FetchOffsets(ctx, t.group)
+	if err != nil {
+		return fmt.Errorf("fetch the offsets of group %s: %w", t.group, err)
+	}
+	for p, end := range ends {
+		o, ok := offs.Lookup(t.topic, p)
+		if !ok || o.Err != nil || o.At != end {
+			return fmt.Errorf("group %s: partition %d committed at %d (err %v), end offset %d", t.group, p, o.At, o.Err, end)
+		}
+	}
+	return nil
+}
+
+// close deletes the topic and the group and closes the client.
+func (t *kafkaTarget) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := t.adm.DeleteTopic(ctx, t.topic); err != nil {
+		logf("warning: delete topic %s: %v", t.topic, err)
+	}
+	_, _ = t.adm.DeleteGroup(ctx, t.group)
+	t.cl.Close()
+}
