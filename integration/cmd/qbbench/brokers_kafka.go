@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -22,8 +23,8 @@ import (
 // no disk. Its figures show what QueueBox costs around a Kafka client,
 // not what a real Kafka cluster sustains.
 var kafkaBroker = broker{
-	label: "Kafka (kfake)", client: "franz-go", ack: "acks=all produce response", target: newKafkaTarget,
-	durability: "kfake in-memory fake broker (no replication, no disk: QueueBox's cost, not a real broker's), idempotent producer",
+	label: "Kafka (kfake)", client: "librdkafka (confluent-kafka-go)", ack: "delivery report", target: newKafkaTarget,
+	durability: "kfake in-memory fake broker (no replication, no disk: QueueBox's cost, not a real broker's), acks=all, idempotence, linger.ms 5",
 	fetch:      "maxPollRecords 100, stored one at a time, offsets committed after the store",
 }
 
@@ -54,8 +55,8 @@ func kfakeCluster() (string, error) {
 // for this process and measurement.
 type kafkaTarget struct {
 	addr, topic string
-	group       string // of the ingest source
-	cl          *kgo.Client
+	group       string      // of the ingest source
+	cl          *kgo.Client // franz-go, to create, count and read
 	adm         *kadm.Client
 }
 
@@ -64,8 +65,7 @@ func newKafkaTarget(ctx context.Context, tag string) (target, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(addr, ",")...),
-		kgo.RequiredAcks(kgo.AllISRAcks()), kgo.ClientID("qbbench"))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(addr, ",")...), kgo.ClientID("qbbench"))
 	if err != nil {
 		return nil, err
 	}
@@ -111,20 +111,49 @@ func (t *kafkaTarget) sourceEnv() map[string]string {
 	}
 }
 
-// publish produces to the topic from conc goroutines on one idempotent
-// client with acks=all, each waiting for its record's produce response
-// before it sends the next, with the headers the destination sets
-// (x-message-id, x-topic, x-attempt).
+// publish produces to the topic from conc goroutines on one librdkafka
+// producer with the settings of queuebox-deliver's (acks=all,
+// idempotence, linger.ms 5, a 30 s message timeout), each waiting for
+// its record's delivery report before it sends the next, with the
+// headers the destination sets (x-message-id, x-topic, x-attempt).
 func (t *kafkaTarget) publish(ctx context.Context, n, conc int, msg func(i int) rawMessage) error {
+	p, err := ckafka.NewProducer(&ckafka.ConfigMap{
+		"bootstrap.servers": t.addr, "client.id": "qbbench-raw",
+		"acks": "all", "enable.idempotence": true, "linger.ms": 5, "message.timeout.ms": 30000,
+		"go.logs.channel.enable": true,
+	})
+	if err != nil {
+		return err
+	}
+	go func() {
+		for range p.Logs() { // librdkafka's log lines, not wanted here
+		}
+	}()
+	defer p.Close()
 	return publishAll(ctx, n, conc, func(ctx context.Context, i int) error {
 		m := msg(i)
-		pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		return t.cl.ProduceSync(pctx, &kgo.Record{Topic: t.topic, Value: m.Body, Headers: []kgo.RecordHeader{
-			{Key: "x-message-id", Value: []byte(m.ID)},
-			{Key: "x-topic", Value: []byte(m.Topic)},
-			{Key: "x-attempt", Value: []byte(strconv.Itoa(1))},
-		}}).FirstErr()
+		report := make(chan ckafka.Event, 1)
+		err := p.Produce(&ckafka.Message{
+			TopicPartition: ckafka.TopicPartition{Topic: &t.topic, Partition: ckafka.PartitionAny},
+			Value:          m.Body,
+			Headers: []ckafka.Header{
+				{Key: "x-message-id", Value: []byte(m.ID)},
+				{Key: "x-topic", Value: []byte(m.Topic)},
+				{Key: "x-attempt", Value: []byte(strconv.Itoa(1))},
+			},
+		}, report)
+		if err != nil {
+			return err
+		}
+		select {
+		case ev := <-report:
+			if dm, ok := ev.(*ckafka.Message); ok {
+				return dm.TopicPartition.Error
+			}
+			return fmt.Errorf("unexpected delivery event %v", ev)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	})
 }
 
