@@ -24,7 +24,7 @@ import (
 // not what a real Kafka cluster sustains.
 var kafkaBroker = broker{
 	label: "Kafka (kfake)", client: "librdkafka (confluent-kafka-go)", ack: "delivery report", target: newKafkaTarget,
-	durability: "kfake in-memory fake broker (no replication, no disk: QueueBox's cost, not a real broker's), acks=all, idempotence, linger.ms 5",
+	durability: "kfake in-memory fake broker (no replication, no disk: QueueBox's cost, not a real broker's), acks=all, idempotence, linger.ms 0",
 	fetch:      "maxPollRecords 100, stored one at a time, offsets committed after the store",
 }
 
@@ -113,13 +113,13 @@ func (t *kafkaTarget) sourceEnv() map[string]string {
 
 // publish produces to the topic from conc goroutines on one librdkafka
 // producer with the settings of queuebox-deliver's (acks=all,
-// idempotence, linger.ms 5, a 30 s message timeout), each waiting for
+// idempotence, linger.ms 0, a 30 s message timeout), each waiting for
 // its record's delivery report before it sends the next, with the
 // headers the destination sets (x-message-id, x-topic, x-attempt).
 func (t *kafkaTarget) publish(ctx context.Context, n, conc int, msg func(i int) rawMessage) error {
 	p, err := ckafka.NewProducer(&ckafka.ConfigMap{
 		"bootstrap.servers": t.addr, "client.id": "qbbench-raw",
-		"acks": "all", "enable.idempotence": true, "linger.ms": 5, "message.timeout.ms": 30000,
+		"acks": "all", "enable.idempotence": true, "linger.ms": 0, "message.timeout.ms": 30000,
 		"go.logs.channel.enable": true,
 	})
 	if err != nil {

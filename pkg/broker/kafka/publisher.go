@@ -139,14 +139,17 @@ func New(opts Options) (*Publisher, error) {
 // producerConfig is the librdkafka configuration of the producer: acks
 // from every in-sync replica and idempotence, so a retry inside
 // librdkafka never writes a record twice, and the publish budget as the
-// message timeout.
+// message timeout. linger.ms is 0: every publish waits for its own
+// delivery report, so a linger only delays it (with 16 publishes in
+// flight and 5 ms, a destination topped out near 3,200 records/s), and
+// the records queued while a request is in flight still go out together.
 func (p *Publisher) producerConfig() *ckafka.ConfigMap {
 	m := p.opts.Conn.configMap("queuebox-destination-" + p.opts.Name)
 	ms := max(int(p.opts.Timeout/time.Millisecond), 1)
 	m["acks"] = "all"
 	m["enable.idempotence"] = true
 	m["message.timeout.ms"] = ms
-	m["linger.ms"] = min(5, ms-1)
+	m["linger.ms"] = 0
 	m["go.delivery.reports"] = true
 	return &m
 }
