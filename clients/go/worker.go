@@ -130,12 +130,22 @@ func (r *runner) run(ctx context.Context) error {
 	return nil
 }
 
-// claimLoop claims a batch, starts each row as a handler slot frees, and
-// claims again; after an empty claim it waits for the poll interval or a
-// finished handler. It returns when ctx is cancelled.
+// claimLoop waits for a free handler slot, claims a batch, starts each row
+// as a handler slot frees, and claims again; after an empty claim it waits
+// for the poll interval or a finished handler. It returns when ctx is
+// cancelled.
 func (r *runner) claimLoop(ctx context.Context) {
 	o := r.w.opts
 	for ctx.Err() == nil {
+		// Claim only once a handler can start: rows claimed while every
+		// slot is busy would sit under a lease that another worker, with
+		// a free slot, could have used.
+		select {
+		case r.slots <- struct{}{}:
+			<-r.slots
+		case <-ctx.Done():
+			return
+		}
 		batch, err := r.claim(ctx)
 		if err != nil {
 			if ctx.Err() != nil {

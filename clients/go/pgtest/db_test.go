@@ -60,6 +60,8 @@ func migrated(t testing.TB) *sql.DB {
 	}
 	q := u.Query()
 	q.Set("search_path", name)
+	// A test that reads pg_stat_activity finds its own sessions by it.
+	q.Set("application_name", name)
 	u.RawQuery = q.Encode()
 	db, err := sql.Open("pgx", u.String())
 	if err != nil {

@@ -234,7 +234,7 @@ func TestALostRenewalCancelsTheHandler(t *testing.T) {
 		t.Fatal("the handler was not cancelled")
 	}
 	eventually(t, "the rollback", func() bool {
-		return queryInt(t, db, `SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction' AND datname = current_database() AND query LIKE '%orders%'`) == 0
+		return queryInt(t, db, `SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction' AND application_name = current_schema() AND query LIKE '%orders%'`) == 0
 	})
 	if n := queryInt(t, db, `SELECT count(*) FROM orders`); n != 0 {
 		t.Error("the write of a handler that lost its lease committed")

@@ -144,6 +144,11 @@ class Runner<Tx> {
 
   async claimLoop(stop: AbortSignal): Promise<void> {
     while (!stop.aborted) {
+      // Claim only once a handler can start: rows claimed while every slot
+      // is busy would sit under a lease that another worker, with a free
+      // slot, could have used.
+      if (!(await this.acquire(stop))) return;
+      this.releaseSlot();
       let batch: Row[];
       try {
         batch = await this.claim();
