@@ -318,3 +318,37 @@ func TestAMappedSchema(t *testing.T) {
 		return queryInt(t, db, `SELECT count(*) FROM qb_inbox WHERE state = 'processed'`) == 1
 	})
 }
+
+// A worker whose every handler slot is busy claims nothing: the row it
+// could not start would sit under its lease while another worker, with a
+// free slot, waits for it.
+func TestABusyWorkerLeavesTheNextRowToAFreeOne(t *testing.T) {
+	t.Parallel()
+	db := migrated(t)
+	first := insertPull(t, db, "orders", "order-1", "customer-1", `{"id":"order-1","total":1}`)
+	second := insertPull(t, db, "orders", "order-2", "customer-2", `{"id":"order-2","total":2}`)
+	started, release := make(chan struct{}), make(chan struct{})
+	stopBusy := runWorker(t, db, queuebox.Options{Source: "orders", BatchSize: 1, MaxConcurrency: 1,
+		PollInterval: 5 * time.Millisecond},
+		func(ctx context.Context, m queuebox.Message, tx *sql.Tx) error {
+			if m.ID == first {
+				close(started)
+				<-release
+			}
+			return nil
+		})
+	var releaseOnce sync.Once
+	free := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(free) // before the workers stop, also when the test fails
+	<-started
+	runWorker(t, db, queuebox.Options{Source: "orders", PollInterval: 20 * time.Millisecond},
+		func(context.Context, queuebox.Message, *sql.Tx) error { return nil })
+	eventually(t, "the free worker's completion of the second row", func() bool {
+		s, _, _ := stateOf(t, db, second)
+		return s == "processed"
+	})
+	free()
+	if err := stopBusy(); err != nil {
+		t.Fatal(err)
+	}
+}
