@@ -157,7 +157,12 @@ func (l *Loop[T]) reapLoop(ctx context.Context) {
 			return
 		case <-ticker.C:
 		}
-		n, err := l.source.ReapExpired(ctx)
+		// Like a claim, a reclaim that a shutdown cannot cut short: its
+		// statement may commit as the shutdown begins, and the rows it
+		// returned must still be logged and counted.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimStatementTimeout)
+		n, err := l.source.ReapExpired(rctx)
+		cancel()
 		if err != nil {
 			if ctx.Err() == nil {
 				l.failed("reclaim", err)
