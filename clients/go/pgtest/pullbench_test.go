@@ -18,13 +18,11 @@ import (
 	queuebox "github.com/alternayte/queuebox/clients/go"
 )
 
-// The benchmark runs only when asked for, so `go test ./...` and
-// `make test` skip it:
+// A benchmark, so `go test ./...` and `make test` do not run it:
 //
-//	go test -count=1 -run TestPullBench -v -timeout 60m . -pullbench [-pullbench.rows 3000] [-pullbench.rounds 3]
+//	go test -run '^$' -bench BenchmarkPull -benchtime 1x -timeout 60m . [-pullbench.rows 3000] [-pullbench.rounds 3]
 var (
-	pullbench       = flag.Bool("pullbench", false, "run TestPullBench: library rows/s beside a SQL-only loop")
-	pullbenchRows   = flag.Int("pullbench.rows", 3000, "rows per run of TestPullBench")
+	pullbenchRows   = flag.Int("pullbench.rows", 3000, "rows per run of BenchmarkPull")
 	pullbenchRounds = flag.Int("pullbench.rounds", 3, "runs of each side per configuration; the table shows the medians")
 )
 
@@ -45,16 +43,17 @@ var benchHandlers = []benchHandler{
 	}},
 }
 
-// TestPullBench measures processed rows per second of the library beside
+// BenchmarkPull measures processed rows per second of the library beside
 // a SQL-only loop that runs the same statements (the contract files of
 // examples/pull/sql, which the library embeds, with the same :name to $n
 // rewriting) in the same transactions at the same concurrency, in the same
 // run and on the same schema. Each run starts from the same backlog of
 // rows, one per aggregate, and ends when no row is left unprocessed.
-func TestPullBench(t *testing.T) {
-	if !*pullbench {
-		t.Skip("the benchmark runs with -pullbench")
-	}
+func BenchmarkPull(b *testing.B) {
+	// One invocation measures every configuration with its own clock
+	// (rows per second over a whole backlog), so b.N is not used: run it
+	// with -benchtime 1x.
+	var t testing.TB = b
 	db := migrated(t)
 	db.SetMaxOpenConns(0) // each run opens the pool it needs
 	mustExec(t, db, "CREATE TABLE effects (msg_id uuid NOT NULL)")
@@ -101,7 +100,7 @@ func TestPullBench(t *testing.T) {
 
 // loadBacklog empties the tables and inserts rows pull rows of the source,
 // each of its own aggregate.
-func loadBacklog(t *testing.T, db *sql.DB, rows int) {
+func loadBacklog(t testing.TB, db *sql.DB, rows int) {
 	t.Helper()
 	mustExec(t, db, "TRUNCATE inbox, effects")
 	mustExec(t, db, `INSERT INTO inbox (source, idempotency_key, aggregate_id, payload, consumption)
@@ -111,14 +110,14 @@ func loadBacklog(t *testing.T, db *sql.DB, rows int) {
 }
 
 // unprocessed counts the rows not yet processed.
-func unprocessed(t *testing.T, db *sql.DB) int {
+func unprocessed(t testing.TB, db *sql.DB) int {
 	t.Helper()
 	return queryInt(t, db, "SELECT count(*) FROM inbox WHERE state <> 'processed'")
 }
 
 // checkRun fails the test unless every row was processed and, for the
 // insert handler, stored one business row.
-func checkRun(t *testing.T, db *sql.DB, h benchHandler, rows int, what string) {
+func checkRun(t testing.TB, db *sql.DB, h benchHandler, rows int, what string) {
 	t.Helper()
 	if n := unprocessed(t, db); n != 0 {
 		t.Fatalf("%s left %d rows unprocessed", what, n)
@@ -132,7 +131,7 @@ func checkRun(t *testing.T, db *sql.DB, h benchHandler, rows int, what string) {
 
 // poolOn opens a pool of at most n connections on the schema of db, kept
 // idle between transactions, as an application would size it.
-func poolOn(t *testing.T, db *sql.DB, n int) *sql.DB {
+func poolOn(t testing.TB, db *sql.DB, n int) *sql.DB {
 	t.Helper()
 	var schema string
 	if err := db.QueryRow("SELECT current_schema()").Scan(&schema); err != nil {
@@ -157,7 +156,7 @@ func poolOn(t *testing.T, db *sql.DB, n int) *sql.DB {
 // benchLibrary runs an InboxWorker until every row is processed and
 // returns the rows per second. The handler counts its calls; once it has
 // seen every row, the run polls for the last completions.
-func benchLibrary(t *testing.T, db *sql.DB, h benchHandler, concurrency, batch, rows int) float64 {
+func benchLibrary(t testing.TB, db *sql.DB, h benchHandler, concurrency, batch, rows int) float64 {
 	t.Helper()
 	pool := poolOn(t, db, concurrency+2)
 	defer pool.Close()
@@ -211,7 +210,7 @@ func benchLibrary(t *testing.T, db *sql.DB, h benchHandler, concurrency, batch, 
 // claim returns nothing and no row runs. Renewals, retries and dead
 // letters do not run: no row fails, and the library's renewals are its own
 // cost.
-func benchSQL(t *testing.T, db *sql.DB, h benchHandler, concurrency, batch, rows int) float64 {
+func benchSQL(t testing.TB, db *sql.DB, h benchHandler, concurrency, batch, rows int) float64 {
 	t.Helper()
 	pool := poolOn(t, db, concurrency+2)
 	defer pool.Close()
@@ -325,7 +324,7 @@ func benchClaim(ctx context.Context, pool *sql.DB, text string, args []any) ([][
 }
 
 // ordered puts named values in the order of a statement's parameters.
-func ordered(t *testing.T, params []string, values map[string]any) []any {
+func ordered(t testing.TB, params []string, values map[string]any) []any {
 	args := make([]any, len(params))
 	for i, p := range params {
 		v, ok := values[p]
