@@ -33,6 +33,7 @@ type captureFixture struct {
 	capture  map[string]string
 	stateDir string
 	slot     string
+	delivers int // started so far
 }
 
 func newCaptureFixture(t *testing.T, reconcileMs int) *captureFixture {
@@ -91,6 +92,18 @@ func (f *captureFixture) startDeliver(t *testing.T) *process {
 	t.Helper()
 	p := startServing(t, "deliver", f.deliver)
 	p.waitHTTP(t, "/health/ready", 200)
+	// Ready does not wait for the wake-up listener; a test that expects a
+	// wake must not insert before every replica listens (a replica that
+	// LISTENs later claims once then, but a test freezing another replica
+	// would wait for its reconciliation instead).
+	f.delivers++
+	c := f.db.connect(t)
+	require.Eventually(t, func() bool {
+		var n int
+		err := c.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND query ILIKE 'LISTEN %'`).Scan(&n)
+		return err == nil && n >= f.delivers
+	}, 60*time.Second, 20*time.Millisecond, "every deliver replica listens for wake-ups")
 	return p
 }
 

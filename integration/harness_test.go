@@ -248,12 +248,28 @@ func (p *process) stop(t *testing.T, timeout time.Duration) {
 	}
 }
 
+// handedOut holds the ports freePort gave out in this test process: the
+// kernel may offer a just-closed port again, and two binaries (or the data
+// and management ports of one) must not be given the same one.
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		port := l.Addr().(*net.TCPAddr).Port
+		require.NoError(t, l.Close())
+		if !handedOut.ports[port] {
+			handedOut.ports[port] = true
+			return port
+		}
+	}
 }
 
 func get(t *testing.T, url string) (int, string) {
