@@ -82,11 +82,7 @@ func New(opts Options) (*Capture, error) {
 		return nil, fmt.Errorf("capture database connection: %w", err)
 	}
 	c := &Capture{opts: opts, dir: StateDir{path: opts.Settings.StateDirectory}, pool: pool, status: errStarting}
-	exec := func(ctx context.Context, sql string, args ...any) error {
-		_, err := pool.Exec(ctx, sql, args...)
-		return err
-	}
-	c.notifier = wake.NewNotifier(exec, wake.Channel, opts.Logger, opts.Metrics.Wakeups.Inc)
+	c.notifier = wake.NewNotifier(wake.PG{Q: pool}, wake.Channel, opts.Logger, opts.Metrics.Wakeups.Inc)
 	return c, nil
 }
 
@@ -257,9 +253,9 @@ func (c *Capture) captureOnce(ctx context.Context) error {
 	// wake-up each.
 	c.notifier.Wake()
 	return runStream(ctx, conn, s, start, events{
-		inserted: func(commit time.Time) {
+		inserted: func(xid uint32, commit time.Time) {
 			c.opts.Metrics.event(commit)
-			c.notifier.Wake()
+			c.notifier.WakeAfter(xid)
 		},
 		persist: func(lsn pglogrepl.LSN) error { return c.dir.WriteOffset(lsn.String()) },
 		streaming: func() {

@@ -83,7 +83,7 @@ func (p *pgoutput) str(s string) *pgoutput { p.b = append(append(p.b, s...), 0);
 func relation(id uint32, ns, name string) []byte {
 	return (&pgoutput{}).u8('R').u32(id).str(ns).str(name).u8('d').u16(1).u8(1).str("id").u32(2950).u32(0xffffffff).b
 }
-func begin() []byte { return (&pgoutput{}).u8('B').u64(100).u64(0).u32(7).b }
+func begin(xid uint32) []byte { return (&pgoutput{}).u8('B').u64(100).u64(0).u32(xid).b }
 func commit(end uint64) []byte {
 	return (&pgoutput{}).u8('C').u8(0).u64(end - 8).u64(end).u64(0).b
 }
@@ -99,9 +99,9 @@ func update(id uint32) []byte {
 
 func TestStreamWakesOnOutboxInsertsOnly(t *testing.T) {
 	t.Parallel()
-	var woke int
+	var woke []uint32
 	st := &stream{s: testSettings(), ours: map[uint32]bool{},
-		ev: events{inserted: func(time.Time) { woke++ }}}
+		ev: events{inserted: func(xid uint32, _ time.Time) { woke = append(woke, xid) }}}
 	feed := func(msgs ...[]byte) {
 		for _, m := range msgs {
 			require.NoError(t, st.logical(m))
@@ -109,18 +109,18 @@ func TestStreamWakesOnOutboxInsertsOnly(t *testing.T) {
 	}
 	feed(relation(1, "public", "outbox"), relation(2, "public", "orders"), relation(3, "other", "outbox"))
 
-	feed(begin(), tuple('I', 1), tuple('I', 1), tuple('I', 1), commit(1000))
-	require.Equal(t, 1, woke, "one wake-up per transaction, however many rows")
+	feed(begin(7), tuple('I', 1), tuple('I', 1), tuple('I', 1), commit(1000))
+	require.Equal(t, []uint32{7}, woke, "one wake-up per transaction, however many rows, with its xid")
 	require.EqualValues(t, 1000, st.processed)
 
-	feed(begin(), update(1), remove(1), commit(2000))
-	require.Equal(t, 1, woke, "updates and deletes (QueueBox's own state changes) wake nothing")
-	feed(begin(), tuple('I', 2), tuple('I', 3), commit(3000))
-	require.Equal(t, 1, woke, "inserts into other tables wake nothing")
+	feed(begin(8), update(1), remove(1), commit(2000))
+	require.Equal(t, []uint32{7}, woke, "updates and deletes (QueueBox's own state changes) wake nothing")
+	feed(begin(9), tuple('I', 2), tuple('I', 3), commit(3000))
+	require.Equal(t, []uint32{7}, woke, "inserts into other tables wake nothing")
 	require.EqualValues(t, 3000, st.processed, "the position still advances")
 
-	feed(begin(), tuple('I', 2), tuple('I', 1), commit(4000))
-	require.Equal(t, 2, woke)
+	feed(begin(10), tuple('I', 2), tuple('I', 1), commit(4000))
+	require.Equal(t, []uint32{7, 10}, woke)
 }
 
 func TestKeepaliveAdvancesOnlyBetweenTransactions(t *testing.T) {
@@ -130,7 +130,7 @@ func TestKeepaliveAdvancesOnlyBetweenTransactions(t *testing.T) {
 	_, err := st.copyData(keepalive(500))
 	require.NoError(t, err)
 	require.EqualValues(t, 500, st.processed)
-	require.NoError(t, st.logical(begin()))
+	require.NoError(t, st.logical(begin(7)))
 	_, err = st.copyData(keepalive(900))
 	require.NoError(t, err)
 	require.EqualValues(t, 500, st.processed, "inside a transaction the position waits for its commit")

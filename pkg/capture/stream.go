@@ -107,8 +107,9 @@ func createSlot(ctx context.Context, conn *pgconn.PgConn, slot string) (pglogrep
 // events receive what the stream sees. They run on the stream goroutine.
 type events struct {
 	// inserted is called once per committed transaction that inserted
-	// into the outbox table, with its commit time.
-	inserted func(commit time.Time)
+	// into the outbox table, with its transaction id and commit time. The
+	// commit may not be visible to other sessions yet.
+	inserted func(xid uint32, commit time.Time)
 	// positions reports the confirmed position and the server's WAL end
 	// after each standby status.
 	positions func(confirmed, serverEnd pglogrepl.LSN)
@@ -128,6 +129,7 @@ type stream struct {
 	ours      map[uint32]bool
 	inTx      bool
 	txInserts bool
+	xid       uint32
 	processed pglogrepl.LSN
 	confirmed pglogrepl.LSN
 	serverEnd pglogrepl.LSN
@@ -222,7 +224,7 @@ func (st *stream) logical(wal []byte) error {
 	case *pglogrepl.RelationMessage:
 		st.ours[m.RelationID] = m.Namespace == st.s.Schema && m.RelationName == st.s.Table
 	case *pglogrepl.BeginMessage:
-		st.inTx, st.txInserts = true, false
+		st.inTx, st.txInserts, st.xid = true, false, m.Xid
 	case *pglogrepl.InsertMessage:
 		if st.ours[m.RelationID] {
 			st.txInserts = true
@@ -230,9 +232,9 @@ func (st *stream) logical(wal []byte) error {
 	case *pglogrepl.CommitMessage:
 		st.inTx = false
 		if st.txInserts && st.ev.inserted != nil {
-			// Wake at the commit, once per transaction: the rows are
-			// visible to a claim by then.
-			st.ev.inserted(m.CommitTime)
+			// Once per transaction; the notifier waits until the
+			// commit is visible to a claim.
+			st.ev.inserted(st.xid, m.CommitTime)
 		}
 		st.processed = max(st.processed, m.TransactionEndLSN)
 	}

@@ -3,11 +3,20 @@
 // commits, and every deliver replica LISTENs on it and claims at once.
 // A notification carries no message data; SQL stays the only source of
 // truth, so a lost wake-up costs latency, never a message.
+//
+// A commit reaches the replication stream before it is visible: the
+// server flushes the commit record and wakes its WAL senders before the
+// committing session leaves the list of running transactions, and a
+// claim in that window does not see the row. A wake sent then would be
+// spent on an empty claim and the row would wait for the reconciliation
+// timer, so the notifier holds each commit's wake-up until a new snapshot
+// sees the transaction finished (see WakeAfter).
 package wake
 
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 )
 
@@ -16,83 +25,143 @@ import (
 // a spurious wake-up costs one empty claim.
 const Channel = "queuebox_outbox_wake"
 
-// notifySQL sends one empty notification. pg_notify takes the channel as a
-// parameter, so no SQL is built from text.
-const notifySQL = "SELECT pg_notify($1, '')"
+// Sender is the database side of a Notifier. PG implements it.
+type Sender interface {
+	// Notify sends one notification on channel.
+	Notify(ctx context.Context, channel string) error
+	// Running returns those of xids (32-bit transaction ids of commits the
+	// stream reported) that a snapshot taken now still counts as running.
+	Running(ctx context.Context, xids []uint32) ([]uint32, error)
+}
 
-// Execer runs one statement; *pgxpool.Pool and *pgx.Conn satisfy it
-// through ExecFunc.
-type Execer func(ctx context.Context, sql string, args ...any) error
+// Timing of the wait for visibility. The window is normally well under a
+// millisecond; a commit that stays invisible for long (a synchronous
+// standby that does not answer) is woken for after maxVisibilityWait
+// anyway, since the reconciliation timer covers it too.
+const (
+	firstVisibilityRetry = time.Millisecond
+	maxVisibilityRetry   = 50 * time.Millisecond
+	maxVisibilityWait    = 30 * time.Second
+	// maxWaiting bounds the commits held at once; past it the oldest are
+	// no longer waited for (they are the likeliest to be visible).
+	maxWaiting = 4096
+)
+
+// notifyTimeout bounds one statement, so a hung pool cannot hold the
+// wakes.
+const notifyTimeout = 5 * time.Second
 
 // Notifier coalesces wake requests into NOTIFY statements: while one
-// NOTIFY is in flight, every Wake merges into a single following one, so a
-// burst of a thousand inserts costs a handful of notifications. Wake is
-// safe for concurrent use and never blocks. Run sends until ctx ends.
+// NOTIFY is in flight, every request merges into a single following one,
+// so a burst of a thousand inserts costs a handful of notifications. Wake
+// and WakeAfter are safe for concurrent use and never block. Run sends
+// until ctx ends.
 type Notifier struct {
-	exec    Execer
+	db      Sender
 	channel string
 	log     *slog.Logger
-	pending chan struct{}
+	signal  chan struct{}
 	// sent, when set, is called after each NOTIFY that succeeded (tests
 	// and metrics).
 	sent func()
+
+	mu    sync.Mutex
+	plain bool     // a wake-up that waits for nothing is asked
+	xids  []uint32 // commits whose wake-up waits for visibility
 }
 
 // NewNotifier returns a notifier that sends on channel (Channel when
-// empty) through exec; sent, when set, runs after each NOTIFY that
+// empty) through db; sent, when set, runs after each NOTIFY that
 // succeeded.
-func NewNotifier(exec Execer, channel string, log *slog.Logger, sent func()) *Notifier {
+func NewNotifier(db Sender, channel string, log *slog.Logger, sent func()) *Notifier {
 	if log == nil {
 		log = slog.Default()
 	}
 	if channel == "" {
 		channel = Channel
 	}
-	return &Notifier{exec: exec, channel: channel, log: log, pending: make(chan struct{}, 1), sent: sent}
+	return &Notifier{db: db, channel: channel, log: log, signal: make(chan struct{}, 1), sent: sent}
 }
 
-// Wake asks for one NOTIFY; wakes that arrive before it is sent merge.
+// Wake asks for one NOTIFY now; requests that arrive before it is sent
+// merge.
 func (n *Notifier) Wake() {
+	n.mu.Lock()
+	n.plain = true
+	n.mu.Unlock()
+	n.poke()
+}
+
+// WakeAfter asks for one NOTIFY once the transaction xid, whose commit the
+// replication stream reported, is visible to a new snapshot.
+func (n *Notifier) WakeAfter(xid uint32) {
+	n.mu.Lock()
+	n.xids = append(n.xids, xid)
+	if over := len(n.xids) - maxWaiting; over > 0 {
+		n.xids = append(n.xids[:0], n.xids[over:]...)
+	}
+	n.mu.Unlock()
+	n.poke()
+}
+
+func (n *Notifier) poke() {
 	select {
-	case n.pending <- struct{}{}:
+	case n.signal <- struct{}{}:
 	default:
 	}
 }
 
-// notifyTimeout bounds one NOTIFY, so a hung pool cannot hold the wakes.
-const notifyTimeout = 5 * time.Second
+// take returns and clears the requests.
+func (n *Notifier) take() (plain bool, xids []uint32) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	plain, xids = n.plain, n.xids
+	n.plain, n.xids = false, nil
+	return plain, xids
+}
 
 // Run sends the pending wake-ups until ctx ends and returns nil. A failed
-// NOTIFY is logged (once per failure streak) and dropped: the deliver
+// statement is logged (once per failure streak) and dropped: the deliver
 // replicas' reconciliation timer covers it.
 func (n *Notifier) Run(ctx context.Context) error {
-	failing := false
+	w := waiter{n: n}
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-n.pending:
+		case <-n.signal:
+		case <-retry.C:
 		}
-		sctx, cancel := context.WithTimeout(ctx, notifyTimeout)
-		err := n.exec(sctx, notifySQL, n.channel)
-		cancel()
-		switch {
-		case err != nil && ctx.Err() != nil:
+		plain, xids := n.take()
+		notify := w.settle(ctx, xids) || plain
+		if ctx.Err() != nil {
 			return nil
-		case err != nil:
-			if !failing {
-				n.log.Warn("wake-up notification failed; deliver replicas wait for their reconciliation timer",
-					"channel", n.channel, "err", err)
-			}
-			failing = true
-		default:
-			if failing {
-				n.log.Info("wake-up notifications are sent again", "channel", n.channel)
-			}
-			failing = false
-			if n.sent != nil {
-				n.sent()
-			}
+		}
+		if notify {
+			n.notify(ctx, &w)
+		}
+		retry.Stop()
+		if len(w.waiting) > 0 {
+			retry.Reset(w.backoff)
+		}
+	}
+}
+
+func (n *Notifier) notify(ctx context.Context, w *waiter) {
+	sctx, cancel := context.WithTimeout(ctx, notifyTimeout)
+	err := n.db.Notify(sctx, n.channel)
+	cancel()
+	switch {
+	case err != nil && ctx.Err() != nil:
+	case err != nil:
+		w.failed(err)
+	default:
+		w.succeeded()
+		if n.sent != nil {
+			n.sent()
 		}
 	}
 }

@@ -2,10 +2,8 @@ package wake
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,58 +12,6 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
 )
-
-func TestNotifierCoalescesABurst(t *testing.T) {
-	t.Parallel()
-	release := make(chan struct{})
-	var sends atomic.Int32
-	exec := func(ctx context.Context, sql string, args ...any) error {
-		require.Equal(t, notifySQL, sql)
-		require.Equal(t, []any{"chan_a"}, args)
-		if sends.Add(1) == 1 {
-			<-release // the first NOTIFY hangs while the burst arrives
-		}
-		return nil
-	}
-	sent := make(chan struct{}, 10)
-	n := NewNotifier(exec, "chan_a", pgtest.Quiet(), func() { sent <- struct{}{} })
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- n.Run(ctx) }()
-	n.Wake()
-	require.Eventually(t, func() bool { return sends.Load() == 1 }, 10*time.Second, time.Millisecond)
-	for range 1000 {
-		n.Wake()
-	}
-	close(release)
-	<-sent
-	<-sent
-	require.Never(t, func() bool { return sends.Load() > 2 }, 100*time.Millisecond, 10*time.Millisecond,
-		"a burst during one NOTIFY merges into one more")
-	cancel()
-	require.NoError(t, <-done)
-}
-
-func TestNotifierSurvivesAFailedNotify(t *testing.T) {
-	t.Parallel()
-	var calls atomic.Int32
-	exec := func(context.Context, string, ...any) error {
-		if calls.Add(1) == 1 {
-			return errors.New("connection refused")
-		}
-		return nil
-	}
-	sent := make(chan struct{}, 1)
-	n := NewNotifier(exec, "", pgtest.Quiet(), func() { sent <- struct{}{} })
-	require.Equal(t, Channel, n.channel)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { _ = n.Run(ctx) }()
-	n.Wake()
-	require.Eventually(t, func() bool { return calls.Load() == 1 }, 10*time.Second, time.Millisecond)
-	n.Wake()
-	<-sent
-}
 
 // TestListenerWakesAndRelistens runs against the local PostgreSQL: a
 // notification wakes, a terminated listening backend is replaced, and the
