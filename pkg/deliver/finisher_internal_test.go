@@ -3,6 +3,7 @@ package deliver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync/atomic"
@@ -35,7 +36,7 @@ func TestFinisherUsesRewriteAfterAFailedTry(t *testing.T) {
 	defer func() { cancel(); <-f.stopped }()
 
 	got := make(chan finishResult, 1)
-	f.submit(queuebox.Outcome{Lease: claim.Lease{ID: "a", Token: "t"}, Kind: queuebox.OutcomeSent},
+	f.submit(queuebox.Outcome{Lease: claim.Lease{ID: "a", Token: "t"}, Kind: queuebox.OutcomeSent}, true,
 		func(r finishResult) { got <- r })
 	select {
 	case r := <-got:
@@ -47,3 +48,92 @@ func TestFinisherUsesRewriteAfterAFailedTry(t *testing.T) {
 	require.Equal(t, int32(1), writes.Load())
 	require.Equal(t, int32(1), rewrites.Load())
 }
+
+// recordingWriter records the ids of each write's outcomes.
+type recordingWriter struct {
+	writes chan []string
+}
+
+func (w recordingWriter) write(_ context.Context, outcomes []queuebox.Outcome) (map[string]bool, error) {
+	ids := make([]string, len(outcomes))
+	kept := map[string]bool{}
+	for i, o := range outcomes {
+		ids[i] = o.Lease.ID
+		kept[o.Lease.ID] = true
+	}
+	w.writes <- ids
+	return kept, nil
+}
+
+// startFinisher runs a finisher that lingers for linger and returns its
+// writes; stopping it is the test's cleanup unless the test stops it.
+func startFinisher(t *testing.T, linger time.Duration) (*finisher, <-chan []string, context.CancelFunc) {
+	t.Helper()
+	w := recordingWriter{writes: make(chan []string, 10)}
+	f := newFinisher(w.write, w.write, time.Minute, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	f.lingerFor = linger
+	stop, cancel := context.WithCancel(context.Background())
+	go f.run(stop)
+	t.Cleanup(func() { cancel(); <-f.stopped })
+	return f, w.writes, cancel
+}
+
+func outcome(id string) queuebox.Outcome {
+	return queuebox.Outcome{Lease: claim.Lease{ID: id, Token: "t"}, Kind: queuebox.OutcomeSent}
+}
+
+func nextWrite(t *testing.T, writes <-chan []string) []string {
+	t.Helper()
+	select {
+	case ids := <-writes:
+		return ids
+	case <-time.After(20 * time.Second):
+		t.Fatal("no write")
+		return nil
+	}
+}
+
+// Outcomes of rows without a key wait for company; one of a keyed row,
+// whose key's next row waits for it, ends the wait and goes with them.
+func TestFinisherLingersOnlyWhileNoRowWaits(t *testing.T) {
+	t.Parallel()
+	f, writes, _ := startFinisher(t, time.Hour)
+	f.submit(outcome("a"), false, func(finishResult) {})
+	f.submit(outcome("b"), false, func(finishResult) {})
+	select {
+	case ids := <-writes:
+		t.Fatalf("unkeyed outcomes were written before the linger ended: %v", ids)
+	case <-time.After(50 * time.Millisecond):
+	}
+	f.submit(outcome("k"), true, func(finishResult) {})
+	require.Equal(t, []string{"a", "b", "k"}, nextWrite(t, writes))
+
+	f.submit(outcome("k2"), true, func(finishResult) {})
+	require.Equal(t, []string{"k2"}, nextWrite(t, writes), "a keyed outcome alone is written at once")
+}
+
+func TestFinisherLingersAtMostItsTime(t *testing.T) {
+	t.Parallel()
+	f, writes, _ := startFinisher(t, time.Millisecond)
+	f.submit(outcome("a"), false, func(finishResult) {})
+	require.Equal(t, []string{"a"}, nextWrite(t, writes))
+}
+
+func TestFinisherStopsLingeringAtShutdown(t *testing.T) {
+	t.Parallel()
+	f, writes, stop := startFinisher(t, time.Hour)
+	f.submit(outcome("a"), false, func(finishResult) {})
+	stop()
+	require.Equal(t, []string{"a"}, nextWrite(t, writes))
+}
+
+func TestFinisherLingersUntilAFullGroup(t *testing.T) {
+	t.Parallel()
+	f, writes, _ := startFinisher(t, time.Hour)
+	for i := range lingerRows {
+		f.submit(outcome(string(rune('A'+i%26))+itoa(i)), false, func(finishResult) {})
+	}
+	require.Len(t, nextWrite(t, writes), lingerRows)
+}
+
+func itoa(i int) string { return fmt.Sprint(i) }

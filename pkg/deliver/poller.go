@@ -126,7 +126,9 @@ func (p *Poller) handle(ctx context.Context, m queuebox.ClaimedMessage, done fun
 		return
 	}
 	outcome.Lease = m.Lease()
-	p.finisher.submit(outcome, func(res finishResult) {
+	// The next row of a non-empty key waits for this write.
+	holds := m.HasKey && m.Key != ""
+	p.finisher.submit(outcome, holds, func(res finishResult) {
 		p.finished(m, outcome, res)
 		p.opts.Metrics.Processing.Since(start)
 		done()

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -52,6 +53,9 @@ type broker struct {
 	// target makes a fresh exchange + bound queue (RabbitMQ) or stream
 	// (JetStream) for one measurement; its close deletes them.
 	target func(ctx context.Context, tag string) (target, error)
+	// command is the broker's process name, whose CPU the notes show;
+	// empty for a broker inside this process (kfake).
+	command string
 }
 
 // target is one measurement's place on a broker. The deliver destination
@@ -100,9 +104,9 @@ func deliverBody(n int) []byte {
 func rowID(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n) }
 
 var brokers = []broker{
-	{label: "RabbitMQ", client: "amqp091-go", ack: "confirm", target: newRabbitTarget,
+	{label: "RabbitMQ", client: "amqp091-go", ack: "confirm", target: newRabbitTarget, command: "beam.smp",
 		durability: "durable (persistent messages)", fetch: "prefetch 10, one delivery stored and acked at a time"},
-	{label: "JetStream", client: "nats.go jetstream", ack: "ack", target: newJetStreamTarget,
+	{label: "JetStream", client: "nats.go jetstream", ack: "ack", target: newJetStreamTarget, command: "nats-server",
 		durability: "durable (file storage)", fetch: "fetch batch 100, stored and double-acked one at a time"},
 	kafkaBroker,
 }
@@ -158,8 +162,8 @@ func (b *bench) brokerDeliver(ctx context.Context, br broker) error {
 		conc, b.o.batchSize, len(deliverBody(rows/2)), br.durability, br.ack)
 	b.rep.add(vsBaseline(fmt.Sprintf("deliver to %s, null keys, %s rows", br.label, group(int64(rows))),
 		median(got), median(base), "rows/s", "rows/s", 0.60,
-		fmt.Sprintf("%s; runs %s vs SQL %s; %s; machine idle %.0f %%", cond, rates(got), rates(base),
-			b.cpuNote("deliver", real), 100*median(idles(real)))))
+		fmt.Sprintf("%s; runs %s vs SQL %s; %s; machine idle %.0f %%%s", cond, rates(got), rates(base),
+			b.cpuNote("deliver", real), 100*median(idles(real)), machineBound(br, real, median(base)))))
 	x := vsBaseline(fmt.Sprintf("deliver to %s vs raw %s", br.label, br.client),
 		median(got), median(raw), "rows/s", "msg/s", 0, "")
 	x.Target, x.Result = "-", resultInfo
@@ -201,12 +205,14 @@ func (b *bench) brokerDeliverDrain(ctx context.Context, br broker, rows int) (dr
 		"QUEUEBOX_OUTBOX_POLLINTERVALMS": itoa(b.o.pollMs),
 	})
 	ticks0 := readMachineTicks()
+	db0, broker0 := commandsCPU("postgres"), commandsCPU(br.command)
 	p, err := startBinary(ctx, b.o.binDir, "deliver", env)
 	if err != nil {
 		return drain{}, err
 	}
 	waitErr := b.waitOutboxDrained(ctx, db, rows, p)
 	cpu, idle := p.cpuTime(), idleShare(ticks0, readMachineTicks())
+	dbCPU, brokerCPU := commandsCPU("postgres")-db0, commandsCPU(br.command)-broker0
 	if err := errors.Join(waitErr, p.stop()); err != nil {
 		return drain{}, err
 	}
@@ -236,7 +242,31 @@ func (b *bench) brokerDeliverDrain(ctx context.Context, br broker, rows int) (dr
 		logf("warning: queuebox-deliver sent %q (%d bytes), the raw client sends %q (%d bytes) for that row",
 			got, len(got), want, len(want))
 	}
-	return drain{Rate: w.rate(), CPUPerRow: cpu / time.Duration(rows), Idle: idle}, nil
+	return drain{Rate: w.rate(), CPUPerRow: cpu / time.Duration(rows), Idle: idle,
+		DBCPUPerRow: dbCPU / time.Duration(rows), BrokerCPUPerRow: brokerCPU / time.Duration(rows)}, nil
+}
+
+// machineBound says where each row's CPU went during the drains and the
+// most rows/s the machine's cores could give if queuebox-deliver cost
+// nothing: PostgreSQL and the broker alone, on every core, fully busy.
+// When that is below the target share of the baseline, no publisher can
+// meet the target on this machine.
+func machineBound(br broker, ds []drain, base float64) string {
+	if br.command == "" {
+		return ""
+	}
+	var dbUS, brokerUS []float64
+	for _, d := range ds {
+		dbUS = append(dbUS, float64(d.DBCPUPerRow)/float64(time.Microsecond))
+		brokerUS = append(brokerUS, float64(d.BrokerCPUPerRow)/float64(time.Microsecond))
+	}
+	db, bk := median(dbUS), median(brokerUS)
+	if db+bk <= 0 || base <= 0 {
+		return ""
+	}
+	bound := float64(runtime.NumCPU()) * 1e6 / (db + bk)
+	return fmt.Sprintf("; PostgreSQL %.0f µs/row, %s %.0f µs/row: with a deliver that cost nothing the %d cores would top out at %s rows/s = %.0f %% of the baseline",
+		db, br.command, bk, runtime.NumCPU(), group(int64(bound+0.5)), 100*bound/base)
 }
 
 func idles(ds []drain) []float64 {
@@ -482,3 +512,4 @@ func publishAll(ctx context.Context, n, conc int, send func(ctx context.Context,
 	wg.Wait()
 	return first
 }
+

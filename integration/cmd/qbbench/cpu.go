@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -66,4 +67,23 @@ func idleShare(before, after machineTicks) float64 {
 		return 0
 	}
 	return float64(after.idle-before.idle) / float64(after.total-before.total)
+}
+
+// commandsCPU sums the CPU time of every running process whose command
+// name is in names (postgres for the server and all its backends,
+// beam.smp for RabbitMQ). Read before and after a phase, the difference
+// is that phase's CPU of those processes, less whatever a process that
+// ended during the phase had used: a lower bound.
+func commandsCPU(names ...string) time.Duration {
+	paths, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var sum time.Duration
+	for _, p := range paths {
+		comm, cpu := statCPU(p)
+		for _, n := range names {
+			if comm == n {
+				sum += cpu
+			}
+		}
+	}
+	return sum
 }

@@ -118,6 +118,10 @@ type drain struct {
 	// Idle is the share of the machine's CPU that stayed idle during the
 	// drain, start-up included.
 	Idle float64
+	// DBCPUPerRow and BrokerCPUPerRow are the CPU per row of every
+	// postgres process and of the broker's process over the same span
+	// (brokers scenario only; 0 elsewhere).
+	DBCPUPerRow, BrokerCPUPerRow time.Duration
 }
 
 // deliverDrain pre-inserts rows pending rows, starts replicas

@@ -201,26 +201,33 @@ const clockTick = 10 * time.Millisecond
 // cpuTime returns the user plus system CPU time the process used so far,
 // read from /proc/<pid>/stat; 0 where that file does not exist.
 func (p *proc) cpuTime() time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	_, cpu := statCPU(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	return cpu
+}
+
+// statCPU reads the command name and the user plus system CPU time from
+// a /proc/<pid>/stat file; "" and 0 where it cannot.
+func statCPU(path string) (comm string, cpu time.Duration) {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return 0
+		return "", 0
 	}
-	// The command name may hold spaces; the fields after it are fixed:
-	// state is field 3, utime 14 and stime 15.
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return 0
+	// The command name is in parentheses and may hold spaces; the fields
+	// after it are fixed: state is field 3, utime 14 and stime 15.
+	open, end := strings.IndexByte(string(b), '('), strings.LastIndexByte(string(b), ')')
+	if open < 0 || end < open {
+		return "", 0
 	}
-	f := strings.Fields(string(b[i+1:]))
+	f := strings.Fields(string(b[end+1:]))
 	if len(f) < 13 {
-		return 0
+		return "", 0
 	}
 	utime, err1 := strconv.ParseInt(f[11], 10, 64)
 	stime, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0
+		return "", 0
 	}
-	return time.Duration(utime+stime) * clockTick
+	return string(b[open+1 : end]), time.Duration(utime+stime) * clockTick
 }
 
 // cpuTimes sums cpuTime over processes.

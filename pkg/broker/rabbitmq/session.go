@@ -49,6 +49,9 @@ type declaration struct {
 	err  error
 }
 
+// confirmBuffer is how many confirms the client may queue for read.
+const confirmBuffer = 256
+
 // openSession opens a channel in confirm mode on l and returns the
 // session with its listeners; the caller runs read on its own goroutine.
 func openSession(l *link) (*session, chan amqp.Confirmation, chan amqp.Return, chan *amqp.Error, error) {
@@ -61,9 +64,13 @@ func openSession(l *link) (*session, chan amqp.Confirmation, chan amqp.Return, c
 	}
 	s := &session{link: l, ch: ch, pending: map[uint64]*waiter{}, declared: map[string]*declaration{},
 		closed: make(chan struct{})}
-	// Unbuffered: the client hands over a return and then the ack that
-	// follows it in frame order, and read takes them in that order.
-	confirms := ch.NotifyPublish(make(chan amqp.Confirmation))
+	// The broker sends a return before the ack of the same message. The
+	// returns channel is unbuffered, so the client's frame reader hands a
+	// return to read, which marks it before it selects again, and only
+	// then queues the ack that follows: read can never take that ack
+	// first. The confirms channel is buffered, so the frame reader does
+	// not stop at every confirm until read is scheduled.
+	confirms := ch.NotifyPublish(make(chan amqp.Confirmation, confirmBuffer))
 	returns := ch.NotifyReturn(make(chan amqp.Return))
 	// Buffered: the client's shutdown sends the reason without waiting.
 	closes := ch.NotifyClose(make(chan *amqp.Error, 1))
