@@ -512,4 +512,3 @@ func publishAll(ctx context.Context, n, conc int, send func(ctx context.Context,
 	wg.Wait()
 	return first
 }
-
