@@ -80,12 +80,13 @@ func start(t *testing.T, f *fakeSender) (*Notifier, <-chan struct{}) {
 	return n, sent
 }
 
-func waitSent(t *testing.T, sent <-chan struct{}) {
+// waitSignal waits for one value on ch, failing with what after 30 s.
+func waitSignal(t *testing.T, ch <-chan struct{}, what string) {
 	t.Helper()
 	select {
-	case <-sent:
+	case <-ch:
 	case <-time.After(30 * time.Second):
-		t.Fatal("no notification")
+		t.Fatal(what)
 	}
 }
 
@@ -100,8 +101,8 @@ func TestNotifierCoalescesABurst(t *testing.T) {
 		n.WakeAfter(uint32(i))
 	}
 	close(f.hold)
-	waitSent(t, sent)
-	waitSent(t, sent)
+	waitSignal(t, sent, "no notification")
+	waitSignal(t, sent, "no notification")
 	require.Never(t, func() bool { return f.count() > 2 }, 100*time.Millisecond, 10*time.Millisecond,
 		"a burst during one NOTIFY merges into one more")
 }
@@ -120,7 +121,7 @@ func TestNotifierWaitsUntilTheCommitIsVisible(t *testing.T) {
 	}, 10*time.Second, time.Millisecond, "the notifier checks again while the commit is invisible")
 	require.Zero(t, f.count(), "no NOTIFY while the commit is invisible")
 	f.set(func(f *fakeSender) { delete(f.running, 41) })
-	waitSent(t, sent)
+	waitSignal(t, sent, "no notification")
 	require.Equal(t, 1, f.count())
 }
 
@@ -132,9 +133,9 @@ func TestNotifierWakesForVisibleCommitsWhileOthersWait(t *testing.T) {
 	n, sent := start(t, f)
 	n.WakeAfter(1)
 	n.WakeAfter(2)
-	waitSent(t, sent)
+	waitSignal(t, sent, "no notification")
 	f.set(func(f *fakeSender) { delete(f.running, 2) })
-	waitSent(t, sent)
+	waitSignal(t, sent, "no notification")
 	f.mu.Lock()
 	last := f.checked[len(f.checked)-1]
 	f.mu.Unlock()
@@ -148,7 +149,7 @@ func TestNotifierWakesWhenTheCheckFails(t *testing.T) {
 	f := &fakeSender{runErr: errors.New("connection refused")}
 	n, sent := start(t, f)
 	n.WakeAfter(7)
-	waitSent(t, sent)
+	waitSignal(t, sent, "no notification")
 }
 
 func TestNotifierSurvivesAFailedNotify(t *testing.T) {
@@ -160,5 +161,5 @@ func TestNotifierSurvivesAFailedNotify(t *testing.T) {
 	require.Eventually(t, func() bool { return f.count() == 1 }, 10*time.Second, time.Millisecond)
 	f.set(func(f *fakeSender) { f.notifyErr = nil })
 	n.Wake()
-	waitSent(t, sent)
+	waitSignal(t, sent, "no notification")
 }

@@ -14,14 +14,8 @@ import (
 // transaction that holds an id is running until it commits.
 func TestRunningSeesAnOpenTransaction(t *testing.T) {
 	t.Parallel()
-	env := pgtest.LoadEnv(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, env.PostgresURL)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
-	check, err := pgx.Connect(ctx, env.PostgresURL)
-	require.NoError(t, err)
-	defer check.Close(ctx)
+	conn, check := connect(t), connect(t)
 
 	tx, err := conn.Begin(ctx)
 	require.NoError(t, err)
@@ -47,11 +41,8 @@ func TestRunningSeesAnOpenTransaction(t *testing.T) {
 // 2^32-1 running).
 func TestRunningAcrossAnEpoch(t *testing.T) {
 	t.Parallel()
-	env := pgtest.LoadEnv(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, env.PostgresURL)
-	require.NoError(t, err)
-	defer conn.Close(ctx)
+	conn := connect(t)
 	sql := runningSQL("'4294967290:4294967300:4294967295'::pg_snapshot")
 	for _, c := range []struct {
 		xid     uint32
@@ -68,4 +59,14 @@ func TestRunningAcrossAnEpoch(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, c.running, len(still) == 1, "xid %d", c.xid)
 	}
+}
+
+// connect opens a connection to the local PostgreSQL, closed at the end
+// of the test.
+func connect(t *testing.T) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), pgtest.LoadEnv(t).PostgresURL)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	return conn
 }

@@ -36,25 +36,16 @@ func TestListenerWakesAndRelistens(t *testing.T) {
 	defer admin.Close(context.Background())
 	_, err = admin.Exec(ctx, "SELECT pg_notify($1, '')", channel)
 	require.NoError(t, err)
-	waitWake(t, wakes)
+	waitSignal(t, wakes, "no wake-up")
 
 	_, err = admin.Exec(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", channel)
 	require.NoError(t, err)
 	<-listening
-	waitWake(t, wakes) // the wake after the new LISTEN
+	waitSignal(t, wakes, "no wake-up") // the wake after the new LISTEN
 	_, err = admin.Exec(ctx, "SELECT pg_notify($1, '')", channel)
 	require.NoError(t, err)
-	waitWake(t, wakes)
+	waitSignal(t, wakes, "no wake-up")
 
 	cancel()
 	require.NoError(t, <-done)
-}
-
-func waitWake(t *testing.T, wakes <-chan struct{}) {
-	t.Helper()
-	select {
-	case <-wakes:
-	case <-time.After(30 * time.Second):
-		t.Fatal("no wake-up")
-	}
 }
