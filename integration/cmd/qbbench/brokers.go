@@ -37,7 +37,7 @@ func envOr(name, fallback string) string {
 // queuebox-ingest stores at once: one. The RabbitMQ consumer hands each
 // delivery to the receiver and acknowledges it before it reads the next
 // (prefetch 10 only keeps the next ones on the wire); the NATS consumer
-// fetches up to batchSize (100) messages and then stores and double-acks
+// fetches up to batchSize (100) messages and then stores and acks
 // them one after the other. The SQL baseline of the ingest rows runs at
 // the same concurrency.
 const sourceConcurrency = 1
@@ -107,7 +107,7 @@ var brokers = []broker{
 	{label: "RabbitMQ", client: "amqp091-go", ack: "confirm", target: newRabbitTarget, command: "beam.smp",
 		durability: "durable (persistent messages)", fetch: "prefetch 10, one delivery stored and acked at a time"},
 	{label: "JetStream", client: "nats.go jetstream", ack: "ack", target: newJetStreamTarget, command: "nats-server",
-		durability: "durable (file storage)", fetch: "fetch batch 100, stored and double-acked one at a time"},
+		durability: "durable (file storage)", fetch: "fetch batch 100, stored and acked one at a time"},
 	kafkaBroker,
 }
 

@@ -26,9 +26,6 @@ const (
 // or a batch can hold a message and its own redelivery.
 const maxFetchWait = 5 * time.Second
 
-// ackTimeout bounds the wait for the server to confirm an
-// acknowledgement.
-const ackTimeout = 5 * time.Second
 
 // Receiver stores one received message: ingest.Receiver.
 type Receiver interface {

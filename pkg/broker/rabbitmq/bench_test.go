@@ -13,7 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/broker/rabbitmq"
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
+	"github.com/alternayte/queuebox/pkg/transform"
 )
 
 // benchConcurrency is outbox.concurrency in `make bench`: the number of
@@ -94,12 +100,107 @@ func measure(b *testing.B, publish func() error) {
 	wg.Wait()
 	elapsed := time.Since(start)
 	b.StopTimer()
-	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msgs/s")
-	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/msg")
+	report(b, elapsed, cpuTime()-cpu0)
 }
 
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkConsume measures the source side without a database: b.N
+// messages wait in a queue, and the consumer (prefetch 10) hands each to
+// the ingest receiver over an in-memory inbox and acks it. It reports
+// messages/s and this process's CPU per message: the broker client's and
+// the receiver's share of what queuebox-ingest spends per message.
+func BenchmarkConsume(b *testing.B) {
+	b.Run("memory", func(b *testing.B) {
+		consumeBench(b, func(s queuebox.InboxStore) queuebox.InboxStore { return s })
+	})
+	// With the real inbox on the local PostgreSQL, beside the same INSERT
+	// from one connection (the source stores one message at a time).
+	b.Run("postgres", func(b *testing.B) {
+		_, db := pgtest.Migrated(b, 4)
+		in, err := postgres.NewInbox(db, schema.New(schema.Postgres, config.Default().Database))
+		require.NoError(b, err)
+		consumeBench(b, func(s queuebox.InboxStore) queuebox.InboxStore { return teeInbox{in, s} })
+	})
+	b.Run("postgres-insert-only", func(b *testing.B) {
+		_, db := pgtest.Migrated(b, 4)
+		in, err := postgres.NewInbox(db, schema.New(schema.Postgres, config.Default().Database))
+		require.NoError(b, err)
+		cpu0 := cpuTime()
+		b.ResetTimer()
+		start := time.Now()
+		for i := range b.N {
+			_, _, err := in.Insert(context.Background(), queuebox.ReceivedRow{Source: "bench", IdempotencyKey: fmt.Sprint("m-", i),
+				Payload: fmt.Appendf(nil, `{"id":"m-%d","type":"created","customer":"c-%d"}`, i, i%100)})
+			require.NoError(b, err)
+		}
+		report(b, time.Since(start), cpuTime()-cpu0)
+	})
+}
+
+// teeInbox stores in the real inbox, then counts in the counting one.
+type teeInbox struct{ real, count queuebox.InboxStore }
+
+func (t teeInbox) Insert(ctx context.Context, row queuebox.ReceivedRow) (string, bool, error) {
+	id, ok, err := t.real.Insert(ctx, row)
+	if err != nil {
+		return id, ok, err
+	}
+	_, _, _ = t.count.Insert(ctx, row)
+	return id, ok, nil
+}
+
+func consumeBench(b *testing.B, wrap func(queuebox.InboxStore) queuebox.InboxStore) {
+	a := newAdmin(b)
+	queue := name(b, "q")
+	a.queue(queue, "", "")
+	for i := range b.N {
+		a.publish(queue, amqp.Publishing{ContentType: "application/json",
+			Body: fmt.Appendf(nil, `{"id":"m-%d","type":"created","customer":"c-%d"}`, i, i%100)})
+	}
+	src := rabbitSource("bench", queue)
+	store := &countingInbox{want: int64(b.N), all: make(chan struct{})}
+	recv, err := ingest.NewReceiver(src, ingest.Transport{DeadLetter: true, BrokerAttributes: true}, ingest.Options{
+		Store: wrap(store), Metrics: mustMetrics(b), Transforms: ingest.Expressions(transform.JSONata),
+	})
+	require.NoError(b, err)
+	c, err := rabbitmq.NewConsumer(src, recv, fastOptions())
+	require.NoError(b, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	start := time.Now()
+	go func() { done <- c.Run(ctx) }()
+	<-store.all
+	elapsed := time.Since(start)
+	b.StopTimer()
+	cpu := cpuTime() - cpu0
+	cancel()
+	require.NoError(b, <-done)
+	report(b, elapsed, cpu)
+}
+
+func report(b *testing.B, elapsed, cpu time.Duration) {
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msgs/s")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/msg")
+}
+
+// countingInbox stores nothing; it closes all once want rows arrived.
+type countingInbox struct {
+	memInbox
+	n    atomic.Int64
+	want int64
+	all  chan struct{}
+}
+
+func (s *countingInbox) Insert(_ context.Context, row queuebox.ReceivedRow) (string, bool, error) {
+	if s.n.Add(1) == s.want {
+		close(s.all)
+	}
+	return row.ID, true, nil
 }

@@ -136,7 +136,7 @@ func consume(t *testing.T, src *config.Source, store queuebox.InboxStore, opts r
 	return r
 }
 
-func mustMetrics(t *testing.T) *ingest.Metrics {
+func mustMetrics(t testing.TB) *ingest.Metrics {
 	t.Helper()
 	m, err := ingest.NewMetrics(prometheus.NewRegistry())
 	require.NoError(t, err)
