@@ -26,7 +26,6 @@ const (
 // or a batch can hold a message and its own redelivery.
 const maxFetchWait = 5 * time.Second
 
-
 // Receiver stores one received message: ingest.Receiver.
 type Receiver interface {
 	Name() string
