@@ -70,8 +70,12 @@ export QUEUEBOX_DATABASE_POOLSIZE=4
 export QUEUEBOX_OUTBOX_POLLINTERVALMS=50
 export QUEUEBOX_OUTBOX_RETRYBASEDELAYMS=100
 export QUEUEBOX_INBOX_RELAY_MAXATTEMPTS=50
-port=$((20000 + RANDOM % 20000))
+# A port the kernel reports free now. (A random port from 20000–40000 once
+# collided with the local end of a client connection: the kernel hands out
+# 32768 and up to outgoing connections.)
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 for role in ingest relay deliver; do
+  port=$(free_port)
   QUEUEBOX_SERVER_HTTPPORT=$port "$root/bin/queuebox-$role" >"$work/$role.log" 2>&1 &
   pids+=($!)
   for ((i = 0; i < 120; i++)); do
@@ -81,7 +85,6 @@ for role in ingest relay deliver; do
   done
   curl -fs "http://127.0.0.1:$port/health/ready" >/dev/null || { echo "smoke-test: queuebox-$role is not ready" >&2; exit 1; }
   [ "$role" = ingest ] && curl -s "http://127.0.0.1:$port/health/ready" | grep -q '"rabbitmq.orders-queue":{"status":"up"}'
-  port=$((port + 1))
 done
 
 sql() { psql -h "$PGHOST" -U postgres -d "$db" -tAc "$1"; }
