@@ -84,9 +84,12 @@ func TestMetricsMatchTheReference(t *testing.T) {
 	var scrape string
 	require.Eventually(t, func() bool {
 		_, scrape = get(t, deliver.url("/metrics"))
+		// The cleanup runs at the start, beside the delivery and in no
+		// fixed order with it: its families exist once it ran.
 		return strings.Contains(scrape, `queuebox_outbox_queue_depth{destination="webhook"}`) &&
-			strings.Contains(scrape, `queuebox_outbox_messages_total{status="sent"} 1`)
-	}, 30*time.Second, 50*time.Millisecond)
+			strings.Contains(scrape, `queuebox_outbox_messages_total{status="sent"} 1`) &&
+			strings.Contains(scrape, `queuebox_cleanup_messages_deleted_total{table="outbox"}`) // set last of the three
+	}, 30*time.Second, 50*time.Millisecond, "a delivery and a cleanup run in the scrape:\n%s", scrape)
 	got := families(scrape)
 	for _, name := range got {
 		require.True(t, documented[name], "queuebox-deliver exposes %s, which the reference does not list", name)
