@@ -192,7 +192,6 @@ func report(b *testing.B, elapsed, cpu time.Duration) {
 
 // countingInbox stores nothing; it closes all once want rows arrived.
 type countingInbox struct {
-	memInbox
 	n    atomic.Int64
 	want int64
 	all  chan struct{}
