@@ -4,29 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+
+	"github.com/alternayte/queuebox/pkg/broker/failure"
 )
 
-// Error is a failed publish. Its text never holds a known secret: the
-// part that came from librdkafka is redacted.
-type Error struct {
-	// Destination is the destination name; Topic the rendered Kafka
-	// topic, empty when none could be rendered.
-	Destination, Topic string
-
-	msg string
-	// cause is context.Canceled or context.DeadlineExceeded, or nil. The
-	// library error itself is not kept, so that errors.Unwrap cannot reach
-	// an unredacted text.
-	cause error
-}
-
-// Error returns the redacted description.
-func (e *Error) Error() string { return e.msg }
-
-// Unwrap returns context.Canceled or context.DeadlineExceeded when the
-// attempt ended that way, so errors.Is works on them, and nil otherwise.
-func (e *Error) Unwrap() error { return e.cause }
+// Error is a failed publish (see package failure). Its text never holds
+// a known secret: the part that came from librdkafka is redacted.
+type Error = failure.Error
 
 // errTimeout marks the publisher's own budget running out.
 var errTimeout = errors.New("no delivery report within the timeout")
@@ -35,28 +19,16 @@ var errTimeout = errors.New("no delivery report within the timeout")
 // deadline while it is still live is the publisher's own timeout, which
 // the text then states.
 func (p *Publisher) fail(ctx context.Context, topic string, err error) *Error {
-	e := &Error{Destination: p.opts.Name, Topic: topic}
 	text := p.redactor.Redact(err.Error())
+	var cause error
 	switch {
 	case ctx.Err() != nil:
-		e.cause = ctx.Err()
+		cause = ctx.Err()
 	case errors.Is(err, errTimeout):
-		e.cause = context.DeadlineExceeded
+		cause = context.DeadlineExceeded
 		text += fmt.Sprintf(" (timeout %s)", p.opts.Timeout)
 	}
-	var b strings.Builder
-	b.WriteString(destPrefix(p.opts.Name))
-	if topic != "" {
-		fmt.Fprintf(&b, ": produce to %s", topic)
-	}
-	b.WriteString(": " + text)
-	e.msg = b.String()
-	return e
+	return failure.New("kafka", p.opts.Name, "produce to", topic, text, cause)
 }
 
-func destPrefix(name string) string {
-	if name == "" {
-		return "kafka destination"
-	}
-	return "kafka destination " + name
-}
+func destPrefix(name string) string { return failure.Prefix("kafka", name) }

@@ -11,6 +11,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/alternayte/queuebox/pkg/broker/address"
+	"github.com/alternayte/queuebox/pkg/broker/failure"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
 )
@@ -75,12 +76,7 @@ func New(opts Options) (*Publisher, error) {
 	return p, nil
 }
 
-func destPrefix(name string) string {
-	if name == "" {
-		return "rabbitmq destination"
-	}
-	return "rabbitmq destination " + name
-}
+func destPrefix(name string) string { return failure.Prefix("rabbitmq", name) }
 
 // Publish sends d to the exchange of its row and returns nil only after
 // the broker confirmed it (basic.ack, with no basic.return before it). A
@@ -161,36 +157,23 @@ func (p *Publisher) fail(ctx context.Context, err error) error {
 	if context.Cause(ctx) == errOwnTimeout {
 		text += fmt.Sprintf(" (timeout %s)", p.opts.Timeout)
 	}
-	e := &Error{Destination: p.opts.Name, msg: destPrefix(p.opts.Name) + ": " + text}
+	var cause error
 	switch {
 	case errors.Is(err, context.Canceled):
-		e.cause = context.Canceled
+		cause = context.Canceled
 	case errors.Is(err, context.DeadlineExceeded):
-		e.cause = context.DeadlineExceeded
+		cause = context.DeadlineExceeded
 	case errors.Is(err, ErrClosed):
-		e.cause = ErrClosed
+		cause = ErrClosed
 	}
-	return e
+	return failure.New("rabbitmq", p.opts.Name, "", "", text, cause)
 }
 
-// Error is a failed publish. Its text never holds a known secret, the
-// password of the URL included.
-type Error struct {
-	// Destination is the destination name.
-	Destination string
-	msg         string
-	// cause is context.Canceled, context.DeadlineExceeded, ErrClosed or
-	// nil. The client's own error is not kept, since its text is not
-	// redacted.
-	cause error
-}
-
-// Error returns the redacted description.
-func (e *Error) Error() string { return e.msg }
-
-// Unwrap returns context.Canceled, context.DeadlineExceeded or ErrClosed
-// when the attempt ended that way, else nil.
-func (e *Error) Unwrap() error { return e.cause }
+// Error is a failed publish (see package failure). Its text never holds a
+// known secret, the password of the URL included; Unwrap reaches
+// context.Canceled, context.DeadlineExceeded or ErrClosed when the attempt
+// ended that way.
+type Error = failure.Error
 
 func (p *Publisher) isClosed() bool {
 	p.mu.Lock()

@@ -1,0 +1,49 @@
+// Package failure is the error every broker publisher (RabbitMQ, NATS,
+// Kafka) returns for a failed attempt. Its text is redacted before it is
+// built, and the client library's error is not kept, so errors.Unwrap
+// cannot reach a text that might hold a password; only the causes a
+// caller tests with errors.Is stay reachable.
+package failure
+
+import "strings"
+
+// Error is a failed publish.
+type Error struct {
+	// Destination is the destination name; Address the rendered
+	// exchange, subject or topic, empty when none was rendered or the
+	// publisher does not name it.
+	Destination, Address string
+
+	msg   string
+	cause error
+}
+
+// New returns the failure of destination kind (rabbitmq, nats, kafka).
+// text is the redacted description; when address is set, the text is
+// preceded by action and address ("publish to orders.created"). cause is
+// what Unwrap returns: context.Canceled, context.DeadlineExceeded, a
+// publisher's own sentinel, or nil.
+func New(kind, destination, action, address, text string, cause error) *Error {
+	var b strings.Builder
+	b.WriteString(Prefix(kind, destination))
+	if address != "" {
+		b.WriteString(": " + action + " " + address)
+	}
+	b.WriteString(": " + text)
+	return &Error{Destination: destination, Address: address, msg: b.String(), cause: cause}
+}
+
+// Prefix is how the errors of a destination begin: "kafka destination
+// orders", or "kafka destination" without a name.
+func Prefix(kind, destination string) string {
+	if destination == "" {
+		return kind + " destination"
+	}
+	return kind + " destination " + destination
+}
+
+// Error returns the redacted description.
+func (e *Error) Error() string { return e.msg }
+
+// Unwrap returns the cause given to New.
+func (e *Error) Unwrap() error { return e.cause }
