@@ -21,8 +21,8 @@ type item struct{ id, token string }
 func (i item) Lease() claim.Lease { return claim.Lease{ID: i.id, Token: i.token} }
 
 // fakeSource is an in-memory claim.Source. Claim hands out queued items in
-// order; Renew keeps every lease except the ids in drop; ReapExpired
-// returns the next value of reaps (and requeues the items of requeue).
+// order; Renew keeps every lease except the ids in drop; Reclaim
+// returns the next value of reclaims (and requeues the items of requeue).
 type fakeSource struct {
 	mu        sync.Mutex
 	queue     []item
@@ -30,13 +30,13 @@ type fakeSource struct {
 	claimErrs []error  // returned by the next Claim calls, one each
 	drop      map[string]bool
 	renewed   [][]claim.Lease
-	reaps     []int64
+	reclaims  []int64
 	requeue   []item
 
-	claimCalls  atomic.Int64
-	renewCalls  atomic.Int64
-	reapCalls   atomic.Int64
-	renewFailed error
+	claimCalls   atomic.Int64
+	renewCalls   atomic.Int64
+	reclaimCalls atomic.Int64
+	renewFailed  error
 	// stopped marks the point after which Renew calls are drain renewals.
 	stopped    atomic.Bool
 	drainRenew atomic.Int64
@@ -96,15 +96,15 @@ func (s *fakeSource) Renew(_ context.Context, leases []claim.Lease) (map[string]
 	return kept, nil
 }
 
-func (s *fakeSource) ReapExpired(context.Context) (int64, error) {
-	s.reapCalls.Add(1)
+func (s *fakeSource) Reclaim(context.Context) (int64, error) {
+	s.reclaimCalls.Add(1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.reaps) == 0 {
+	if len(s.reclaims) == 0 {
 		return 0, nil
 	}
-	n := s.reaps[0]
-	s.reaps = s.reaps[1:]
+	n := s.reclaims[0]
+	s.reclaims = s.reclaims[1:]
 	s.queue = append(s.queue, s.requeue...)
 	s.requeue = nil
 	return n, nil

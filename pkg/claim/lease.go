@@ -142,9 +142,9 @@ func (l *Loop[T]) reportLost(lease Lease) {
 	}
 }
 
-// reapLoop runs the reclaim step at most once per lease duration / 5;
-// Hooks.Reaped hears of every step that returned rows.
-func (l *Loop[T]) reapLoop(ctx context.Context) {
+// reclaimLoop runs the reclaim step at most once per lease duration / 5;
+// Hooks.Reclaimed hears of every step that returned rows.
+func (l *Loop[T]) reclaimLoop(ctx context.Context) {
 	if l.cfg.LeaseDuration <= 0 {
 		return
 	}
@@ -161,7 +161,7 @@ func (l *Loop[T]) reapLoop(ctx context.Context) {
 		// statement may commit as the shutdown begins, and the rows it
 		// returned must still be logged and counted.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), claimStatementTimeout)
-		n, err := l.source.ReapExpired(rctx)
+		n, err := l.source.Reclaim(rctx)
 		cancel()
 		if err != nil {
 			if ctx.Err() == nil {
@@ -171,8 +171,8 @@ func (l *Loop[T]) reapLoop(ctx context.Context) {
 		}
 		if n > 0 {
 			l.cfg.Logger.Warn("returned expired claims to pending", "loop", l.cfg.Name, "rows", n)
-			if l.cfg.Hooks.Reaped != nil {
-				l.cfg.Hooks.Reaped(n)
+			if l.cfg.Hooks.Reclaimed != nil {
+				l.cfg.Hooks.Reclaimed(n)
 			}
 			l.Wake()
 		}

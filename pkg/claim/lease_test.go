@@ -317,29 +317,29 @@ func TestBatchLoopLeavesALostLeaseToTheHandler(t *testing.T) {
 // The reclaim step runs on its own timer, reports what it returned and
 // wakes the claimer: the poll interval is an hour, so only that wake can
 // claim the returned rows.
-func TestReaperReportsAndWakesTheClaimer(t *testing.T) {
+func TestReclaimReportsAndWakesTheClaimer(t *testing.T) {
 	t.Parallel()
 	src := newSource()
-	src.reaps = []int64{3}
-	src.requeue = items("reaped", 3)
+	src.reclaims = []int64{3}
+	src.requeue = items("reclaimed", 3)
 	handled := newCounts()
-	reaped := make(chan int64, 10)
+	reclaimed := make(chan int64, 10)
 	l := claim.New(claim.Config{
 		Name: "test", BatchSize: 5, Concurrency: 2, PollInterval: forever, LeaseDuration: lease, Logger: quiet(),
-		Hooks: claim.Hooks{Reaped: func(n int64) { reaped <- n }},
+		Hooks: claim.Hooks{Reclaimed: func(n int64) { reclaimed <- n }},
 	}, src, func(_ context.Context, it item) { handled.add(it.Lease()) })
 	running(t, l)
 
 	select {
-	case n := <-reaped:
+	case n := <-reclaimed:
 		require.Equal(t, int64(3), n)
 	case <-waitTimeout():
-		t.Fatal("Hooks.Reaped was not called")
+		t.Fatal("Hooks.Reclaimed was not called")
 	}
 	require.Eventually(t, func() bool { return handled.total() == 3 }, wait, tick)
 	// The step keeps running on its timer.
-	after := src.reapCalls.Load()
-	require.Eventually(t, func() bool { return src.reapCalls.Load() >= after+2 }, wait, tick)
+	after := src.reclaimCalls.Load()
+	require.Eventually(t, func() bool { return src.reclaimCalls.Load() >= after+2 }, wait, tick)
 }
 
 // TestFailedRenewalsPastTheLeaseCancelTheWork: renewals that fail for a

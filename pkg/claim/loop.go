@@ -35,7 +35,7 @@ type Item interface {
 // when ctx ends and does not retry by itself. Claim runs under a context
 // that a shutdown does not cancel, because its rows may already be
 // committed as processing; only a 30 s timeout bounds it. Renew and
-// ReapExpired run under Run's ctx, and the renewals of the drain window
+// Reclaim run under Run's ctx, and the renewals of the drain window
 // under a timeout of a third of the lease.
 type Source[T Item] interface {
 	// Claim takes up to limit due rows, moving them to processing under a
@@ -47,9 +47,9 @@ type Source[T Item] interface {
 	// An error says nothing of any lease: the loop keeps the work until no
 	// renewal has found it for a whole lease duration.
 	Renew(ctx context.Context, leases []Lease) (map[string]bool, error)
-	// ReapExpired returns the processing rows of any owner whose lease
+	// Reclaim returns the processing rows of any owner whose lease
 	// expired to pending, and says how many it returned.
-	ReapExpired(ctx context.Context) (int64, error)
+	Reclaim(ctx context.Context) (int64, error)
 }
 
 // NextDuer is the optional extension of a Source that says when its next
@@ -100,8 +100,8 @@ type Hooks struct {
 	// of the row replaced it (in an async or batch loop, only for items
 	// that never reached the handler).
 	Lost func(l Lease)
-	// Reaped is called after each reclaim step that returned rows.
-	Reaped func(n int64)
+	// Reclaimed is called after each reclaim step that returned rows.
+	Reclaimed func(n int64)
 	// ClaimFailed is called when a claim, renewal or reclaim fails; op is
 	// "claim", "renew" or "reclaim".
 	ClaimFailed func(op string, err error)

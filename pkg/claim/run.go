@@ -34,7 +34,7 @@ func (l *Loop[T]) Run(ctx context.Context) error {
 	var background sync.WaitGroup
 	background.Add(2)
 	go func() { defer background.Done(); l.renewLoop(ctx) }()
-	go func() { defer background.Done(); l.reapLoop(ctx) }()
+	go func() { defer background.Done(); l.reclaimLoop(ctx) }()
 
 	l.claimLoop(ctx, queue)
 	close(queue)
@@ -74,7 +74,7 @@ func (l *Loop[T]) drain(workers *sync.WaitGroup, cancelWork context.CancelFunc) 
 // waiting row falls due (see NextDuer). A full claim is followed by
 // another at once while room remains, so a backlog drains without waiting
 // for ticks. Lease deadlines need no timer here: the reclaim step
-// (reapLoop) runs each fifth of the lease and wakes the loop whenever it
+// (reclaimLoop) runs each fifth of the lease and wakes the loop whenever it
 // returns expired rows to pending.
 func (l *Loop[T]) claimLoop(ctx context.Context, queue chan<- []T) {
 	ticker := time.NewTicker(l.cfg.PollInterval)

@@ -52,7 +52,7 @@ func (s *memStore) Renew(_ context.Context, leases []queuebox.Lease) (map[string
 	return kept, nil
 }
 
-func (s *memStore) ReapExpired(context.Context) (int64, error) { return 0, nil }
+func (s *memStore) Reclaim(context.Context) (int64, error) { return 0, nil }
 
 func (s *memStore) Finish(_ context.Context, outcomes []queuebox.Outcome) (map[string]bool, error) {
 	s.mu.Lock()

@@ -56,8 +56,8 @@ func NewPoller(opts Options) *Poller {
 		ShutdownTimeout: config.Ms(ob.ShutdownTimeoutMs),
 		Logger:          opts.Logger,
 		Hooks: claim.Hooks{
-			Lost:   func(claim.Lease) { opts.Metrics.ClaimsLost.Inc() },
-			Reaped: func(n int64) { opts.Metrics.Reclaimed.Add(float64(n)) },
+			Lost:      func(claim.Lease) { opts.Metrics.ClaimsLost.Inc() },
+			Reclaimed: func(n int64) { opts.Metrics.Reclaimed.Add(float64(n)) },
 		},
 		Health: p.health,
 	}, opts.Store, p.handle)

@@ -107,10 +107,10 @@ type RelayStore interface {
 	Claim(ctx context.Context, limit int) ([]InboxRow, error)
 	// Renew extends the leases still held and returns their ids.
 	Renew(ctx context.Context, leases []Lease) (map[string]bool, error)
-	// ReapExpired returns processing push rows whose lease expired to
+	// Reclaim returns processing push rows whose lease expired to
 	// pending, counting an attempt, or marks them dead once that attempt
 	// reaches RelayParams.MaxAttempts.
-	ReapExpired(ctx context.Context) (int64, error)
+	Reclaim(ctx context.Context) (int64, error)
 	// Forward marks the rows processed and inserts their outbox rows in
 	// one statement; a row whose fence failed gets no outbox row.
 	Forward(ctx context.Context, p ForwardParams) (map[string]bool, error)

@@ -92,9 +92,9 @@ type OutboxStore interface {
 	Claim(ctx context.Context, limit int) ([]ClaimedMessage, error)
 	// Renew extends the leases that are still held and returns their ids.
 	Renew(ctx context.Context, leases []Lease) (map[string]bool, error)
-	// ReapExpired returns processing rows whose lease expired to pending
+	// Reclaim returns processing rows whose lease expired to pending
 	// and says how many it returned.
-	ReapExpired(ctx context.Context) (int64, error)
+	Reclaim(ctx context.Context) (int64, error)
 	// Finish writes many outcomes in one fenced statement.
 	Finish(ctx context.Context, outcomes []Outcome) (map[string]bool, error)
 	// FinishAgain is Finish for a later try of the same outcomes after a

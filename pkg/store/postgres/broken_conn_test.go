@@ -114,7 +114,7 @@ func TestRepeatableStatementsAfterTheServerEndedAPooledSession(t *testing.T) {
 		"outbox reclaim": func(t *testing.T, ctx context.Context, db *postgres.DB) error {
 			o, err := postgres.NewOutbox(db, layout, time.Minute)
 			require.NoError(t, err)
-			_, err = o.ReapExpired(ctx)
+			_, err = o.Reclaim(ctx)
 			return err
 		},
 		"relay claim": func(t *testing.T, ctx context.Context, db *postgres.DB) error {
@@ -132,7 +132,7 @@ func TestRepeatableStatementsAfterTheServerEndedAPooledSession(t *testing.T) {
 		"relay reclaim": func(t *testing.T, ctx context.Context, db *postgres.DB) error {
 			r, err := postgres.NewRelay(db, layout, queuebox.RelayParams{Lease: time.Minute, Sources: []string{"stripe"}})
 			require.NoError(t, err)
-			_, err = r.ReapExpired(ctx)
+			_, err = r.Reclaim(ctx)
 			return err
 		},
 		"retention": func(t *testing.T, ctx context.Context, db *postgres.DB) error {

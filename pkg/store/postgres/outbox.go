@@ -86,9 +86,9 @@ type Outbox struct {
 	lease time.Duration
 	opts  options
 
-	claimKeyedFirst, claimUnkeyedFirst string
-	finish, renew, reap, pendingStats  string
-	written, nextDue                   string
+	claimKeyedFirst, claimUnkeyedFirst   string
+	finish, renew, reclaim, pendingStats string
+	written, nextDue                     string
 
 	walk walk
 }
@@ -109,7 +109,7 @@ func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*O
 	render(&o.finish, "outbox_finish", l)
 	render(&o.written, "outbox_written", l)
 	render(&o.renew, "outbox_renew", l)
-	render(&o.reap, "outbox_reap", l)
+	render(&o.reclaim, "outbox_reclaim", l)
 	render(&o.pendingStats, "outbox_pending_stats", l)
 	render(&o.nextDue, "outbox_next_due", l)
 	return o, err

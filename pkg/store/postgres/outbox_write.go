@@ -63,11 +63,11 @@ func (o *Outbox) Renew(ctx context.Context, leases []queuebox.Lease) (map[string
 	return o.db.queryIDs(ctx, repeatable, "renew outbox leases", o.renew, ids, tokens, o.lease.Milliseconds(), o.opts.clock())
 }
 
-// ReapExpired returns processing rows whose lease ended before now to
+// Reclaim returns processing rows whose lease ended before now to
 // pending and says how many; a row another statement holds is skipped
 // for the next step, never waited on. It is safe to repeat.
-func (o *Outbox) ReapExpired(ctx context.Context) (int64, error) {
-	return o.db.execCount(ctx, repeatable, "reclaim expired outbox claims", o.reap, o.opts.clock())
+func (o *Outbox) Reclaim(ctx context.Context) (int64, error) {
+	return o.db.execCount(ctx, repeatable, "reclaim expired outbox claims", o.reclaim, o.opts.clock())
 }
 
 // NextDue implements queuebox.NextDuer: the wait until the earliest

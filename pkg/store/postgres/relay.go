@@ -26,8 +26,8 @@ type Relay struct {
 	// maxAttempts ends a row whose relay claims keep expiring; 0: never.
 	maxAttempts int
 
-	claimKeyedFirst, claimUnkeyedFirst       string
-	lock, forward, dead, renew, reap, oldest string
+	claimKeyedFirst, claimUnkeyedFirst          string
+	lock, forward, dead, renew, reclaim, oldest string
 
 	walk walk
 }
@@ -45,7 +45,7 @@ func NewRelay(db *DB, l schema.Layout, p queuebox.RelayParams, opts ...Option) (
 	}
 	for dst, name := range map[*string]string{
 		&r.lock: "inbox_relay_lock", &r.forward: "inbox_relay_forward", &r.dead: "inbox_relay_dead",
-		&r.renew: "inbox_relay_renew", &r.reap: "inbox_relay_reap", &r.oldest: "inbox_oldest_pending",
+		&r.renew: "inbox_relay_renew", &r.reclaim: "inbox_relay_reclaim", &r.oldest: "inbox_oldest_pending",
 	} {
 		if err == nil {
 			*dst, err = render(name, l)
@@ -129,11 +129,11 @@ func (r *Relay) Renew(ctx context.Context, leases []queuebox.Lease) (map[string]
 	return r.db.queryIDs(ctx, repeatable, "renew relay leases", r.renew, ids, tokens, r.lease.Milliseconds(), r.opts.clock())
 }
 
-// ReapExpired returns push rows whose lease ended before now to pending
+// Reclaim returns push rows whose lease ended before now to pending
 // (pull rows are the pull claim's) and says how many; it is safe to
 // repeat.
-func (r *Relay) ReapExpired(ctx context.Context) (int64, error) {
-	return r.db.execCount(ctx, repeatable, "reclaim expired relay claims", r.reap, r.opts.clock(), r.maxAttempts)
+func (r *Relay) Reclaim(ctx context.Context) (int64, error) {
+	return r.db.execCount(ctx, repeatable, "reclaim expired relay claims", r.reclaim, r.opts.clock(), r.maxAttempts)
 }
 
 // OldestPendingAge returns the age of the oldest pending row by the

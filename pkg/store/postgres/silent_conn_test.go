@@ -106,13 +106,13 @@ func TestWorkerStatementsEndOnASilentConnection(t *testing.T) {
 	// A deadline of the caller's own replaces the short bound of the test.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	_, err = o.ReapExpired(ctx) // the pool now holds one idle connection
+	_, err = o.Reclaim(ctx) // the pool now holds one idle connection
 	require.NoError(t, err)
 	px.silence()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = o.ReapExpired(context.Background())
+		_, _ = o.Reclaim(context.Background())
 	}()
 	require.Eventually(t, func() bool {
 		select {

@@ -252,7 +252,7 @@ func outboxStaleTokenWritesNothing(t *testing.T, db Database) {
 	require.NoError(t, err)
 	require.Len(t, first, 1)
 	clock.Advance(lease + time.Second)
-	n, err := o.ReapExpired(ctx)
+	n, err := o.Reclaim(ctx)
 	require.NoError(t, err)
 	require.Equal(t, int64(1), n)
 	second, err := o.Claim(ctx, 10)
@@ -312,14 +312,14 @@ func outboxExpiredLeaseWritesNothing(t *testing.T, db Database) {
 		require.Equal(t, m.ClaimToken, row.ClaimToken)
 	}
 	clock.Advance(time.Millisecond) // the reclaim step takes a lease that ended before now
-	n, err := o.ReapExpired(ctx)
+	n, err := o.Reclaim(ctx)
 	require.NoError(t, err)
 	require.Equal(t, int64(2), n)
 }
 
 // The reclaim step returns the rows whose lease expired and only those: a
 // younger claim, and a claim whose renewal moved its lease, stay.
-func outboxReapTakesOnlyExpiredLeases(t *testing.T, db Database) {
+func outboxReclaimTakesOnlyExpiredLeases(t *testing.T, db Database) {
 	ctx := context.Background()
 	clock := NewClock()
 	db.InsertOutbox(t, keyRows(nil, 4)...)
@@ -333,7 +333,7 @@ func outboxReapTakesOnlyExpiredLeases(t *testing.T, db Database) {
 	require.Len(t, younger, 2)
 	clock.Advance(40 * time.Second)
 
-	n, err := o.ReapExpired(ctx)
+	n, err := o.Reclaim(ctx)
 	require.NoError(t, err)
 	require.Equal(t, int64(2), n, "the older claims expired, the younger did not")
 	for _, m := range older {
@@ -349,7 +349,7 @@ func outboxReapTakesOnlyExpiredLeases(t *testing.T, db Database) {
 	require.NoError(t, err)
 	require.Equal(t, idSet(leaseIDs(leasesOf(younger))...), renewed)
 	clock.Advance(40 * time.Second) // 80 s after the claim, 40 s after the renewal
-	n, err = o.ReapExpired(ctx)
+	n, err = o.Reclaim(ctx)
 	require.NoError(t, err)
 	require.Zero(t, n, "a renewed lease is live")
 	outcomes := []queuebox.Outcome{sent(younger[0].Lease()), sent(younger[1].Lease())}
@@ -365,7 +365,7 @@ func outboxReapTakesOnlyExpiredLeases(t *testing.T, db Database) {
 // The reclaim step skips an expired row that another statement holds (an
 // outcome write or renewal of the old owner that is committing) instead
 // of waiting for it; the next step takes it.
-func outboxReapSkipsAHeldRow(t *testing.T, db Database) {
+func outboxReclaimSkipsAHeldRow(t *testing.T, db Database) {
 	ctx := context.Background()
 	clock := NewClock()
 	ids := db.InsertOutbox(t, keyRows(nil, 2)...)
@@ -379,11 +379,11 @@ func outboxReapSkipsAHeldRow(t *testing.T, db Database) {
 	// A step that waited for the held row would run into this bound.
 	bounded, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	n, err := o.ReapExpired(bounded)
+	n, err := o.Reclaim(bounded)
 	require.NoError(t, err)
 	require.Equal(t, int64(1), n, "the free row only")
 	held.Release(t)
-	n, err = o.ReapExpired(ctx)
+	n, err = o.Reclaim(ctx)
 	require.NoError(t, err)
 	require.Equal(t, int64(1), n, "the row once it is free")
 }

@@ -378,7 +378,7 @@ func relayStaleOrExpiredLeaseWritesNothing(t *testing.T, db Database) {
 	writesNothing(old, "the lease expired")
 
 	clock.Advance(time.Millisecond) // the reclaim step takes a lease that ended before now
-	n, err := r.ReapExpired(ctx)
+	n, err := r.Reclaim(ctx)
 	require.NoError(t, err)
 	require.Equal(t, int64(2), n)
 	again, err := r.Claim(ctx, 10)
@@ -393,7 +393,7 @@ func relayStaleOrExpiredLeaseWritesNothing(t *testing.T, db Database) {
 
 // The relay's reclaim step returns the push rows whose lease expired and
 // only those; a renewed lease stays.
-func relayReapTakesOnlyExpiredLeases(t *testing.T, db Database) {
+func relayReclaimTakesOnlyExpiredLeases(t *testing.T, db Database) {
 	ctx := context.Background()
 	in := inboxStore(t, db)
 	for i := range 4 {
@@ -410,7 +410,7 @@ func relayReapTakesOnlyExpiredLeases(t *testing.T, db Database) {
 	require.Len(t, younger, 2)
 	clock.Advance(40 * time.Second)
 
-	n, err := r.ReapExpired(ctx)
+	n, err := r.Reclaim(ctx)
 	require.NoError(t, err)
 	require.Equal(t, int64(2), n, "the older claims expired, the younger did not")
 	for _, row := range older {
@@ -420,7 +420,7 @@ func relayReapTakesOnlyExpiredLeases(t *testing.T, db Database) {
 	require.NoError(t, err)
 	require.Len(t, renewed, 2)
 	clock.Advance(40 * time.Second)
-	n, err = r.ReapExpired(ctx)
+	n, err = r.Reclaim(ctx)
 	require.NoError(t, err)
 	require.Zero(t, n, "a renewed lease is live")
 	for _, row := range younger {
@@ -488,7 +488,7 @@ func relayExpiredClaimsEndInDead(t *testing.T, db Database) {
 		require.Len(t, claimed, 1)
 		require.Equal(t, poison, claimed[0].ID, "attempt %d: the head of the aggregate", attempt)
 		clock.Advance(lease + time.Millisecond)
-		n, err := r.ReapExpired(ctx)
+		n, err := r.Reclaim(ctx)
 		require.NoError(t, err)
 		require.Equal(t, int64(1), n)
 		row := db.Inbox(t, poison)
