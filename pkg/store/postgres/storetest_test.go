@@ -49,13 +49,13 @@ func (d *pgDatabase) InsertOutbox(t testing.TB, rows ...storetest.OutboxRow) []s
 			if payload == "" {
 				payload = "{}"
 			}
-			var maxAttempts any
-			if r.MaxAttempts > 0 {
-				maxAttempts = r.MaxAttempts
-			}
-			err := tx.QueryRow(ctx, `INSERT INTO outbox (topic, key, payload, max_attempts)
-				VALUES ($1, $2, $3::text::jsonb, COALESCE($4::int, 5)) RETURNING id::text`,
-				r.Topic, r.Key, payload, maxAttempts).Scan(&ids[i])
+			err := tx.QueryRow(ctx, `INSERT INTO outbox (topic, key, payload, max_attempts, state, attempt, last_error,
+					created_at, updated_at, scheduled_at)
+				VALUES ($1, $2, $3::text::jsonb, COALESCE($4::int, 5), COALESCE($5::text, 'pending'), $6, $7,
+					COALESCE($8::timestamptz, now()), COALESCE($9::timestamptz, now()), COALESCE($10::timestamptz, now()))
+				RETURNING id::text`,
+				r.Topic, r.Key, payload, orNull(r.MaxAttempts), orNull(r.State), r.Attempt, r.LastError,
+				orNull(r.CreatedAt), orNull(r.UpdatedAt), orNull(r.ScheduledAt)).Scan(&ids[i])
 			if err != nil {
 				return err
 			}
@@ -63,6 +63,42 @@ func (d *pgDatabase) InsertOutbox(t testing.TB, rows ...storetest.OutboxRow) []s
 		return nil
 	}))
 	return ids
+}
+
+func (d *pgDatabase) InsertInbox(t testing.TB, rows ...storetest.InboxRow) []string {
+	t.Helper()
+	ctx := context.Background()
+	ids := make([]string, len(rows))
+	require.NoError(t, d.db.WithTx(ctx, func(tx pgx.Tx) error {
+		for i, r := range rows {
+			err := tx.QueryRow(ctx, `INSERT INTO inbox (source, idempotency_key, payload, consumption, state, created_at)
+				VALUES ($1, $2, '{}', COALESCE($3::text, 'push'), COALESCE($4::text, 'pending'), COALESCE($5::timestamptz, now()))
+				RETURNING id::text`,
+				r.Source, r.IdempotencyKey, orNull(r.Consumption), orNull(r.State), orNull(r.CreatedAt)).Scan(&ids[i])
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	return ids
+}
+
+// orNull binds the zero value of v as NULL, so that the column takes its
+// default.
+func orNull[T comparable](v T) any {
+	var zero T
+	if v == zero {
+		return nil
+	}
+	return v
+}
+
+func (d *pgDatabase) Now(t testing.TB) time.Time {
+	t.Helper()
+	var now time.Time
+	require.NoError(t, d.db.Pool.QueryRow(context.Background(), `SELECT now()`).Scan(&now))
+	return now
 }
 
 const outboxColumns = `id::text, topic, key, payload::text, headers::text, state, attempt, max_attempts, last_error,
@@ -93,14 +129,31 @@ func (d *pgDatabase) OutboxRows(t testing.TB) []storetest.OutboxState {
 	return all
 }
 
+const inboxColumns = `id::text, state, COALESCE(claim_token::text, ''), lease_expires_at, last_error, processed_at,
+	payload::text, attempt`
+
+func scanInbox(row pgx.CollectableRow) (storetest.InboxState, error) {
+	var s storetest.InboxState
+	err := row.Scan(&s.ID, &s.State, &s.ClaimToken, &s.LeaseExpiresAt, &s.LastError, &s.ProcessedAt, &s.Payload, &s.Attempt)
+	return s, err
+}
+
 func (d *pgDatabase) Inbox(t testing.TB, id string) storetest.InboxState {
 	t.Helper()
-	var s storetest.InboxState
-	require.NoError(t, d.db.Pool.QueryRow(context.Background(), `SELECT id::text, state, COALESCE(claim_token::text, ''),
-		lease_expires_at, last_error, processed_at, payload::text, attempt FROM inbox WHERE id = $1`, id).
-		Scan(&s.ID, &s.State, &s.ClaimToken, &s.LeaseExpiresAt, &s.LastError, &s.ProcessedAt, &s.Payload, &s.Attempt),
-		"inbox row %s", id)
+	rows, err := d.db.Pool.Query(context.Background(), `SELECT `+inboxColumns+` FROM inbox WHERE id = $1`, id)
+	require.NoError(t, err)
+	s, err := pgx.CollectExactlyOneRow(rows, scanInbox)
+	require.NoError(t, err, "inbox row %s", id)
 	return s
+}
+
+func (d *pgDatabase) InboxRows(t testing.TB) []storetest.InboxState {
+	t.Helper()
+	rows, err := d.db.Pool.Query(context.Background(), `SELECT `+inboxColumns+` FROM inbox`)
+	require.NoError(t, err)
+	all, err := pgx.CollectRows(rows, scanInbox)
+	require.NoError(t, err)
+	return all
 }
 
 func (d *pgDatabase) InFlight(ctx context.Context, table storetest.Table, key string) ([]string, error) {

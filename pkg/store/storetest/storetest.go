@@ -1,7 +1,9 @@
-// Package storetest is the suite that every store dialect must pass: the
-// claim, lease and fence invariants of the spec (claims and leases,
-// ordering) run against a real database through the queuebox store
-// interfaces alone. A dialect's test calls Exercise with a factory of
+// Package storetest is the suite that every store dialect must pass: every
+// method of every store interface of pkg/queuebox (the claim, lease and
+// fence invariants of the spec, ordering, the gauges, the replay and the
+// cleanups) runs against a real database through those interfaces alone.
+// An invariant that the outbox and the inbox share is written once and
+// runs for each table (sides.go). A dialect's test calls Exercise with a factory of
 // fresh, migrated databases, like riverdrivertest.Exercise in River:
 //
 //	func TestStore(t *testing.T) {
@@ -53,15 +55,25 @@ const (
 type Rows interface {
 	// InsertOutbox inserts rows, as an application does, in one
 	// transaction and in the order given (so their sequence follows
-	// that order and they share a created_at), and returns their ids.
-	// Columns the row leaves zero take the table defaults.
+	// that order and, unless a row sets its own, they share a
+	// created_at), and returns their ids. Columns the row leaves zero
+	// take the table defaults.
 	InsertOutbox(t testing.TB, rows ...OutboxRow) []string
+	// InsertInbox inserts rows in one transaction and returns their ids.
+	// Columns the row leaves zero take the table defaults.
+	InsertInbox(t testing.TB, rows ...InboxRow) []string
+	// Now reads the database clock: the clock of the statements that
+	// measure ages (gauges, cleanups, the replay's new schedule), which
+	// the suite's Clock does not move.
+	Now(t testing.TB) time.Time
 	// Outbox reads one outbox row.
 	Outbox(t testing.TB, id string) OutboxState
 	// OutboxRows reads every outbox row, in sequence order.
 	OutboxRows(t testing.TB) []OutboxState
 	// Inbox reads one inbox row.
 	Inbox(t testing.TB, id string) InboxState
+	// InboxRows reads every inbox row, in no particular order.
+	InboxRows(t testing.TB) []InboxState
 	// InFlight returns the ids of the processing rows of one unit of
 	// order: the outbox rows of key, or the push inbox rows of aggregate
 	// id key (any source). The suite calls it from its claimers'
@@ -94,6 +106,25 @@ type OutboxRow struct {
 	Payload string
 	// MaxAttempts is zero for the column default.
 	MaxAttempts int
+	// State is empty for the column default (pending). Attempt and
+	// LastError go with it: a row as a failed delivery left it.
+	State     queuebox.State
+	Attempt   int
+	LastError *string
+	// CreatedAt, UpdatedAt and ScheduledAt are zero for the column
+	// default (the database's now).
+	CreatedAt, UpdatedAt, ScheduledAt time.Time
+}
+
+// InboxRow is an inbox row as a source or an earlier relay left it.
+type InboxRow struct {
+	Source, IdempotencyKey string
+	// Consumption is empty for push.
+	Consumption string
+	// State is empty for the column default (pending).
+	State queuebox.State
+	// CreatedAt is zero for the column default (the database's now).
+	CreatedAt time.Time
 }
 
 // OutboxState is an outbox row as the suite inspects it.
@@ -158,29 +189,53 @@ func (c *Clock) Advance(d time.Duration) {
 func Exercise(t *testing.T, newDatabase Factory) {
 	t.Helper()
 	for name, run := range map[string]func(*testing.T, Database){
-		"OutboxClaimTakesTheHeadOfEachKey":       outboxClaimTakesTheHeadOfEachKey,
-		"OutboxClaimSkipsLockedRows":             outboxClaimSkipsLockedRows,
-		"OutboxConcurrentClaimers":               outboxConcurrentClaimers,
-		"OutboxStaleTokenWritesNothing":          outboxStaleTokenWritesNothing,
-		"OutboxExpiredLeaseWritesNothing":        outboxExpiredLeaseWritesNothing,
-		"OutboxReclaimTakesOnlyExpiredLeases":    outboxReclaimTakesOnlyExpiredLeases,
-		"OutboxReclaimSkipsAHeldRow":             outboxReclaimSkipsAHeldRow,
-		"OutboxRetryWaitsForItsDelay":            outboxRetryWaitsForItsDelay,
-		"OutboxFinishAgainCountsCommittedWrites": outboxFinishAgainCountsCommittedWrites,
-		"OutboxRenewAndFinishDoNotDeadlock":      outboxRenewAndFinishDoNotDeadlock,
-		"InboxInsertDeduplicates":                inboxInsertDeduplicates,
-		"InboxConcurrentInsertsOfOneKey":         inboxConcurrentInsertsOfOneKey,
-		"RelayClaimKeepsAggregateOrder":          relayClaimKeepsAggregateOrder,
-		"RelayConcurrentClaimers":                relayConcurrentClaimers,
-		"RelayForwardWritesOneRowPerKeptLease":   relayForwardWritesOneRowPerKeptLease,
-		"RelayStaleOrExpiredLeaseWritesNothing":  relayStaleOrExpiredLeaseWritesNothing,
-		"RelayReclaimTakesOnlyExpiredLeases":     relayReclaimTakesOnlyExpiredLeases,
-		"RelayExpiredClaimsEndInDead":            relayExpiredClaimsEndInDead,
-		"RelayRenewAndWritesDoNotDeadlock":       relayRenewAndWritesDoNotDeadlock,
+		"OutboxClaimTakesTheHeadOfEachKey":          outboxClaimTakesTheHeadOfEachKey,
+		"OutboxClaimSkipsLockedRows":                outboxClaimSkipsLockedRows,
+		"OutboxConcurrentClaimers":                  outboxConcurrentClaimers,
+		"OutboxStaleTokenWritesNothing":             outboxStaleTokenWritesNothing,
+		"OutboxExpiredLeaseWritesNothing":           outboxExpiredLeaseWritesNothing,
+		"OutboxReclaimTakesOnlyExpiredLeases":       outboxReclaimTakesOnlyExpiredLeases,
+		"OutboxReclaimSkipsAHeldRow":                outboxReclaimSkipsAHeldRow,
+		"OutboxRetryWaitsForItsDelay":               outboxRetryWaitsForItsDelay,
+		"OutboxFinishAgainCountsCommittedWrites":    outboxFinishAgainCountsCommittedWrites,
+		"OutboxRenewAndFinishDoNotDeadlock":         outboxRenewAndFinishDoNotDeadlock,
+		"InboxInsertDeduplicates":                   inboxInsertDeduplicates,
+		"InboxConcurrentInsertsOfOneKey":            inboxConcurrentInsertsOfOneKey,
+		"RelayClaimKeepsAggregateOrder":             relayClaimKeepsAggregateOrder,
+		"RelayConcurrentClaimers":                   relayConcurrentClaimers,
+		"RelayForwardWritesOneRowPerKeptLease":      relayForwardWritesOneRowPerKeptLease,
+		"RelayStaleOrExpiredLeaseWritesNothing":     relayStaleOrExpiredLeaseWritesNothing,
+		"RelayReclaimTakesOnlyExpiredLeases":        relayReclaimTakesOnlyExpiredLeases,
+		"RelayExpiredClaimsEndInDead":               relayExpiredClaimsEndInDead,
+		"RelayRenewAndWritesDoNotDeadlock":          relayRenewAndWritesDoNotDeadlock,
+		"RelayOldestPendingAgeCoversPullRows":       relayOldestPendingAgeCoversPullRows,
+		"OutboxPendingCountsPerTopic":               outboxPendingCountsPerTopic,
+		"OutboxNextDueIsTheEarliestFutureRow":       outboxNextDueIsTheEarliestFutureRow,
+		"ReplayFiltersSelectFinalRows":              replayFiltersSelectFinalRows,
+		"ReplayMovesAndCountsUpToTheLimit":          replayMovesAndCountsUpToTheLimit,
+		"ReplaysOfReplicasMoveEachRowOnce":          replaysOfReplicasMoveEachRowOnce,
+		"ReplayedRowIsClaimedAgain":                 replayedRowIsClaimedAgain,
+		"OutboxCleanupByAgeCountsFromTheLastChange": outboxCleanupByAgeCountsFromTheLastChange,
+		"OutboxCleanupByCountKeepsTheNewest":        outboxCleanupByCountKeepsTheNewest,
+		"StoresBuildEveryStoreAndPing":              storesBuildEveryStoreAndPing,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			run(t, newDatabase(t))
 		})
+	}
+	// The invariants both tables share, once for each.
+	for name, run := range map[string]func(*testing.T, Database, side){
+		"OldestPendingAge":                    oldestPendingAge,
+		"CleanupByAgeDeletesOnlyOldFinalRows": cleanupByAgeDeletesOnlyOldFinalRows,
+		"CleanupByAgeDeletesInBatches":        cleanupByAgeDeletesInBatches,
+		"CleanupsOfReplicasDeleteEachRowOnce": cleanupsOfReplicasDeleteEachRowOnce,
+	} {
+		for _, s := range sides {
+			t.Run(s.name+name, func(t *testing.T) {
+				t.Parallel()
+				run(t, newDatabase(t), s)
+			})
+		}
 	}
 }
