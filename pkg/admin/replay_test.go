@@ -1,7 +1,6 @@
 package admin_test
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -11,23 +10,21 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/admin"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
-	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/secret"
-	"github.com/alternayte/queuebox/pkg/store/postgres"
-	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
 )
 
 type fixture struct {
-	e    *echo.Echo
-	conn *pgx.Conn
+	e     *echo.Echo
+	store *memReplayer
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -36,11 +33,20 @@ func bearer(token string) *config.SourceAuth {
 	return &config.SourceAuth{Kind: config.AuthBearer, Token: secret.New(token)}
 }
 
+func instant(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// newFixture mounts the replay route over an outbox in memory that holds
+// rows 1 to 6: final rows of three topics at several times, and a pending
+// and a processing row that no replay may move.
 func newFixture(t *testing.T, cfg config.Admin) fixture {
 	t.Helper()
-	s, db := pgtest.Migrated(t, 4)
-	store, err := postgres.NewReplay(db, schema.New(schema.Postgres, config.Default().Database))
-	require.NoError(t, err)
+	store := &memReplayer{}
 	router, err := deliver.NewRouter([]config.Route{
 		{TopicPattern: "invoice.*", Destination: "billing"},
 		{TopicPattern: "**", Destination: "archive"},
@@ -50,16 +56,14 @@ func newFixture(t *testing.T, cfg config.Admin) fixture {
 	require.NoError(t, err)
 	e := echo.New()
 	admin.Mount(e, cfg, admin.Routes{Replay: h}, quiet())
-	conn := s.Connect(t)
-	_, err = conn.Exec(context.Background(), `INSERT INTO outbox (id, topic, payload, state, attempt, last_error, claim_token, created_at) VALUES
-		('00000000-0000-0000-0000-000000000001', 'invoice.paid', '{}', 'dead', 5, 'boom', gen_random_uuid(), '2026-09-24T09:00:00Z'),
-		('00000000-0000-0000-0000-000000000002', 'invoice.paid', '{}', 'sent', 0, NULL, gen_random_uuid(), '2026-09-24T13:00:00Z'),
-		('00000000-0000-0000-0000-000000000003', 'invoice.item.added', '{}', 'dead', 5, 'x', NULL, '2026-09-24T10:00:00Z'),
-		('00000000-0000-0000-0000-000000000004', 'invoice.paid', '{}', 'pending', 1, NULL, NULL, '2026-09-24T10:00:00Z'),
-		('00000000-0000-0000-0000-000000000005', 'invoice.paid', '{}', 'processing', 0, NULL, gen_random_uuid(), '2026-09-24T10:00:00Z'),
-		('00000000-0000-0000-0000-000000000006', 'order.created', '{}', 'sent', 0, NULL, NULL, '2026-09-24T11:00:00Z')`)
-	require.NoError(t, err)
-	return fixture{e: e, conn: conn}
+	store.add(
+		memRow{id: "00000000-0000-0000-0000-000000000001", topic: "invoice.paid", state: queuebox.StateDead, created: instant("2026-09-24T09:00:00Z")},
+		memRow{id: "00000000-0000-0000-0000-000000000002", topic: "invoice.paid", state: queuebox.StateSent, created: instant("2026-09-24T13:00:00Z")},
+		memRow{id: "00000000-0000-0000-0000-000000000003", topic: "invoice.item.added", state: queuebox.StateDead, created: instant("2026-09-24T10:00:00Z")},
+		memRow{id: "00000000-0000-0000-0000-000000000004", topic: "invoice.paid", state: queuebox.StatePending, created: instant("2026-09-24T10:00:00Z")},
+		memRow{id: "00000000-0000-0000-0000-000000000005", topic: "invoice.paid", state: queuebox.StateProcessing, created: instant("2026-09-24T10:00:00Z")},
+		memRow{id: "00000000-0000-0000-0000-000000000006", topic: "order.created", state: queuebox.StateSent, created: instant("2026-09-24T11:00:00Z")})
+	return fixture{e: e, store: store}
 }
 
 func (f fixture) post(t *testing.T, body string, header ...string) (int, string) {
@@ -74,13 +78,13 @@ func (f fixture) post(t *testing.T, body string, header ...string) (int, string)
 	return rec.Code, strings.TrimSpace(rec.Body.String())
 }
 
+// pending returns the last digit of the ids of the rows a replay moved.
 func (f fixture) pending(t *testing.T) []string {
 	t.Helper()
-	rows, err := f.conn.Query(context.Background(), `SELECT right(id::text, 1) FROM outbox
-		WHERE state = 'pending' AND attempt = 0 AND last_error IS NULL AND claim_token IS NULL ORDER BY id`)
-	require.NoError(t, err)
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	require.NoError(t, err)
+	var ids []string
+	for _, id := range f.store.moved() {
+		ids = append(ids, id[len(id)-1:])
+	}
 	return ids
 }
 

@@ -1,0 +1,101 @@
+package admin_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
+)
+
+// memReplayer is an outbox in memory behind queuebox.Replayer, so that
+// the route's own behaviour (filters it builds, batches, bounds, answers)
+// is tested without a database. It selects rows as the contract says;
+// storetest holds every dialect to the same contract. It records the
+// limit of every Move and Count. It is safe for concurrent use.
+type memReplayer struct {
+	mu          sync.Mutex
+	rows        []memRow
+	moveLimits  []int
+	countLimits []int
+}
+
+type memRow struct {
+	id, topic string
+	state     queuebox.State
+	created   time.Time
+	moved     bool // a replay moved it to pending
+}
+
+func (m *memReplayer) add(rows ...memRow) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.rows = append(m.rows, rows...)
+}
+
+func selects(f queuebox.ReplayFilter, r memRow) bool {
+	return (r.state == queuebox.StateSent || r.state == queuebox.StateDead) &&
+		(f.IDs == nil || slices.Contains(f.IDs, r.id)) &&
+		(f.Topics == nil || slices.Contains(f.Topics, r.topic)) &&
+		(f.CreatedAfter == nil || r.created.After(*f.CreatedAfter)) &&
+		(f.CreatedBefore == nil || r.created.Before(*f.CreatedBefore))
+}
+
+// Topics implements queuebox.Replayer.
+func (m *memReplayer) Topics(_ context.Context, f queuebox.ReplayFilter) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for _, r := range m.rows {
+		if selects(f, r) && !slices.Contains(out, r.topic) {
+			out = append(out, r.topic)
+		}
+	}
+	return out, nil
+}
+
+// Move implements queuebox.Replayer.
+func (m *memReplayer) Move(_ context.Context, f queuebox.ReplayFilter, limit int) (int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.moveLimits = append(m.moveLimits, limit)
+	var n int64
+	for i, r := range m.rows {
+		if limit > 0 && n == int64(limit) {
+			break
+		}
+		if selects(f, r) {
+			m.rows[i].state, m.rows[i].moved = queuebox.StatePending, true
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Count implements queuebox.Replayer.
+func (m *memReplayer) Count(_ context.Context, f queuebox.ReplayFilter, limit int) (int64, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.countLimits = append(m.countLimits, limit)
+	var n int64
+	for _, r := range m.rows {
+		if selects(f, r) && (limit <= 0 || n < int64(limit)) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// moved returns the ids of the rows a replay moved, in insertion order.
+func (m *memReplayer) moved() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var ids []string
+	for _, r := range m.rows {
+		if r.moved {
+			ids = append(ids, r.id)
+		}
+	}
+	return ids
+}
