@@ -60,17 +60,11 @@ func (m *memReplayer) Move(_ context.Context, f queuebox.ReplayFilter, limit int
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.moveLimits = append(m.moveLimits, limit)
-	var n int64
-	for i, r := range m.rows {
-		if limit > 0 && n == int64(limit) {
-			break
-		}
-		if selects(f, r) {
-			m.rows[i].state, m.rows[i].moved = queuebox.StatePending, true
-			n++
-		}
+	rows := m.selected(f, limit)
+	for _, i := range rows {
+		m.rows[i].state, m.rows[i].moved = queuebox.StatePending, true
 	}
-	return n, nil
+	return int64(len(rows)), nil
 }
 
 // Count implements queuebox.Replayer.
@@ -78,13 +72,22 @@ func (m *memReplayer) Count(_ context.Context, f queuebox.ReplayFilter, limit in
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.countLimits = append(m.countLimits, limit)
-	var n int64
-	for _, r := range m.rows {
-		if selects(f, r) && (limit <= 0 || n < int64(limit)) {
-			n++
+	return int64(len(m.selected(f, limit))), nil
+}
+
+// selected returns the indexes of the first limit rows (0: every row) that
+// f selects. The caller holds mu.
+func (m *memReplayer) selected(f queuebox.ReplayFilter, limit int) []int {
+	var out []int
+	for i, r := range m.rows {
+		if limit > 0 && len(out) == limit {
+			break
+		}
+		if selects(f, r) {
+			out = append(out, i)
 		}
 	}
-	return n, nil
+	return out
 }
 
 // moved returns the ids of the rows a replay moved, in insertion order.

@@ -240,17 +240,24 @@ func outboxConcurrentClaimers(t *testing.T, db Database) {
 	}
 }
 
+// claimOnlyRow inserts one row and claims it with a store on clock.
+func claimOnlyRow(t *testing.T, db Database, clock *Clock) (queuebox.OutboxStore, []queuebox.ClaimedMessage) {
+	t.Helper()
+	db.InsertOutbox(t, keyRows(key("k"), 1)...)
+	o := outboxStore(t, db, clock)
+	claimed, err := o.Claim(context.Background(), 10)
+	require.NoError(t, err)
+	require.Len(t, claimed, 1)
+	return o, claimed
+}
+
 // Once the lease expired and the reclaim step returned the row, a new
 // claim takes it under a new token, and every write of the old token
 // (renewal, outcome, outcome again) changes nothing.
 func outboxStaleTokenWritesNothing(t *testing.T, db Database) {
 	ctx := context.Background()
 	clock := NewClock()
-	db.InsertOutbox(t, keyRows(key("k"), 1)...)
-	o := outboxStore(t, db, clock)
-	first, err := o.Claim(ctx, 10)
-	require.NoError(t, err)
-	require.Len(t, first, 1)
+	o, first := claimOnlyRow(t, db, clock)
 	clock.Advance(lease + time.Second)
 	n, err := o.Reclaim(ctx)
 	require.NoError(t, err)

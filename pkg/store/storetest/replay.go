@@ -114,13 +114,8 @@ func requireReplayed(t *testing.T, db Database, was OutboxState) {
 // pendingIDs are the ids of the pending outbox rows.
 func pendingIDs(t *testing.T, db Database) []string {
 	t.Helper()
-	var ids []string
-	for _, row := range db.OutboxRows(t) {
-		if row.State == queuebox.StatePending {
-			ids = append(ids, row.ID)
-		}
-	}
-	return ids
+	rows := slices.DeleteFunc(db.OutboxRows(t), func(r OutboxState) bool { return r.State != queuebox.StatePending })
+	return idsOf(rows, func(r OutboxState) string { return r.ID })
 }
 
 // missingFrom returns the entries of b that a lacks.
@@ -210,12 +205,7 @@ func replaysOfReplicasMoveEachRowOnce(t *testing.T, db Database) {
 // nothing.
 func replayedRowIsClaimedAgain(t *testing.T, db Database) {
 	ctx := context.Background()
-	clock := NewClock()
-	db.InsertOutbox(t, keyRows(key("k"), 1)...)
-	o := outboxStore(t, db, clock)
-	first, err := o.Claim(ctx, 10)
-	require.NoError(t, err)
-	require.Len(t, first, 1)
+	o, first := claimOnlyRow(t, db, NewClock())
 	dead := queuebox.Dead("HTTP 410")
 	dead.Lease = first[0].Lease()
 	kept, err := o.Finish(ctx, []queuebox.Outcome{dead})

@@ -47,12 +47,7 @@ var sides = []side{
 			return db.InsertOutbox(t, rows...)
 		},
 		ids: func(t *testing.T, db Database) []string {
-			t.Helper()
-			var ids []string
-			for _, r := range db.OutboxRows(t) {
-				ids = append(ids, r.ID)
-			}
-			return ids
+			return idsOf(db.OutboxRows(t), func(r OutboxState) string { return r.ID })
 		},
 		oldestPending: func(ctx context.Context, s queuebox.Stores) (time.Duration, error) {
 			o, err := s.Outbox(lease)
@@ -77,12 +72,7 @@ var sides = []side{
 			return db.InsertInbox(t, rows...)
 		},
 		ids: func(t *testing.T, db Database) []string {
-			t.Helper()
-			var ids []string
-			for _, r := range db.InboxRows(t) {
-				ids = append(ids, r.ID)
-			}
-			return ids
+			return idsOf(db.InboxRows(t), func(r InboxState) string { return r.ID })
 		},
 		oldestPending: func(ctx context.Context, s queuebox.Stores) (time.Duration, error) {
 			r, err := s.Relay(queuebox.RelayParams{Lease: lease, Sources: relaySources})
@@ -93,6 +83,15 @@ var sides = []side{
 		},
 		byAge: queuebox.RetentionStore.InboxByAge,
 	},
+}
+
+// idsOf returns the id of each row.
+func idsOf[S any](rows []S, id func(S) string) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = id(r)
+	}
+	return out
 }
 
 var keys atomic.Int64
