@@ -18,7 +18,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/auth"
 	"github.com/alternayte/queuebox/pkg/config"
-	"github.com/alternayte/queuebox/pkg/run"
+	"github.com/alternayte/queuebox/pkg/httpbody"
 )
 
 // guard reads the body under admin.maxPayloadBytes and checks the
@@ -62,9 +62,9 @@ func (g *guard) read(c echo.Context, fail func(code int, msg string) error) ([]b
 			return nil, false, err
 		}
 	}
-	body, err := run.ReadBody(c.Request(), g.limit)
+	body, err := httpbody.Read(c.Request(), g.limit)
 	if err != nil {
-		var tooLarge *run.ErrBodyTooLarge
+		var tooLarge *httpbody.TooLargeError
 		if errors.As(err, &tooLarge) {
 			return nil, false, fail(http.StatusRequestEntityTooLarge, tooLarge.Error())
 		}

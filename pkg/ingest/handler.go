@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/alternayte/queuebox/pkg/run"
+	"github.com/alternayte/queuebox/pkg/httpbody"
 )
 
 // Serve is the echo handler of the source. It always answers itself and
@@ -36,7 +36,7 @@ func (h *Handler) process(c echo.Context) reply {
 			return r
 		}
 	}
-	body, err := run.ReadBody(req, h.maxBody)
+	body, err := httpbody.Read(req, h.maxBody)
 	if err != nil {
 		return h.bodyError(err)
 	}
@@ -69,7 +69,7 @@ func (h *Handler) verify(req *http.Request, body []byte, now time.Time) (reply, 
 }
 
 func (h *Handler) bodyError(err error) reply {
-	var tooLarge *run.ErrBodyTooLarge
+	var tooLarge *httpbody.TooLargeError
 	if errors.As(err, &tooLarge) {
 		return errorReply(http.StatusRequestEntityTooLarge, tooLarge.Error())
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/httpbody"
 	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/run"
@@ -117,7 +118,7 @@ func newEnv(t *testing.T, store ingest.Store, transforms ingest.TransformFactory
 		cfg.Sources[s.Name] = s
 	}
 	server := run.NewServer("data", ":0", quietLog())
-	server.Echo.Use(run.BodyLimit(cfg.Inbox.MaxBodyBytes))
+	server.Echo.Use(httpbody.Limit(cfg.Inbox.MaxBodyBytes))
 	ev.e = server.Echo
 	m, err := ingest.NewMetrics(ev.reg)
 	require.NoError(t, err)

@@ -25,6 +25,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/buildinfo"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/health"
+	"github.com/alternayte/queuebox/pkg/httpbody"
 	"github.com/alternayte/queuebox/pkg/metrics"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/transform"
@@ -188,8 +189,8 @@ func componentNames(cs []Component) []string {
 func newServers(app *App) []*Server {
 	cfg := app.Config
 	data := NewServer("data", ":"+strconv.Itoa(cfg.Server.HTTPPort), app.Log)
-	data.Echo.Use(BodyLimit(cfg.Inbox.MaxBodyBytes))
-	data.Echo.Use(BodyBudget(BodyBudgetFactor*cfg.Inbox.MaxBodyBytes, cfg.Inbox.MaxBodyBytes))
+	data.Echo.Use(httpbody.Limit(cfg.Inbox.MaxBodyBytes))
+	data.Echo.Use(httpbody.Budget(httpbody.BudgetFactor*cfg.Inbox.MaxBodyBytes, cfg.Inbox.MaxBodyBytes))
 	conns := metrics.NewConnectionsGauge(app.Registry)
 	data.CountConnections(conns.WithLabelValues("data"))
 	data.Echo.GET("/", func(c echo.Context) error { return c.String(http.StatusOK, "QueueBox is running!") })

@@ -13,6 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/httpbody"
 )
 
 // generous bounds a wait that passes in milliseconds on an idle machine.
@@ -36,7 +38,7 @@ func TestServerSetsEveryConnectionLimit(t *testing.T) {
 func serving(t *testing.T, s *Server) string {
 	t.Helper()
 	s.Echo.POST("/read", func(c echo.Context) error {
-		if _, err := ReadBody(c.Request(), 1<<20); err != nil {
+		if _, err := httpbody.Read(c.Request(), 1<<20); err != nil {
 			return c.NoContent(http.StatusBadRequest)
 		}
 		return c.NoContent(http.StatusNoContent)

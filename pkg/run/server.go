@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -226,41 +224,4 @@ func jsonErrorHandler(err error, c echo.Context) {
 		return
 	}
 	_ = c.JSON(code, map[string]string{"error": msg})
-}
-
-// ErrBodyTooLarge reports a request body above the configured limit.
-type ErrBodyTooLarge struct{ Limit int64 }
-
-func (e *ErrBodyTooLarge) Error() string {
-	return "Request body exceeds " + strconv.FormatInt(e.Limit, 10) + " bytes"
-}
-
-// ReadBody reads the whole request body, counting bytes as they arrive, so
-// a chunked body without Content-Length is held to the same limit.
-func ReadBody(r *http.Request, limit int64) ([]byte, error) {
-	if r.ContentLength > limit {
-		return nil, &ErrBodyTooLarge{Limit: limit}
-	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(body)) > limit {
-		return nil, &ErrBodyTooLarge{Limit: limit}
-	}
-	return body, nil
-}
-
-// BodyLimit answers 413 for a declared Content-Length above limit on every
-// route of the server. Handlers that read the body use ReadBody for
-// chunked bodies.
-func BodyLimit(limit int64) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if c.Request().ContentLength > limit {
-				return c.JSON(http.StatusRequestEntityTooLarge, map[string]string{"error": (&ErrBodyTooLarge{Limit: limit}).Error()})
-			}
-			return next(c)
-		}
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
+	"github.com/alternayte/queuebox/pkg/httpbody"
 	"github.com/alternayte/queuebox/pkg/run"
 )
 
@@ -101,14 +102,14 @@ func TestServerAnswersAndRendersJSONErrors(t *testing.T) {
 }
 
 // A chunked body over the limit, sent over the wire, is refused by a
-// handler that reads through ReadBody.
+// handler that reads through httpbody.Read.
 func TestServerChunkedBodyOverTheLimit(t *testing.T) {
 	t.Parallel()
 	_, url, _ := listening(t, func(e *echo.Echo) {
-		e.Use(run.BodyLimit(10))
+		e.Use(httpbody.Limit(10))
 		e.POST("/inbox/orders", func(c echo.Context) error {
-			body, err := run.ReadBody(c.Request(), 10)
-			var tooLarge *run.ErrBodyTooLarge
+			body, err := httpbody.Read(c.Request(), 10)
+			var tooLarge *httpbody.TooLargeError
 			if errors.As(err, &tooLarge) {
 				return c.JSON(http.StatusRequestEntityTooLarge, map[string]string{"error": tooLarge.Error()})
 			}

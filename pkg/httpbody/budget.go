@@ -1,4 +1,4 @@
-package run
+package httpbody
 
 import (
 	"net/http"
@@ -8,23 +8,23 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// BodyBudgetFactor sizes the bound on request bodies in flight on the data
+// BudgetFactor sizes the bound on request bodies in flight on the data
 // port: this many bodies of inbox.maxBodyBytes (64 MiB at the default
 // 1 MiB).
-const BodyBudgetFactor = 64
+const BudgetFactor = 64
 
-// BodyRetryAfter is the Retry-After, in seconds, of a request refused
+// RetryAfter is the Retry-After, in seconds, of a request refused
 // because the budget is spent.
-const BodyRetryAfter = 1
+const RetryAfter = 1
 
-// BodyBudget bounds the bytes of the request bodies in flight to budget.
+// Budget bounds the bytes of the request bodies in flight to budget.
 // A request reserves its declared Content-Length, or limit (the largest
 // body it may send) when it declares none, for as long as its handler
 // runs; a request without a body reserves nothing. A reservation that
 // does not fit is answered at once with 503, Retry-After and
 // {"error":"Too many request bodies in flight; retry later"}, so a crowd
 // of slow senders cannot hold more memory than the budget. It never waits.
-func BodyBudget(budget, limit int64) echo.MiddlewareFunc {
+func Budget(budget, limit int64) echo.MiddlewareFunc {
 	b := &bodyBudget{free: budget}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -33,7 +33,7 @@ func BodyBudget(budget, limit int64) echo.MiddlewareFunc {
 				return next(c)
 			}
 			if !b.take(n) {
-				c.Response().Header().Set("Retry-After", strconv.Itoa(BodyRetryAfter))
+				c.Response().Header().Set("Retry-After", strconv.Itoa(RetryAfter))
 				return c.JSON(http.StatusServiceUnavailable, map[string]string{"error": "Too many request bodies in flight; retry later"})
 			}
 			defer b.give(n)
@@ -43,7 +43,7 @@ func BodyBudget(budget, limit int64) echo.MiddlewareFunc {
 }
 
 // reservation is what a request may read: its Content-Length, capped at
-// limit (BodyLimit refuses a longer one), or limit for a chunked body.
+// limit (Limit refuses a longer one), or limit for a chunked body.
 func reservation(r *http.Request, limit int64) int64 {
 	switch {
 	case r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0:

@@ -1,4 +1,4 @@
-package run_test
+package httpbody_test
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/run"
+	"github.com/alternayte/queuebox/pkg/httpbody"
 )
 
 // countingReader counts the bytes handed out, to show how much of a body
@@ -29,7 +29,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func TestReadBody(t *testing.T) {
+func TestRead(t *testing.T) {
 	t.Parallel()
 	const limit = 10
 	for _, tc := range []struct {
@@ -57,13 +57,13 @@ func TestReadBody(t *testing.T) {
 				req.ContentLength = -1
 			}
 
-			got, err := run.ReadBody(req, limit)
+			got, err := httpbody.Read(req, limit)
 			if !tc.tooBig {
 				require.NoError(t, err)
 				require.Equal(t, payload, got)
 				return
 			}
-			var tooLarge *run.ErrBodyTooLarge
+			var tooLarge *httpbody.TooLargeError
 			require.ErrorAs(t, err, &tooLarge)
 			require.Equal(t, int64(limit), tooLarge.Limit)
 			require.EqualError(t, err, "Request body exceeds 10 bytes")
@@ -79,7 +79,7 @@ func TestReadBody(t *testing.T) {
 
 // A body that arrives in pieces through a pipe (unknown length) is held
 // to the limit as it streams.
-func TestReadBodyStreamedThroughAPipe(t *testing.T) {
+func TestReadStreamedThroughAPipe(t *testing.T) {
 	t.Parallel()
 	pr, pw := io.Pipe()
 	go func() {
@@ -92,17 +92,17 @@ func TestReadBodyStreamedThroughAPipe(t *testing.T) {
 	}()
 	req := httptest.NewRequest(http.MethodPost, "/inbox/orders", pr)
 	require.Equal(t, int64(-1), req.ContentLength)
-	_, err := run.ReadBody(req, 25)
-	var tooLarge *run.ErrBodyTooLarge
+	_, err := httpbody.Read(req, 25)
+	var tooLarge *httpbody.TooLargeError
 	require.ErrorAs(t, err, &tooLarge)
 	_ = pr.CloseWithError(errors.New("done"))
 }
 
-func TestReadBodyPassesReadErrors(t *testing.T) {
+func TestReadPassesReadErrors(t *testing.T) {
 	t.Parallel()
 	broken := errors.New("connection reset")
 	req := httptest.NewRequest(http.MethodPost, "/", io.MultiReader(strings.NewReader("abc"), errReader{broken}))
-	_, err := run.ReadBody(req, 100)
+	_, err := httpbody.Read(req, 100)
 	require.ErrorIs(t, err, broken)
 }
 
@@ -110,7 +110,7 @@ type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
-func TestBodyLimit(t *testing.T) {
+func TestLimit(t *testing.T) {
 	t.Parallel()
 	const limit = 10
 	for _, tc := range []struct {
@@ -125,13 +125,13 @@ func TestBodyLimit(t *testing.T) {
 		{"exactly the limit", limit, limit, http.StatusOK, "ok", true},
 		{"declared over the limit", limit + 1, limit + 1, http.StatusRequestEntityTooLarge, `{"error":"Request body exceeds 10 bytes"}`, false},
 		{"far over the limit", 5000, 5000, http.StatusRequestEntityTooLarge, `{"error":"Request body exceeds 10 bytes"}`, false},
-		// Without Content-Length the handler's ReadBody enforces the limit.
+		// Without Content-Length the handler's Read enforces the limit.
 		{"chunked", limit + 1, -1, http.StatusOK, "ok", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			e := run.NewServer("data", "127.0.0.1:0", quiet()).Echo
-			e.Use(run.BodyLimit(limit))
+			e := echo.New()
+			e.Use(httpbody.Limit(limit))
 			var handled atomic.Bool
 			e.POST("/inbox/orders", func(c echo.Context) error {
 				handled.Store(true)

@@ -1,4 +1,4 @@
-package run_test
+package httpbody_test
 
 import (
 	"net/http"
@@ -10,16 +10,16 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/run"
+	"github.com/alternayte/queuebox/pkg/httpbody"
 )
 
 // Bodies in flight past the budget are refused at once with 503 and
 // Retry-After; the budget frees as the handlers end.
-func TestBodyBudget(t *testing.T) {
+func TestBudget(t *testing.T) {
 	t.Parallel()
 	const limit = 100
 	e := echo.New()
-	e.Use(run.BodyBudget(2*limit, limit))
+	e.Use(httpbody.Budget(2*limit, limit))
 	entered, release := make(chan struct{}), make(chan struct{})
 	e.POST("/hold", func(c echo.Context) error {
 		entered <- struct{}{}
