@@ -1,53 +1,40 @@
-// Package ingest serves the HTTP inbox sources: one POST route per source
-// of kind http, at inbox.basePath followed by the path of the source. Each
-// route stores a received webhook once per (source, idempotency key).
+// Package ingest is the transport-neutral receive step of the inbox: what
+// every source (the HTTP inbox source of package source/webhook, and the
+// RabbitMQ, NATS and Kafka sources of package broker) does with a message
+// once its transport has received it. It knows no transport: no HTTP
+// server, no broker client, no store dialect and no configuration file.
 //
-// A request runs these steps, in this order, and the first one that
-// decides answers:
+// Receiver.Receive runs these steps on a Message, in this order, and the
+// first one that decides ends it (the numbers are those of the request
+// steps of package source/webhook, which adds its own steps 0 to 2 and 4):
 //
-//  0. The rate limit of the source (rateLimit.requestsPerMinute): 429 with
-//     Retry-After and no body. It runs before the body is read, so a
-//     source over its limit costs neither a body read nor a database
-//     write, which is what the limit protects. (A declared Content-Length
-//     above the cap is answered 413 even earlier, by the data port
-//     middleware, and spends no token.)
-//     The headers that the row would store are then held to
-//     MaxStoredHeaders and MaxStoredHeaderBytes: 431, before the body.
-//  1. The body is read under inbox.maxBodyBytes, counting the bytes of a
-//     chunked body as they arrive: 413. A bearer or api-key source checks
-//     its credentials (step 2) before this read, since they need the
-//     headers only; an hmac source signs the body and keeps this order.
-//  2. The credentials of the auth block: 401 naming the failed check.
-//  3. The header filter: 202 {"status":"filtered"}, no row.
-//  4. The X-Correlation-Id response header is set.
-//  5. The body is parsed as JSON whatever Content-Type says: 400.
+//  3. The header filter of the source: Filtered, no row.
+//  5. The body is parsed as JSON: a body that is not JSON, or that holds a
+//     NUL, is Rejected.
 //  6. The idempotency key (required), event type and aggregate identifier
-//     are extracted with their definite JSONPaths: 400 naming the path.
-//  7. The source transform, when one is configured: 422 for Fail and Dead,
-//     the original body for Skip.
-//  8. The row is stored. The unique constraint decides: 202 with the new
-//     row id, 200 {"status":"duplicate"}, or 500 when the write fails. A
-//     value the database refuses for what it is (a data exception, such
-//     as a number outside the numeric range) gets 400 instead, because it
-//     would fail on every try.
+//     are extracted with their definite JSONPaths: Rejected naming the
+//     path. A broker source reads them in the broker order of 26_Headers
+//     instead (header, path, broker id, digest of the body).
+//  7. The source transform, when one is configured: Rejected for onError
+//     Fail and Dead, the original body for Skip.
+//  8. The row is stored. The unique constraint decides: Stored with the
+//     new row id, or Duplicate; an error when the write fails. A value the
+//     database refuses for what it is is Rejected, because it would fail
+//     on every try.
 //
-// Steps 0 to 2 and 4 are HTTP's own (Handler). Steps 3 and 5 to 8 are
-// transport-neutral and live in Receiver.Receive, which a broker consumer
-// shares: it returns a Decision (Stored, Duplicate, Filtered, Rejected or
+// Receive returns a Decision (Stored, Duplicate, Filtered, Rejected or
 // Dead) that each transport maps to its answer, and an error only when
 // the message must be sent again. A broker source sets
-// Transport.DeadLetter, so the messages that HTTP rejects with 400 or 422
-// are stored as dead rows instead (28_Inbox_table, 32_Transforms), and
-// Transport.BrokerAttributes, so the attributes come in the broker order
-// of 26_Headers (header, path, broker id, digest of the body).
+// Transport.DeadLetter, so the messages that HTTP rejects are stored as
+// dead rows instead (28_Inbox_table, 32_Transforms), and
+// Transport.BrokerAttributes, so the attributes come in the broker order.
 //
-// The transform runs before the duplicate check, so every 4xx answer is a
-// function of the request alone and does not change when a sender repeats
-// it (apart from 429 and an HMAC timestamp that ages out).
+// The transform runs before the duplicate check, so every rejection is a
+// function of the message alone and does not change when a sender
+// repeats it.
 //
-// Received headers are kept one value per name (the last one), under the
-// lower-case name, both in the headers column and in $headers of the
-// source transform; the Host header is included. Authorization,
-// Proxy-Authorization, Cookie and the header that the auth block reads its
-// credential from are never stored.
+// Received headers are kept one value per name, under the lower-case
+// name, both in the headers column and in $headers of the source
+// transform. Authorization, Proxy-Authorization, Cookie and the names of
+// Transport.OmitHeaders are never stored.
 package ingest

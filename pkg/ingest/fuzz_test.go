@@ -44,7 +44,7 @@ func FuzzReceive(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Receive failed with a store that never fails: %v", err)
 		}
-		rows := store.all()
+		rows := store.Rows()
 		switch d.Outcome {
 		case ingest.Stored:
 			if len(rows) != 1 {

@@ -1,101 +1,34 @@
 package ingest_test
 
 import (
-	"context"
 	"errors"
 	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/config"
-	"github.com/alternayte/queuebox/pkg/httpbody"
 	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
-	"github.com/alternayte/queuebox/pkg/run"
 )
 
 // t0 is the fixed clock of every test.
 var t0 = time.UnixMilli(1_767_000_000_000)
 
-const maxBody = 2048
+var errDown = errors.New("connection refused")
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// memStore is an in-memory Store that deduplicates like the unique
-// constraint and can fail on demand: fail fails every insert, refuse the
-// rows it returns an error for.
-type memStore struct {
-	mu     sync.Mutex
-	rows   []queuebox.ReceivedRow
-	keys   map[string]bool
-	fail   error
-	refuse func(queuebox.ReceivedRow) error
-}
+func str(s string) *string { return &s }
 
-func (s *memStore) Insert(_ context.Context, row queuebox.ReceivedRow) (string, bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.fail != nil {
-		return "", false, s.fail
-	}
-	if s.refuse != nil {
-		if err := s.refuse(row); err != nil {
-			return "", false, err
-		}
-	}
-	if s.keys == nil {
-		s.keys = map[string]bool{}
-	}
-	k := row.Source + "\x00" + row.IdempotencyKey
-	if s.keys[k] {
-		return "", false, nil
-	}
-	s.keys[k] = true
-	s.rows = append(s.rows, row)
-	return row.ID, true, nil
-}
+func yes() *bool { b := true; return &b }
 
-func (s *memStore) all() []queuebox.ReceivedRow {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]queuebox.ReceivedRow(nil), s.rows...)
-}
-
-// clock is a settable clock for the rate limit and the HMAC check.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-// env is one data port with the sources of cfg mounted, as run builds it.
-type env struct {
-	e     *echo.Echo
-	store ingest.Store
-	mem   *memStore
-	reg   *prometheus.Registry
-	clock *clock
-}
+// memStore is the in-memory inbox of the tests.
+type memStore = ingesttest.Inbox
 
 // source returns an HTTP source as the loader would fill it.
 func source(name, path string) *config.Source {
@@ -105,83 +38,44 @@ func source(name, path string) *config.Source {
 	}
 }
 
-// newEnv mounts srcs on a fresh data port. store nil uses a memStore.
-func newEnv(t *testing.T, store ingest.Store, transforms ingest.TransformFactory, srcs ...*config.Source) *env {
+func withTransform(name, expr, onError string) *config.Source {
+	s := source(name, "/"+name)
+	s.Transform = &config.Transform{Expression: expr, TimeoutMs: 100, MaxDepth: 100, OnError: onError}
+	return s
+}
+
+// recvEnv is one receiver over a memStore, without any HTTP.
+type recvEnv struct {
+	r   *ingest.Receiver
+	mem *memStore
+	reg *prometheus.Registry
+}
+
+func newReceiver(t *testing.T, src *config.Source, tr ingest.Transport, store *memStore) recvEnv {
 	t.Helper()
-	ev := &env{reg: prometheus.NewRegistry(), clock: &clock{now: t0}, store: store}
-	if store == nil {
-		ev.mem = &memStore{}
-		ev.store = ev.mem
-	}
-	cfg := &config.Config{Inbox: config.Inbox{BasePath: "/inbox", MaxBodyBytes: maxBody}, Sources: map[string]*config.Source{}}
-	for _, s := range srcs {
-		cfg.Sources[s.Name] = s
-	}
-	server := run.NewServer("data", ":0", quietLog())
-	server.Echo.Use(httpbody.Limit(cfg.Inbox.MaxBodyBytes))
-	ev.e = server.Echo
+	ev := recvEnv{reg: prometheus.NewRegistry(), mem: store}
 	m, err := ingest.NewMetrics(ev.reg)
 	require.NoError(t, err)
-	_, err = ingest.Mount(ev.e, cfg, ingest.Options{
-		Store: ev.store, Metrics: m, Log: quietLog(), Transforms: transforms, Now: ev.clock.Now,
+	ev.r, err = ingest.NewReceiver(src, tr, ingest.Options{
+		Store: store, Metrics: m, Log: quietLog(), Transforms: ingest.Expressions((&ingesttest.Compiler{}).Compile),
+		Now: ingesttest.NewClock(t0).Now,
 	})
 	require.NoError(t, err)
 	return ev
 }
 
-// post sends a request through the router and returns the recorder.
-func (ev *env) post(path, body string, kv ...string) *httptest.ResponseRecorder {
-	return ev.send(newRequest(path, body, kv...))
-}
-
-// postChunked sends a body without Content-Length, as a chunked request
-// arrives.
-func (ev *env) postChunked(path, body string, kv ...string) *httptest.ResponseRecorder {
-	req := newRequest(path, body, kv...)
-	req.ContentLength = -1
-	return ev.send(req)
-}
-
-func (ev *env) send(req *http.Request) *httptest.ResponseRecorder {
-	rec := httptest.NewRecorder()
-	ev.e.ServeHTTP(rec, req)
-	return rec
-}
-
-func newRequest(path, body string, kv ...string) *http.Request {
-	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
-	for i := 0; i+1 < len(kv); i += 2 {
-		req.Header.Add(kv[i], kv[i+1])
-	}
-	return req
-}
-
 // counter reads one series of a counter family; 0 when absent.
-func (ev *env) counter(t *testing.T, name, label, value string) float64 {
+func (ev recvEnv) counter(t *testing.T, name, label, value string) float64 {
 	t.Helper()
-	families, err := ev.reg.Gather()
-	require.NoError(t, err)
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == label && l.GetValue() == value {
-					return m.GetCounter().GetValue()
-				}
-			}
-		}
+	return ingesttest.Counter(t, ev.reg, name, label, value)
+}
+
+func msg(body string, kv ...string) ingest.Message {
+	h := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h[kv[i]] = kv[i+1]
 	}
-	return 0
+	return ingest.Message{Body: []byte(body), Headers: h}
 }
 
-// requireAnswer checks the status and the exact body (echo ends a JSON
-// body with a newline).
-func requireAnswer(t *testing.T, rec *httptest.ResponseRecorder, status int, body string) {
-	t.Helper()
-	require.Equal(t, status, rec.Code, rec.Body.String())
-	require.Equal(t, body, strings.TrimSuffix(rec.Body.String(), "\n"))
-}
-
-var errDown = errors.New("connection refused")
+func refusedValue(reason string) error { return &queuebox.RefusedValueError{Reason: reason} }

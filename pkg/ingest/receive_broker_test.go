@@ -66,14 +66,14 @@ func TestReceiveDeadLetterRows(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ev := newReceiver(t, brokerSource("q"), broker, &memStore{refuse: tt.refuse})
+			ev := newReceiver(t, brokerSource("q"), broker, &memStore{Refuse: tt.refuse})
 			d, err := ev.r.Receive(context.Background(), tt.msg)
 			require.NoError(t, err)
 			require.Equal(t, ingest.Dead, d.Outcome)
 			require.Equal(t, "extraction_failed", d.Reason)
 			require.Equal(t, tt.lastError, d.Message)
 			require.True(t, d.Permanent)
-			rows := ev.mem.all()
+			rows := ev.mem.Rows()
 			require.Len(t, rows, 1)
 			row := rows[0]
 			require.Equal(t, d.ID, row.ID)
@@ -87,7 +87,7 @@ func TestReceiveDeadLetterRows(t *testing.T) {
 			again, err := ev.r.Receive(context.Background(), tt.msg)
 			require.NoError(t, err)
 			require.Equal(t, ingest.Duplicate, again.Outcome, "a redelivery finds the dead row")
-			require.Len(t, ev.mem.all(), 1)
+			require.Len(t, ev.mem.Rows(), 1)
 		})
 	}
 }
@@ -96,14 +96,14 @@ func TestReceiveDeadLetterRows(t *testing.T) {
 // can keep the message: a permanent rejection.
 func TestReceiveDeadRowRefused(t *testing.T) {
 	t.Parallel()
-	store := &memStore{refuse: func(queuebox.ReceivedRow) error { return refusedValue("invalid byte sequence") }}
+	store := &memStore{Refuse: func(queuebox.ReceivedRow) error { return refusedValue("invalid byte sequence") }}
 	ev := newReceiver(t, brokerSource("q"), broker, store)
 	d, err := ev.r.Receive(context.Background(), msg(`{"id":"a"}`, "x-tenant", "\x00"))
 	require.NoError(t, err)
 	require.Equal(t, ingest.Rejected, d.Outcome)
 	require.True(t, d.Permanent)
 	require.Equal(t, "The database cannot store this message: invalid byte sequence", d.Message)
-	require.Empty(t, store.all())
+	require.Empty(t, store.Rows())
 }
 
 // The broker order of 26_Headers: each attribute from the first place
@@ -138,7 +138,7 @@ func TestReceiveBrokerAttributeOrder(t *testing.T) {
 			d, err := ev.r.Receive(context.Background(), m)
 			require.NoError(t, err)
 			require.Equal(t, ingest.Stored, d.Outcome)
-			row := ev.mem.all()[0]
+			row := ev.mem.Rows()[0]
 			require.Equal(t, tt.key, row.IdempotencyKey)
 			require.Equal(t, tt.agg, deref(row.AggregateID))
 			require.Equal(t, tt.kind, deref(row.EventType))
@@ -154,7 +154,7 @@ func TestReceiveRenamedAttributeHeaders(t *testing.T) {
 	ev := newReceiver(t, src, broker, &memStore{})
 	_, err := ev.r.Receive(context.Background(), msg(`{}`, "id", "k", "aggregateid", "a", "eventtype", "e", "x-idempotency-key", "old"))
 	require.NoError(t, err)
-	row := ev.mem.all()[0]
+	row := ev.mem.Rows()[0]
 	require.Equal(t, []string{"k", "a", "e"}, []string{row.IdempotencyKey, *row.AggregateID, *row.EventType},
 		"the names match in any letter case")
 }

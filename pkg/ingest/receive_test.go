@@ -6,41 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
-
-// recvEnv is one receiver over a memStore, without any HTTP.
-type recvEnv struct {
-	*env
-	r *ingest.Receiver
-}
-
-func newReceiver(t *testing.T, src *config.Source, tr ingest.Transport, store *memStore) recvEnv {
-	t.Helper()
-	ev := &env{reg: prometheus.NewRegistry(), clock: &clock{now: t0}, mem: store, store: store}
-	m, err := ingest.NewMetrics(ev.reg)
-	require.NoError(t, err)
-	r, err := ingest.NewReceiver(src, tr, ingest.Options{
-		Store: store, Metrics: m, Log: quietLog(), Transforms: ingest.Expressions((&recorder{}).compile), Now: ev.clock.Now,
-	})
-	require.NoError(t, err)
-	return recvEnv{env: ev, r: r}
-}
-
-func msg(body string, kv ...string) ingest.Message {
-	h := map[string]string{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		h[kv[i]] = kv[i+1]
-	}
-	return ingest.Message{Body: []byte(body), Headers: h}
-}
-
-func refusedValue(reason string) error { return &queuebox.RefusedValueError{Reason: reason} }
 
 func TestReceiveDecisions(t *testing.T) {
 	t.Parallel()
@@ -70,11 +41,11 @@ func TestReceiveDecisions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			store := &memStore{refuse: func(queuebox.ReceivedRow) error { return tt.refuse }}
+			store := &memStore{Refuse: func(queuebox.ReceivedRow) error { return tt.refuse }}
 			ev := newReceiver(t, filtered, ingest.Transport{}, store)
 			d, err := ev.r.Receive(context.Background(), tt.msg)
 			require.NoError(t, err)
-			rows := store.all()
+			rows := store.Rows()
 			require.Len(t, rows, tt.rows)
 			if tt.rows > 0 {
 				require.Equal(t, rows[0].ID, d.ID)
@@ -121,7 +92,7 @@ func TestReceiveStorageFailureIsAnError(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ev := newReceiver(t, source("s", "/s"), tt.tr, &memStore{fail: errDown})
+			ev := newReceiver(t, source("s", "/s"), tt.tr, &memStore{Fail: errDown})
 			m := msg(tt.body)
 			m.CorrelationID = "c-1"
 			d, err := ev.r.Receive(context.Background(), m)
@@ -144,7 +115,7 @@ func TestReceiveRowColumns(t *testing.T) {
 	d, err := ev.r.Receive(context.Background(), m)
 	require.NoError(t, err)
 	require.Equal(t, ingest.Stored, d.Outcome, "the filter reads a header that is never stored")
-	row := ev.mem.all()[0]
+	row := ev.mem.Rows()[0]
 	require.Equal(t, map[string]string{"x-tenant": "acme"}, row.Headers)
 	require.Equal(t, "corr-"+strings.Repeat("x", 123), row.CorrelationID)
 	require.Equal(t, row.CorrelationID, d.CorrelationID)

@@ -5,9 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
@@ -47,7 +49,7 @@ func TestReceiveTransformStrategies(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, tt.outcome, d.Outcome)
 			require.Equal(t, tt.message, d.Message)
-			rows := ev.mem.all()
+			rows := ev.mem.Rows()
 			if tt.stored == "" {
 				require.Empty(t, rows)
 				require.True(t, d.Permanent)
@@ -96,19 +98,19 @@ func TestReceiveCancelledDuringTheTransform(t *testing.T) {
 		d, err := ev.r.Receive(ctx, msg(`{"id":"1"}`))
 		require.ErrorIs(t, err, context.Canceled)
 		require.Zero(t, d.Outcome)
-		require.Empty(t, ev.mem.all())
+		require.Empty(t, ev.mem.Rows())
 		require.Equal(t, 0.0, ev.counter(t, "queuebox_inbox_rejections_total", "reason", "transform_failed"))
 	}
 }
 
 func TestReceiveTransformSeesTheReceiptTime(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{}
+	rec := &ingesttest.Compiler{}
 	src := withTransform("s", "wrap", "Fail")
-	m, err := ingest.NewMetrics(newEnv(t, nil, nil).reg)
+	m, err := ingest.NewMetrics(prometheus.NewRegistry())
 	require.NoError(t, err)
 	r, err := ingest.NewReceiver(src, ingest.Transport{}, ingest.Options{
-		Store: &memStore{}, Metrics: m, Transforms: ingest.Expressions(rec.compile), Now: func() time.Time { return t0 },
+		Store: &memStore{}, Metrics: m, Transforms: ingest.Expressions(rec.Compile), Now: func() time.Time { return t0 },
 	})
 	require.NoError(t, err)
 	given := msg(`{"id":"1"}`)
@@ -117,7 +119,7 @@ func TestReceiveTransformSeesTheReceiptTime(t *testing.T) {
 	require.NoError(t, err)
 	_, err = r.Receive(context.Background(), msg(`{"id":"2"}`))
 	require.NoError(t, err)
-	vars := rec.vars()
+	vars := rec.Vars()
 	require.Equal(t, t0.Add(-time.Minute).UTC().Format(time.RFC3339Nano), vars[0]["timestamp"])
 	require.Equal(t, t0.UTC().Format(time.RFC3339Nano), vars[1]["timestamp"], "zero takes the clock of Options.Now")
 }

@@ -96,9 +96,12 @@ func NewReceiver(src *config.Source, t Transport, opts Options) (*Receiver, erro
 // Name is the source name.
 func (r *Receiver) Name() string { return r.name }
 
-// stored returns the headers of received that a row of this source
-// stores.
-func (r *Receiver) stored(received map[string]string) map[string]string {
+// StoredHeaders returns the headers of received (lower-case names) that
+// a row of this source stores: all but Authorization,
+// Proxy-Authorization, Cookie and Transport.OmitHeaders. It does not
+// change received. A transport that caps the stored headers measures
+// this map.
+func (r *Receiver) StoredHeaders(received map[string]string) map[string]string {
 	return storedHeaders(received, r.omit)
 }
 

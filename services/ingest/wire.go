@@ -13,6 +13,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/redact"
 	"github.com/alternayte/queuebox/pkg/run"
 	"github.com/alternayte/queuebox/pkg/secret"
+	"github.com/alternayte/queuebox/pkg/source/webhook"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
 
@@ -33,7 +34,7 @@ func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 		Store: inbox, Metrics: m, Log: app.Log,
 		Transforms: ingest.Expressions(transform.JSONata),
 	}
-	handlers, err := ingest.Mount(app.Data, app.Config, opts)
+	handlers, err := webhook.Mount(app.Data, app.Config, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package ingest_test
+package webhook_test
 
 import (
 	"fmt"
@@ -27,7 +27,7 @@ func TestStoredHeadersAreCapped(t *testing.T) {
 		fmt.Sprintf(`{"error":"Request headers exceed %d headers"}`, maxStoredHeaders))
 	requireAnswer(t, ev.post("/inbox/s", `{"id":"2"}`, "X-Big", strings.Repeat("a", maxStoredHeaderBytes)), 431,
 		fmt.Sprintf(`{"error":"Request headers exceed %d bytes"}`, maxStoredHeaderBytes))
-	require.Empty(t, ev.mem.all())
+	require.Empty(t, ev.mem.Rows())
 
 	require.Equal(t, 202, ev.post("/inbox/s", `{"id":"3"}`, "X-Big", strings.Repeat("a", maxStoredHeaderBytes/2)).Code)
 }

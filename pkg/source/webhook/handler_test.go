@@ -1,4 +1,4 @@
-package ingest_test
+package webhook_test
 
 import (
 	"net/http"
@@ -17,7 +17,7 @@ func TestNewMessageIsStored(t *testing.T) {
 		"X-Tenant", "acme")
 	require.Equal(t, http.StatusAccepted, rec.Code)
 	require.Regexp(t, regexp.MustCompile(`^\{"messageId":"[0-9a-f-]{36}"\}\n$`), rec.Body.String())
-	rows := ev.mem.all()
+	rows := ev.mem.Rows()
 	require.Len(t, rows, 1)
 	row := rows[0]
 	require.Equal(t, `{"messageId":"`+row.ID+`"}`, strings.TrimSpace(rec.Body.String()))
@@ -69,7 +69,7 @@ func TestAnswers(t *testing.T) {
 				require.Contains(t, rec.Body.String(), `"messageId"`)
 			} else {
 				requireAnswer(t, rec, tt.status, tt.want)
-				require.Empty(t, ev.mem.all())
+				require.Empty(t, ev.mem.Rows())
 			}
 			if tt.reason != "" {
 				require.Equal(t, 1.0, ev.counter(t, "queuebox_inbox_rejections_total", "reason", tt.reason))
@@ -106,7 +106,7 @@ func TestOptionalAttributes(t *testing.T) {
 		require.Equal(t, http.StatusAccepted, ev.post("/inbox/s", body).Code, body)
 	}
 	require.Equal(t, http.StatusAccepted, ev.post("/inbox/s", `{"id":"4","type":true,"customer":7.50}`).Code)
-	rows := ev.mem.all()
+	rows := ev.mem.Rows()
 	// Row 5: an empty string is no aggregate (no ordering), no event type.
 	for _, r := range rows[:4] {
 		require.Nil(t, r.EventType, r.IdempotencyKey)
@@ -119,8 +119,8 @@ func TestOptionalAttributes(t *testing.T) {
 	noPaths.EventTypePath, noPaths.AggregateIDPath = "", ""
 	ev = newEnv(t, nil, nil, noPaths)
 	require.Equal(t, http.StatusAccepted, ev.post("/inbox/bare", `{"id":"1","type":"x","customer":"c"}`).Code)
-	require.Nil(t, ev.mem.all()[0].EventType)
-	require.Nil(t, ev.mem.all()[0].AggregateID)
+	require.Nil(t, ev.mem.Rows()[0].EventType)
+	require.Nil(t, ev.mem.Rows()[0].AggregateID)
 }
 
 func TestDuplicate(t *testing.T) {
@@ -135,7 +135,7 @@ func TestDuplicate(t *testing.T) {
 
 func TestStorageFailed(t *testing.T) {
 	t.Parallel()
-	store := &memStore{fail: errDown}
+	store := &memStore{Fail: errDown}
 	ev := newEnv(t, store, nil, source("s", "/s"))
 	rec := ev.post("/inbox/s", `{"id":"a"}`)
 	requireAnswer(t, rec, 500, `{"error":"Storage failed"}`)
@@ -152,15 +152,15 @@ func TestRoutes(t *testing.T) {
 	rec := ev.post("/inbox/unknown", `{"id":"1"}`)
 	require.Equal(t, http.StatusNotFound, rec.Code)
 	require.Equal(t, http.StatusNotFound, ev.post("/stripe", `{"id":"1"}`).Code, "the source name or path alone is no route")
-	require.Len(t, ev.mem.all(), 2)
-	require.Equal(t, "nested", ev.mem.all()[1].Source, "the row holds the source name, not the path")
+	require.Len(t, ev.mem.Rows(), 2)
+	require.Equal(t, "nested", ev.mem.Rows()[1].Source, "the row holds the source name, not the path")
 }
 
 func TestMessageIDIsAUUID(t *testing.T) {
 	t.Parallel()
 	ev := newEnv(t, nil, nil, source("s", "/s"))
 	ev.post("/inbox/s", `{"id":"a"}`)
-	require.NoError(t, uuid.Validate(ev.mem.all()[0].ID))
+	require.NoError(t, uuid.Validate(ev.mem.Rows()[0].ID))
 }
 
 func TestNULCharacterIsRefusedNotRetried(t *testing.T) {
@@ -173,5 +173,5 @@ func TestNULCharacterIsRefusedNotRetried(t *testing.T) {
 	}
 	rec := ev.post("/inbox/orders", `{"id":"c","note":"a \\u0000 written out"}`)
 	require.Equal(t, http.StatusAccepted, rec.Code, "an escaped backslash is no NUL")
-	require.Len(t, ev.mem.all(), 1)
+	require.Len(t, ev.mem.Rows(), 1)
 }

@@ -1,4 +1,4 @@
-package ingest_test
+package webhook_test
 
 import (
 	"net/http"
@@ -29,7 +29,7 @@ func TestStoredHeaders(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, ev.post("/inbox/key", body, append([]string{"x-partner-key", "k-1"}, common...)...).Code)
 	require.Equal(t, http.StatusAccepted, ev.post("/inbox/open", body, common...).Code)
 
-	rows := ev.mem.all()
+	rows := ev.mem.Rows()
 	require.Len(t, rows, 3)
 	for _, row := range rows {
 		h := row.Headers
@@ -77,7 +77,7 @@ func TestCorrelationID(t *testing.T) {
 	rec := ev.post("/inbox/s", `{"id":"generated"}`)
 	generated := rec.Header().Get("X-Correlation-Id")
 	require.NoError(t, uuid.Validate(generated))
-	for _, row := range ev.mem.all() {
+	for _, row := range ev.mem.Rows() {
 		if row.IdempotencyKey == "generated" {
 			require.Equal(t, generated, row.CorrelationID, "the row holds the value of the answer")
 		}

@@ -1,4 +1,4 @@
-package ingest
+package webhook
 
 import (
 	"sort"
@@ -6,13 +6,14 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/ingest"
 )
 
 // Mount registers one POST route on e for each source of kind http, in the
 // order of the source names, and returns their handlers. Sources of the
 // other kinds are skipped; the caller decides what to do with them. An
 // error leaves e unchanged.
-func Mount(e *echo.Echo, cfg *config.Config, opts Options) ([]*Handler, error) {
+func Mount(e *echo.Echo, cfg *config.Config, opts ingest.Options) ([]*Handler, error) {
 	names := make([]string, 0, len(cfg.Sources))
 	for name, src := range cfg.Sources {
 		if src != nil && src.Kind == config.KindHTTP {

@@ -1,4 +1,4 @@
-package ingest_test
+package webhook_test
 
 import (
 	"io"
@@ -30,7 +30,7 @@ func TestBodyLimit(t *testing.T) {
 
 	require.Equal(t, http.StatusAccepted, ev.post("/inbox/s", at).Code, "a body exactly at the cap passes")
 	requireAnswer(t, ev.post("/inbox/s", over), 413, `{"error":"Request body exceeds 2048 bytes"}`)
-	require.Len(t, ev.mem.all(), 1)
+	require.Len(t, ev.mem.Rows(), 1)
 }
 
 // A chunked body has no Content-Length, so only the counting read can
@@ -70,7 +70,7 @@ func TestChunkedBodyLimit(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	require.Equal(t, []string{"chunked", "chunked"}, te, "both bodies arrived chunked")
-	require.Len(t, ev.mem.all(), 1)
+	require.Len(t, ev.mem.Rows(), 1)
 }
 
 func TestRateLimit(t *testing.T) {
@@ -99,7 +99,7 @@ func TestRateLimit(t *testing.T) {
 			require.Empty(t, rec.Body.String())
 			require.Equal(t, tt.retryAfter, rec.Header().Get("Retry-After"))
 			require.Empty(t, rec.Header().Get("X-Correlation-Id"))
-			require.Len(t, ev.mem.all(), tt.rpm, "a refused request stores nothing")
+			require.Len(t, ev.mem.Rows(), tt.rpm, "a refused request stores nothing")
 
 			ev.clock.Advance(time.Minute / time.Duration(tt.rpm))
 			require.Equal(t, http.StatusAccepted, ev.post("/inbox/s", `{"id":"later"}`).Code,

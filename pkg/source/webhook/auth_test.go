@@ -1,4 +1,4 @@
-package ingest_test
+package webhook_test
 
 import (
 	"crypto/hmac"
@@ -84,6 +84,6 @@ func TestAuthFailureStoresNothing(t *testing.T) {
 	src.Auth = &config.SourceAuth{Kind: config.AuthBearer, Token: secret.New("tok")}
 	ev := newEnv(t, nil, nil, src)
 	require.Equal(t, http.StatusUnauthorized, ev.post("/inbox/s", `{"id":"1"}`).Code)
-	require.Empty(t, ev.mem.all())
+	require.Empty(t, ev.mem.Rows())
 	require.Equal(t, 0.0, ev.counter(t, "queuebox_inbox_rejections_total", "reason", "extraction_failed"))
 }

@@ -1,11 +1,7 @@
-package ingest_test
+package webhook_test
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,52 +9,10 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
 	"github.com/alternayte/queuebox/pkg/secret"
+	"github.com/alternayte/queuebox/pkg/source/webhook"
 )
-
-// fakeExpr evaluates the few expressions the tests use and records the
-// variables it saw.
-type fakeExpr struct {
-	text string
-	mu   *sync.Mutex
-	seen *[]map[string]any
-}
-
-func (f fakeExpr) Eval(ctx context.Context, input []byte, vars map[string]any) ([]byte, error) {
-	f.mu.Lock()
-	*f.seen = append(*f.seen, vars)
-	f.mu.Unlock()
-	switch f.text {
-	case "wrap":
-		return json.Marshal(map[string]json.RawMessage{"data": input})
-	case "fail":
-		return nil, errors.New("boom at position 3")
-	case "text":
-		return []byte("not json"), nil
-	case "slow":
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}
-	return nil, errors.New("unknown expression")
-}
-
-type recorder struct {
-	mu   sync.Mutex
-	seen []map[string]any
-}
-
-func (r *recorder) compile(expr string, _ int) (ingest.Expression, error) {
-	if expr == "bad(" {
-		return nil, errors.New("syntax error")
-	}
-	return fakeExpr{text: expr, mu: &r.mu, seen: &r.seen}, nil
-}
-
-func (r *recorder) vars() []map[string]any {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]map[string]any(nil), r.seen...)
-}
 
 func withTransform(name, expr, onError string) *config.Source {
 	s := source(name, "/"+name)
@@ -85,19 +39,19 @@ func TestSourceTransform(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			rec := &recorder{}
+			rec := &ingesttest.Compiler{}
 			src := withTransform("s", tt.expr, tt.onError)
 			src.Transform.TimeoutMs = 1
-			ev := newEnv(t, nil, ingest.Expressions(rec.compile), src)
+			ev := newEnv(t, nil, ingest.Expressions(rec.Compile), src)
 			res := ev.post("/inbox/s", `{"id":"1","type":"t.x"}`)
 			if tt.want != "" {
 				requireAnswer(t, res, tt.status, tt.want)
-				require.Empty(t, ev.mem.all())
+				require.Empty(t, ev.mem.Rows())
 				require.Equal(t, 1.0, ev.counter(t, "queuebox_inbox_rejections_total", "reason", "transform_failed"))
 				return
 			}
 			require.Equal(t, tt.status, res.Code, res.Body.String())
-			require.JSONEq(t, tt.stored, string(ev.mem.all()[0].Payload))
+			require.JSONEq(t, tt.stored, string(ev.mem.Rows()[0].Payload))
 			require.Equal(t, 0.0, ev.counter(t, "queuebox_inbox_rejections_total", "reason", "transform_failed"))
 		})
 	}
@@ -105,17 +59,17 @@ func TestSourceTransform(t *testing.T) {
 
 func TestTransformVariables(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{}
+	rec := &ingesttest.Compiler{}
 	src := withTransform("billing", "wrap", "Fail")
 	src.Auth = &config.SourceAuth{Kind: config.AuthBearer, Token: secret.New("tok")}
-	ev := newEnv(t, nil, ingest.Expressions(rec.compile), src)
+	ev := newEnv(t, nil, ingest.Expressions(rec.Compile), src)
 	require.Equal(t, http.StatusAccepted, ev.post("/inbox/billing", `{"id":"inv-1","type":"invoice.paid"}`,
 		"Authorization", "Bearer tok", "X-Tenant", "acme").Code)
 	require.Equal(t, http.StatusAccepted, ev.post("/inbox/billing", `{"id":"inv-2"}`, "Authorization", "Bearer tok").Code)
 
-	vars := rec.vars()
+	vars := rec.Vars()
 	require.Len(t, vars, 2)
-	rows := ev.mem.all()
+	rows := ev.mem.Rows()
 	v := vars[0]
 	require.Equal(t, rows[0].ID, v["messageId"], "$messageId is the id of the new row")
 	require.Equal(t, "invoice.paid", v["topic"])
@@ -137,11 +91,11 @@ func TestTransformVariables(t *testing.T) {
 func TestTransformRunsBeforeTheDuplicateCheck(t *testing.T) {
 	t.Parallel()
 	store := &memStore{}
-	ok := newEnv(t, store, ingest.Expressions((&recorder{}).compile), withTransform("s", "wrap", "Fail"))
+	ok := newEnv(t, store, ingest.Expressions((&ingesttest.Compiler{}).Compile), withTransform("s", "wrap", "Fail"))
 	require.Equal(t, http.StatusAccepted, ok.post("/inbox/s", `{"id":"1"}`).Code)
-	failing := newEnv(t, store, ingest.Expressions((&recorder{}).compile), withTransform("s", "fail", "Fail"))
+	failing := newEnv(t, store, ingest.Expressions((&ingesttest.Compiler{}).Compile), withTransform("s", "fail", "Fail"))
 	requireAnswer(t, failing.post("/inbox/s", `{"id":"1"}`), 422, `{"error":"Transform failed: boom at position 3"}`)
-	require.Len(t, store.all(), 1)
+	require.Len(t, store.Rows(), 1)
 }
 
 func TestTransformSetupErrors(t *testing.T) {
@@ -151,10 +105,10 @@ func TestTransformSetupErrors(t *testing.T) {
 	opts := ingest.Options{Store: &memStore{}, Metrics: m}
 	inbox := config.Inbox{BasePath: "/inbox", MaxBodyBytes: maxBody}
 
-	_, err = ingest.NewHandler(withTransform("s", "wrap", "Fail"), inbox, opts)
+	_, err = webhook.NewHandler(withTransform("s", "wrap", "Fail"), inbox, opts)
 	require.EqualError(t, err, "sources.s.transform: source transforms are not available in this build")
 
-	opts.Transforms = ingest.Expressions((&recorder{}).compile)
-	_, err = ingest.NewHandler(withTransform("s", "bad(", "Fail"), inbox, opts)
+	opts.Transforms = ingest.Expressions((&ingesttest.Compiler{}).Compile)
+	_, err = webhook.NewHandler(withTransform("s", "bad(", "Fail"), inbox, opts)
 	require.EqualError(t, err, "sources.s.transform.expression: syntax error")
 }

@@ -1,4 +1,4 @@
-package ingest_test
+package webhook_test
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package ingest_test
+package webhook_test
 
 import (
 	"net/http"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/source/webhook"
 )
 
 func TestRoute(t *testing.T) {
@@ -25,7 +26,7 @@ func TestRoute(t *testing.T) {
 		{"/", "/", "/"},
 	}
 	for _, tt := range tests {
-		require.Equal(t, tt.want, ingest.Route(tt.base, tt.path), "%q + %q", tt.base, tt.path)
+		require.Equal(t, tt.want, webhook.Route(tt.base, tt.path), "%q + %q", tt.base, tt.path)
 	}
 }
 
@@ -43,7 +44,7 @@ func TestMountSkipsBrokerSourcesAndKeepsTheConfig(t *testing.T) {
 		},
 	}
 	e := echo.New()
-	handlers, err := ingest.Mount(e, cfg, ingest.Options{Store: &memStore{}, Metrics: m})
+	handlers, err := webhook.Mount(e, cfg, ingest.Options{Store: &memStore{}, Metrics: m})
 	require.NoError(t, err)
 	require.Len(t, handlers, 2)
 	require.Equal(t, "b-http", handlers[0].Name())
@@ -67,11 +68,11 @@ func TestMountFailsWithoutRegisteringAnything(t *testing.T) {
 	cfg := &config.Config{Inbox: config.Inbox{BasePath: "/inbox", MaxBodyBytes: maxBody},
 		Sources: map[string]*config.Source{"a": source("a", "/a"), "z": bad}}
 	e := echo.New()
-	_, err = ingest.Mount(e, cfg, ingest.Options{Store: &memStore{}, Metrics: m})
+	_, err = webhook.Mount(e, cfg, ingest.Options{Store: &memStore{}, Metrics: m})
 	require.EqualError(t, err, "sources.z.auth: auth: bearer needs a token")
 	require.Empty(t, e.Routes())
 
-	_, err = ingest.NewHandler(source("a", "/a"), cfg.Inbox, ingest.Options{Metrics: m})
+	_, err = webhook.NewHandler(source("a", "/a"), cfg.Inbox, ingest.Options{Metrics: m})
 	require.ErrorContains(t, err, "Options.Store")
 }
 
@@ -99,7 +100,7 @@ func TestOtherMethodsAreNotRoutes(t *testing.T) {
 	req := newRequest("/inbox/s", "")
 	req.Method = http.MethodGet
 	require.NotEqual(t, http.StatusAccepted, ev.send(req).Code)
-	require.Empty(t, ev.mem.all())
+	require.Empty(t, ev.mem.Rows())
 }
 
 func TestRouterMetacharactersInAPathAreRefused(t *testing.T) {
@@ -107,7 +108,7 @@ func TestRouterMetacharactersInAPathAreRefused(t *testing.T) {
 	m, err := ingest.NewMetrics(prometheus.NewRegistry())
 	require.NoError(t, err)
 	for _, path := range []string{"/orders/:id", "/hooks/*"} {
-		_, err := ingest.NewHandler(source("s", path), config.Inbox{BasePath: "/inbox", MaxBodyBytes: maxBody},
+		_, err := webhook.NewHandler(source("s", path), config.Inbox{BasePath: "/inbox", MaxBodyBytes: maxBody},
 			ingest.Options{Store: &memStore{}, Metrics: m})
 		require.ErrorContains(t, err, "sources.s.path (QUEUEBOX_SOURCES_S_PATH)", path)
 	}

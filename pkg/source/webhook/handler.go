@@ -1,4 +1,4 @@
-package ingest
+package webhook
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/alternayte/queuebox/pkg/httpbody"
+	"github.com/alternayte/queuebox/pkg/ingest"
 )
 
 // Serve is the echo handler of the source. It always answers itself and
@@ -25,7 +26,7 @@ func (h *Handler) process(c echo.Context) reply {
 		return replyTooMany(retryAfter)
 	}
 	headers := receivedHeaders(req)
-	if msg := headersTooLarge(h.recv.stored(headers)); msg != "" {
+	if msg := headersTooLarge(h.recv.StoredHeaders(headers)); msg != "" {
 		return errorReply(http.StatusRequestHeaderFieldsTooLarge, msg)
 	}
 	// A bearer token or an API key needs the headers only: a request
@@ -45,10 +46,10 @@ func (h *Handler) process(c echo.Context) reply {
 			return r
 		}
 	}
-	d, err := h.recv.Receive(req.Context(), Message{
+	d, err := h.recv.Receive(req.Context(), ingest.Message{
 		Body: body, Headers: headers, CorrelationID: req.Header.Get(CorrelationHeader), ReceivedAt: now,
 	})
-	if d.Outcome != Filtered {
+	if d.Outcome != ingest.Filtered {
 		c.Response().Header().Set(CorrelationHeader, d.CorrelationID)
 	}
 	if err != nil {
@@ -81,16 +82,16 @@ func (h *Handler) bodyError(err error) reply {
 // or 422 when the source transform failed; every rejection of Receive is
 // a function of the request alone. Dead is not decided for HTTP (no
 // dead-letter mode); were it, the row exists, so it answers like Stored.
-func replyFor(d Decision) reply {
+func replyFor(d ingest.Decision) reply {
 	switch d.Outcome {
-	case Stored, Dead:
+	case ingest.Stored, ingest.Dead:
 		return replyNew(d.ID)
-	case Duplicate:
+	case ingest.Duplicate:
 		return replyDuplicate
-	case Filtered:
+	case ingest.Filtered:
 		return replyFiltered
 	}
-	if d.Reason == ReasonTransformFailed {
+	if d.Reason == ingest.ReasonTransformFailed {
 		return errorReply(http.StatusUnprocessableEntity, d.Message)
 	}
 	return errorReply(http.StatusBadRequest, d.Message)

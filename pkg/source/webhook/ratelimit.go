@@ -1,4 +1,4 @@
-package ingest
+package webhook
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package ingest
+package webhook
 
 import (
 	"fmt"
@@ -9,29 +9,8 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/auth"
 	"github.com/alternayte/queuebox/pkg/config"
-	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/ingest"
 )
-
-// Store writes received messages; see queuebox.InboxStore.
-type Store = queuebox.InboxStore
-
-// Options are the dependencies that every source of a process shares.
-type Options struct {
-	// Store is required.
-	Store Store
-	// Metrics is required; see NewMetrics.
-	Metrics *Metrics
-	// Log receives storage failures, a dead row that the database refuses
-	// (warn) and, at debug level, rejections and dead rows. It never
-	// receives a body or a credential. Nil discards.
-	Log *slog.Logger
-	// Transforms builds source transforms. Nil refuses a source that
-	// configures one, rather than storing payloads it was told to reshape.
-	Transforms TransformFactory
-	// Now is the clock of the rate limit and the HMAC timestamp check, and
-	// the receipt time. Nil uses time.Now.
-	Now func() time.Time
-}
 
 // Handler serves one HTTP source: the HTTP steps of the package
 // documentation around the Receiver of the source. It is safe for
@@ -41,16 +20,16 @@ type Handler struct {
 	maxBody     int64
 	verifier    *auth.Verifier
 	limiter     *limiter
-	recv        *Receiver
+	recv        *ingest.Receiver
 	log         *slog.Logger
 	now         func() time.Time
 }
 
 // NewHandler builds the handler of the HTTP source src. The error names
 // the key of the source that cannot be used.
-func NewHandler(src *config.Source, inbox config.Inbox, opts Options) (*Handler, error) {
+func NewHandler(src *config.Source, inbox config.Inbox, opts ingest.Options) (*Handler, error) {
 	if opts.Store == nil || opts.Metrics == nil {
-		return nil, fmt.Errorf("ingest: Options.Store and Options.Metrics are required")
+		return nil, fmt.Errorf("webhook: Options.Store and Options.Metrics are required")
 	}
 	h := &Handler{
 		name: src.Name, route: Route(inbox.BasePath, src.Path),
@@ -76,7 +55,7 @@ func NewHandler(src *config.Source, inbox config.Inbox, opts Options) (*Handler,
 	h.verifier = v
 	// The receiver reads the receipt time from the message, so the rate
 	// limit, the HMAC check and $timestamp share one reading of the clock.
-	if h.recv, err = NewReceiver(src, Transport{OmitHeaders: v.CredentialHeaders()}, opts); err != nil {
+	if h.recv, err = ingest.NewReceiver(src, ingest.Transport{OmitHeaders: v.CredentialHeaders()}, opts); err != nil {
 		return nil, err
 	}
 	return h, nil
