@@ -8,7 +8,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/jsonpath"
 )
 
@@ -110,7 +109,7 @@ func hasControl(s string) bool {
 // parsed false (a body that is no usable document) skips the paths. A
 // value longer than its column fails, and the attributes read before it
 // are returned with the error.
-func (x extractor) brokerExtract(doc any, parsed bool, m Message, names config.AttributeHeaders) (attributes, error) {
+func (x extractor) brokerExtract(doc any, parsed bool, m Message, names AttributeHeaders) (attributes, error) {
 	var a attributes
 	fromPath := func(p *jsonpath.Path) string {
 		if !parsed || p == nil {

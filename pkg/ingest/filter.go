@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/glob"
 )
 
@@ -25,9 +24,9 @@ type rule struct {
 	test func(value string) bool
 }
 
-// NewFilter compiles a filter block; nil gives the nil *Filter. A rule
+// NewFilter compiles a filter spec; nil gives the nil *Filter. A rule
 // must set exactly one of equals, in, matches and exists: true.
-func NewFilter(cfg *config.Filter) (*Filter, error) {
+func NewFilter(cfg *FilterSpec) (*Filter, error) {
 	if cfg == nil || len(cfg.Require)+len(cfg.Exclude) == 0 {
 		return nil, nil
 	}
@@ -42,7 +41,7 @@ func NewFilter(cfg *config.Filter) (*Filter, error) {
 	return f, nil
 }
 
-func compileRules(list string, rules []config.FilterRule) ([]rule, error) {
+func compileRules(list string, rules []FilterRule) ([]rule, error) {
 	out := make([]rule, 0, len(rules))
 	for i, r := range rules {
 		c, err := compileRule(r)
@@ -54,7 +53,7 @@ func compileRules(list string, rules []config.FilterRule) ([]rule, error) {
 	return out, nil
 }
 
-func compileRule(r config.FilterRule) (rule, error) {
+func compileRule(r FilterRule) (rule, error) {
 	c := rule{name: strings.ToLower(strings.TrimSpace(r.Header))}
 	if c.name == "" {
 		return c, fmt.Errorf("header is required")

@@ -7,7 +7,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
 )
 
@@ -36,8 +35,8 @@ func FuzzReceive(f *testing.F) {
 	f.Add("", []byte(`not json`))
 	f.Add("", []byte(`{"id":"n","v":"\u0000"}`))
 	f.Fuzz(func(t *testing.T, headers string, body []byte) {
-		src := source("s", "/s")
-		src.Filter = &config.Filter{Exclude: []config.FilterRule{{Header: "X-Drop", Equals: str("yes")}}}
+		src := source("s")
+		src.Filter = &ingest.FilterSpec{Exclude: []ingest.FilterRule{{Header: "X-Drop", Equals: str("yes")}}}
 		store := &memStore{}
 		ev := newReceiver(t, src, ingest.Transport{}, store)
 		d, err := ev.r.Receive(context.Background(), ingest.Message{Body: body, Headers: parseHeaders(headers)})

@@ -10,7 +10,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
@@ -30,17 +29,17 @@ func yes() *bool { b := true; return &b }
 // memStore is the in-memory inbox of the tests.
 type memStore = ingesttest.Inbox
 
-// source returns an HTTP source as the loader would fill it.
-func source(name, path string) *config.Source {
-	return &config.Source{
-		Name: name, Kind: config.KindHTTP, Type: "http", Path: path, Consumption: config.ConsumptionPush,
+// source returns the receive options of a source with every path.
+func source(name string) ingest.Source {
+	return ingest.Source{
+		Name: name, Consumption: ingest.ConsumptionPush,
 		IdempotencyKeyPath: "$.id", EventTypePath: "$.type", AggregateIDPath: "$.customer",
 	}
 }
 
-func withTransform(name, expr, onError string) *config.Source {
-	s := source(name, "/"+name)
-	s.Transform = &config.Transform{Expression: expr, TimeoutMs: 100, MaxDepth: 100, OnError: onError}
+func withTransform(name, expr, onError string) ingest.Source {
+	s := source(name)
+	s.Transform = &ingest.TransformSpec{Expression: expr, TimeoutMs: 100, MaxDepth: 100, OnError: onError}
 	return s
 }
 
@@ -51,7 +50,7 @@ type recvEnv struct {
 	reg *prometheus.Registry
 }
 
-func newReceiver(t *testing.T, src *config.Source, tr ingest.Transport, store *memStore) recvEnv {
+func newReceiver(t *testing.T, src ingest.Source, tr ingest.Transport, store *memStore) recvEnv {
 	t.Helper()
 	ev := recvEnv{reg: prometheus.NewRegistry(), mem: store}
 	m, err := ingest.NewMetrics(ev.reg)

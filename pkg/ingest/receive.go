@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/jsonpath"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/transform"
@@ -139,7 +138,7 @@ func (r *Receiver) runTransform(ctx context.Context, in SourceInput) ([]byte, *f
 		return out, nil, nil
 	case ctx.Err() != nil:
 		return nil, nil, fmt.Errorf("%s: %w", r.transformKey, context.Cause(ctx))
-	case r.onError == config.OnErrorSkip:
+	case r.onError == OnErrorSkip:
 		r.log.Debug("source transform failed; storing the original body (onError Skip)", "err", err)
 		return in.Payload, nil, nil
 	}

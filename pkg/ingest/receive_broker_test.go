@@ -10,17 +10,17 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
-// brokerSource is a RabbitMQ source as the loader fills it.
-func brokerSource(name string) *config.Source {
-	return &config.Source{
-		Name: name, Kind: config.KindRabbitMQ, Type: "rabbitmq", Consumption: config.ConsumptionPush,
+// brokerSource is the receive options of a RabbitMQ source as the
+// loader fills it.
+func brokerSource(name string) ingest.Source {
+	return ingest.Source{
+		Name: name, Consumption: ingest.ConsumptionPush,
 		IdempotencyKeyPath: "$.id", EventTypePath: "$.type", AggregateIDPath: "$.customer",
-		AttributeHeaders: config.AttributeHeaders{
+		AttributeHeaders: ingest.AttributeHeaders{
 			IdempotencyKey: "x-idempotency-key", AggregateID: "x-aggregate-id", EventType: "x-event-type",
 		},
 	}
@@ -150,7 +150,7 @@ func TestReceiveRenamedAttributeHeaders(t *testing.T) {
 	t.Parallel()
 	src := brokerSource("q")
 	src.IdempotencyKeyPath, src.EventTypePath, src.AggregateIDPath = "$.nothing", "", ""
-	src.AttributeHeaders = config.AttributeHeaders{IdempotencyKey: "id", AggregateID: "aggregateId", EventType: "eventType"}
+	src.AttributeHeaders = ingest.AttributeHeaders{IdempotencyKey: "id", AggregateID: "aggregateId", EventType: "eventType"}
 	ev := newReceiver(t, src, broker, &memStore{})
 	_, err := ev.r.Receive(context.Background(), msg(`{}`, "id", "k", "aggregateid", "a", "eventtype", "e", "x-idempotency-key", "old"))
 	require.NoError(t, err)

@@ -6,17 +6,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
 func TestReceiveDecisions(t *testing.T) {
 	t.Parallel()
-	filtered := source("s", "/s")
-	filtered.Filter = &config.Filter{Exclude: []config.FilterRule{{Header: "X-Test", Exists: yes()}}}
+	filtered := source("s")
+	filtered.Filter = &ingest.FilterSpec{Exclude: []ingest.FilterRule{{Header: "X-Test", Exists: yes()}}}
 	tests := []struct {
 		name   string
 		msg    ingest.Message
@@ -67,7 +68,7 @@ func TestReceiveDecisions(t *testing.T) {
 
 func TestReceiveDuplicate(t *testing.T) {
 	t.Parallel()
-	ev := newReceiver(t, source("s", "/s"), ingest.Transport{}, &memStore{})
+	ev := newReceiver(t, source("s"), ingest.Transport{}, &memStore{})
 	first, err := ev.r.Receive(context.Background(), msg(`{"id":"a"}`))
 	require.NoError(t, err)
 	require.Equal(t, ingest.Stored, first.Outcome)
@@ -92,7 +93,7 @@ func TestReceiveStorageFailureIsAnError(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ev := newReceiver(t, source("s", "/s"), tt.tr, &memStore{Fail: errDown})
+			ev := newReceiver(t, source("s"), tt.tr, &memStore{Fail: errDown})
 			m := msg(tt.body)
 			m.CorrelationID = "c-1"
 			d, err := ev.r.Receive(context.Background(), m)
@@ -106,8 +107,8 @@ func TestReceiveStorageFailureIsAnError(t *testing.T) {
 
 func TestReceiveRowColumns(t *testing.T) {
 	t.Parallel()
-	src := source("s", "/s")
-	src.Filter = &config.Filter{Require: []config.FilterRule{{Header: "X-Partner-Key", Exists: yes()}}}
+	src := source("s")
+	src.Filter = &ingest.FilterSpec{Require: []ingest.FilterRule{{Header: "X-Partner-Key", Exists: yes()}}}
 	ev := newReceiver(t, src, ingest.Transport{OmitHeaders: []string{"X-Partner-Key"}}, &memStore{})
 	m := msg(`{"id":"a","type":"t","customer":"c"}`, "x-partner-key", "secret", "cookie", "z", "x-tenant", "acme")
 	m.CorrelationID = "corr\x01-" + strings.Repeat("x", 200)
@@ -133,4 +134,44 @@ func TestOutcomeNames(t *testing.T) {
 		ingest.Filtered: "filtered", ingest.Rejected: "rejected", ingest.Dead: "dead", 0: "unknown"} {
 		require.Equal(t, want, o.String())
 	}
+}
+
+func TestNewReceiverDefaultsAndValidation(t *testing.T) {
+	t.Parallel()
+	t.Run("defaults", func(t *testing.T) {
+		t.Parallel()
+		src := withTransform("s", "fail", "")
+		src.Consumption = ""
+		ev := newReceiver(t, src, ingest.Transport{}, &memStore{})
+		d, err := ev.r.Receive(context.Background(), msg(`{"id":"1"}`))
+		require.NoError(t, err)
+		require.Equal(t, ingest.Rejected, d.Outcome, "onError defaults to Fail")
+		ev = newReceiver(t, source("plain"), ingest.Transport{}, &memStore{})
+		_, err = ev.r.Receive(context.Background(), msg(`{"id":"1"}`))
+		require.NoError(t, err)
+		require.Equal(t, ingest.ConsumptionPush, ev.mem.Rows()[0].Consumption)
+	})
+	m, err := ingest.NewMetrics(prometheus.NewRegistry())
+	require.NoError(t, err)
+	opts := ingest.Options{Store: &memStore{}, Metrics: m, Transforms: ingest.Expressions((&ingesttest.Compiler{}).Compile)}
+	pull := source("p")
+	pull.Consumption = ingest.ConsumptionPull
+	_, err = ingest.NewReceiver(pull, ingest.Transport{}, opts)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		edit func(*ingest.Source)
+		want string
+	}{
+		{func(s *ingest.Source) { s.Name = "" }, "ingest: Source.Name is required"},
+		{func(s *ingest.Source) { s.Consumption = "poll" }, `sources.s.consumption: "poll" is neither push nor pull`},
+		{func(s *ingest.Source) { s.Transform.OnError = "Retry" }, `sources.s.transform.onError: "Retry" is not Fail, Skip or Dead`},
+		{func(s *ingest.Source) { s.IdempotencyKeyPath = "" }, "sources.s.idempotencyKeyPath: "},
+	} {
+		src := withTransform("s", "wrap", ingest.OnErrorFail)
+		tc.edit(&src)
+		_, err := ingest.NewReceiver(src, ingest.Transport{}, opts)
+		require.ErrorContains(t, err, tc.want)
+	}
+	_, err = ingest.NewReceiver(source("s"), ingest.Transport{}, ingest.Options{Metrics: m})
+	require.EqualError(t, err, "ingest: Options.Store and Options.Metrics are required")
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/jsonpath"
 )
 
@@ -42,8 +41,8 @@ type Transport struct {
 type Receiver struct {
 	name, consumption string
 	deadLetter        bool
-	attrHeaders       *config.AttributeHeaders // lower case; nil reads the body only
-	omit              map[string]bool          // lower-case header names never stored
+	attrHeaders       *AttributeHeaders // lower case; nil reads the body only
+	omit              map[string]bool   // lower-case header names never stored
 	filter            *Filter
 	extractor         extractor
 	transform         SourceTransform
@@ -55,20 +54,22 @@ type Receiver struct {
 	now               func() time.Time
 }
 
-// NewReceiver builds the receiver of the source src for transport t. The
-// error names the key of the source that cannot be used. opts.Store and
-// opts.Metrics are required.
-func NewReceiver(src *config.Source, t Transport, opts Options) (*Receiver, error) {
+// NewReceiver builds the receiver of the source src for transport t. It
+// sets the defaults of src (ConsumptionPush, OnErrorFail) and compiles its
+// paths, filter and transform; the error names the key of the source that
+// cannot be used (sources.<name>.<key>). opts.Store and opts.Metrics are
+// required.
+func NewReceiver(src Source, t Transport, opts Options) (*Receiver, error) {
 	if opts.Store == nil || opts.Metrics == nil {
 		return nil, fmt.Errorf("ingest: Options.Store and Options.Metrics are required")
+	}
+	if src.Name == "" {
+		return nil, fmt.Errorf("ingest: Source.Name is required")
 	}
 	r := &Receiver{
 		name: src.Name, consumption: src.Consumption, deadLetter: t.DeadLetter,
 		inbox: opts.Store, metrics: opts.Metrics, log: opts.Log, now: opts.Now,
 		omit: map[string]bool{},
-	}
-	if r.consumption == "" {
-		r.consumption = config.ConsumptionPush
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -82,10 +83,10 @@ func NewReceiver(src *config.Source, t Transport, opts Options) (*Receiver, erro
 	}
 	if t.BrokerAttributes {
 		h := src.AttributeHeaders
-		r.attrHeaders = &config.AttributeHeaders{IdempotencyKey: strings.ToLower(h.IdempotencyKey),
+		r.attrHeaders = &AttributeHeaders{IdempotencyKey: strings.ToLower(h.IdempotencyKey),
 			AggregateID: strings.ToLower(h.AggregateID), EventType: strings.ToLower(h.EventType)}
 	}
-	for _, step := range []func(*config.Source, Options) error{r.setFilter, r.setPaths, r.setTransform} {
+	for _, step := range []func(Source, Options) error{r.setConsumption, r.setFilter, r.setPaths, r.setTransform} {
 		if err := step(src, opts); err != nil {
 			return nil, fmt.Errorf("sources.%s.%w", src.Name, err)
 		}
@@ -105,13 +106,24 @@ func (r *Receiver) StoredHeaders(received map[string]string) map[string]string {
 	return storedHeaders(received, r.omit)
 }
 
-func (r *Receiver) setFilter(src *config.Source, _ Options) error {
+func (r *Receiver) setConsumption(src Source, _ Options) error {
+	switch src.Consumption {
+	case "":
+		r.consumption = ConsumptionPush
+	case ConsumptionPush, ConsumptionPull:
+	default:
+		return fmt.Errorf("consumption: %q is neither %s nor %s", src.Consumption, ConsumptionPush, ConsumptionPull)
+	}
+	return nil
+}
+
+func (r *Receiver) setFilter(src Source, _ Options) error {
 	f, err := NewFilter(src.Filter)
 	r.filter = f
 	return err
 }
 
-func (r *Receiver) setPaths(src *config.Source, _ Options) error {
+func (r *Receiver) setPaths(src Source, _ Options) error {
 	var err error
 	if r.extractor.key, err = jsonpath.Compile(src.IdempotencyKeyPath); err != nil {
 		return fmt.Errorf("idempotencyKeyPath: %w", err)
@@ -133,9 +145,16 @@ func optionalPath(text string) (*jsonpath.Path, error) {
 	return &p, err
 }
 
-func (r *Receiver) setTransform(src *config.Source, opts Options) error {
+func (r *Receiver) setTransform(src Source, opts Options) error {
 	if src.Transform == nil || strings.TrimSpace(src.Transform.Expression) == "" {
 		return nil
+	}
+	switch r.onError = src.Transform.OnError; r.onError {
+	case "":
+		r.onError = OnErrorFail
+	case OnErrorFail, OnErrorSkip, OnErrorDead:
+	default:
+		return fmt.Errorf("transform.onError: %q is not %s, %s or %s", r.onError, OnErrorFail, OnErrorSkip, OnErrorDead)
 	}
 	if opts.Transforms == nil {
 		return fmt.Errorf("transform: source transforms are not available in this build")
@@ -144,10 +163,7 @@ func (r *Receiver) setTransform(src *config.Source, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("transform.expression: %w", err)
 	}
-	r.transform, r.onError = t, src.Transform.OnError
+	r.transform = t
 	r.transformKey = "sources." + src.Name + ".transform"
-	if r.onError == "" {
-		r.onError = config.OnErrorFail
-	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
 
@@ -69,8 +68,8 @@ type SourceTransform interface {
 }
 
 // TransformFactory builds the transform of one source from its transform
-// block; source is the source name, for error messages.
-type TransformFactory func(source string, cfg config.Transform) (SourceTransform, error)
+// spec; source is the source name, for error messages.
+type TransformFactory func(source string, spec TransformSpec) (SourceTransform, error)
 
 // Expression and Compiler are the transform contract of package transform.
 type (
@@ -81,7 +80,7 @@ type (
 // Expressions returns a TransformFactory that compiles each expression with
 // compile and bounds each evaluation by the timeoutMs of its block.
 func Expressions(compile Compiler) TransformFactory {
-	return func(_ string, cfg config.Transform) (SourceTransform, error) {
+	return func(_ string, cfg TransformSpec) (SourceTransform, error) {
 		expr, err := compile(cfg.Expression, cfg.MaxDepth)
 		if err != nil {
 			return nil, err

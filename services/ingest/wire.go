@@ -10,6 +10,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/broker/rabbitmq"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/ingest/ingestconfig"
 	"github.com/alternayte/queuebox/pkg/redact"
 	"github.com/alternayte/queuebox/pkg/run"
 	"github.com/alternayte/queuebox/pkg/secret"
@@ -58,7 +59,7 @@ func brokerConsumers(app *run.App, opts ingest.Options) ([]run.Component, error)
 	var out []run.Component
 	for _, name := range sourcesOf(app.Config, config.KindRabbitMQ, config.KindNATS, config.KindKafka) {
 		src := app.Config.Sources[name]
-		recv, err := ingest.NewReceiver(src, ingest.Transport{DeadLetter: true, BrokerAttributes: true}, opts)
+		recv, err := ingest.NewReceiver(ingestconfig.Source(src), ingest.Transport{DeadLetter: true, BrokerAttributes: true}, opts)
 		if err != nil {
 			return nil, err
 		}

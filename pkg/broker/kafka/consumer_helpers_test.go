@@ -18,6 +18,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/broker/kafka/kafkatest"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/ingest/ingestconfig"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
@@ -106,7 +107,7 @@ func (f *fixture) consumer(t *testing.T) *kafkab.Consumer {
 	t.Helper()
 	m, err := ingest.NewMetrics(prometheus.NewRegistry())
 	require.NoError(t, err)
-	recv, err := ingest.NewReceiver(f.src, ingest.Transport{DeadLetter: true, BrokerAttributes: true},
+	recv, err := ingest.NewReceiver(ingestconfig.Source(f.src), ingest.Transport{DeadLetter: true, BrokerAttributes: true},
 		ingest.Options{Store: f.store, Metrics: m, Log: quietLog(), Transforms: ingest.Expressions(transform.JSONata)})
 	require.NoError(t, err)
 	c, err := kafkab.NewConsumer(kafkab.ConsumerOptions{

@@ -18,6 +18,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/broker/nats/natstest"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/ingest/ingestconfig"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
@@ -110,7 +111,7 @@ func consumerFor(t *testing.T, src *config.Source, store ingest.Store) *natsb.Co
 	t.Helper()
 	m, err := ingest.NewMetrics(prometheus.NewRegistry())
 	require.NoError(t, err)
-	recv, err := ingest.NewReceiver(src, ingest.Transport{DeadLetter: true, BrokerAttributes: true},
+	recv, err := ingest.NewReceiver(ingestconfig.Source(src), ingest.Transport{DeadLetter: true, BrokerAttributes: true},
 		ingest.Options{Store: store, Metrics: m, Log: quietLog(), Transforms: ingest.Expressions(transform.JSONata)})
 	require.NoError(t, err)
 	c, err := natsb.NewConsumer(natsb.ConsumerOptions{

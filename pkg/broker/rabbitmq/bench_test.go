@@ -15,6 +15,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/broker/rabbitmq"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/ingest/ingestconfig"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
@@ -164,7 +165,7 @@ func consumeBench(b *testing.B, wrap func(queuebox.InboxStore) queuebox.InboxSto
 	}
 	src := rabbitSource("bench", queue)
 	store := &countingInbox{want: int64(b.N), all: make(chan struct{})}
-	recv, err := ingest.NewReceiver(src, ingest.Transport{DeadLetter: true, BrokerAttributes: true}, ingest.Options{
+	recv, err := ingest.NewReceiver(ingestconfig.Source(src), ingest.Transport{DeadLetter: true, BrokerAttributes: true}, ingest.Options{
 		Store: wrap(store), Metrics: mustMetrics(b), Transforms: ingest.Expressions(transform.JSONata),
 	})
 	require.NoError(b, err)

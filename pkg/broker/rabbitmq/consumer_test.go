@@ -17,6 +17,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/broker/rabbitmq"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/ingest/ingestconfig"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
@@ -117,7 +118,7 @@ func fastOptions() rabbitmq.ConsumerOptions {
 // consume runs the consumer of src over store until the test ends.
 func consume(t *testing.T, src *config.Source, store queuebox.InboxStore, opts rabbitmq.ConsumerOptions) *running {
 	t.Helper()
-	recv, err := ingest.NewReceiver(src, ingest.Transport{DeadLetter: true, BrokerAttributes: true}, ingest.Options{
+	recv, err := ingest.NewReceiver(ingestconfig.Source(src), ingest.Transport{DeadLetter: true, BrokerAttributes: true}, ingest.Options{
 		Store: store, Metrics: mustMetrics(t), Transforms: ingest.Expressions(transform.JSONata),
 	})
 	require.NoError(t, err)

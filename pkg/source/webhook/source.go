@@ -10,6 +10,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/auth"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/ingest/ingestconfig"
 )
 
 // Handler serves one HTTP source: the HTTP steps of the package
@@ -55,7 +56,7 @@ func NewHandler(src *config.Source, inbox config.Inbox, opts ingest.Options) (*H
 	h.verifier = v
 	// The receiver reads the receipt time from the message, so the rate
 	// limit, the HMAC check and $timestamp share one reading of the clock.
-	if h.recv, err = ingest.NewReceiver(src, ingest.Transport{OmitHeaders: v.CredentialHeaders()}, opts); err != nil {
+	if h.recv, err = ingest.NewReceiver(ingestconfig.Source(src), ingest.Transport{OmitHeaders: v.CredentialHeaders()}, opts); err != nil {
 		return nil, err
 	}
 	return h, nil

@@ -1,0 +1,43 @@
+// Package ingestconfig maps a configured source (pkg/config) to the
+// options of the receive step (ingest.Source). It is the one place that
+// knows both, so pkg/ingest reads no configuration and the wiring, the
+// HTTP source and the tests of the broker sources share one mapping.
+package ingestconfig
+
+import (
+	"slices"
+
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/ingest"
+)
+
+// Source returns the receive options of src, whose Name the caller has
+// set. It copies what it takes, so later changes to src do not reach the
+// result; ingest.NewReceiver sets the defaults and validates.
+func Source(src *config.Source) ingest.Source {
+	out := ingest.Source{
+		Name: src.Name, Consumption: src.Consumption, IdempotencyKeyPath: src.IdempotencyKeyPath,
+		EventTypePath: src.EventTypePath, AggregateIDPath: src.AggregateIDPath,
+		AttributeHeaders: ingest.AttributeHeaders{IdempotencyKey: src.AttributeHeaders.IdempotencyKey,
+			AggregateID: src.AttributeHeaders.AggregateID, EventType: src.AttributeHeaders.EventType},
+	}
+	if f := src.Filter; f != nil {
+		out.Filter = &ingest.FilterSpec{Require: rules(f.Require), Exclude: rules(f.Exclude)}
+	}
+	if t := src.Transform; t != nil {
+		out.Transform = &ingest.TransformSpec{Expression: t.Expression, TimeoutMs: t.TimeoutMs,
+			MaxDepth: t.MaxDepth, OnError: t.OnError}
+	}
+	return out
+}
+
+func rules(in []config.FilterRule) []ingest.FilterRule {
+	if in == nil {
+		return nil
+	}
+	out := make([]ingest.FilterRule, len(in))
+	for i, r := range in {
+		out[i] = ingest.FilterRule{Header: r.Header, Equals: r.Equals, In: slices.Clone(r.In), Matches: r.Matches, Exists: r.Exists}
+	}
+	return out
+}

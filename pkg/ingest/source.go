@@ -1,0 +1,79 @@
+package ingest
+
+// Source is what the receive step needs of one source: its name, the
+// paths and headers of its attributes, its header filter and its
+// transform. NewReceiver sets the defaults of the empty fields and
+// refuses the values it cannot use.
+type Source struct {
+	// Name is the source name: the source column, $source, the source
+	// label of queuebox_inbox_filtered_total, and the key that every error
+	// of NewReceiver names (sources.<name>...). Required.
+	Name string
+	// Consumption is the consumption column of the rows:
+	// ConsumptionPush (the default when empty) or ConsumptionPull.
+	Consumption string
+	// IdempotencyKeyPath is the definite JSONPath of the idempotency key.
+	// Required.
+	IdempotencyKeyPath string
+	// EventTypePath and AggregateIDPath are the definite JSONPaths of the
+	// event type and the aggregate identifier; empty reads none.
+	EventTypePath, AggregateIDPath string
+	// AttributeHeaders name the headers of the broker order; they are read
+	// only with Transport.BrokerAttributes, in any letter case. Empty
+	// names read no header.
+	AttributeHeaders AttributeHeaders
+	// Filter is the header filter; nil passes every message.
+	Filter *FilterSpec
+	// Transform is the source transform; nil, or a blank expression, runs
+	// none. Options.Transforms builds it.
+	Transform *TransformSpec
+}
+
+// AttributeHeaders name the headers that a broker source reads its
+// attributes from (26_Headers).
+type AttributeHeaders struct {
+	IdempotencyKey, AggregateID, EventType string
+}
+
+// FilterSpec is the header filter of a source: a message passes when it
+// matches every Require rule and no Exclude rule. See Filter.
+type FilterSpec struct {
+	Require, Exclude []FilterRule
+}
+
+// FilterRule tests one header, named in any letter case. Exactly one of
+// Equals, In, Matches (a glob) and Exists (true) must be set.
+type FilterRule struct {
+	Header  string
+	Equals  *string
+	In      []string
+	Matches *string
+	Exists  *bool
+}
+
+// TransformSpec is the transform block of a source.
+type TransformSpec struct {
+	// Expression is the JSONata text.
+	Expression string
+	// TimeoutMs bounds one evaluation; 0 sets no bound.
+	TimeoutMs int
+	// MaxDepth bounds the evaluation depth; the compiler reads it.
+	MaxDepth int
+	// OnError is OnErrorFail (the default when empty), OnErrorSkip or
+	// OnErrorDead.
+	OnError string
+}
+
+// The consumption modes of a source: the consumption column of its rows.
+const (
+	ConsumptionPush = "push"
+	ConsumptionPull = "pull"
+)
+
+// The onError strategies of a source transform, in their documented
+// letter case.
+const (
+	OnErrorFail = "Fail"
+	OnErrorSkip = "Skip"
+	OnErrorDead = "Dead"
+)
