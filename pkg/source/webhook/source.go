@@ -30,7 +30,7 @@ type Handler struct {
 // the key of the source that cannot be used.
 func NewHandler(src *config.Source, inbox config.Inbox, opts ingest.Options) (*Handler, error) {
 	if opts.Store == nil || opts.Metrics == nil {
-		return nil, fmt.Errorf("webhook: Options.Store and Options.Metrics are required")
+		return nil, fmt.Errorf("ingest: Options.Store and Options.Metrics are required")
 	}
 	h := &Handler{
 		name: src.Name, route: Route(inbox.BasePath, src.Path),
