@@ -10,7 +10,7 @@ TOOLS := $(CURDIR)/bin/tools
 STATICCHECK_VERSION := v0.8.2
 SERVICES := ingest relay deliver capture
 # Every Go module of the workspace; go.work lists the same set.
-MODULES := pkg pkg/jsonata migrations services integration compose/receiver clients/go clients/go/pgtest examples/pull/go
+MODULES := pkg pkg/jsonata migrations services integration bench compose/receiver clients/go clients/go/pgtest examples/pull/go
 
 export GOFLAGS := -buildvcs=false
 
@@ -62,7 +62,7 @@ test-examples: build ## Run the smoke test of every example against the local se
 	done
 
 bench: services build ## Measure the binaries against SQL baselines and print the table (about 3 min here; BENCH_FLAGS adds flags).
-	@cd integration && go run ./cmd/qbbench -bin $(BIN) $(BENCH_FLAGS)
+	@cd bench && go run ./qbbench -bin $(BIN) $(BENCH_FLAGS)
 
 lint: $(TOOLS)/staticcheck ## gofmt, go vet and staticcheck on every module.
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

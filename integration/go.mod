@@ -4,7 +4,6 @@ go 1.26.0
 
 require (
 	github.com/alternayte/queuebox/pkg v0.0.0-00010101000000-000000000000
-	github.com/confluentinc/confluent-kafka-go/v2 v2.11.1
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/nats-io/nats.go v1.55.0
 	github.com/rabbitmq/amqp091-go v1.16.0

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the Kafka bridge example against local PostgreSQL and a kfake
-# cluster (integration/cmd/kfakectl: the Kafka protocol in one process, not
+# cluster (bench/kfakectl: the Kafka protocol in one process, not
 # a real broker), without Docker: a record on the orders topic reaches the
 # inbox once, the relay forwards it, and queuebox-deliver produces it to
 # the processed topic with the record key and the relay headers. Run from
@@ -39,7 +39,7 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-(cd integration && go build -o "$state/kfakectl" ./cmd/kfakectl)
+(cd bench && go build -o "$state/kfakectl" ./kfakectl)
 kafka_port=$(free_port)
 export KAFKA_BROKERS="127.0.0.1:$kafka_port"
 "$state/kfakectl" serve "$kafka_port" "$ORDERS_TOPIC:3" "$PROCESSED_TOPIC:3" >"$state/kfake.log" 2>&1 &

@@ -45,7 +45,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-go build -o "$state/natsctl" ./integration/cmd/natsctl
+go build -o "$state/natsctl" ./bench/natsctl
 natsctl() { "$state/natsctl" "$@"; }
 psql -h "$PGHOST" -U postgres -d postgres -qc "CREATE DATABASE $db"
 natsctl stream-add "$ORDERS_STREAM" "$ORDERS_SUBJECT.>"
