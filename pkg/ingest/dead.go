@@ -42,7 +42,7 @@ func (r *Receiver) storeDead(ctx context.Context, rc receipt, a attributes, f *f
 		// the database refuses, so no row can keep the message.
 		r.metrics.rejected(f.reason)
 		r.log.Warn("message rejected: the database refused its dead row", "reason", f.reason,
-			"detail", f.detail, "refused", refused.Reason, "correlationId", rc.row.CorrelationID)
+			"detail", f.detail, "refused", refused.Reason, "correlation_id", rc.row.CorrelationID)
 		return f.rejected(rc.row.CorrelationID), nil
 	case err != nil:
 		return r.storageFailed(rc, err)
@@ -52,7 +52,7 @@ func (r *Receiver) storeDead(ctx context.Context, rc receipt, a attributes, f *f
 	}
 	r.metrics.rejected(f.reason)
 	r.log.Debug("message stored dead", "reason", f.reason, "detail", f.detail,
-		"correlationId", rc.row.CorrelationID, "message_id", id)
+		"correlation_id", rc.row.CorrelationID, "message_id", id)
 	d := rc.decide(Dead, id)
 	d.Reason, d.Message, d.Permanent = f.reason, lastError, true
 	return d, nil

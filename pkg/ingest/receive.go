@@ -156,7 +156,7 @@ func (r *Receiver) refuse(ctx context.Context, rc receipt, a attributes, f *fail
 		return r.storeDead(ctx, rc, a, f)
 	}
 	r.metrics.rejected(f.reason)
-	r.log.Debug("message rejected", "reason", f.reason, "detail", f.detail, "correlationId", rc.row.CorrelationID)
+	r.log.Debug("message rejected", "reason", f.reason, "detail", f.detail, "correlation_id", rc.row.CorrelationID)
 	return f.rejected(rc.row.CorrelationID), nil
 }
 
@@ -183,6 +183,6 @@ func (r *Receiver) store(ctx context.Context, row queuebox.ReceivedRow, rc recei
 
 func (r *Receiver) storageFailed(rc receipt, err error) (Decision, error) {
 	r.metrics.rejected(ReasonStorageFailed)
-	r.log.Error("inbox write failed", "correlationId", rc.row.CorrelationID, "err", err)
+	r.log.Error("inbox write failed", "correlation_id", rc.row.CorrelationID, "err", err)
 	return Decision{CorrelationID: rc.row.CorrelationID}, fmt.Errorf("store the inbox row: %w", err)
 }
