@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
-	"github.com/alternayte/queuebox/pkg/broker/webhook"
+	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
 	"github.com/alternayte/queuebox/pkg/queuebox"
@@ -71,8 +71,8 @@ func (e *env) poller(t *testing.T) (*deliver.Poller, *deliver.Metrics) {
 	reg := prometheus.NewRegistry()
 	pubs := map[string]queuebox.Publisher{}
 	for name, d := range e.cfg.Destinations {
-		p, err := webhook.New(webhook.Options{Name: name, BaseURL: d.BaseURL, Path: d.Path,
-			Timeout: config.Ms(d.TimeoutMs), Responses: webhook.NewResponsesCounter(reg)})
+		p, err := httpdest.New(httpdest.Options{Name: name, BaseURL: d.BaseURL, Path: d.Path,
+			Timeout: config.Ms(d.TimeoutMs), Responses: httpdest.NewResponsesCounter(reg)})
 		require.NoError(t, err)
 		pubs[name] = p
 	}

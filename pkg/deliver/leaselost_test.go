@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/broker/webhook"
+	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
 	"github.com/alternayte/queuebox/pkg/queuebox"
@@ -93,8 +93,8 @@ func (e *env) loggedPoller(t *testing.T, out *logBuffer) (*deliver.Poller, *deli
 	require.NoError(t, err)
 	reg := prometheus.NewRegistry()
 	d := e.cfg.Destinations["webhook-api"]
-	pub, err := webhook.New(webhook.Options{Name: d.Name, BaseURL: d.BaseURL, Path: d.Path,
-		Timeout: config.Ms(d.TimeoutMs), Responses: webhook.NewResponsesCounter(reg)})
+	pub, err := httpdest.New(httpdest.Options{Name: d.Name, BaseURL: d.BaseURL, Path: d.Path,
+		Timeout: config.Ms(d.TimeoutMs), Responses: httpdest.NewResponsesCounter(reg)})
 	require.NoError(t, err)
 	m := deliver.NewMetrics(reg)
 	return deliver.NewPoller(deliver.Options{Config: e.cfg, Store: store, Router: router,

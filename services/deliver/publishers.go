@@ -6,10 +6,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
 	kafkab "github.com/alternayte/queuebox/pkg/broker/kafka"
 	natsb "github.com/alternayte/queuebox/pkg/broker/nats"
 	"github.com/alternayte/queuebox/pkg/broker/rabbitmq"
-	"github.com/alternayte/queuebox/pkg/broker/webhook"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
@@ -22,7 +22,7 @@ import (
 // the configuration loaded, and the HTTP publishers check it again on
 // every connection they open.
 func newPublishers(_ context.Context, app *run.App, redactor *redact.Redactor) (map[string]queuebox.Publisher, error) {
-	responses := webhook.NewResponsesCounter(app.Registry)
+	responses := httpdest.NewResponsesCounter(app.Registry)
 	out := map[string]queuebox.Publisher{}
 	for name, d := range app.Config.Destinations {
 		var p queuebox.Publisher
@@ -50,9 +50,9 @@ func newPublishers(_ context.Context, app *run.App, redactor *redact.Redactor) (
 
 func httpPublisher(app *run.App, name string, d *config.Destination, redactor *redact.Redactor,
 	responses *prometheus.CounterVec) (queuebox.Publisher, error) {
-	return webhook.New(webhook.Options{
+	return httpdest.New(httpdest.Options{
 		Name: name, BaseURL: d.BaseURL, Path: d.Path, Timeout: config.Ms(d.TimeoutMs),
-		Headers: d.Headers, Auth: webhookAuth(d.Auth), MaxErrorBodyBytes: app.Config.HTTP.MaxErrorBodyBytes,
+		Headers: d.Headers, Auth: httpAuth(d.Auth), MaxErrorBodyBytes: app.Config.HTTP.MaxErrorBodyBytes,
 		Redactor: redactor, Responses: responses, Logger: app.Log.With("destination", name),
 		BlockPrivateAddresses: app.Config.HTTP.BlockPrivateAddresses,
 	})
@@ -101,11 +101,11 @@ func kafkaPublisher(app *run.App, name string, d *config.Destination, redactor *
 	})
 }
 
-func webhookAuth(a *config.DestinationAuth) *webhook.Auth {
+func httpAuth(a *config.DestinationAuth) *httpdest.Auth {
 	if a == nil {
 		return nil
 	}
-	return &webhook.Auth{
+	return &httpdest.Auth{
 		Kind: a.Kind, ClientID: a.ClientID, ClientSecret: a.ClientSecret, TokenURL: a.TokenURL,
 		Scope: a.Scope, ExtraParams: a.ExtraParams, Username: a.Username, Password: a.Password,
 		HeaderName: a.HeaderName, HeaderValue: a.HeaderValue,

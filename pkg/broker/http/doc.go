@@ -1,5 +1,7 @@
-// Package webhook is the HTTP destination of QueueBox: a queuebox.Publisher
-// that POSTs each delivery to one endpoint.
+// Package httpdest is the HTTP destination of QueueBox: a queuebox.Publisher
+// that POSTs each delivery to one endpoint. It lives in pkg/broker/http
+// beside the other brokers; its name is not http so that neither its own
+// files nor its importers have to rename net/http.
 //
 // A request carries the row payload as a JSON body and four header groups,
 // applied in this order: the standard headers (Content-Type, X-Message-Id,
@@ -17,4 +19,4 @@
 // The package also exports the URL rules that the configuration validator
 // applies (CheckURL, CheckPath, JoinURL) and the response counter
 // queuebox_http_publish_responses_total (NewResponsesCounter).
-package webhook
+package httpdest

@@ -1,4 +1,4 @@
-package webhook_test
+package httpdest_test
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
-	"github.com/alternayte/queuebox/pkg/broker/webhook"
+	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
 )
 
 // relayedRow is what the relay writes for a webhook whose sender chose
@@ -27,7 +27,7 @@ func relayedRow(extra map[string]string) map[string]string {
 func TestRelayedRowCannotChooseTheDeliveryHeaders(t *testing.T) {
 	t.Parallel()
 	rec := brokertest.NewHTTPReceiver(t, nil)
-	p := newPublisher(t, webhook.Options{
+	p := newPublisher(t, httpdest.Options{
 		BaseURL: rec.URL, Headers: map[string]string{"X-Tenant": "acme"},
 		Auth: headerAuth("X-Auth-Token", "dest-secret"),
 	})
@@ -63,7 +63,7 @@ func TestRelayedRowCannotChooseTheDeliveryHeaders(t *testing.T) {
 func TestRelayedRowWithoutAuthCannotAddAuthorization(t *testing.T) {
 	t.Parallel()
 	rec := brokertest.NewHTTPReceiver(t, nil)
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: basicAuth()})
+	p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Auth: basicAuth()})
 	d := delivery("", 0)
 	d.Message.Headers = relayedRow(map[string]string{"authorization": "Bearer sender"})
 	require.NoError(t, p.Publish(t.Context(), d))
@@ -73,7 +73,7 @@ func TestRelayedRowWithoutAuthCannotAddAuthorization(t *testing.T) {
 func TestApplicationRowKeepsItsPrecedenceButNoHopByHop(t *testing.T) {
 	t.Parallel()
 	rec := brokertest.NewHTTPReceiver(t, nil)
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: headerAuth("X-Auth-Token", "dest-secret")})
+	p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Auth: headerAuth("X-Auth-Token", "dest-secret")})
 	d := delivery("", 0)
 	d.Message.Headers = map[string]string{
 		"x-auth-token": "app-token", "user-agent": "billing/2", "x-forwarded-for": "10.1.2.3",

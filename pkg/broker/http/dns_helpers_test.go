@@ -1,4 +1,4 @@
-package webhook_test
+package httpdest_test
 
 import (
 	"context"

@@ -1,11 +1,11 @@
-package webhook_test
+package httpdest_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/broker/webhook"
+	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
 )
 
 func TestCheckURL(t *testing.T) {
@@ -20,27 +20,27 @@ func TestCheckURL(t *testing.T) {
 		{"HTTPS://API.EXAMPLE.COM", nil},
 		{"http://[::1]:8080/x", nil},
 		{"http://127.0.0.1", nil}, // addresses are checked at start (http.blockPrivateAddresses)
-		{"", webhook.ErrNotAbsoluteHTTP},
-		{"api.example.com/events", webhook.ErrNotAbsoluteHTTP},
-		{"/events", webhook.ErrNotAbsoluteHTTP},
-		{"ftp://files.example.com", webhook.ErrNotAbsoluteHTTP},
-		{"file:///etc/passwd", webhook.ErrNotAbsoluteHTTP},
-		{"http:opaque", webhook.ErrNotAbsoluteHTTP},
-		{"https://api.example.com:99999", webhook.ErrNotAbsoluteHTTP},
-		{"https://api.example.com:0", webhook.ErrNotAbsoluteHTTP},
-		{"https://exa mple.com", webhook.ErrNotAbsoluteHTTP},
-		{"https://", webhook.ErrNoHost},
-		{"https:///path", webhook.ErrNoHost},
-		{"http://:8080", webhook.ErrNoHost},
-		{"https://user@api.example.com", webhook.ErrUserInfo},
-		{"https://user:pw@api.example.com", webhook.ErrUserInfo},
-		{"https://:pw@api.example.com", webhook.ErrUserInfo},
-		{"https://@api.example.com", webhook.ErrUserInfo},
+		{"", httpdest.ErrNotAbsoluteHTTP},
+		{"api.example.com/events", httpdest.ErrNotAbsoluteHTTP},
+		{"/events", httpdest.ErrNotAbsoluteHTTP},
+		{"ftp://files.example.com", httpdest.ErrNotAbsoluteHTTP},
+		{"file:///etc/passwd", httpdest.ErrNotAbsoluteHTTP},
+		{"http:opaque", httpdest.ErrNotAbsoluteHTTP},
+		{"https://api.example.com:99999", httpdest.ErrNotAbsoluteHTTP},
+		{"https://api.example.com:0", httpdest.ErrNotAbsoluteHTTP},
+		{"https://exa mple.com", httpdest.ErrNotAbsoluteHTTP},
+		{"https://", httpdest.ErrNoHost},
+		{"https:///path", httpdest.ErrNoHost},
+		{"http://:8080", httpdest.ErrNoHost},
+		{"https://user@api.example.com", httpdest.ErrUserInfo},
+		{"https://user:pw@api.example.com", httpdest.ErrUserInfo},
+		{"https://:pw@api.example.com", httpdest.ErrUserInfo},
+		{"https://@api.example.com", httpdest.ErrUserInfo},
 	}
 	for _, tc := range tests {
 		t.Run(tc.raw, func(t *testing.T) {
 			t.Parallel()
-			err := webhook.CheckURL(tc.raw)
+			err := httpdest.CheckURL(tc.raw)
 			if tc.want == nil {
 				require.NoError(t, err)
 				return
@@ -80,7 +80,7 @@ func TestCheckPath(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.path, func(t *testing.T) {
 			t.Parallel()
-			err := webhook.CheckPath(tc.path)
+			err := httpdest.CheckPath(tc.path)
 			if tc.ok {
 				require.NoError(t, err)
 			} else {
@@ -88,7 +88,7 @@ func TestCheckPath(t *testing.T) {
 			}
 		})
 	}
-	require.ErrorIs(t, webhook.CheckPath("/a/../b"), webhook.ErrDotSegment)
+	require.ErrorIs(t, httpdest.CheckPath("/a/../b"), httpdest.ErrDotSegment)
 }
 
 func TestJoinURL(t *testing.T) {
@@ -113,13 +113,13 @@ func TestJoinURL(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.base+" "+tc.path, func(t *testing.T) {
 			t.Parallel()
-			got, err := webhook.JoinURL(tc.base, tc.path)
+			got, err := httpdest.JoinURL(tc.base, tc.path)
 			require.NoError(t, err)
 			require.Equal(t, tc.want, got)
 		})
 	}
-	_, err := webhook.JoinURL("https://x.example", "/a/../b")
-	require.ErrorIs(t, err, webhook.ErrDotSegment)
-	_, err = webhook.JoinURL("x.example", "/a")
-	require.ErrorIs(t, err, webhook.ErrNotAbsoluteHTTP)
+	_, err := httpdest.JoinURL("https://x.example", "/a/../b")
+	require.ErrorIs(t, err, httpdest.ErrDotSegment)
+	_, err = httpdest.JoinURL("x.example", "/a")
+	require.ErrorIs(t, err, httpdest.ErrNotAbsoluteHTTP)
 }

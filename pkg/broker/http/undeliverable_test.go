@@ -1,4 +1,4 @@
-package webhook_test
+package httpdest_test
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
-	"github.com/alternayte/queuebox/pkg/broker/webhook"
+	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
@@ -24,7 +24,7 @@ func TestPublishOfAnUnsendableRowIsUndeliverable(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			rec := brokertest.NewHTTPReceiver(t, nil)
-			p := newPublisher(t, webhook.Options{Name: "orders", BaseURL: rec.URL})
+			p := newPublisher(t, httpdest.Options{Name: "orders", BaseURL: rec.URL})
 			d := delivery("", 0)
 			change(d.Message)
 			err := p.Publish(t.Context(), d)

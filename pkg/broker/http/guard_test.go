@@ -1,4 +1,4 @@
-package webhook_test
+package httpdest_test
 
 import (
 	"net"
@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
-	"github.com/alternayte/queuebox/pkg/broker/webhook"
+	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/secret"
 )
@@ -31,11 +31,11 @@ func TestGuardRefusesTheAddressActuallyConnectedTo(t *testing.T) {
 	dns.set("api.rebind.test", "127.0.0.1")
 	base := "http://api.rebind.test:" + port(t, rec.URL)
 
-	open := newPublisher(t, webhook.Options{Name: "orders", BaseURL: base, Resolver: dns.resolver()})
+	open := newPublisher(t, httpdest.Options{Name: "orders", BaseURL: base, Resolver: dns.resolver()})
 	require.NoError(t, open.Publish(t.Context(), delivery("", 0)), "without the guard the test name reaches the receiver")
 	require.Len(t, rec.Requests(), 1)
 
-	guarded := newPublisher(t, webhook.Options{Name: "orders", BaseURL: base, Resolver: dns.resolver(), BlockPrivateAddresses: true})
+	guarded := newPublisher(t, httpdest.Options{Name: "orders", BaseURL: base, Resolver: dns.resolver(), BlockPrivateAddresses: true})
 	for range 2 {
 		err := guarded.Publish(t.Context(), delivery("", 0))
 		require.ErrorIs(t, err, queuebox.ErrUndeliverable)
@@ -52,7 +52,7 @@ func TestGuardRefusesLiteralAndMappedAddresses(t *testing.T) {
 	for _, host := range []string{"127.0.0.1", "[::ffff:127.0.0.1]", "localhost"} {
 		t.Run(host, func(t *testing.T) {
 			t.Parallel()
-			p := newPublisher(t, webhook.Options{Name: "orders", BaseURL: "http://" + host + ":" + port(t, rec.URL), BlockPrivateAddresses: true})
+			p := newPublisher(t, httpdest.Options{Name: "orders", BaseURL: "http://" + host + ":" + port(t, rec.URL), BlockPrivateAddresses: true})
 			err := p.Publish(t.Context(), delivery("", 0))
 			require.ErrorIs(t, err, queuebox.ErrUndeliverable)
 			require.Contains(t, err.Error(), "refused")
@@ -68,14 +68,14 @@ func TestGuardCoversTheTokenRequest(t *testing.T) {
 	tokens := brokertest.NewHTTPReceiver(t, nil)
 	dns := newDNSServer(t)
 	dns.set("auth.rebind.test", "127.0.0.1")
-	p := newPublisher(t, webhook.Options{
+	p := newPublisher(t, httpdest.Options{
 		Name: "orders", BaseURL: "https://203.0.113.7", BlockPrivateAddresses: true, Resolver: dns.resolver(),
-		Auth: &webhook.Auth{Kind: webhook.AuthOAuth2, ClientID: "qb", ClientSecret: secret.New("cs-1"),
+		Auth: &httpdest.Auth{Kind: httpdest.AuthOAuth2, ClientID: "qb", ClientSecret: secret.New("cs-1"),
 			TokenURL: "http://auth.rebind.test:" + port(t, tokens.URL) + "/token"},
 	})
 	err := p.Publish(t.Context(), delivery("", 0))
 	require.ErrorIs(t, err, queuebox.ErrUndeliverable)
-	var pubErr *webhook.Error
+	var pubErr *httpdest.Error
 	require.ErrorAs(t, err, &pubErr)
 	require.True(t, pubErr.TokenRequest)
 	require.Contains(t, err.Error(), "oauth2 token request")

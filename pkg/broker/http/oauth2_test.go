@@ -1,4 +1,4 @@
-package webhook_test
+package httpdest_test
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
-	"github.com/alternayte/queuebox/pkg/broker/webhook"
+	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
 	"github.com/alternayte/queuebox/pkg/secret"
 )
 
@@ -74,9 +74,9 @@ func (ts *tokenServer) form(i int) url.Values {
 	return ts.forms[i]
 }
 
-func oauth2Auth(tokenURL string) *webhook.Auth {
-	return &webhook.Auth{
-		Kind: webhook.AuthOAuth2, ClientID: "queuebox", ClientSecret: secret.New(clientSecret),
+func oauth2Auth(tokenURL string) *httpdest.Auth {
+	return &httpdest.Auth{
+		Kind: httpdest.AuthOAuth2, ClientID: "queuebox", ClientSecret: secret.New(clientSecret),
 		TokenURL: tokenURL + "/oauth/token", Scope: "api:write",
 		ExtraParams: map[string]string{"audience": "https://api.example.com", "grant_type": "password"},
 	}
@@ -95,7 +95,7 @@ func TestOAuth2TokenRequest(t *testing.T) {
 	t.Parallel()
 	ts := newTokenServer(t, 3600)
 	rec := brokertest.NewHTTPReceiver(t, nil)
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL)})
+	p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL)})
 
 	require.NoError(t, p.Publish(t.Context(), delivery("", 0)))
 	require.Equal(t, []string{"Bearer tok-1"}, bearers(rec))
@@ -116,7 +116,7 @@ func TestOAuth2TokenWithoutScope(t *testing.T) {
 	rec := brokertest.NewHTTPReceiver(t, nil)
 	auth := oauth2Auth(ts.srv.URL)
 	auth.Scope, auth.ExtraParams = "", nil
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: auth})
+	p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Auth: auth})
 	require.NoError(t, p.Publish(t.Context(), delivery("", 0)))
 	_, hasScope := ts.form(0)["scope"]
 	require.False(t, hasScope)
@@ -126,7 +126,7 @@ func TestOAuth2TokenCachedAcrossPublishes(t *testing.T) {
 	t.Parallel()
 	ts := newTokenServer(t, 3600)
 	rec := brokertest.NewHTTPReceiver(t, nil)
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL)})
+	p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL)})
 	for i := range 20 {
 		require.NoError(t, p.Publish(t.Context(), delivery("", i)))
 	}
@@ -157,7 +157,7 @@ func TestOAuth2TokenRefreshedBeforeExpiry(t *testing.T) {
 			ts := newTokenServer(t, tc.expiresIn)
 			rec := brokertest.NewHTTPReceiver(t, nil)
 			clk := newClock()
-			p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL), Now: clk.Now})
+			p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL), Now: clk.Now})
 
 			require.NoError(t, p.Publish(t.Context(), delivery("", 0)))
 			clk.Advance(tc.cached)
@@ -181,7 +181,7 @@ func TestOAuth2RefreshOn401RetriesOnce(t *testing.T) {
 		return http.StatusOK
 	}))
 	c := counter()
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL), Responses: c})
+	p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL), Responses: c})
 
 	require.NoError(t, p.Publish(t.Context(), delivery("k", 3)))
 	require.EqualValues(t, 2, ts.calls.Load())
@@ -204,10 +204,10 @@ func TestOAuth2Persistent401FailsAfterOneRetry(t *testing.T) {
 	rec := brokertest.NewHTTPReceiver(t, func(r brokertest.HTTPRequest) brokertest.Answer {
 		return brokertest.Answer{Status: http.StatusUnauthorized, Body: "invalid token " + r.Header.Get("Authorization")}
 	})
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL)})
+	p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL)})
 
 	err := p.Publish(t.Context(), delivery("", 0))
-	var pubErr *webhook.Error
+	var pubErr *httpdest.Error
 	require.ErrorAs(t, err, &pubErr)
 	require.Equal(t, http.StatusUnauthorized, pubErr.StatusCode)
 	require.Len(t, rec.Requests(), 2)
@@ -224,7 +224,7 @@ func TestOAuth2TokenNeverInErrorText(t *testing.T) {
 		return brokertest.Answer{Status: http.StatusInternalServerError,
 			Body: fmt.Sprintf("failed for %s (raw %s)", tok, r.Header.Get("Authorization"))}
 	})
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL)})
+	p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL)})
 	err := p.Publish(t.Context(), delivery("", 0))
 	require.ErrorContains(t, err, "status 500")
 	require.NotContains(t, err.Error(), "tok-1")
@@ -268,10 +268,10 @@ func TestOAuth2TokenEndpointFailure(t *testing.T) {
 			ts.before = tc.before
 			rec := brokertest.NewHTTPReceiver(t, nil)
 			c := counter()
-			p := newPublisher(t, webhook.Options{Name: "api", BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL), Responses: c})
+			p := newPublisher(t, httpdest.Options{Name: "api", BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL), Responses: c})
 
 			err := p.Publish(t.Context(), delivery("", 0))
-			var pubErr *webhook.Error
+			var pubErr *httpdest.Error
 			require.ErrorAs(t, err, &pubErr)
 			require.True(t, pubErr.TokenRequest)
 			require.Contains(t, err.Error(), "http destination api: oauth2 token request")
@@ -280,7 +280,7 @@ func TestOAuth2TokenEndpointFailure(t *testing.T) {
 				require.NotContains(t, err.Error(), leak)
 			}
 			require.Empty(t, rec.Requests(), "no publish without a token")
-			require.Zero(t, classCount(c, webhook.StatusClassOther))
+			require.Zero(t, classCount(c, httpdest.StatusClassOther))
 			require.EqualValues(t, 1, ts.calls.Load(), "a redirect of the token endpoint is not followed")
 		})
 	}
@@ -289,9 +289,9 @@ func TestOAuth2TokenEndpointFailure(t *testing.T) {
 func TestOAuth2TokenEndpointDown(t *testing.T) {
 	t.Parallel()
 	rec := brokertest.NewHTTPReceiver(t, nil)
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(brokertest.UnreachableURL(t))})
+	p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Auth: oauth2Auth(brokertest.UnreachableURL(t))})
 	err := p.Publish(t.Context(), delivery("", 0))
-	var pubErr *webhook.Error
+	var pubErr *httpdest.Error
 	require.ErrorAs(t, err, &pubErr)
 	require.True(t, pubErr.TokenRequest)
 	require.Contains(t, err.Error(), "no response")
@@ -309,7 +309,7 @@ func TestOAuth2FailedFetchIsNotCached(t *testing.T) {
 		return false
 	}
 	rec := brokertest.NewHTTPReceiver(t, nil)
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL)})
+	p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL)})
 	require.Error(t, p.Publish(t.Context(), delivery("", 0)))
 	require.NoError(t, p.Publish(t.Context(), delivery("", 1)))
 	require.Equal(t, []string{"Bearer tok-2"}, bearers(rec))
@@ -331,7 +331,7 @@ func TestOAuth2ConcurrentPublishesShareOneFetch(t *testing.T) {
 		return false
 	}
 	rec := brokertest.NewHTTPReceiver(t, nil)
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL)})
+	p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL)})
 
 	var started, done sync.WaitGroup
 	errs := make(chan error, workers)
@@ -359,14 +359,14 @@ func TestOAuth2ConcurrentPublishesShareOneFetch(t *testing.T) {
 
 func TestStaticAuthDoesNotRetry401(t *testing.T) {
 	t.Parallel()
-	for _, auth := range []*webhook.Auth{basicAuth(), headerAuth("X-Api-Key", "key-123")} {
+	for _, auth := range []*httpdest.Auth{basicAuth(), headerAuth("X-Api-Key", "key-123")} {
 		t.Run(auth.Kind, func(t *testing.T) {
 			t.Parallel()
 			rec := brokertest.NewHTTPReceiver(t, func(r brokertest.HTTPRequest) brokertest.Answer {
 				return brokertest.Answer{Status: http.StatusUnauthorized,
 					Body: "got " + r.Header.Get("Authorization") + " " + r.Header.Get("X-Api-Key")}
 			})
-			p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: auth})
+			p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Auth: auth})
 			err := p.Publish(t.Context(), delivery("", 0))
 			require.ErrorContains(t, err, "status 401")
 			require.NotContains(t, err.Error(), "key-123")
@@ -385,7 +385,7 @@ func TestBasicAuthHeader(t *testing.T) {
 		}
 		return http.StatusOK
 	}))
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: basicAuth()})
+	p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Auth: basicAuth()})
 	require.NoError(t, p.Publish(t.Context(), delivery("", 0)))
 }
 
@@ -417,7 +417,7 @@ func TestOAuth2TokenResponseShapes(t *testing.T) {
 			}
 			rec := brokertest.NewHTTPReceiver(t, nil)
 			clk := newClock()
-			p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL), Now: clk.Now})
+			p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL), Now: clk.Now})
 			require.NoError(t, p.Publish(t.Context(), delivery("", 0)))
 			clk.Advance(tc.cachedAt)
 			require.NoError(t, p.Publish(t.Context(), delivery("", 0)))
@@ -441,7 +441,7 @@ func TestOAuth2RetryLogsWithoutSecrets(t *testing.T) {
 		}
 		return http.StatusOK
 	}))
-	p := newPublisher(t, webhook.Options{Name: "api", BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL), Logger: logger})
+	p := newPublisher(t, httpdest.Options{Name: "api", BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL), Logger: logger})
 	require.NoError(t, p.Publish(t.Context(), delivery("", 0)))
 	out := buf.String()
 	require.Contains(t, out, "level=DEBUG")

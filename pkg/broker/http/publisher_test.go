@@ -1,4 +1,4 @@
-package webhook_test
+package httpdest_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
-	"github.com/alternayte/queuebox/pkg/broker/webhook"
+	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
 	"github.com/alternayte/queuebox/pkg/secret"
@@ -22,7 +22,7 @@ import (
 func TestPublishSendsStandardHeadersAndBody(t *testing.T) {
 	t.Parallel()
 	rec := brokertest.NewHTTPReceiver(t, nil)
-	p := newPublisher(t, webhook.Options{Name: "orders", BaseURL: rec.URL + "/api/", Path: "/events"})
+	p := newPublisher(t, httpdest.Options{Name: "orders", BaseURL: rec.URL + "/api/", Path: "/events"})
 
 	for attempt := range 3 {
 		require.NoError(t, p.Publish(t.Context(), delivery("cust-42", attempt)))
@@ -53,7 +53,7 @@ func TestPublishHeaderPrecedence(t *testing.T) {
 	tests := []struct {
 		name   string
 		static map[string]string
-		auth   *webhook.Auth
+		auth   *httpdest.Auth
 		row    map[string]string
 		header string
 		want   []string
@@ -77,7 +77,7 @@ func TestPublishHeaderPrecedence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rec := brokertest.NewHTTPReceiver(t, nil)
-			p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Headers: tc.static, Auth: tc.auth})
+			p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Headers: tc.static, Auth: tc.auth})
 			d := delivery("k", 0)
 			d.Message.Headers = tc.row
 			require.NoError(t, p.Publish(t.Context(), d))
@@ -88,12 +88,12 @@ func TestPublishHeaderPrecedence(t *testing.T) {
 	}
 }
 
-func basicAuth() *webhook.Auth {
-	return &webhook.Auth{Kind: webhook.AuthBasic, Username: "queuebox", Password: secret.New("pa55word")}
+func basicAuth() *httpdest.Auth {
+	return &httpdest.Auth{Kind: httpdest.AuthBasic, Username: "queuebox", Password: secret.New("pa55word")}
 }
 
-func headerAuth(name, value string) *webhook.Auth {
-	return &webhook.Auth{Kind: webhook.AuthHeader, HeaderName: name, HeaderValue: secret.New(value)}
+func headerAuth(name, value string) *httpdest.Auth {
+	return &httpdest.Auth{Kind: httpdest.AuthHeader, HeaderName: name, HeaderValue: secret.New(value)}
 }
 
 func TestPublishSucceedsOnEvery2xx(t *testing.T) {
@@ -103,7 +103,7 @@ func TestPublishSucceedsOnEvery2xx(t *testing.T) {
 			t.Parallel()
 			rec := brokertest.NewHTTPReceiver(t, brokertest.Status(code))
 			c := counter()
-			p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Responses: c})
+			p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Responses: c})
 			require.NoError(t, p.Publish(t.Context(), delivery("", 0)))
 			require.Equal(t, 1.0, classCount(c, "2xx"))
 		})
@@ -120,10 +120,10 @@ func TestPublishNeverFollowsRedirect(t *testing.T) {
 				Status: code, Header: http.Header{"Location": {target.URL + "/latest/meta-data?token=abc"}},
 			}))
 			c := counter()
-			p := newPublisher(t, webhook.Options{Name: "partner", BaseURL: rec.URL, Responses: c, Auth: basicAuth()})
+			p := newPublisher(t, httpdest.Options{Name: "partner", BaseURL: rec.URL, Responses: c, Auth: basicAuth()})
 
 			err := p.Publish(t.Context(), delivery("", 0))
-			var pubErr *webhook.Error
+			var pubErr *httpdest.Error
 			require.ErrorAs(t, err, &pubErr)
 			require.Equal(t, code, pubErr.StatusCode)
 			require.Contains(t, err.Error(), "http destination partner")
@@ -154,12 +154,12 @@ func TestPublishFailsWithStatusAndRedactedBody(t *testing.T) {
 			t.Parallel()
 			rec := brokertest.NewHTTPReceiver(t, status(tc.code, tc.body))
 			c := counter()
-			p := newPublisher(t, webhook.Options{
+			p := newPublisher(t, httpdest.Options{
 				Name: "billing", BaseURL: rec.URL, Responses: c, Auth: basicAuth(),
 				Redactor: redact.New("GLOBAL-SECRET-1"),
 			})
 			err := p.Publish(t.Context(), delivery("", 0))
-			var pubErr *webhook.Error
+			var pubErr *httpdest.Error
 			require.ErrorAs(t, err, &pubErr)
 			require.Equal(t, tc.code, pubErr.StatusCode)
 			require.False(t, pubErr.TokenRequest)
@@ -192,11 +192,11 @@ func TestPublishTruncatesErrorBody(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rec := brokertest.NewHTTPReceiver(t, status(500, tc.body))
-			p := newPublisher(t, webhook.Options{
+			p := newPublisher(t, httpdest.Options{
 				BaseURL: rec.URL, MaxErrorBodyBytes: limit, Redactor: redact.New(known, "s"),
 			})
 			err := p.Publish(t.Context(), delivery("", 0))
-			var pubErr *webhook.Error
+			var pubErr *httpdest.Error
 			require.ErrorAs(t, err, &pubErr)
 			require.LessOrEqual(t, len(pubErr.Body), limit)
 			require.True(t, strings.HasSuffix(err.Error(), pubErr.Body))
@@ -210,11 +210,11 @@ func TestPublishTruncatesErrorBody(t *testing.T) {
 func TestPublishDefaultErrorBodyLimit(t *testing.T) {
 	t.Parallel()
 	rec := brokertest.NewHTTPReceiver(t, status(502, strings.Repeat("y", 10_000)))
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL})
+	p := newPublisher(t, httpdest.Options{BaseURL: rec.URL})
 	err := p.Publish(t.Context(), delivery("", 0))
-	var pubErr *webhook.Error
+	var pubErr *httpdest.Error
 	require.ErrorAs(t, err, &pubErr)
-	require.Len(t, pubErr.Body, webhook.DefaultMaxErrorBodyBytes)
+	require.Len(t, pubErr.Body, httpdest.DefaultMaxErrorBodyBytes)
 }
 
 func TestPublishTimeout(t *testing.T) {
@@ -222,22 +222,22 @@ func TestPublishTimeout(t *testing.T) {
 	rec := brokertest.NewHTTPReceiver(t, nil)
 	rec.Hold()
 	c := counter()
-	p := newPublisher(t, webhook.Options{Name: "slow", BaseURL: rec.URL, Timeout: 50 * time.Millisecond, Responses: c})
+	p := newPublisher(t, httpdest.Options{Name: "slow", BaseURL: rec.URL, Timeout: 50 * time.Millisecond, Responses: c})
 
 	err := p.Publish(t.Context(), delivery("", 0))
-	var pubErr *webhook.Error
+	var pubErr *httpdest.Error
 	require.ErrorAs(t, err, &pubErr)
 	require.True(t, pubErr.Timeout())
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.Zero(t, pubErr.StatusCode)
 	require.Contains(t, err.Error(), "timeout 50ms")
-	require.Equal(t, 1.0, classCount(c, webhook.StatusClassOther))
+	require.Equal(t, 1.0, classCount(c, httpdest.StatusClassOther))
 }
 
 func TestPublishCallerCancellation(t *testing.T) {
 	t.Parallel()
 	rec := brokertest.NewHTTPReceiver(t, nil)
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL})
+	p := newPublisher(t, httpdest.Options{BaseURL: rec.URL})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	err := p.Publish(ctx, delivery("", 0))
@@ -248,15 +248,15 @@ func TestPublishCallerCancellation(t *testing.T) {
 func TestPublishConnectionRefused(t *testing.T) {
 	t.Parallel()
 	c := counter()
-	p := newPublisher(t, webhook.Options{Name: "down", BaseURL: brokertest.UnreachableURL(t), Responses: c})
+	p := newPublisher(t, httpdest.Options{Name: "down", BaseURL: brokertest.UnreachableURL(t), Responses: c})
 	err := p.Publish(t.Context(), delivery("", 0))
-	var pubErr *webhook.Error
+	var pubErr *httpdest.Error
 	require.ErrorAs(t, err, &pubErr)
 	require.Zero(t, pubErr.StatusCode)
 	require.False(t, pubErr.Timeout())
 	require.Contains(t, err.Error(), "http destination down: no response")
 	require.Contains(t, err.Error(), "refused")
-	require.Equal(t, 1.0, classCount(c, webhook.StatusClassOther))
+	require.Equal(t, 1.0, classCount(c, httpdest.StatusClassOther))
 }
 
 func TestResponsesCounterClasses(t *testing.T) {
@@ -267,10 +267,10 @@ func TestResponsesCounterClasses(t *testing.T) {
 	}))
 	c := counter()
 	for path := range codes {
-		p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Path: path, Responses: c})
+		p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Path: path, Responses: c})
 		_ = p.Publish(t.Context(), delivery("", 0))
 	}
-	down := newPublisher(t, webhook.Options{BaseURL: brokertest.UnreachableURL(t), Responses: c})
+	down := newPublisher(t, httpdest.Options{BaseURL: brokertest.UnreachableURL(t), Responses: c})
 	require.Error(t, down.Publish(t.Context(), delivery("", 0)))
 
 	want := map[string]float64{"1xx": 0, "2xx": 2, "3xx": 1, "4xx": 2, "5xx": 1, "other": 1}
@@ -282,22 +282,22 @@ func TestResponsesCounterClasses(t *testing.T) {
 func TestNewResponsesCounterSharesRegistration(t *testing.T) {
 	t.Parallel()
 	reg := prometheus.NewRegistry()
-	a := webhook.NewResponsesCounter(reg)
-	b := webhook.NewResponsesCounter(reg)
+	a := httpdest.NewResponsesCounter(reg)
+	b := httpdest.NewResponsesCounter(reg)
 	require.Same(t, a, b)
 	a.WithLabelValues("2xx").Inc()
 	families, err := reg.Gather()
 	require.NoError(t, err)
 	require.Len(t, families, 1)
-	require.Equal(t, webhook.ResponsesMetric, families[0].GetName())
+	require.Equal(t, httpdest.ResponsesMetric, families[0].GetName())
 	require.Equal(t, "status_class", families[0].GetMetric()[0].GetLabel()[0].GetName())
-	require.NotNil(t, webhook.NewResponsesCounter(nil))
+	require.NotNil(t, httpdest.NewResponsesCounter(nil))
 }
 
 func TestPublishRefusesInvalidRowHeader(t *testing.T) {
 	t.Parallel()
 	rec := brokertest.NewHTTPReceiver(t, nil)
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL})
+	p := newPublisher(t, httpdest.Options{BaseURL: rec.URL})
 	for name, value := range map[string]string{"Bad Name": "v", "X-Ok": "line\r\nInjected: yes"} {
 		d := delivery("", 0)
 		d.Message.Headers = map[string]string{name: value}
@@ -311,11 +311,11 @@ func TestPublishRefusesInvalidRowHeader(t *testing.T) {
 func TestPublishAfterClose(t *testing.T) {
 	t.Parallel()
 	rec := brokertest.NewHTTPReceiver(t, nil)
-	p, err := webhook.New(webhook.Options{BaseURL: rec.URL})
+	p, err := httpdest.New(httpdest.Options{BaseURL: rec.URL})
 	require.NoError(t, err)
 	require.NoError(t, p.Close())
 	require.NoError(t, p.Close())
-	require.ErrorIs(t, p.Publish(t.Context(), delivery("", 0)), webhook.ErrClosed)
+	require.ErrorIs(t, p.Publish(t.Context(), delivery("", 0)), httpdest.ErrClosed)
 	require.Error(t, p.Publish(t.Context(), queuebox.Delivery{}))
 }
 
@@ -325,9 +325,9 @@ func TestPublishWithCallerClientNeverFollowsRedirect(t *testing.T) {
 	rec := brokertest.NewHTTPReceiver(t, brokertest.Static(brokertest.Answer{
 		Status: http.StatusFound, Header: http.Header{"Location": {target.URL}},
 	}))
-	p := newPublisher(t, webhook.Options{BaseURL: rec.URL, Client: &http.Client{}})
+	p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Client: &http.Client{}})
 	err := p.Publish(t.Context(), delivery("", 0))
-	var pubErr *webhook.Error
+	var pubErr *httpdest.Error
 	require.ErrorAs(t, err, &pubErr)
 	require.Equal(t, http.StatusFound, pubErr.StatusCode)
 	require.Empty(t, target.Requests())
@@ -338,30 +338,30 @@ func TestNewValidatesOptions(t *testing.T) {
 	ok := "https://api.example.com"
 	tests := []struct {
 		name string
-		opts webhook.Options
+		opts httpdest.Options
 		want string
 	}{
-		{"missing base url", webhook.Options{}, "baseUrl"},
-		{"relative base url", webhook.Options{BaseURL: "/events"}, "absolute"},
-		{"ftp base url", webhook.Options{BaseURL: "ftp://x.example"}, "absolute"},
-		{"user info", webhook.Options{BaseURL: "https://user:hunter2@api.example.com"}, "user name"},
-		{"dot path", webhook.Options{BaseURL: ok, Path: "/a/../admin"}, `".."`},
-		{"negative timeout", webhook.Options{BaseURL: ok, Timeout: -time.Second}, "timeout"},
-		{"negative body limit", webhook.Options{BaseURL: ok, MaxErrorBodyBytes: -1}, "maxErrorBodyBytes"},
-		{"bad static header name", webhook.Options{BaseURL: ok, Headers: map[string]string{"X Bad": "v"}}, "invalid header name"},
-		{"bad static header value", webhook.Options{BaseURL: ok, Headers: map[string]string{"X-Ok": "a\nb"}}, "invalid header value"},
-		{"unknown auth kind", webhook.Options{BaseURL: ok, Auth: &webhook.Auth{Kind: "digest"}}, "auth kind"},
-		{"oauth2 without secret", webhook.Options{BaseURL: ok, Auth: &webhook.Auth{Kind: "oauth2", ClientID: "c", TokenURL: ok}}, "clientSecret"},
-		{"oauth2 bad token url", webhook.Options{BaseURL: ok, Auth: &webhook.Auth{Kind: "oauth2", ClientID: "c", ClientSecret: secret.New("s"), TokenURL: "https://u:p@auth.example"}}, "tokenUrl"},
-		{"basic without password", webhook.Options{BaseURL: ok, Auth: &webhook.Auth{Kind: "basic", Username: "u"}}, "password"},
-		{"basic colon in user", webhook.Options{BaseURL: ok, Auth: &webhook.Auth{Kind: "basic", Username: "a:b", Password: secret.New("p")}}, "colon"},
-		{"header without value", webhook.Options{BaseURL: ok, Auth: &webhook.Auth{Kind: "header"}}, "headerValue"},
-		{"header value with newline", webhook.Options{BaseURL: ok, Auth: &webhook.Auth{Kind: "header", HeaderValue: secret.New("a\r\nb: c")}}, "invalid header value"},
+		{"missing base url", httpdest.Options{}, "baseUrl"},
+		{"relative base url", httpdest.Options{BaseURL: "/events"}, "absolute"},
+		{"ftp base url", httpdest.Options{BaseURL: "ftp://x.example"}, "absolute"},
+		{"user info", httpdest.Options{BaseURL: "https://user:hunter2@api.example.com"}, "user name"},
+		{"dot path", httpdest.Options{BaseURL: ok, Path: "/a/../admin"}, `".."`},
+		{"negative timeout", httpdest.Options{BaseURL: ok, Timeout: -time.Second}, "timeout"},
+		{"negative body limit", httpdest.Options{BaseURL: ok, MaxErrorBodyBytes: -1}, "maxErrorBodyBytes"},
+		{"bad static header name", httpdest.Options{BaseURL: ok, Headers: map[string]string{"X Bad": "v"}}, "invalid header name"},
+		{"bad static header value", httpdest.Options{BaseURL: ok, Headers: map[string]string{"X-Ok": "a\nb"}}, "invalid header value"},
+		{"unknown auth kind", httpdest.Options{BaseURL: ok, Auth: &httpdest.Auth{Kind: "digest"}}, "auth kind"},
+		{"oauth2 without secret", httpdest.Options{BaseURL: ok, Auth: &httpdest.Auth{Kind: "oauth2", ClientID: "c", TokenURL: ok}}, "clientSecret"},
+		{"oauth2 bad token url", httpdest.Options{BaseURL: ok, Auth: &httpdest.Auth{Kind: "oauth2", ClientID: "c", ClientSecret: secret.New("s"), TokenURL: "https://u:p@auth.example"}}, "tokenUrl"},
+		{"basic without password", httpdest.Options{BaseURL: ok, Auth: &httpdest.Auth{Kind: "basic", Username: "u"}}, "password"},
+		{"basic colon in user", httpdest.Options{BaseURL: ok, Auth: &httpdest.Auth{Kind: "basic", Username: "a:b", Password: secret.New("p")}}, "colon"},
+		{"header without value", httpdest.Options{BaseURL: ok, Auth: &httpdest.Auth{Kind: "header"}}, "headerValue"},
+		{"header value with newline", httpdest.Options{BaseURL: ok, Auth: &httpdest.Auth{Kind: "header", HeaderValue: secret.New("a\r\nb: c")}}, "invalid header value"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := webhook.New(tc.opts)
+			_, err := httpdest.New(tc.opts)
 			require.Error(t, err)
 			require.Contains(t, err.Error(), tc.want)
 			require.NotContains(t, err.Error(), "hunter2")
@@ -371,6 +371,6 @@ func TestNewValidatesOptions(t *testing.T) {
 
 func TestNewDefaults(t *testing.T) {
 	t.Parallel()
-	p := newPublisher(t, webhook.Options{BaseURL: "https://api.example.com/hooks"})
+	p := newPublisher(t, httpdest.Options{BaseURL: "https://api.example.com/hooks"})
 	require.Equal(t, "https://api.example.com/hooks/", p.Target())
 }

@@ -1,10 +1,10 @@
-package webhook_test
+package httpdest_test
 
 import (
 	"testing"
 
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
-	"github.com/alternayte/queuebox/pkg/broker/webhook"
+	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/secret"
 )
@@ -14,9 +14,9 @@ import (
 // held to the same contract.
 func TestPublisherContract(t *testing.T) {
 	t.Parallel()
-	for name, auth := range map[string]*webhook.Auth{
+	for name, auth := range map[string]*httpdest.Auth{
 		"no auth":     nil,
-		"header auth": {Kind: webhook.AuthHeader, HeaderName: "X-Api-Key", HeaderValue: secret.New("k-1")},
+		"header auth": {Kind: httpdest.AuthHeader, HeaderName: "X-Api-Key", HeaderValue: secret.New("k-1")},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -25,9 +25,9 @@ func TestPublisherContract(t *testing.T) {
 	}
 }
 
-func contractFactory(auth *webhook.Auth) brokertest.Factory {
-	build := func(baseURL string, cfg brokertest.Config) (*webhook.Publisher, error) {
-		return webhook.New(webhook.Options{Name: "contract", BaseURL: baseURL, Path: "/events",
+func contractFactory(auth *httpdest.Auth) brokertest.Factory {
+	build := func(baseURL string, cfg brokertest.Config) (*httpdest.Publisher, error) {
+		return httpdest.New(httpdest.Options{Name: "contract", BaseURL: baseURL, Path: "/events",
 			Timeout: cfg.Timeout, Auth: auth})
 	}
 	return brokertest.Factory{

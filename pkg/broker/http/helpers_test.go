@@ -1,4 +1,4 @@
-package webhook_test
+package httpdest_test
 
 import (
 	"sync/atomic"
@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
-	"github.com/alternayte/queuebox/pkg/broker/webhook"
+	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
@@ -20,9 +20,9 @@ func status(code int, body string) brokertest.AnswerFunc {
 }
 
 // newPublisher builds a publisher for opts and closes it after the test.
-func newPublisher(t *testing.T, opts webhook.Options) *webhook.Publisher {
+func newPublisher(t *testing.T, opts httpdest.Options) *httpdest.Publisher {
 	t.Helper()
-	p, err := webhook.New(opts)
+	p, err := httpdest.New(opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, p.Close()) })
 	return p
@@ -44,7 +44,7 @@ func delivery(key string, attempt int) queuebox.Delivery {
 
 // counter returns a fresh response counter on its own registry.
 func counter() *prometheus.CounterVec {
-	return webhook.NewResponsesCounter(prometheus.NewRegistry())
+	return httpdest.NewResponsesCounter(prometheus.NewRegistry())
 }
 
 func classCount(c *prometheus.CounterVec, class string) float64 {
