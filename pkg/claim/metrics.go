@@ -1,9 +1,9 @@
 package claim
 
 import (
-	"errors"
-
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/alternayte/queuebox/pkg/metrics"
 )
 
 // LostCounter returns the series of queuebox_claims_lost_total for
@@ -16,24 +16,9 @@ import (
 // It panics, as MustRegister does, when reg holds a different collector
 // of that name. The counter is safe for concurrent use.
 func LostCounter(reg prometheus.Registerer, component string) prometheus.Counter {
-	vec := prometheus.NewCounterVec(prometheus.CounterOpts{
+	vec := metrics.MustRegister(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "queuebox_claims_lost_total",
 		Help: "Terminal writes that lost the claim: another worker owned the row.",
-	}, []string{"component"})
-	if err := reg.Register(vec); err != nil {
-		vec = registered(err)
-	}
+	}, []string{"component"}))
 	return vec.WithLabelValues(component)
-}
-
-// registered returns the family that an earlier LostCounter registered,
-// or panics with err.
-func registered(err error) *prometheus.CounterVec {
-	var already prometheus.AlreadyRegisteredError
-	if errors.As(err, &already) {
-		if vec, ok := already.ExistingCollector.(*prometheus.CounterVec); ok {
-			return vec
-		}
-	}
-	panic(err)
 }

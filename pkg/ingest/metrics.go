@@ -1,9 +1,9 @@
 package ingest
 
 import (
-	"errors"
-
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/alternayte/queuebox/pkg/metrics"
 )
 
 // Values of the status label of queuebox_inbox_messages_total that a
@@ -51,7 +51,8 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		}, []string{"source"}),
 	}
 	for _, c := range []**prometheus.CounterVec{&m.messages, &m.rejections, &m.filtered} {
-		if err := registerOrReuse(reg, c); err != nil {
+		var err error
+		if *c, err = metrics.Register(reg, *c); err != nil {
 			return nil, err
 		}
 	}
@@ -62,20 +63,6 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		m.rejections.WithLabelValues(r)
 	}
 	return m, nil
-}
-
-// registerOrReuse registers *c, or points *c at the equal collector that
-// reg already holds.
-func registerOrReuse(reg prometheus.Registerer, c **prometheus.CounterVec) error {
-	err := reg.Register(*c)
-	var are prometheus.AlreadyRegisteredError
-	if errors.As(err, &are) {
-		if existing, ok := are.ExistingCollector.(*prometheus.CounterVec); ok {
-			*c = existing
-			return nil
-		}
-	}
-	return err
 }
 
 func (m *Metrics) message(status string)  { m.messages.WithLabelValues(status).Inc() }

@@ -1,9 +1,9 @@
 package httpdest
 
 import (
-	"errors"
-
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/alternayte/queuebox/pkg/metrics"
 )
 
 // ResponsesMetric is the name of the response counter.
@@ -19,23 +19,10 @@ const StatusClassOther = "other"
 // registered counter is returned, so every publisher can share one. Label
 // values appear on first use, as the metrics reference documents.
 func NewResponsesCounter(reg prometheus.Registerer) *prometheus.CounterVec {
-	c := prometheus.NewCounterVec(prometheus.CounterOpts{
+	return metrics.MustRegister(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: ResponsesMetric,
 		Help: "Responses of HTTP destinations to publish requests, by status class; other means no response arrived.",
-	}, []string{"status_class"})
-	if reg == nil {
-		return c
-	}
-	if err := reg.Register(c); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if errors.As(err, &are) {
-			if existing, ok := are.ExistingCollector.(*prometheus.CounterVec); ok {
-				return existing
-			}
-		}
-		panic(err)
-	}
-	return c
+	}, []string{"status_class"}))
 }
 
 // statusClass maps a status code to its label value. The raw code is never
