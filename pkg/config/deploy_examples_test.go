@@ -3,7 +3,6 @@ package config
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -109,7 +108,7 @@ func TestKubernetesDeploymentsUseDocumentedVariables(t *testing.T) {
 						configFile = e.Value
 						continue
 					}
-					require.True(t, schemaHas(reflect.TypeOf(Config{}), EnvKeyToPath(e.Name)),
+					require.True(t, schema.Has(EnvKeyToPath(e.Name)),
 						"%s sets %s, which names no configuration key", path, e.Name)
 				}
 				require.Equal(t, DefaultConfigFile, configFile, path)

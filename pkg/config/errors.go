@@ -2,65 +2,36 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/alternayte/queuebox/pkg/config/internal/yamlenv"
 )
 
 // FieldError is one configuration problem. It names the YAML path of the
 // key and the QUEUEBOX_ variable that sets it, so an operator can fix the
 // problem in either source. Msg never holds a secret value.
-type FieldError struct {
-	Path string // for example routes[0].destination
-	Env  string // for example QUEUEBOX_ROUTES_0_DESTINATION
-	Msg  string
-}
-
-// Error renders "path (VARIABLE): message".
-func (e *FieldError) Error() string {
-	return e.Path + " (" + e.Env + "): " + e.Msg
-}
+type FieldError = yamlenv.FieldError
 
 func newFieldError(path keyPath, format string, args ...any) *FieldError {
-	return &FieldError{Path: path.String(), Env: path.env(), Msg: fmt.Sprintf(format, args...)}
+	return schema.Error(yamlenv.Path(path), format, args...)
 }
 
-// keyPath is the path of a key as segments. A list index is stored as
-// "[i]" so that String can render routes[0].topicPattern.
-type keyPath []string
+// keyPath is the path of a key as segments (see yamlenv.Path), with the
+// short method names of the validator.
+type keyPath yamlenv.Path
 
-// key returns the path of a child key (or of a chain of keys). It never
-// shares the backing array with p, so sibling paths built from one parent
-// stay independent.
-func (p keyPath) key(names ...string) keyPath {
-	out := make(keyPath, len(p), len(p)+len(names))
-	copy(out, p)
-	return append(out, names...)
-}
+// key returns the path of a child key (or of a chain of keys), sharing no
+// backing array with p.
+func (p keyPath) key(names ...string) keyPath { return keyPath(yamlenv.Path(p).Key(names...)) }
 
-func (p keyPath) index(i int) keyPath { return p.key("[" + strconv.Itoa(i) + "]") }
+func (p keyPath) index(i int) keyPath { return keyPath(yamlenv.Path(p).Index(i)) }
 
 // String renders the YAML path, for example sources.orders.topics[0].
-func (p keyPath) String() string {
-	var b strings.Builder
-	for i, s := range p {
-		if i > 0 && !strings.HasPrefix(s, "[") {
-			b.WriteByte('.')
-		}
-		b.WriteString(s)
-	}
-	return b.String()
-}
+func (p keyPath) String() string { return yamlenv.Path(p).String() }
 
 // env renders the variable name of the path.
-func (p keyPath) env() string {
-	segs := make([]string, len(p))
-	for i, s := range p {
-		segs[i] = strings.Trim(s, "[]")
-	}
-	return segmentsToEnvKey(segs)
-}
+func (p keyPath) env() string { return schema.Var(yamlenv.Path(p)) }
 
 // ref renders "path (VARIABLE)" for a message that names a second key.
 func (p keyPath) ref() string { return p.String() + " (" + p.env() + ")" }

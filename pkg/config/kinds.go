@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/alternayte/queuebox/pkg/config/internal/yamlenv"
 	"github.com/alternayte/queuebox/pkg/secret"
 )
 
@@ -107,7 +108,7 @@ func allKeysSet(v reflect.Value, keys []string) bool {
 // keySet reports whether a required key holds a value: a text that is not
 // blank, a secret that is not empty, or a list with an entry.
 func keySet(v reflect.Value, key string) bool {
-	f, ok := fieldByKey(v.Type(), key)
+	f, ok := yamlenv.FieldByKey(v.Type(), key)
 	if !ok {
 		return false
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"reflect"
 
+	"github.com/alternayte/queuebox/pkg/config/internal/yamlenv"
 	"github.com/alternayte/queuebox/pkg/secret"
 )
 
@@ -81,21 +82,20 @@ func (o Options) withDefaults() Options {
 // variable is set: neither a configuration variable nor QUEUEBOX_CONFIG_FILE.
 func Load(opts Options) (*Config, error) {
 	opts = opts.withDefaults()
-	env := environMap(opts.Environ)
+	env := yamlenv.Environ(opts.Environ)
 	tree, src, err := readSources(opts, env)
 	if err != nil {
 		return nil, err
 	}
-	d := newDecoder(env, opts.ReadFile)
 	cfg := Default()
-	d.decode(tree, reflect.ValueOf(&cfg).Elem(), keyPath{})
-	cfg.applyPresence(d.present)
-	errs := append(src.errs, d.errs.errs...)
-	errs = append(errs, withoutPaths(cfg.check(opts), d.errs.errs)...)
+	d := schema.Decode(tree, reflect.ValueOf(&cfg).Elem(), env, opts.ReadFile)
+	cfg.applyPresence(d.Present)
+	errs := append(src.errs, d.Errs...)
+	errs = append(errs, withoutPaths(cfg.check(opts), d.Errs)...)
 	if len(errs) > 0 {
 		return nil, joinSorted(errs)
 	}
-	cfg.warnings = append(append(src.warnings, d.warnings...), kindWarnings(&cfg)...)
+	cfg.warnings = append(append(src.warnings, d.Warnings...), kindWarnings(&cfg)...)
 	return &cfg, nil
 }
 
@@ -119,7 +119,7 @@ type sources struct {
 
 // readSources picks the file or the packaged configuration and merges the
 // variables into it.
-func readSources(opts Options, env map[string]string) (*mapNode, sources, error) {
+func readSources(opts Options, env map[string]string) (*yamlenv.Map, sources, error) {
 	var src sources
 	vars := configVars(env)
 	file, named := env[configFileVar], true
@@ -127,7 +127,7 @@ func readSources(opts Options, env map[string]string) (*mapNode, sources, error)
 		file, named = DefaultConfigFile, false
 	}
 	data, err := opts.ReadFile(file)
-	var tree *mapNode
+	var tree *yamlenv.Map
 	switch {
 	case err == nil:
 		if tree, src.errs, err = parseYAML(data); err != nil {
@@ -136,7 +136,7 @@ func readSources(opts Options, env map[string]string) (*mapNode, sources, error)
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, src, fmt.Errorf("read the configuration file %s: %w", file, err)
 	case len(vars) > 0:
-		tree = newMapNode()
+		tree = yamlenv.NewMap()
 	case named:
 		// QUEUEBOX_CONFIG_FILE is a QUEUEBOX_ variable too: the operator
 		// asked for a file, and running the packaged configuration in its
@@ -152,8 +152,17 @@ func readSources(opts Options, env map[string]string) (*mapNode, sources, error)
 	if err != nil && named {
 		src.warnings = append(src.warnings, fmt.Sprintf("%s names %s, which does not exist", configFileVar, file))
 	}
-	src.warnings = append(src.warnings, applyEnv(tree, vars)...)
+	src.warnings = append(src.warnings, schema.ApplyEnv(tree, vars)...)
 	return tree, src, nil
+}
+
+// parseYAML parses one configuration document (see yamlenv.ParseYAML).
+func parseYAML(data []byte) (*yamlenv.Map, []error, error) {
+	tree, dups, err := schema.ParseYAML(data)
+	if errors.Is(err, yamlenv.ErrNotMapping) {
+		err = errors.New("the top level must be a mapping of sections such as server and database")
+	}
+	return tree, dups, err
 }
 
 // noSourceError names the three sources that were all empty.

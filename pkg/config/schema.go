@@ -3,85 +3,48 @@ package config
 import (
 	"reflect"
 	"strings"
-	"sync"
 
+	"github.com/alternayte/queuebox/pkg/config/internal/yamlenv"
 	"github.com/alternayte/queuebox/pkg/secret"
 )
 
-// The Go types are the schema: the loader walks them by reflection to
-// decide whether a path segment is a struct field, a map key or a list
-// index, and which text conversion a value needs.
+// The Go types are the schema: package yamlenv walks them by reflection
+// to merge the variables into the file and decode the result. This file
+// tells it what is QueueBox's: the prefix, the secret and duration types
+// and the defaults of new entries.
 
 var (
-	secretType      = reflect.TypeOf(secret.Secret{})
-	durationType    = reflect.TypeOf(Duration{})
-	stringSliceType = reflect.TypeOf([]string(nil))
+	secretType   = reflect.TypeOf(secret.Secret{})
+	durationType = reflect.TypeOf(Duration{})
 )
 
-// derefType strips pointer levels: *int and int share one schema.
-func derefType(t reflect.Type) reflect.Type {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t
+// schema is the configuration of queuebox.yml and the QUEUEBOX_ variables.
+var schema = &yamlenv.Schema{
+	Prefix: EnvPrefix,
+	Root:   reflect.TypeOf(Config{}),
+	Secret: secretType,
+	Parse: map[reflect.Type]func(string) (any, error){
+		secretType: func(text string) (any, error) { return secret.New(text), nil },
+		durationType: func(text string) (any, error) {
+			return ParseDuration(strings.TrimSpace(text))
+		},
+	},
+	New: construct,
 }
 
-// isLeafType reports whether a value of t comes from one scalar.
-func isLeafType(t reflect.Type) bool {
-	if t == secretType || t == durationType {
-		return true
-	}
-	switch t.Kind() {
-	case reflect.String, reflect.Bool, reflect.Int, reflect.Int64:
-		return true
-	}
-	return false
-}
-
-// yamlName returns the key of a field as the reference spells it.
-func yamlName(f reflect.StructField) string {
-	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-	return name
-}
-
-// fieldIndex maps the lower-case key of every field of a struct type to
-// the field, so lookups in any letter case cost one map access.
-var fieldIndex sync.Map // reflect.Type -> map[string]reflect.StructField
-
-// fieldByKey finds the field whose key equals name in any letter case.
-// Fields tagged "-" are derived by the loader and have no key.
-func fieldByKey(t reflect.Type, name string) (reflect.StructField, bool) {
-	idx, ok := fieldIndex.Load(t)
-	if !ok {
-		m := map[string]reflect.StructField{}
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if n := yamlName(f); f.IsExported() && n != "" && n != "-" {
-				m[strings.ToLower(n)] = f
-			}
-		}
-		idx, _ = fieldIndex.LoadOrStore(t, m)
-	}
-	f, found := idx.(map[string]reflect.StructField)[strings.ToLower(name)]
-	return f, found
-}
-
-// construct returns a new value of t for an entry that a source creates.
+// construct returns the starting value of an entry that a source creates.
 // Entries of a map, transform blocks and auth blocks start from their
 // documented defaults, so a key that no source sets keeps its default.
-func construct(t reflect.Type) reflect.Value {
+func construct(t reflect.Type) (reflect.Value, bool) {
 	switch t {
 	case reflect.TypeOf((*Destination)(nil)):
-		return reflect.ValueOf(newDestination())
+		return reflect.ValueOf(newDestination()), true
 	case reflect.TypeOf((*Source)(nil)):
-		return reflect.ValueOf(newSource())
+		return reflect.ValueOf(newSource()), true
 	case reflect.TypeOf((*Transform)(nil)):
-		return reflect.ValueOf(newTransform())
+		return reflect.ValueOf(newTransform()), true
 	case reflect.TypeOf((*SourceAuth)(nil)):
-		return reflect.ValueOf(newSourceAuth())
+		return reflect.ValueOf(newSourceAuth()), true
 	}
-	if t.Kind() == reflect.Pointer {
-		return reflect.New(t.Elem())
-	}
-	return reflect.New(t).Elem()
+	return reflect.Value{}, false
 }

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+
+	"github.com/alternayte/queuebox/pkg/config/internal/yamlenv"
 )
 
 var (
@@ -77,7 +79,7 @@ func (v *validator) tableNames(db Database, path keyPath) {
 
 func (v *validator) columns(db Database, path keyPath, got, def reflect.Value) {
 	for i := 0; i < got.NumField(); i++ {
-		name := yamlName(got.Type().Field(i))
+		name := yamlenv.KeyOf(got.Type().Field(i))
 		v.tableName(db, path.key(name), got.Field(i).String(), def.Field(i).String())
 	}
 }

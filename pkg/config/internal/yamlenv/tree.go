@@ -1,4 +1,4 @@
-package config
+package yamlenv
 
 import (
 	"errors"
@@ -8,14 +8,16 @@ import (
 )
 
 // The loader merges its sources in an untyped tree before it decodes the
-// result into Config. A tree keeps the keys as the user wrote them, so the
-// case-insensitive match happens once, in the decoder, against the schema.
+// result into the root type. A tree keeps the keys as the user wrote them,
+// so the case-insensitive match happens once, in the decoder, against the
+// schema.
 //
-// A node is one of *mapNode, *seqNode, *scalarNode or nil (absent).
+// A node is one of *Map, *seqNode, *scalarNode or nil (absent).
 type node any
 
-// mapNode is a YAML mapping that keeps the order of its keys.
-type mapNode struct {
+// Map is a YAML mapping that keeps the order of its keys: the root of a
+// tree. It is not safe for concurrent use.
+type Map struct {
 	keys []string
 	vals map[string]node
 }
@@ -34,10 +36,11 @@ type scalarNode struct {
 	null bool
 }
 
-func newMapNode() *mapNode { return &mapNode{vals: map[string]node{}} }
+// NewMap returns an empty mapping.
+func NewMap() *Map { return &Map{vals: map[string]node{}} }
 
 // find returns the first key that equals name in any letter case.
-func (m *mapNode) find(name string) (string, bool) {
+func (m *Map) find(name string) (string, bool) {
 	if _, ok := m.vals[name]; ok {
 		return name, true
 	}
@@ -50,16 +53,21 @@ func (m *mapNode) find(name string) (string, bool) {
 }
 
 // set stores val under key, appending the key when it is new.
-func (m *mapNode) set(key string, val node) {
+func (m *Map) set(key string, val node) {
 	if _, ok := m.vals[key]; !ok {
 		m.keys = append(m.keys, key)
 	}
 	m.vals[key] = val
 }
 
-// parseYAML turns a YAML document into a tree. An empty document gives an
-// empty mapping; a document whose root is not a mapping is an error.
-func parseYAML(data []byte) (*mapNode, []error, error) {
+// ErrNotMapping is the error of ParseYAML for a document whose top level
+// is not a mapping.
+var ErrNotMapping = errors.New("the top level is not a mapping")
+
+// ParseYAML turns a YAML document into a tree. An empty document gives an
+// empty mapping; a document whose root is not a mapping is ErrNotMapping.
+// The second result lists the keys written twice in one mapping.
+func (s *Schema) ParseYAML(data []byte) (*Map, []error, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, nil, err
@@ -67,31 +75,32 @@ func parseYAML(data []byte) (*mapNode, []error, error) {
 	root := &doc
 	if root.Kind == yaml.DocumentNode {
 		if len(root.Content) == 0 {
-			return newMapNode(), nil, nil
+			return NewMap(), nil, nil
 		}
 		root = root.Content[0]
 	}
 	if root.Kind == 0 {
-		return newMapNode(), nil, nil
+		return NewMap(), nil, nil
 	}
-	b := &treeBuilder{}
-	tree := b.build(root, keyPath{})
-	m, ok := tree.(*mapNode)
+	b := &treeBuilder{schema: s}
+	tree := b.build(root, Path{})
+	m, ok := tree.(*Map)
 	if !ok {
-		if s, isScalar := tree.(*scalarNode); isScalar && s.null {
-			return newMapNode(), b.errs, nil
+		if sc, isScalar := tree.(*scalarNode); isScalar && sc.null {
+			return NewMap(), b.errs, nil
 		}
-		return nil, nil, errors.New("the top level must be a mapping of sections such as server and database")
+		return nil, nil, ErrNotMapping
 	}
 	return m, b.errs, nil
 }
 
 // treeBuilder converts yaml.Node values and records duplicate keys.
 type treeBuilder struct {
-	errs []error
+	schema *Schema
+	errs   []error
 }
 
-func (b *treeBuilder) build(n *yaml.Node, path keyPath) node {
+func (b *treeBuilder) build(n *yaml.Node, path Path) node {
 	switch n.Kind {
 	case yaml.AliasNode:
 		return b.build(n.Alias, path)
@@ -100,7 +109,7 @@ func (b *treeBuilder) build(n *yaml.Node, path keyPath) node {
 	case yaml.SequenceNode:
 		s := &seqNode{}
 		for i, item := range n.Content {
-			s.items = append(s.items, b.build(item, path.index(i)))
+			s.items = append(s.items, b.build(item, path.Index(i)))
 		}
 		return s
 	case yaml.ScalarNode:
@@ -112,8 +121,8 @@ func (b *treeBuilder) build(n *yaml.Node, path keyPath) node {
 
 // buildMap converts a mapping. A YAML merge key (<<) copies the keys of the
 // referenced mappings that the mapping does not set itself.
-func (b *treeBuilder) buildMap(n *yaml.Node, path keyPath) *mapNode {
-	m := newMapNode()
+func (b *treeBuilder) buildMap(n *yaml.Node, path Path) *Map {
+	m := NewMap()
 	var merges []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -122,9 +131,9 @@ func (b *treeBuilder) buildMap(n *yaml.Node, path keyPath) *mapNode {
 			continue
 		}
 		if _, dup := m.vals[k.Value]; dup {
-			b.errs = append(b.errs, newFieldError(path.key(k.Value), "the key is written twice"))
+			b.errs = append(b.errs, b.schema.Error(path.Key(k.Value), "the key is written twice"))
 		}
-		m.set(k.Value, b.build(v, path.key(k.Value)))
+		m.set(k.Value, b.build(v, path.Key(k.Value)))
 	}
 	for _, src := range merges {
 		b.mergeInto(m, src, path)
@@ -132,7 +141,7 @@ func (b *treeBuilder) buildMap(n *yaml.Node, path keyPath) *mapNode {
 	return m
 }
 
-func (b *treeBuilder) mergeInto(m *mapNode, src *yaml.Node, path keyPath) {
+func (b *treeBuilder) mergeInto(m *Map, src *yaml.Node, path Path) {
 	if src.Kind == yaml.AliasNode {
 		src = src.Alias
 	}
@@ -142,7 +151,7 @@ func (b *treeBuilder) mergeInto(m *mapNode, src *yaml.Node, path keyPath) {
 		}
 		return
 	}
-	other, ok := b.build(src, path).(*mapNode)
+	other, ok := b.build(src, path).(*Map)
 	if !ok {
 		return
 	}

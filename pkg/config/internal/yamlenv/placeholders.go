@@ -1,4 +1,4 @@
-package config
+package yamlenv
 
 import (
 	"regexp"
@@ -13,7 +13,7 @@ var placeholder = regexp.MustCompile(`\$\{([^}:]*)(:-([^}]*))?\}`)
 // environment. A placeholder whose variable is unset or empty takes its
 // fallback, as in a POSIX shell; without a fallback an unset variable is an
 // error that names the key and the variable, never a value.
-func (d *decoder) expand(path keyPath, text string) (string, bool) {
+func (d *decoder) expand(path Path, text string) (string, bool) {
 	if !strings.Contains(text, "${") {
 		return text, true
 	}
@@ -22,7 +22,7 @@ func (d *decoder) expand(path keyPath, text string) (string, bool) {
 		parts := placeholder.FindStringSubmatch(m)
 		name, hasFallback, fallback := strings.TrimSpace(parts[1]), parts[2] != "", parts[3]
 		if name == "" {
-			d.errs.add(path, "holds an empty placeholder ${}: write ${NAME} or ${NAME:-fallback}")
+			d.add(path, "holds an empty placeholder ${}: write ${NAME} or ${NAME:-fallback}")
 			ok = false
 			return ""
 		}
@@ -33,7 +33,7 @@ func (d *decoder) expand(path keyPath, text string) (string, bool) {
 		case hasFallback:
 			return fallback
 		default:
-			d.errs.add(path, "the placeholder ${%s} names the environment variable %s, which is not set; set it or write ${%s:-fallback}", name, name, name)
+			d.add(path, "the placeholder ${%s} names the environment variable %s, which is not set; set it or write ${%s:-fallback}", name, name, name)
 			ok = false
 			return ""
 		}
@@ -41,14 +41,14 @@ func (d *decoder) expand(path keyPath, text string) (string, bool) {
 	return out, ok
 }
 
-// filePrefix marks a secret that QueueBox reads from a file.
+// filePrefix marks a secret that the decoder reads from a file.
 const filePrefix = "file:"
 
 // secretText resolves a file: reference of a secret field. The file is read
 // once per load, and one trailing newline (\n or \r\n) is removed, because
 // editors and `echo` add one. An unreadable file is an error that names the
 // key and the path; the content never appears in a message.
-func (d *decoder) secretText(path keyPath, text string) (string, bool) {
+func (d *decoder) secretText(path Path, text string) (string, bool) {
 	ref, isFile := strings.CutPrefix(text, filePrefix)
 	if !isFile {
 		return text, true
@@ -58,12 +58,12 @@ func (d *decoder) secretText(path keyPath, text string) (string, bool) {
 		return cached, true
 	}
 	if file == "" {
-		d.errs.add(path, "the file: reference names no path")
+		d.add(path, "the file: reference names no path")
 		return "", false
 	}
 	data, err := d.readFile(file)
 	if err != nil {
-		d.errs.add(path, "cannot read the secret file %s: %v", file, err)
+		d.add(path, "cannot read the secret file %s: %v", file, err)
 		return "", false
 	}
 	value := string(data)
