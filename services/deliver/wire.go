@@ -14,6 +14,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/secret"
 	"github.com/alternayte/queuebox/pkg/transform"
 	"github.com/alternayte/queuebox/pkg/wake"
+	"github.com/alternayte/queuebox/services/internal/wiring"
 )
 
 // wire adds the outbox poller, its publishers, the admin routes and the
@@ -61,7 +62,10 @@ func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 		if err != nil {
 			return nil, err
 		}
-		job := retention.Outbox(cfg.Retention, cleanup, app.Registry, app.Log)
+		job, err := retention.Outbox(wiring.Retention(cfg.Retention.Outbox), cleanup, app.Registry, app.Log)
+		if err != nil {
+			return nil, err
+		}
 		app.Health.Add("retention-service", job.Check)
 		components = append(components, job)
 	}

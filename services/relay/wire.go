@@ -8,6 +8,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/relay"
 	"github.com/alternayte/queuebox/pkg/retention"
 	"github.com/alternayte/queuebox/pkg/run"
+	"github.com/alternayte/queuebox/services/internal/wiring"
 )
 
 // wire adds the inbox relay (when inbox.relay.enabled) and the inbox
@@ -44,7 +45,10 @@ func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 		if err != nil {
 			return nil, err
 		}
-		job := retention.Inbox(cfg.Retention, cleanup, app.Registry, app.Log)
+		job, err := retention.Inbox(wiring.Retention(cfg.Retention.Inbox), cleanup, app.Registry, app.Log)
+		if err != nil {
+			return nil, err
+		}
 		app.Health.Add("retention-service", job.Check)
 		components = append(components, job)
 	}
