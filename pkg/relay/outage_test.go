@@ -13,7 +13,6 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/relay"
-	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
@@ -46,13 +45,10 @@ func (a *awayForward) Forward(ctx context.Context, p queuebox.ForwardParams) (ma
 func TestAForwardWaitsOutAShortDatabaseOutage(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.cfg.Inbox.Relay.ClaimTimeoutMs = 60000
 	conn := e.s.Connect(t)
 	insertInbox(t, conn, "orders", "evt-1", "order-1", "created", "push")
-	store, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, e.cfg.Database), queuebox.RelayParams{Lease: time.Minute, Sources: relay.SourceNames(e.cfg)})
-	require.NoError(t, err)
 	m := relay.NewMetrics(prometheus.NewRegistry())
-	r := relay.New(relay.Options{Config: e.cfg, Store: &awayForward{Relay: store, outage: 2 * time.Second}, Metrics: m, Logger: quiet()})
+	r := e.newRelay(t, time.Minute, &awayForward{Relay: e.store(t, time.Minute), outage: 2 * time.Second}, m)
 	t.Cleanup(runFor(t, r))
 
 	waitForwarded(t, conn, 1)

@@ -4,27 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"maps"
-	"slices"
 	"time"
 	"unicode/utf8"
 
 	"github.com/alternayte/queuebox/pkg/claim"
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
 // Store is the relay side of the inbox; see queuebox.RelayStore.
 type Store = queuebox.RelayStore
-
-// Options wire a Relay.
-type Options struct {
-	Config  *config.Config
-	Store   Store
-	Metrics *Metrics
-	Logger  *slog.Logger
-}
 
 // Relay forwards push rows of the inbox into the outbox. It implements the
 // component contract of package run.
@@ -35,19 +23,23 @@ type Relay struct {
 	health *claim.Health
 }
 
-// New builds the relay from inbox.relay.
-func New(opts Options) *Relay {
-	rc := opts.Config.Inbox.Relay
-	r := &Relay{opts: opts, writes: claim.WriteRetry{Patience: config.Ms(rc.ClaimTimeoutMs)},
+// New builds the relay. It returns an error when a required option is
+// missing or a setting is negative.
+func New(opts Options) (*Relay, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	r := &Relay{opts: opts, writes: claim.WriteRetry{Patience: opts.ClaimTimeout},
 		health: claim.NewHealth(opts.Logger, "relay fails", "claims succeed again; the inbox relay is up")}
 	r.loop = claim.NewBatch(claim.Config{
 		Name:          "inbox-relay",
-		BatchSize:     rc.BatchSize,
-		PollInterval:  config.Ms(rc.PollIntervalMs),
-		LeaseDuration: config.Ms(rc.ClaimTimeoutMs),
+		BatchSize:     opts.BatchSize,
+		PollInterval:  opts.PollInterval,
+		LeaseDuration: opts.ClaimTimeout,
 		LeaseSetting:  "inbox.relay.claimTimeoutMs",
 		// Forwarding is one statement per batch; a short drain suffices.
-		ShutdownTimeout: config.Ms(opts.Config.Outbox.ShutdownTimeoutMs),
+		ShutdownTimeout: opts.ShutdownTimeout,
 		Logger:          opts.Logger,
 		Hooks: claim.Hooks{
 			Lost:        func(claim.Lease) { opts.Metrics.ClaimsLost.Inc() },
@@ -55,7 +47,7 @@ func New(opts Options) *Relay {
 		},
 		Health: r.health,
 	}, opts.Store, r.forwardBatch)
-	return r
+	return r, nil
 }
 
 // Name implements run.Component.
@@ -119,7 +111,7 @@ func (r *Relay) forward(ctx context.Context, forwards []queuebox.Forward) (dead 
 		return nil
 	}
 	kept, err := r.retry(ctx, "forward", func(ctx context.Context) (map[string]bool, error) {
-		return r.opts.Store.Forward(ctx, queuebox.ForwardParams{Rows: forwards, MaxAttempts: r.opts.Config.EffectiveMaxAttempts()})
+		return r.opts.Store.Forward(ctx, queuebox.ForwardParams{Rows: forwards, MaxAttempts: r.opts.MaxAttempts})
 	})
 	var refused *queuebox.RefusedValueError
 	switch {
@@ -182,17 +174,11 @@ func (r *Relay) lost(ids []string, what string) {
 		"rows", len(ids), "inbox_ids", ids[:min(len(ids), maxLostIDs)], "write", what)
 }
 
-// SourceNames lists the configured sources, for the relay claim: the rows
-// of a source missing from it stay pending for a relay that knows it.
-func SourceNames(cfg *config.Config) []string {
-	return slices.Sorted(maps.Keys(cfg.Sources))
-}
-
 // prepare builds the forward of one row, or the reason it is dead. The
 // claim takes only rows of configured sources, so the missing-source
 // reason is a guard, not a path a row normally takes.
 func (r *Relay) prepare(row queuebox.InboxRow) (queuebox.Forward, string) {
-	src, ok := r.opts.Config.Sources[row.Source]
+	tmpl, ok := r.opts.Topics[row.Source]
 	if !ok {
 		return queuebox.Forward{}, fmt.Sprintf("Source %s is not configured, so the relay cannot render its topic", row.Source)
 	}
@@ -200,9 +186,9 @@ func (r *Relay) prepare(row queuebox.InboxRow) (queuebox.Forward, string) {
 	if row.EventType != nil {
 		eventType = *row.EventType
 	}
-	topic := RenderTopic(src.Topic, row.Source, eventType)
+	topic := RenderTopic(tmpl, row.Source, eventType)
 	if topic == "" {
-		return queuebox.Forward{}, fmt.Sprintf("The topic template %q of source %s rendered empty, so the message can reach no destination", src.Topic, row.Source)
+		return queuebox.Forward{}, fmt.Sprintf("The topic template %q of source %s rendered empty, so the message can reach no destination", tmpl, row.Source)
 	}
 	headers, err := OutboxHeaders(row.Headers, row.ID, row.Source, row.IdempotencyKey, row.CorrelationID)
 	if err != nil {
@@ -240,9 +226,9 @@ func (r *Relay) retry(ctx context.Context, what string, write claim.Write) (map[
 }
 
 // refreshAge sets the oldest-pending gauge at most once per
-// inbox.relay.pendingGaugeIntervalMs.
+// PendingGaugeInterval.
 func (r *Relay) refreshAge(ctx context.Context) {
-	ticker := time.NewTicker(config.Ms(r.opts.Config.Inbox.Relay.PendingGaugeIntervalMs))
+	ticker := time.NewTicker(r.opts.PendingGaugeInterval)
 	defer ticker.Stop()
 	for {
 		age, err := r.opts.Store.OldestPendingAge(ctx)

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -24,24 +26,41 @@ import (
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
 )
 
+// env is one migrated schema and the settings of the relays a test
+// builds on it: the sources orders and payments.
 type env struct {
-	s   pgtest.Schema
-	db  *postgres.DB
-	cfg *config.Config
+	s        pgtest.Schema
+	db       *postgres.DB
+	settings *relay.Options // the settings only; newRelay adds the rest
 }
 
 func newEnv(t *testing.T) env {
 	t.Helper()
 	s, db := pgtest.Migrated(t, 10)
-	cfg := config.Default()
-	cfg.Inbox.Relay.PollIntervalMs = 10
-	cfg.Inbox.Relay.BatchSize = 7
-	cfg.Outbox.ShutdownTimeoutMs = 5000
-	cfg.Sources = map[string]*config.Source{
-		"orders":   {Name: "orders", Kind: config.KindHTTP, Topic: "{{ source }}.{{eventType}}", Consumption: "push"},
-		"payments": {Name: "payments", Kind: config.KindHTTP, Topic: "{{ eventType }}", Consumption: "push"},
-	}
-	return env{s: s, db: db, cfg: &cfg}
+	return env{s: s, db: db, settings: &relay.Options{
+		PollInterval: 10 * time.Millisecond, BatchSize: 7, ShutdownTimeout: 5 * time.Second,
+		Topics: map[string]string{"orders": "{{ source }}.{{eventType}}", "payments": "{{ eventType }}"},
+	}}
+}
+
+// store is a relay store of e's schema that claims the rows of e's
+// sources.
+func (e env) store(t *testing.T, lease time.Duration) *postgres.Relay {
+	t.Helper()
+	store, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, config.Default().Database),
+		queuebox.RelayParams{Lease: lease, Sources: slices.Sorted(maps.Keys(e.settings.Topics))})
+	require.NoError(t, err)
+	return store
+}
+
+// newRelay builds a relay with e's settings and the lease on store.
+func (e env) newRelay(t *testing.T, lease time.Duration, store relay.Store, m *relay.Metrics) *relay.Relay {
+	t.Helper()
+	opts := *e.settings
+	opts.ClaimTimeout, opts.Store, opts.Metrics, opts.Logger = lease, store, m, quiet()
+	r, err := relay.New(opts)
+	require.NoError(t, err)
+	return r
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -57,11 +76,8 @@ func (s slowForward) Forward(ctx context.Context, p queuebox.ForwardParams) (map
 
 func (e env) relay(t *testing.T, lease time.Duration) (*relay.Relay, *relay.Metrics) {
 	t.Helper()
-	e.cfg.Inbox.Relay.ClaimTimeoutMs = int(lease.Milliseconds())
-	store, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, e.cfg.Database), queuebox.RelayParams{Lease: lease, Sources: relay.SourceNames(e.cfg)})
-	require.NoError(t, err)
 	m := relay.NewMetrics(prometheus.NewRegistry())
-	return relay.New(relay.Options{Config: e.cfg, Store: slowForward{store}, Metrics: m, Logger: quiet()}), m
+	return e.newRelay(t, lease, slowForward{e.store(t, lease)}, m), m
 }
 
 func insertInbox(t *testing.T, conn *pgx.Conn, source, key, aggregate, eventType, consumption string) {
@@ -100,7 +116,7 @@ func waitForwarded(t *testing.T, conn *pgx.Conn, want int) {
 func TestRelayForwardsAPushRowWithTheRelayHeaders(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.cfg.Inbox.Relay.MaxAttempts = ptr(9)
+	e.settings.MaxAttempts = 9
 	conn := e.s.Connect(t)
 	insertInbox(t, conn, "orders", "evt-1", "order-1", "created", "push")
 	insertInbox(t, conn, "orders", "evt-2", "order-1", "created", "pull")
@@ -208,8 +224,7 @@ func TestCrashBetweenClaimAndForward(t *testing.T) {
 	conn := e.s.Connect(t)
 	insertInbox(t, conn, "orders", "evt-1", "order-1", "created", "push")
 	insertInbox(t, conn, "orders", "evt-2", "order-1", "created", "push")
-	crashed, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, e.cfg.Database), queuebox.RelayParams{Lease: 200 * time.Millisecond, Sources: relay.SourceNames(e.cfg)})
-	require.NoError(t, err)
+	crashed := e.store(t, 200*time.Millisecond)
 	claimed, err := crashed.Claim(context.Background(), 10)
 	require.NoError(t, err)
 	require.Len(t, claimed, 1, "one row of the aggregate")
@@ -258,8 +273,6 @@ func monitor(t *testing.T, s pgtest.Schema, violation string) func() {
 		require.Positive(t, <-done)
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // A row of a source this relay is not configured with (ingest learned of
 // the source first, during a rolling change) stays pending, untouched, and

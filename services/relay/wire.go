@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
@@ -25,18 +27,18 @@ func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 	metrics.Messages.WithLabelValues("forwarded")
 	if cfg.Inbox.Relay.Enabled {
 		store, err := app.Stores.Relay(queuebox.RelayParams{
-			Lease: config.Ms(cfg.Inbox.Relay.ClaimTimeoutMs), Sources: relay.SourceNames(cfg),
+			Lease: config.Ms(cfg.Inbox.Relay.ClaimTimeoutMs), Sources: slices.Sorted(maps.Keys(cfg.Sources)),
 			MaxAttempts: cfg.EffectiveMaxAttempts(),
 		})
 		if err != nil {
 			return nil, err
 		}
-		r := relay.New(relay.Options{
-			Config:  cfg,
-			Store:   store,
-			Metrics: metrics,
-			Logger:  app.Log.With("component", "inbox-relay"),
-		})
+		opts := relayOptions(cfg)
+		opts.Store, opts.Metrics, opts.Logger = store, metrics, app.Log.With("component", "inbox-relay")
+		r, err := relay.New(opts)
+		if err != nil {
+			return nil, err
+		}
 		app.Health.Add("inbox-relay", r.Check)
 		components = append(components, r)
 	}
