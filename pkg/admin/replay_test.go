@@ -47,10 +47,10 @@ func instant(s string) time.Time {
 func newFixture(t *testing.T, cfg config.Admin) fixture {
 	t.Helper()
 	store := &memReplayer{}
-	router, err := deliver.NewRouter([]config.Route{
+	router, err := deliver.NewRouter([]deliver.RouteSpec{
 		{TopicPattern: "invoice.*", Destination: "billing"},
 		{TopicPattern: "**", Destination: "archive"},
-	}, map[string]*config.Destination{"billing": {Name: "billing"}, "archive": {Name: "archive"}})
+	}, map[string]deliver.DestinationSpec{"billing": {Name: "billing"}, "archive": {Name: "archive"}})
 	require.NoError(t, err)
 	h, err := admin.NewReplay(cfg, store, router.DestinationOf, quiet())
 	require.NoError(t, err)

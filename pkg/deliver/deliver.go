@@ -4,10 +4,48 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/redact"
 )
+
+// One claimed row, top to bottom: handle takes it from the claim loop,
+// deliver routes, transforms and publishes it and decides its outcome
+// (sent, retry or dead; failure and dead below), the finisher writes the
+// outcome with the claim fence, and finished accounts for the write.
+
+// handle processes one claimed row from route to publish, then hands the
+// outcome to the writer and frees its worker; done runs after the write.
+func (p *Poller) handle(ctx context.Context, m queuebox.ClaimedMessage, done func()) {
+	start := time.Now()
+	outcome := p.deliver(ctx, m)
+	if ctx.Err() != nil {
+		// Either the renewal found the claim lost (the new owner decides
+		// the row's fate; the loop leaves the report of a started row to
+		// this handler, so one loss counts once), or the shutdown timeout
+		// passed: the row stays processing and the reclaim returns it. A
+		// failure caused by the cancellation is not a failed delivery.
+		if errors.Is(context.Cause(ctx), queuebox.ErrLeaseLost) {
+			p.leaseLost(m.OutboxMessage)
+		} else {
+			p.opts.Logger.Warn("publish cancelled at shutdown; the row stays processing until its lease expires",
+				"message_id", m.ID)
+		}
+		done()
+		return
+	}
+	outcome.Lease = m.Lease()
+	// The next row of a non-empty key waits for this write.
+	holds := m.HasKey && m.Key != ""
+	p.finisher.submit(outcome, holds, func(res finishResult) {
+		p.finished(m, outcome, res)
+		p.opts.Metrics.Processing.Since(start)
+		done()
+	})
+}
 
 // deliver routes, transforms and publishes one row and returns its
 // outcome (without the lease).
@@ -20,7 +58,7 @@ func (p *Poller) deliver(ctx context.Context, row queuebox.ClaimedMessage) queue
 	dest := route.Destination
 	pub := p.opts.Publishers[dest.Name]
 	if pub == nil {
-		return p.dead(noPublisher(dest))
+		return p.dead(fmt.Sprintf("Destination %s of type %s has no publisher in this build", dest.Name, dest.Kind))
 	}
 	if row.HeadersErr != nil {
 		// No retry can repair the row; an operator corrects the column and
@@ -35,8 +73,8 @@ func (p *Poller) deliver(ctx context.Context, row queuebox.ClaimedMessage) queue
 	err := pub.Publish(ctx, queuebox.Delivery{
 		Message:             m,
 		Body:                body,
-		RoutingKeyTemplate:  route.Config.RoutingKeyTemplate,
-		MissingFieldDefault: route.Config.RoutingKeyMissingFieldDefault,
+		RoutingKeyTemplate:  route.Spec.RoutingKeyTemplate,
+		MissingFieldDefault: route.Spec.RoutingKeyMissingFieldDefault,
 	})
 	p.opts.Metrics.Publish.Since(start, dest.Kind)
 	p.published.Store(dest.Name, true)
@@ -76,4 +114,104 @@ func (p *Poller) transform(ctx context.Context, route Route, m *queuebox.OutboxM
 		return nil, p.dead(reason), false
 	}
 	return nil, p.failure(m, reason), false
+}
+
+// failure turns an error into the retry or dead outcome of the row: the
+// one place that decides whether a failed attempt retries.
+func (p *Poller) failure(m *queuebox.OutboxMessage, reason string) queuebox.Outcome {
+	text := p.lastError(reason)
+	if m.Attempt >= m.MaxAttempts {
+		return queuebox.Dead(text)
+	}
+	return queuebox.Retry(RetryDelay(p.opts.RetryBaseDelay, m.Attempt, rand.Float64()), text)
+}
+
+func (p *Poller) dead(reason string) queuebox.Outcome {
+	return queuebox.Dead(p.lastError(reason))
+}
+
+// MaxRetryDelay caps the backoff of a failed delivery.
+const MaxRetryDelay = 60 * time.Second
+
+// RetryDelay is the wait before the next attempt after a failure at
+// attempt: base × 2^attempt plus a random 0 to 25 percent, at most
+// MaxRetryDelay. jitter is a value in [0, 1) that scales the random part.
+func RetryDelay(base time.Duration, attempt int, jitter float64) time.Duration {
+	if base <= 0 {
+		return 0
+	}
+	d := base
+	for i := 0; i < attempt && d < MaxRetryDelay; i++ {
+		d *= 2
+	}
+	d += time.Duration(float64(d) * 0.25 * jitter)
+	return min(d, MaxRetryDelay)
+}
+
+// lastError redacts known secrets and cuts the text to MaxErrorBytes
+// before it reaches a log or last_error. A nil Redactor still applies the
+// key rules, so it is called in every case. NUL bytes go and invalid UTF-8
+// becomes U+FFFD first: PostgreSQL refuses both in a text column, and the
+// outcome write of the whole group would fail on every try.
+func (p *Poller) lastError(reason string) string {
+	clean := strings.ReplaceAll(strings.ToValidUTF8(reason, "\uFFFD"), "\x00", "")
+	return redact.Truncate(p.opts.Redactor.Redact(clean), p.opts.MaxErrorBytes)
+}
+
+// finished accounts for a written outcome.
+func (p *Poller) finished(m queuebox.ClaimedMessage, outcome queuebox.Outcome, res finishResult) {
+	switch {
+	case res.err != nil:
+		p.opts.Metrics.ProcessErrors.Inc()
+		p.opts.Logger.Error("writing the outcome failed; the row stays processing until its lease expires",
+			"message_id", m.ID, "outcome", outcome.Kind, "err", res.err)
+	case !res.kept:
+		p.claimLost(m.OutboxMessage, outcome.Kind)
+	default:
+		p.count(outcome.Kind)
+		p.logFailure(m.OutboxMessage, outcome)
+	}
+}
+
+// logFailure reports a written retry or dead outcome. Its text is the
+// redacted, truncated last_error, never the raw error.
+func (p *Poller) logFailure(m *queuebox.OutboxMessage, outcome queuebox.Outcome) {
+	switch outcome.Kind {
+	case queuebox.OutcomeRetry:
+		p.opts.Logger.Warn("delivery failed; retry scheduled", "message_id", m.ID, "topic", m.Topic,
+			"attempt", m.Attempt+1, "max_attempts", m.MaxAttempts, "retry_in_ms", outcome.Delay.Milliseconds(),
+			"error", outcome.Error)
+	case queuebox.OutcomeDead:
+		p.opts.Logger.Warn("message is dead", "message_id", m.ID, "topic", m.Topic,
+			"attempt", m.Attempt, "max_attempts", m.MaxAttempts, "error", outcome.Error)
+	}
+}
+
+func (p *Poller) count(kind queuebox.OutcomeKind) {
+	status := string(kind)
+	if kind == queuebox.OutcomeRetry {
+		status = "failed"
+	}
+	p.opts.Metrics.Messages.WithLabelValues(status).Inc()
+}
+
+// claimLost logs and counts a terminal write that found another owner. A
+// lost mark-sent means the destination holds a duplicate.
+func (p *Poller) claimLost(m *queuebox.OutboxMessage, kind queuebox.OutcomeKind) {
+	p.opts.Metrics.ClaimsLost.Inc()
+	log := p.opts.Logger.With("message_id", m.ID, "topic", m.Topic, "attempt", m.Attempt, "outcome", kind)
+	if kind == queuebox.OutcomeSent {
+		log.Error("claim lost after the publish: another replica owns the row and will publish it again; raise outbox.claimTimeoutMs above the slowest publish")
+		return
+	}
+	log.Warn("claim lost before the outcome was written; another replica owns the row")
+}
+
+// leaseLost logs and counts a claim that a renewal found lost while the
+// row was routed, transformed or published. The publish may have reached
+// the destination, and the new owner publishes the row again.
+func (p *Poller) leaseLost(m *queuebox.OutboxMessage) {
+	p.opts.Metrics.ClaimsLost.Inc()
+	p.opts.Logger.Error("lease lost before the outcome was written; the publish is cancelled and another replica owns the row; raise outbox.claimTimeoutMs above the slowest publish",
+		"message_id", m.ID, "topic", m.Topic, "attempt", m.Attempt)
 }

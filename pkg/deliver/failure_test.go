@@ -11,12 +11,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
-	"github.com/alternayte/queuebox/pkg/schema"
-	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
 // failing is a publisher whose every publish fails with the same text.
@@ -47,12 +44,7 @@ func (l *logBuffer) String() string {
 // and log output.
 func (e *env) customPoller(t *testing.T, pub queuebox.Publisher, r *redact.Redactor, out *logBuffer) *deliver.Poller {
 	t.Helper()
-	store, err := postgres.NewOutbox(e.db, schema.New(schema.Postgres, e.cfg.Database), config.Ms(e.cfg.Outbox.ClaimTimeoutMs))
-	require.NoError(t, err)
-	router, err := deliver.NewRouter(e.cfg.Routes, e.cfg.Destinations)
-	require.NoError(t, err)
-	return deliver.NewPoller(deliver.Options{Config: e.cfg, Store: store, Router: router,
-		Publishers: map[string]queuebox.Publisher{"webhook-api": pub}, Redactor: r,
+	return e.build(t, deliver.Options{Publishers: map[string]queuebox.Publisher{"webhook-api": pub}, Redactor: r,
 		Metrics: deliver.NewMetrics(prometheus.NewRegistry()), Logger: slog.New(slog.NewTextHandler(out, nil))})
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
@@ -110,33 +109,40 @@ func claimed(id, topic string, attempt, maxAttempts int) queuebox.ClaimedMessage
 	}}
 }
 
-func fakeConfig() *config.Config {
-	cfg := config.Default()
-	cfg.Outbox.PollIntervalMs = 10
-	cfg.Outbox.RetryBaseDelayMs = 1000
-	cfg.Destinations = map[string]*config.Destination{
-		"api":    {Name: "api", Kind: config.KindHTTP, BaseURL: "http://127.0.0.1:1", TimeoutMs: 1000},
-		"broker": {Name: "broker", Kind: config.KindRabbitMQ},
+// fakeRoutes sends order.* to the HTTP destination api, the one with a
+// publisher, and audit.* to broker, which has none.
+type fakeRoutes struct {
+	routes []deliver.RouteSpec
+	dests  map[string]deliver.DestinationSpec
+}
+
+func newFakeRoutes() fakeRoutes {
+	return fakeRoutes{
+		routes: []deliver.RouteSpec{
+			{TopicPattern: "order.*", Destination: "api"},
+			{TopicPattern: "audit.*", Destination: "broker"},
+		},
+		dests: map[string]deliver.DestinationSpec{
+			"api":    {Name: "api", Kind: "http"},
+			"broker": {Name: "broker", Kind: "rabbitmq"},
+		},
 	}
-	cfg.Routes = []config.Route{
-		{TopicPattern: "order.*", Destination: "api"},
-		{TopicPattern: "audit.*", Destination: "broker"},
-	}
-	return &cfg
 }
 
 // runFake runs a poller over store with the given publisher for "api"
 // until the test ends.
-func runFake(t *testing.T, cfg *config.Config, store *memStore, pub queuebox.Publisher) *deliver.Metrics {
+func runFake(t *testing.T, fr fakeRoutes, store *memStore, pub queuebox.Publisher) *deliver.Metrics {
 	t.Helper()
-	router, err := deliver.NewRouter(cfg.Routes, cfg.Destinations)
+	router, err := deliver.NewRouter(fr.routes, fr.dests)
 	require.NoError(t, err)
-	transforms, err := deliver.NewTransforms(cfg, transform.JSONata)
+	transforms, err := deliver.NewTransforms(fr.routes, fr.dests, transform.JSONata)
 	require.NoError(t, err)
 	m := deliver.NewMetrics(prometheus.NewRegistry())
-	p := deliver.NewPoller(deliver.Options{Config: cfg, Store: store, Router: router,
+	p, err := deliver.NewPoller(deliver.Options{Store: store, Router: router,
 		Publishers: map[string]queuebox.Publisher{"api": pub}, Transforms: transforms,
-		Redactor: redact.New(), Metrics: m, Logger: quiet()})
+		Redactor: redact.New(), Metrics: m, Logger: quiet(),
+		PollInterval: 10 * time.Millisecond, RetryBaseDelay: time.Second})
+	require.NoError(t, err)
 	start(t, p)
 	return m
 }
@@ -169,7 +175,7 @@ func TestPollerOutcomesOverAFakeStore(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			store := newMemStore(tc.row)
-			runFake(t, fakeConfig(), store, &scriptedPublisher{err: tc.publishErr})
+			runFake(t, newFakeRoutes(), store, &scriptedPublisher{err: tc.publishErr})
 			got := store.outcome(t, tc.row.ID)
 			require.Equal(t, tc.kind, got.Kind)
 			require.Equal(t, tc.errorText, got.Error)
@@ -183,18 +189,18 @@ func TestPollerOutcomesOverAFakeStore(t *testing.T) {
 
 func TestPollerRouteTransformDeadStrategyOverAFakeStore(t *testing.T) {
 	t.Parallel()
-	cfg := fakeConfig()
-	cfg.Routes[0].Transform = &config.Transform{Expression: `$error("refused")`, TimeoutMs: 100, MaxDepth: 100,
-		OnError: config.OnErrorDead}
+	fr := newFakeRoutes()
+	fr.routes[0].Transform = &deliver.TransformSpec{Expression: `$error("refused")`, TimeoutMs: 100, MaxDepth: 100,
+		OnError: deliver.StrategyDead}
 	store := newMemStore(claimed("g", "order.created", 0, 3))
 	pub := &scriptedPublisher{}
-	m := runFake(t, cfg, store, pub)
+	m := runFake(t, fr, store, pub)
 	got := store.outcome(t, "g")
 	require.Equal(t, queuebox.OutcomeDead, got.Kind)
 	require.Contains(t, got.Error, "Transform failed")
 	require.Empty(t, pub.bodies, "a row the transform sent dead is never published")
 	require.Eventually(t, func() bool {
-		return testutil.ToFloat64(m.TransformFailures.WithLabelValues(config.OnErrorDead)) == 1
+		return testutil.ToFloat64(m.TransformFailures.WithLabelValues(deliver.StrategyDead)) == 1
 	}, 20*time.Second, 5*time.Millisecond)
 }
 
@@ -206,7 +212,7 @@ func TestPollerPublishesEveryRowOfABatchOverAFakeStore(t *testing.T) {
 	}
 	store := newMemStore(rows...)
 	pub := &scriptedPublisher{}
-	runFake(t, fakeConfig(), store, pub)
+	runFake(t, newFakeRoutes(), store, pub)
 	for _, r := range rows {
 		require.Equal(t, queuebox.OutcomeSent, store.outcome(t, r.ID).Kind)
 	}

@@ -4,12 +4,10 @@ import (
 	"context"
 	"sync"
 	"time"
-
-	"github.com/alternayte/queuebox/pkg/config"
 )
 
 // gaugeRefresher reads the pending rows at most once per
-// outbox.pendingGaugeIntervalMs and sets the pending, age and queue depth
+// PendingGaugeInterval and sets the pending, age and queue depth
 // gauges. A scrape never runs a query.
 type gaugeRefresher struct {
 	opts      Options
@@ -22,8 +20,7 @@ func newGaugeRefresher(opts Options, published *sync.Map) *gaugeRefresher {
 }
 
 func (g *gaugeRefresher) run(ctx context.Context) {
-	interval := config.Ms(g.opts.Config.Outbox.PendingGaugeIntervalMs)
-	ticker := time.NewTicker(interval)
+	ticker := time.NewTicker(g.opts.PendingGaugeInterval)
 	defer ticker.Stop()
 	for {
 		g.refresh(ctx)

@@ -37,48 +37,66 @@ func newReceiver(t *testing.T, answer func(request) int) *brokertest.HTTPReceive
 
 func ok(request) int { return http.StatusOK }
 
+// env is one migrated schema with the settings of the pollers a test
+// builds on it: one route, order.*, to the HTTP destination webhook-api at
+// baseURL unless the test changes them.
 type env struct {
 	s          pgtest.Schema
 	db         *postgres.DB
-	cfg        *config.Config
+	settings   deliver.Options // the settings only; build adds the rest
+	routes     []deliver.RouteSpec
+	dests      map[string]deliver.DestinationSpec
+	baseURL    string // of webhook-api
 	transforms *deliver.Transforms
 }
 
 func newEnv(t *testing.T, baseURL string) *env {
 	t.Helper()
 	s, db := pgtest.Migrated(t, 12)
-	cfg := config.Default()
-	cfg.Outbox.PollIntervalMs = 20
-	cfg.Outbox.RetryBaseDelayMs = 10
-	cfg.Outbox.PendingGaugeIntervalMs = 50
-	cfg.Outbox.ShutdownTimeoutMs = 5000
-	cfg.Destinations = map[string]*config.Destination{
-		"webhook-api": {Name: "webhook-api", Kind: config.KindHTTP, BaseURL: baseURL, Path: "/webhook", TimeoutMs: 5000},
+	return &env{s: s, db: db, baseURL: baseURL,
+		settings: deliver.Options{PollInterval: 20 * time.Millisecond, RetryBaseDelay: 10 * time.Millisecond,
+			PendingGaugeInterval: 50 * time.Millisecond, ShutdownTimeout: 5 * time.Second,
+			ClaimTimeout: deliver.DefaultClaimTimeout},
+		routes: []deliver.RouteSpec{{TopicPattern: "order.*", Destination: "webhook-api"}},
+		dests:  map[string]deliver.DestinationSpec{"webhook-api": {Name: "webhook-api", Kind: "http"}},
 	}
-	cfg.Routes = []config.Route{{TopicPattern: "order.*", Destination: "webhook-api"}}
-	return &env{s: s, db: db, cfg: &cfg}
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
+// webhook is the HTTP publisher of webhook-api.
+func (e *env) webhook(t *testing.T, reg prometheus.Registerer) queuebox.Publisher {
+	t.Helper()
+	p, err := httpdest.New(httpdest.Options{Name: "webhook-api", BaseURL: e.baseURL, Path: "/webhook",
+		Timeout: 5 * time.Second, Responses: httpdest.NewResponsesCounter(reg)})
+	require.NoError(t, err)
+	return p
+}
+
+// build builds a poller with e's settings, routes and transforms on a
+// store of e's schema; opts brings the publishers, redactor, metrics and
+// logger.
+func (e *env) build(t *testing.T, opts deliver.Options) *deliver.Poller {
+	t.Helper()
+	store, err := postgres.NewOutbox(e.db, schema.New(schema.Postgres, config.Default().Database), e.settings.ClaimTimeout)
+	require.NoError(t, err)
+	router, err := deliver.NewRouter(e.routes, e.dests)
+	require.NoError(t, err)
+	s := e.settings
+	s.Store, s.Router, s.Transforms = store, router, e.transforms
+	s.Publishers, s.Redactor, s.Metrics, s.Logger = opts.Publishers, opts.Redactor, opts.Metrics, opts.Logger
+	p, err := deliver.NewPoller(s)
+	require.NoError(t, err)
+	return p
+}
+
 // poller builds a poller on its own registry, as one replica would.
 func (e *env) poller(t *testing.T) (*deliver.Poller, *deliver.Metrics) {
 	t.Helper()
-	store, err := postgres.NewOutbox(e.db, schema.New(schema.Postgres, e.cfg.Database), config.Ms(e.cfg.Outbox.ClaimTimeoutMs))
-	require.NoError(t, err)
-	router, err := deliver.NewRouter(e.cfg.Routes, e.cfg.Destinations)
-	require.NoError(t, err)
 	reg := prometheus.NewRegistry()
-	pubs := map[string]queuebox.Publisher{}
-	for name, d := range e.cfg.Destinations {
-		p, err := httpdest.New(httpdest.Options{Name: name, BaseURL: d.BaseURL, Path: d.Path,
-			Timeout: config.Ms(d.TimeoutMs), Responses: httpdest.NewResponsesCounter(reg)})
-		require.NoError(t, err)
-		pubs[name] = p
-	}
 	m := deliver.NewMetrics(reg)
-	return deliver.NewPoller(deliver.Options{Config: e.cfg, Store: store, Router: router, Publishers: pubs,
-		Transforms: e.transforms, Redactor: redact.New(), Metrics: m, Logger: quiet()}), m
+	return e.build(t, deliver.Options{Publishers: map[string]queuebox.Publisher{"webhook-api": e.webhook(t, reg)},
+		Redactor: redact.New(), Metrics: m, Logger: quiet()}), m
 }
 
 // start runs a poller until the test ends or stop is called.

@@ -14,13 +14,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
-	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
-	"github.com/alternayte/queuebox/pkg/schema"
-	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
 // TestLeaseLostDuringThePublishIsCountedOnce: another owner takes the row
@@ -33,7 +29,7 @@ func TestLeaseLostDuringThePublishIsCountedOnce(t *testing.T) {
 	srv := httptest.NewServer(hang)
 	t.Cleanup(srv.Close)
 	e := newEnv(t, srv.URL)
-	e.cfg.Outbox.ClaimTimeoutMs = 300
+	e.settings.ClaimTimeout = 300 * time.Millisecond
 	out := &logBuffer{}
 	p, m := e.loggedPoller(t, out)
 	e.exec(t, `INSERT INTO outbox (topic, payload) VALUES ('order.created', '{}')`)
@@ -87,17 +83,8 @@ func waitClosed(t *testing.T, ch <-chan struct{}) {
 // loggedPoller builds a poller that logs to out, with its metrics.
 func (e *env) loggedPoller(t *testing.T, out *logBuffer) (*deliver.Poller, *deliver.Metrics) {
 	t.Helper()
-	store, err := postgres.NewOutbox(e.db, schema.New(schema.Postgres, e.cfg.Database), config.Ms(e.cfg.Outbox.ClaimTimeoutMs))
-	require.NoError(t, err)
-	router, err := deliver.NewRouter(e.cfg.Routes, e.cfg.Destinations)
-	require.NoError(t, err)
 	reg := prometheus.NewRegistry()
-	d := e.cfg.Destinations["webhook-api"]
-	pub, err := httpdest.New(httpdest.Options{Name: d.Name, BaseURL: d.BaseURL, Path: d.Path,
-		Timeout: config.Ms(d.TimeoutMs), Responses: httpdest.NewResponsesCounter(reg)})
-	require.NoError(t, err)
 	m := deliver.NewMetrics(reg)
-	return deliver.NewPoller(deliver.Options{Config: e.cfg, Store: store, Router: router,
-		Publishers: map[string]queuebox.Publisher{d.Name: pub}, Redactor: redact.New(), Metrics: m,
-		Logger: slog.New(slog.NewTextHandler(out, nil))}), m
+	return e.build(t, deliver.Options{Publishers: map[string]queuebox.Publisher{"webhook-api": e.webhook(t, reg)},
+		Redactor: redact.New(), Metrics: m, Logger: slog.New(slog.NewTextHandler(out, nil))}), m
 }

@@ -3,11 +3,11 @@ package deliver_test
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
-	"github.com/alternayte/queuebox/pkg/config"
 )
 
 // With capture on and an hour between reconciliations, a row whose first
@@ -19,12 +19,12 @@ func TestARetryIsDeliveredWhenDueWithoutWaitingForReconciliation(t *testing.T) {
 	t.Parallel()
 	rc := brokertest.NewHTTPReceiver(t, brokertest.Statuses(http.StatusInternalServerError, http.StatusOK))
 	e := newEnv(t, rc.URL)
-	e.cfg.Outbox.Capture.Mode = config.CapturePostgresLogical
-	e.cfg.Outbox.Capture.ReconciliationIntervalMs = 3_600_000
-	e.cfg.Outbox.PollIntervalMs = 3_600_000
+	// Capture's reconciliation interval, which the wiring passes as the
+	// poll interval when capture wakes the poller.
+	e.settings.PollInterval = time.Hour
 	// Long enough that the claim after the failed publish (its finish wakes
 	// the loop) usually finds the retry not yet due.
-	e.cfg.Outbox.RetryBaseDelayMs = 200
+	e.settings.RetryBaseDelay = 200 * time.Millisecond
 	e.exec(t, `INSERT INTO outbox (topic, payload) VALUES ('order.created', '{"n":1}')`)
 	p, _ := e.poller(t)
 	start(t, p)

@@ -53,9 +53,9 @@ func TestPerKeyOrderAcrossReplicas(t *testing.T) {
 		return http.StatusOK
 	})
 	e := newEnv(t, rc.URL)
-	e.cfg.Outbox.Concurrency = 8
-	e.cfg.Outbox.BatchSize = 16
-	e.cfg.Outbox.RetryBaseDelayMs = 1
+	e.settings.Concurrency = 8
+	e.settings.BatchSize = 16
+	e.settings.RetryBaseDelay = time.Millisecond
 	conn := e.s.Connect(t)
 	for step := 1; step <= perKey; step++ {
 		for k := 0; k < keys; k++ {
@@ -115,7 +115,7 @@ func TestALostClaimIsCountedAndLeavesTheNewOwnersResult(t *testing.T) {
 	e.exec(t, `INSERT INTO outbox (topic, key, payload) VALUES ('order.created', 'k', '{}')`)
 	// Long enough that renewals keep a healthy claim alive under load;
 	// the first claim is expired by hand below.
-	e.cfg.Outbox.ClaimTimeoutMs = 3000
+	e.settings.ClaimTimeout = 3 * time.Second
 	slow, slowMetrics := e.poller(t)
 	stopSlow := start(t, slow)
 	require.Eventually(t, func() bool { return len(rc.Requests()) == 1 }, 30*time.Second, 5*time.Millisecond)

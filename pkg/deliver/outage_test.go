@@ -39,7 +39,7 @@ func TestAnOutcomeWaitsOutAShortDatabaseOutage(t *testing.T) {
 		return http.StatusOK
 	})
 	e = newEnv(t, rc.URL)
-	e.cfg.Outbox.ClaimTimeoutMs = 60000
+	e.settings.ClaimTimeout = time.Minute
 	e.exec(t, `INSERT INTO outbox (topic, key, payload) VALUES ('order.created', 'k', '{}')`)
 	p, _ := e.poller(t)
 	start(t, p)

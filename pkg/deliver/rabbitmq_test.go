@@ -5,18 +5,16 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	amqp "github.com/rabbitmq/amqp091-go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/broker/rabbitmq"
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
-	"github.com/alternayte/queuebox/pkg/schema"
-	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
 func rabbitURL() string {
@@ -30,21 +28,12 @@ func rabbitURL() string {
 // exchange.
 func (e *env) rabbitPoller(t *testing.T, exchange string) *deliver.Poller {
 	t.Helper()
-	e.cfg.Destinations = map[string]*config.Destination{
-		"events": {Name: "events", Kind: config.KindRabbitMQ, URL: rabbitURL(), Exchange: exchange,
-			ExchangeType: "topic", RoutingKeyTemplate: "{{ topic }}", DeliveryMode: "persistent", TimeoutMs: 10000},
-	}
-	e.cfg.Routes = []config.Route{{TopicPattern: "order.*", Destination: "events"}}
-	store, err := postgres.NewOutbox(e.db, schema.New(schema.Postgres, e.cfg.Database), config.Ms(e.cfg.Outbox.ClaimTimeoutMs))
-	require.NoError(t, err)
-	router, err := deliver.NewRouter(e.cfg.Routes, e.cfg.Destinations)
-	require.NoError(t, err)
-	d := e.cfg.Destinations["events"]
-	p, err := rabbitmq.New(rabbitmq.Options{Name: "events", URL: d.URL, Exchange: d.Exchange, Timeout: config.Ms(d.TimeoutMs)})
+	e.dests = map[string]deliver.DestinationSpec{"events": {Name: "events", Kind: "rabbitmq"}}
+	e.routes = []deliver.RouteSpec{{TopicPattern: "order.*", Destination: "events"}}
+	p, err := rabbitmq.New(rabbitmq.Options{Name: "events", URL: rabbitURL(), Exchange: exchange, Timeout: 10 * time.Second})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
-	return deliver.NewPoller(deliver.Options{Config: e.cfg, Store: store, Router: router,
-		Publishers: map[string]queuebox.Publisher{"events": p}, Redactor: redact.New(),
+	return e.build(t, deliver.Options{Publishers: map[string]queuebox.Publisher{"events": p}, Redactor: redact.New(),
 		Metrics: deliver.NewMetrics(prometheus.NewRegistry()), Logger: quiet()})
 }
 

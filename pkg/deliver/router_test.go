@@ -4,17 +4,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/alternayte/queuebox/pkg/config"
 )
 
 func TestRouterFirstMatchWins(t *testing.T) {
 	t.Parallel()
-	dests := map[string]*config.Destination{
-		"billing": {Name: "billing", Kind: config.KindHTTP},
-		"archive": {Name: "archive", Kind: config.KindHTTP},
+	dests := map[string]DestinationSpec{
+		"billing": {Name: "billing", Kind: "http"},
+		"archive": {Name: "archive", Kind: "http"},
 	}
-	r, err := NewRouter([]config.Route{
+	r, err := NewRouter([]RouteSpec{
 		{TopicPattern: "invoice.*", Destination: "billing"},
 		{TopicPattern: "**", Destination: "archive"},
 		{TopicPattern: "invoice.paid", Destination: "billing"},
@@ -33,8 +31,8 @@ func TestRouterFirstMatchWins(t *testing.T) {
 
 func TestRouterRefusesBadRoutes(t *testing.T) {
 	t.Parallel()
-	_, err := NewRouter([]config.Route{{TopicPattern: "a.***", Destination: "x"}}, map[string]*config.Destination{"x": {}})
+	_, err := NewRouter([]RouteSpec{{TopicPattern: "a.***", Destination: "x"}}, map[string]DestinationSpec{"x": {}})
 	require.ErrorContains(t, err, "routes[0].topicPattern")
-	_, err = NewRouter([]config.Route{{TopicPattern: "a.*", Destination: "missing"}}, nil)
+	_, err = NewRouter([]RouteSpec{{TopicPattern: "a.*", Destination: "missing"}}, nil)
 	require.ErrorContains(t, err, "routes[0].destination")
 }

@@ -6,22 +6,23 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
 
-func withTransforms(t *testing.T, e *env, route, dest *config.Transform) {
+func withTransforms(t *testing.T, e *env, route, dest *deliver.TransformSpec) {
 	t.Helper()
-	e.cfg.Routes[0].Transform = route
-	e.cfg.Destinations["webhook-api"].Transform = dest
-	tr, err := deliver.NewTransforms(e.cfg, transform.JSONata)
+	e.routes[0].Transform = route
+	d := e.dests["webhook-api"]
+	d.Transform = dest
+	e.dests["webhook-api"] = d
+	tr, err := deliver.NewTransforms(e.routes, e.dests, transform.JSONata)
 	require.NoError(t, err)
 	e.transforms = tr
 }
 
-func block(expr, onError string) *config.Transform {
-	return &config.Transform{Expression: expr, TimeoutMs: 100, MaxDepth: 100, OnError: onError}
+func block(expr, onError string) *deliver.TransformSpec {
+	return &deliver.TransformSpec{Expression: expr, TimeoutMs: 100, MaxDepth: 100, OnError: onError}
 }
 
 func TestRouteThenDestinationTransform(t *testing.T) {
@@ -29,8 +30,8 @@ func TestRouteThenDestinationTransform(t *testing.T) {
 	rc := newReceiver(t, ok)
 	e := newEnv(t, rc.URL)
 	withTransforms(t, e,
-		block(`{ "orderId": order.id, "total": $sum(order.items.(price * quantity)) }`, config.OnErrorFail),
-		block(`{ "data": $, "topic": $topic, "attempt": $attempt }`, config.OnErrorFail))
+		block(`{ "orderId": order.id, "total": $sum(order.items.(price * quantity)) }`, deliver.StrategyFail),
+		block(`{ "data": $, "topic": $topic, "attempt": $attempt }`, deliver.StrategyFail))
 	e.exec(t, `INSERT INTO outbox (topic, payload) VALUES ('order.created',
 		'{"order":{"id":"1001","items":[{"price":10,"quantity":2},{"price":5,"quantity":3}]}}')`)
 	p, _ := e.poller(t)
@@ -50,9 +51,9 @@ func TestTransformStrategies(t *testing.T) {
 		state    string
 		body     string
 	}{
-		{config.OnErrorSkip, "sent", `{"n": 1}`},
-		{config.OnErrorDead, "dead", ""},
-		{config.OnErrorFail, "dead", ""}, // max_attempts 1: one retry, then dead
+		{deliver.StrategySkip, "sent", `{"n": 1}`},
+		{deliver.StrategyDead, "dead", ""},
+		{deliver.StrategyFail, "dead", ""}, // max_attempts 1: one retry, then dead
 	}
 	for _, tc := range cases {
 		t.Run(tc.strategy, func(t *testing.T) {
@@ -71,7 +72,7 @@ func TestTransformStrategies(t *testing.T) {
 				require.Contains(t, *rows[0].LastError, "Transform failed: ")
 			}
 			want := 1.0
-			if tc.strategy == config.OnErrorFail {
+			if tc.strategy == deliver.StrategyFail {
 				want = 2 // attempt 0 and attempt 1
 				require.Equal(t, 1, rows[0].Attempt)
 			} else {

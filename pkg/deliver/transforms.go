@@ -5,17 +5,24 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
 
-// The transform error strategies.
+// The transform error strategies, in the letter case of the onError key.
 const (
-	StrategyFail = config.OnErrorFail
-	StrategySkip = config.OnErrorSkip
-	StrategyDead = config.OnErrorDead
+	StrategyFail = "Fail"
+	StrategySkip = "Skip"
+	StrategyDead = "Dead"
 )
+
+// TransformSpec is one JSONata transform block of a route or destination.
+type TransformSpec struct {
+	Expression string
+	TimeoutMs  int    // the time bound of one evaluation
+	MaxDepth   int    // the recursion bound of one evaluation
+	OnError    string // a Strategy; empty means StrategyFail
+}
 
 // Expression and Compiler are the transform contract of package transform.
 type (
@@ -48,11 +55,12 @@ type Failure struct {
 	Cancelled bool
 }
 
-// NewTransforms compiles every route and destination transform. It
-// returns nil when none is configured.
-func NewTransforms(cfg *config.Config, compile Compiler) (*Transforms, error) {
+// NewTransforms compiles every route and destination transform; the
+// routes are indexed as NewRouter indexes them. It returns nil when none
+// is configured.
+func NewTransforms(routes []RouteSpec, destinations map[string]DestinationSpec, compile Compiler) (*Transforms, error) {
 	t := &Transforms{routes: map[int]*stage{}, dests: map[string]*stage{}}
-	for i, r := range cfg.Routes {
+	for i, r := range routes {
 		s, err := newStage(fmt.Sprintf("routes[%d].transform", i), r.Transform, compile)
 		if err != nil {
 			return nil, err
@@ -61,7 +69,7 @@ func NewTransforms(cfg *config.Config, compile Compiler) (*Transforms, error) {
 			t.routes[i] = s
 		}
 	}
-	for name, d := range cfg.Destinations {
+	for name, d := range destinations {
 		s, err := newStage("destinations."+name+".transform", d.Transform, compile)
 		if err != nil {
 			return nil, err
@@ -76,7 +84,7 @@ func NewTransforms(cfg *config.Config, compile Compiler) (*Transforms, error) {
 	return t, nil
 }
 
-func newStage(key string, tc *config.Transform, compile Compiler) (*stage, error) {
+func newStage(key string, tc *TransformSpec, compile Compiler) (*stage, error) {
 	if tc == nil || tc.Expression == "" {
 		return nil, nil
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/transform"
@@ -15,29 +14,27 @@ import (
 
 // apply compiles one route and one destination transform (either may
 // be nil) and runs them on a row, without a database.
-func apply(t *testing.T, ctx context.Context, route, dest *config.Transform, payload string) ([]byte, int, *deliver.Failure) {
+func apply(t *testing.T, ctx context.Context, route, dest *deliver.TransformSpec, payload string) ([]byte, int, *deliver.Failure) {
 	t.Helper()
-	d := &config.Destination{Name: "partner", Kind: config.KindHTTP, Transform: dest}
-	cfg := config.Default()
-	cfg.Destinations = map[string]*config.Destination{"partner": d}
-	cfg.Routes = []config.Route{{TopicPattern: "**", Destination: "other"}, {TopicPattern: "order.*", Destination: "partner", Transform: route}}
-	tr, err := deliver.NewTransforms(&cfg, transform.JSONata)
+	d := deliver.DestinationSpec{Name: "partner", Kind: "http", Transform: dest}
+	routes := []deliver.RouteSpec{{TopicPattern: "**", Destination: "other"}, {TopicPattern: "order.*", Destination: "partner", Transform: route}}
+	tr, err := deliver.NewTransforms(routes, map[string]deliver.DestinationSpec{"partner": d}, transform.JSONata)
 	require.NoError(t, err)
 	m := &queuebox.OutboxMessage{
 		ID: "6b1f0c1e-9a7d-4f0e-8a1c-2f3d4e5f6a7b", Topic: "order.created", Attempt: 3, Key: "k-1", HasKey: true,
 		Payload: []byte(payload), Headers: map[string]string{"x-tenant": "t1"},
 		CreatedAt: time.Date(2026, 11, 30, 9, 15, 0, 0, time.FixedZone("CET", 3600)),
 	}
-	return tr.Apply(ctx, deliver.Route{Index: 1, Config: cfg.Routes[1], Destination: d}, m)
+	return tr.Apply(ctx, deliver.Route{Index: 1, Spec: routes[1], Destination: d}, m)
 }
 
 func TestTransformVariablesOfRouteAndDestination(t *testing.T) {
 	t.Parallel()
 	all := `{"m": $messageId, "t": $topic, "a": $attempt, "ts": $timestamp, "s": $source, "h": $headers,
 		"i": $idempotencyKey, "e": $eventType, "k": $key, "p": $}`
-	for name, blocks := range map[string][2]*config.Transform{
-		"route":       {block(all, config.OnErrorFail), nil},
-		"destination": {nil, block(all, config.OnErrorFail)},
+	for name, blocks := range map[string][2]*deliver.TransformSpec{
+		"route":       {block(all, deliver.StrategyFail), nil},
+		"destination": {nil, block(all, deliver.StrategyFail)},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -53,28 +50,28 @@ func TestTransformVariablesOfRouteAndDestination(t *testing.T) {
 func TestTransformStagesAndStrategies(t *testing.T) {
 	t.Parallel()
 	const payload = `{"id":"1001","secret":"s"}`
-	reshape := block(`{"orderId": id}`, config.OnErrorFail)
-	wrap := block(`{"data": $, "type": $topic}`, config.OnErrorFail)
-	failing := func(onError string) *config.Transform { return block(`$error("bad input")`, onError) }
+	reshape := block(`{"orderId": id}`, deliver.StrategyFail)
+	wrap := block(`{"data": $, "type": $topic}`, deliver.StrategyFail)
+	failing := func(onError string) *deliver.TransformSpec { return block(`$error("bad input")`, onError) }
 	cases := []struct {
 		name        string
-		route, dest *config.Transform
+		route, dest *deliver.TransformSpec
 		body        string
 		skipped     int
 		strategy    string
 		errText     string
 	}{
 		{name: "route then destination", route: reshape, dest: wrap, body: `{"data":{"orderId":"1001"},"type":"order.created"}`},
-		{name: "route Skip sends the payload and skips the destination stage", route: failing(config.OnErrorSkip), dest: wrap, body: payload, skipped: 1},
-		{name: "destination Skip sends the route output", route: reshape, dest: failing(config.OnErrorSkip), body: `{"orderId":"1001"}`, skipped: 1},
-		{name: "route Fail", route: failing(config.OnErrorFail), dest: wrap, strategy: config.OnErrorFail, errText: "routes[1].transform: "},
-		{name: "destination Dead", route: reshape, dest: failing(config.OnErrorDead), strategy: config.OnErrorDead, errText: "destinations.partner.transform: "},
-		{name: "undefined result is an error", dest: block(`nothing`, config.OnErrorDead), strategy: config.OnErrorDead, errText: "produced no value"},
-		{name: "null result is a body", dest: block(`null`, config.OnErrorDead), body: `null`},
-		{name: "timeout", route: &config.Transform{Expression: `($f := function($n){ $f($n+1) }; $f(0))`, TimeoutMs: 20, MaxDepth: 100, OnError: config.OnErrorDead},
-			strategy: config.OnErrorDead, errText: "routes[1].transform: the evaluation ran past timeoutMs (20 ms)"},
-		{name: "maxDepth", dest: &config.Transform{Expression: `($f := function($n){ $n = 0 ? 0 : $f($n-1) + 1 }; $f(50))`, TimeoutMs: 1000, MaxDepth: 10, OnError: config.OnErrorFail},
-			strategy: config.OnErrorFail, errText: "D1011"},
+		{name: "route Skip sends the payload and skips the destination stage", route: failing(deliver.StrategySkip), dest: wrap, body: payload, skipped: 1},
+		{name: "destination Skip sends the route output", route: reshape, dest: failing(deliver.StrategySkip), body: `{"orderId":"1001"}`, skipped: 1},
+		{name: "route Fail", route: failing(deliver.StrategyFail), dest: wrap, strategy: deliver.StrategyFail, errText: "routes[1].transform: "},
+		{name: "destination Dead", route: reshape, dest: failing(deliver.StrategyDead), strategy: deliver.StrategyDead, errText: "destinations.partner.transform: "},
+		{name: "undefined result is an error", dest: block(`nothing`, deliver.StrategyDead), strategy: deliver.StrategyDead, errText: "produced no value"},
+		{name: "null result is a body", dest: block(`null`, deliver.StrategyDead), body: `null`},
+		{name: "timeout", route: &deliver.TransformSpec{Expression: `($f := function($n){ $f($n+1) }; $f(0))`, TimeoutMs: 20, MaxDepth: 100, OnError: deliver.StrategyDead},
+			strategy: deliver.StrategyDead, errText: "routes[1].transform: the evaluation ran past timeoutMs (20 ms)"},
+		{name: "maxDepth", dest: &deliver.TransformSpec{Expression: `($f := function($n){ $n = 0 ? 0 : $f($n-1) + 1 }; $f(50))`, TimeoutMs: 1000, MaxDepth: 10, OnError: deliver.StrategyFail},
+			strategy: deliver.StrategyFail, errText: "D1011"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -102,7 +99,7 @@ func TestTransformCancelledDeliveryIsNoFailure(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	body, skipped, failure := apply(t, ctx, block(`{"orderId": id}`, config.OnErrorSkip), nil, `{"id":"1"}`)
+	body, skipped, failure := apply(t, ctx, block(`{"orderId": id}`, deliver.StrategySkip), nil, `{"id":"1"}`)
 	require.Nil(t, body)
 	require.Zero(t, skipped)
 	require.NotNil(t, failure)

@@ -16,7 +16,7 @@ func TestUndeliverablePublishIsDeadAtOnce(t *testing.T) {
 	t.Parallel()
 	store := newMemStore(claimed("u", "order.created", 0, 5))
 	err := fmt.Errorf("http destination api: %w", queuebox.Undeliverable("header X-Topic holds a control character"))
-	runFake(t, fakeConfig(), store, &scriptedPublisher{err: err})
+	runFake(t, newFakeRoutes(), store, &scriptedPublisher{err: err})
 	got := store.outcome(t, "u")
 	require.Equal(t, queuebox.OutcomeDead, got.Kind)
 	require.Equal(t, "Publish to api failed: http destination api: header X-Topic holds a control character", got.Error)
@@ -27,7 +27,7 @@ func TestUndeliverablePublishIsDeadAtOnce(t *testing.T) {
 func TestFailureReasonLosesNULAndInvalidUTF8(t *testing.T) {
 	t.Parallel()
 	store := newMemStore(claimed("n", "order.created", 0, 5))
-	runFake(t, fakeConfig(), store, &scriptedPublisher{err: errors.New("bad\x00body\xff end")})
+	runFake(t, newFakeRoutes(), store, &scriptedPublisher{err: errors.New("bad\x00body\xff end")})
 	got := store.outcome(t, "n")
 	require.Equal(t, queuebox.OutcomeRetry, got.Kind)
 	require.Equal(t, "Publish to api failed: badbody\uFFFD end", got.Error)

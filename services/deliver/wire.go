@@ -25,7 +25,8 @@ func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 	if err != nil {
 		return nil, err
 	}
-	router, err := deliver.NewRouter(cfg.Routes, cfg.Destinations)
+	routes, dests := routeSpecs(cfg)
+	router, err := deliver.NewRouter(routes, dests)
 	if err != nil {
 		return nil, err
 	}
@@ -35,14 +36,17 @@ func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 	if err != nil {
 		return nil, err
 	}
-	transforms, err := deliver.NewTransforms(cfg, transform.JSONata)
+	transforms, err := deliver.NewTransforms(routes, dests, transform.JSONata)
 	if err != nil {
 		return nil, err
 	}
-	poller := deliver.NewPoller(deliver.Options{
-		Config: cfg, Store: store, Router: router, Publishers: publishers, Transforms: transforms,
-		Redactor: redactor, Metrics: m, Logger: app.Log.With("component", "outbox-poller"),
-	})
+	opts := pollerSettings(cfg)
+	opts.Store, opts.Router, opts.Publishers, opts.Transforms = store, router, publishers, transforms
+	opts.Redactor, opts.Metrics, opts.Logger = redactor, m, app.Log.With("component", "outbox-poller")
+	poller, err := deliver.NewPoller(opts)
+	if err != nil {
+		return nil, err
+	}
 	app.Health.Add("outbox-poller", poller.Check)
 	if err := mountAdmin(app, router); err != nil {
 		return nil, err

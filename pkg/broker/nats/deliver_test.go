@@ -30,24 +30,19 @@ func TestDeliverThroughNATS(t *testing.T) {
 	_, js := natstest.Connect(t, natstest.URL())
 	stream, prefix := natstest.Stream(t, js)
 	s, db := pgtest.Migrated(t, 4)
-	cfg := config.Default()
-	cfg.Outbox.PollIntervalMs = 20
-	cfg.Outbox.RetryBaseDelayMs = 10
-	cfg.Outbox.ShutdownTimeoutMs = 5000
-	cfg.Destinations = map[string]*config.Destination{
-		"events": {Name: "events", Kind: config.KindNATS, Servers: natstest.URL(), SubjectFrom: "key", JetStream: true, TimeoutMs: 5000},
-	}
-	cfg.Routes = []config.Route{{TopicPattern: "order.**", Destination: "events"}}
-	store, err := postgres.NewOutbox(db, schema.New(schema.Postgres, cfg.Database), config.Ms(cfg.Outbox.ClaimTimeoutMs))
+	store, err := postgres.NewOutbox(db, schema.New(schema.Postgres, config.Default().Database), deliver.DefaultClaimTimeout)
 	require.NoError(t, err)
-	router, err := deliver.NewRouter(cfg.Routes, cfg.Destinations)
+	router, err := deliver.NewRouter([]deliver.RouteSpec{{TopicPattern: "order.**", Destination: "events"}},
+		map[string]deliver.DestinationSpec{"events": {Name: "events", Kind: "nats"}})
 	require.NoError(t, err)
 	pub, err := natsb.New(natsb.Options{Name: "events", Conn: natsb.Conn{Servers: natstest.URL()}, SubjectFrom: "key", Timeout: 5 * time.Second})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = pub.Close() })
-	poller := deliver.NewPoller(deliver.Options{Config: &cfg, Store: store, Router: router,
+	poller, err := deliver.NewPoller(deliver.Options{Store: store, Router: router,
 		Publishers: map[string]queuebox.Publisher{"events": pub}, Redactor: redact.New(),
-		Metrics: deliver.NewMetrics(prometheus.NewRegistry()), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Metrics: deliver.NewMetrics(prometheus.NewRegistry()), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		PollInterval: 20 * time.Millisecond, RetryBaseDelay: 10 * time.Millisecond, ShutdownTimeout: 5 * time.Second})
+	require.NoError(t, err)
 
 	conn := s.Connect(t)
 	ctx := context.Background()
