@@ -17,7 +17,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/alternayte/queuebox/pkg/auth"
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/httpbody"
 )
 
@@ -31,22 +30,15 @@ type guard struct {
 	now      func() time.Time
 }
 
-func newGuard(cfg config.Admin) (*guard, error) {
+// newGuard builds the guard of opts, which withDefaults has checked.
+func newGuard(opts Options) *guard {
+	g := &guard{limit: opts.MaxPayloadBytes, insecure: opts.Insecure, now: time.Now}
 	// admin.insecure lets requests in without credentials, whether or not
-	// an admin.auth block is also set: the configuration reference makes
-	// credentials required unless insecure is true.
-	g := &guard{limit: cfg.MaxPayloadBytes, insecure: cfg.Insecure, now: time.Now}
-	if cfg.Auth != nil && !cfg.Insecure {
-		v, err := auth.New(cfg.Auth)
-		if err != nil {
-			return nil, err
-		}
-		g.verifier = v
+	// an admin.auth block is also set.
+	if !opts.Insecure {
+		g.verifier = opts.Auth
 	}
-	if g.verifier == nil && !g.insecure {
-		return nil, errors.New("admin.auth (QUEUEBOX_ADMIN_AUTH_TYPE): the admin routes need credentials, or admin.insecure: true for a local test")
-	}
-	return g, nil
+	return g
 }
 
 // read returns the body of an authenticated request, or writes the 413 or
@@ -98,10 +90,10 @@ type Routes struct {
 	TransformTest echo.HandlerFunc // nil until transforms are available
 }
 
-// Mount registers the admin routes on e when admin.enabled is true. With
-// admin.enabled false the routes do not exist and answer 404.
-func Mount(e *echo.Echo, cfg config.Admin, routes Routes, log *slog.Logger) {
-	if !cfg.Enabled {
+// Mount registers the admin routes on e when opts.Enabled is true. With
+// Enabled false the routes do not exist and answer 404.
+func Mount(e *echo.Echo, opts Options, routes Routes, log *slog.Logger) {
+	if !opts.Enabled {
 		return
 	}
 	if routes.Replay != nil {
@@ -110,13 +102,13 @@ func Mount(e *echo.Echo, cfg config.Admin, routes Routes, log *slog.Logger) {
 	if routes.TransformTest != nil {
 		e.POST("/admin/transform/test", routes.TransformTest)
 	}
-	if cfg.Insecure {
+	if opts.Insecure {
 		log.Warn("admin routes enabled without authentication (admin.insecure); never do this outside a local test",
-			"ignored_auth", cfg.Auth != nil)
+			"ignored_auth", opts.AuthKind != "")
 		return
 	}
-	if cfg.Auth != nil {
-		log.Info("admin routes enabled", "auth", cfg.Auth.Kind)
+	if opts.Auth != nil {
+		log.Info("admin routes enabled", "auth", opts.AuthKind)
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
@@ -58,12 +57,14 @@ func (r replayRequest) empty() bool {
 		r.CreatedAfter == nil && r.CreatedBefore == nil
 }
 
-// NewReplay returns the handler of POST /admin/replay.
-func NewReplay(cfg config.Admin, store Replayer, destinationOf DestinationOf, log *slog.Logger) (echo.HandlerFunc, error) {
-	g, err := newGuard(cfg)
+// NewReplay returns the handler of POST /admin/replay. It returns an
+// error when opts has no credentials and is not Insecure.
+func NewReplay(opts Options, store Replayer, destinationOf DestinationOf, log *slog.Logger) (echo.HandlerFunc, error) {
+	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
+	g := newGuard(opts)
 	fail := func(c echo.Context) func(int, string) error {
 		return func(code int, msg string) error { return c.JSON(code, map[string]string{"error": msg}) }
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
@@ -54,7 +53,7 @@ func routesOf(topic string) string {
 func postReplay(t *testing.T, store Replayer, body string) (int, string, string) {
 	t.Helper()
 	var logs bytes.Buffer
-	h, err := NewReplay(config.Admin{Enabled: true, Insecure: true, MaxPayloadBytes: 4096}, store, routesOf,
+	h, err := NewReplay(Options{Enabled: true, Insecure: true, MaxPayloadBytes: 4096}, store, routesOf,
 		slog.New(slog.NewJSONHandler(&logs, nil)))
 	require.NoError(t, err)
 	e := echo.New()
@@ -168,7 +167,7 @@ func TestMountWarnsWhenInsecure(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&logs, nil))
-	Mount(echo.New(), config.Admin{Enabled: true, Insecure: true}, Routes{}, log)
+	Mount(echo.New(), Options{Enabled: true, Insecure: true}, Routes{}, log)
 	require.Contains(t, logs.String(), `"level":"WARN"`)
 	require.Contains(t, logs.String(), "admin.insecure")
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/admin"
+	"github.com/alternayte/queuebox/pkg/auth"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
 	"github.com/alternayte/queuebox/pkg/queuebox"
@@ -29,8 +30,18 @@ type fixture struct {
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-func bearer(token string) *config.SourceAuth {
-	return &config.SourceAuth{Kind: config.AuthBearer, Token: secret.New(token)}
+// verifier checks the credentials of an auth block, as the wiring builds
+// it from admin.auth.
+func verifier(block *config.SourceAuth) *auth.Verifier {
+	v, err := auth.New(block)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func bearer(token string) *auth.Verifier {
+	return verifier(&config.SourceAuth{Kind: config.AuthBearer, Token: secret.New(token)})
 }
 
 func instant(s string) time.Time {
@@ -44,7 +55,7 @@ func instant(s string) time.Time {
 // newFixture mounts the replay route over an outbox in memory that holds
 // rows 1 to 6: final rows of three topics at several times, and a pending
 // and a processing row that no replay may move.
-func newFixture(t *testing.T, cfg config.Admin) fixture {
+func newFixture(t *testing.T, cfg admin.Options) fixture {
 	t.Helper()
 	store := &memReplayer{}
 	router, err := deliver.NewRouter([]deliver.RouteSpec{
@@ -88,8 +99,8 @@ func (f fixture) pending(t *testing.T) []string {
 	return ids
 }
 
-func enabled() config.Admin {
-	return config.Admin{Enabled: true, Auth: bearer("s3cret"), MaxPayloadBytes: 256}
+func enabled() admin.Options {
+	return admin.Options{Enabled: true, Auth: bearer("s3cret"), AuthKind: config.AuthBearer, MaxPayloadBytes: 256}
 }
 
 var authz = []string{"Authorization", "Bearer s3cret"}
@@ -167,8 +178,9 @@ func TestReplayAnswers(t *testing.T) {
 func TestReplayWithHMACOnTheRawBody(t *testing.T) {
 	t.Parallel()
 	cfg := enabled()
-	cfg.Auth = &config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New("k"), HeaderName: "X-Signature",
-		Algorithm: "HmacSHA256", SignaturePayloadFormat: config.PayloadBody}
+	cfg.Auth = verifier(&config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New("k"), HeaderName: "X-Signature",
+		Algorithm: "HmacSHA256", SignaturePayloadFormat: config.PayloadBody})
+	cfg.AuthKind = config.AuthHMAC
 	f := newFixture(t, cfg)
 	body := `{"ids":["00000000-0000-0000-0000-000000000003"]}`
 	mac := hmac.New(sha256.New, []byte("k"))
@@ -183,7 +195,7 @@ func TestReplayWithHMACOnTheRawBody(t *testing.T) {
 func TestDisabledAdminHasNoRoutes(t *testing.T) {
 	t.Parallel()
 	e := echo.New()
-	admin.Mount(e, config.Admin{Enabled: false}, admin.Routes{Replay: func(echo.Context) error { return nil }}, quiet())
+	admin.Mount(e, admin.Options{Enabled: false}, admin.Routes{Replay: func(echo.Context) error { return nil }}, quiet())
 	rec := httptest.NewRecorder()
 	e.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/admin/replay", strings.NewReader(`{"topic":"x"}`)))
 	require.Equal(t, http.StatusNotFound, rec.Code)
@@ -193,7 +205,7 @@ func TestDisabledAdminHasNoRoutes(t *testing.T) {
 // admin.auth block is set beside it.
 func TestInsecureAdminTakesRequestsWithoutCredentials(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, config.Admin{Enabled: true, Insecure: true, Auth: bearer("s3cret"), MaxPayloadBytes: 4096})
+	f := newFixture(t, admin.Options{Enabled: true, Insecure: true, Auth: bearer("s3cret"), MaxPayloadBytes: 4096})
 	code, body := f.post(t, `{"ids":["00000000-0000-0000-0000-000000000001"]}`)
 	require.Equal(t, http.StatusOK, code, body)
 	require.JSONEq(t, `{"moved":1}`, body)
@@ -201,8 +213,8 @@ func TestInsecureAdminTakesRequestsWithoutCredentials(t *testing.T) {
 
 func TestAdminWithoutAuthNeedsInsecure(t *testing.T) {
 	t.Parallel()
-	_, err := admin.NewReplay(config.Admin{Enabled: true}, nil, nil, quiet())
+	_, err := admin.NewReplay(admin.Options{Enabled: true}, nil, nil, quiet())
 	require.ErrorContains(t, err, "admin.auth")
-	_, err = admin.NewReplay(config.Admin{Enabled: true, Insecure: true, MaxPayloadBytes: 10}, nil, nil, quiet())
+	_, err = admin.NewReplay(admin.Options{Enabled: true, Insecure: true, MaxPayloadBytes: 10}, nil, nil, quiet())
 	require.NoError(t, err)
 }

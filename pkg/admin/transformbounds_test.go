@@ -3,6 +3,7 @@ package admin_test
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -12,7 +13,7 @@ import (
 func TestTransformTestBoundsTheResult(t *testing.T) {
 	t.Parallel()
 	cfg := enabled()
-	cfg.MaxPayloadBytes, cfg.MaxTransformTimeoutMs = 65536, 1000
+	cfg.MaxPayloadBytes, cfg.MaxTransformTimeout = 65536, time.Second
 	post := transformTest(t, cfg)
 	for _, expression := range []string{
 		`[1..200000].("0123456789")`, // 2.4 MB of JSON from a small range

@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
 
@@ -49,13 +48,15 @@ const MaxTestResultBytes = 1 << 20
 // NewTransformTest returns the handler of POST /admin/transform/test: it
 // evaluates the caller's expression on the sample payload, sends nothing
 // and writes nothing. The timeout is the caller's timeoutMs (default 100)
-// clamped to admin.maxTransformTimeoutMs.
-func NewTransformTest(cfg config.Admin, compile transform.Compiler) (echo.HandlerFunc, error) {
-	g, err := newGuard(cfg)
+// clamped to opts.MaxTransformTimeout. It returns an error when opts has
+// no credentials and is not Insecure.
+func NewTransformTest(opts Options, compile transform.Compiler) (echo.HandlerFunc, error) {
+	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	maxTimeout := config.Ms(cfg.MaxTransformTimeoutMs)
+	g := newGuard(opts)
+	maxTimeout := opts.MaxTransformTimeout
 	return func(c echo.Context) error {
 		fail := func(code int, msg string) error { return c.JSON(code, testReply{Error: msg}) }
 		body, ok, err := g.read(c, fail)
@@ -73,7 +74,7 @@ func NewTransformTest(cfg config.Admin, compile transform.Compiler) (echo.Handle
 		vars, tc := testVars(req)
 		timeout := defaultTestTimeout
 		if req.TimeoutMs != nil && *req.TimeoutMs > 0 {
-			timeout = config.Ms(*req.TimeoutMs)
+			timeout = time.Duration(*req.TimeoutMs) * time.Millisecond
 		}
 		timeoutMs := int(min(timeout, maxTimeout).Milliseconds())
 		out, err := transform.EvalBounded(c.Request().Context(), expr, timeoutMs, MaxTestResultBytes, req.Payload, vars)

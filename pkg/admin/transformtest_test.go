@@ -6,16 +6,16 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/admin"
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
 
-func transformTest(t *testing.T, cfg config.Admin) func(body string, header ...string) (int, map[string]any) {
+func transformTest(t *testing.T, cfg admin.Options) func(body string, header ...string) (int, map[string]any) {
 	t.Helper()
 	h, err := admin.NewTransformTest(cfg, transform.JSONata)
 	require.NoError(t, err)
@@ -37,7 +37,7 @@ func transformTest(t *testing.T, cfg config.Admin) func(body string, header ...s
 func TestTransformTestEvaluates(t *testing.T) {
 	t.Parallel()
 	cfg := enabled()
-	cfg.MaxPayloadBytes, cfg.MaxTransformTimeoutMs = 65536, 1000
+	cfg.MaxPayloadBytes, cfg.MaxTransformTimeout = 65536, time.Second
 	post := transformTest(t, cfg)
 	code, out := post(`{"expression":"{ \"total\": $sum(items.(price * qty)), \"topic\": $topic, \"source\": $source }",
 		"payload":{"items":[{"price":10,"qty":2},{"price":5,"qty":3}]},"mockTopic":"order.created","mockSource":"shop"}`, authz...)
@@ -58,7 +58,7 @@ func TestTransformTestEvaluates(t *testing.T) {
 func TestTransformTestAnswers(t *testing.T) {
 	t.Parallel()
 	cfg := enabled()
-	cfg.MaxPayloadBytes, cfg.MaxTransformTimeoutMs = 512, 50
+	cfg.MaxPayloadBytes, cfg.MaxTransformTimeout = 512, 50*time.Millisecond
 	post := transformTest(t, cfg)
 	cases := []struct {
 		name, body string

@@ -3,6 +3,8 @@ package main
 import (
 	"time"
 
+	"github.com/alternayte/queuebox/pkg/admin"
+	"github.com/alternayte/queuebox/pkg/auth"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
 )
@@ -56,4 +58,25 @@ func transformSpec(t *config.Transform) *deliver.TransformSpec {
 		return nil
 	}
 	return &deliver.TransformSpec{Expression: t.Expression, TimeoutMs: t.TimeoutMs, MaxDepth: t.MaxDepth, OnError: t.OnError}
+}
+
+// adminOptions maps the admin block onto the options of the admin routes.
+// The credentials of admin.auth are checked only when admin.insecure is
+// false: an insecure admin ignores the block.
+func adminOptions(a config.Admin) (admin.Options, error) {
+	opts := admin.Options{Enabled: a.Enabled, Insecure: a.Insecure, MaxPayloadBytes: a.MaxPayloadBytes,
+		MaxTransformTimeout: config.Ms(a.MaxTransformTimeoutMs)}
+	if a.Auth == nil {
+		return opts, nil
+	}
+	opts.AuthKind = a.Auth.Kind
+	if a.Insecure {
+		return opts, nil
+	}
+	v, err := auth.New(a.Auth)
+	if err != nil {
+		return opts, err
+	}
+	opts.Auth = v
+	return opts, nil
 }

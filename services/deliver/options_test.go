@@ -6,8 +6,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/alternayte/queuebox/pkg/admin"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
+	"github.com/alternayte/queuebox/pkg/secret"
 )
 
 func TestPollIntervalFollowsCapture(t *testing.T) {
@@ -56,4 +58,28 @@ func TestTransformStrategiesAreTheOnErrorValues(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, []string{config.OnErrorFail, config.OnErrorSkip, config.OnErrorDead},
 		[]string{deliver.StrategyFail, deliver.StrategySkip, deliver.StrategyDead})
+}
+
+func TestAdminOptions(t *testing.T) {
+	t.Parallel()
+	a := config.Default().Admin
+	a.Enabled = true
+	a.Auth = &config.SourceAuth{Kind: config.AuthBearer, Token: secret.New("s3cret")}
+	opts, err := adminOptions(a)
+	require.NoError(t, err)
+	require.NotNil(t, opts.Auth)
+	require.Equal(t, admin.Options{Enabled: true, Auth: opts.Auth, AuthKind: config.AuthBearer,
+		MaxPayloadBytes: admin.DefaultMaxPayloadBytes, MaxTransformTimeout: admin.DefaultMaxTransformTimeout}, opts)
+
+	// An insecure admin ignores the block, even one that could not check
+	// anything.
+	a.Insecure, a.Auth = true, &config.SourceAuth{Kind: config.AuthBearer}
+	opts, err = adminOptions(a)
+	require.NoError(t, err)
+	require.Nil(t, opts.Auth)
+	require.Equal(t, config.AuthBearer, opts.AuthKind, "the start-up warning names the ignored block")
+
+	a.Insecure = false
+	_, err = adminOptions(a)
+	require.ErrorContains(t, err, "bearer needs a token")
 }

@@ -118,14 +118,18 @@ func mountAdmin(app *run.App, router *deliver.Router) error {
 	if err != nil {
 		return err
 	}
-	replay, err := admin.NewReplay(app.Config.Admin, store, router.DestinationOf, app.Log.With("component", "admin"))
+	opts, err := adminOptions(app.Config.Admin)
 	if err != nil {
 		return err
 	}
-	test, err := admin.NewTransformTest(app.Config.Admin, transform.JSONata)
+	replay, err := admin.NewReplay(opts, store, router.DestinationOf, app.Log.With("component", "admin"))
 	if err != nil {
 		return err
 	}
-	admin.Mount(app.Management, app.Config.Admin, admin.Routes{Replay: replay, TransformTest: test}, app.Log)
+	test, err := admin.NewTransformTest(opts, transform.JSONata)
+	if err != nil {
+		return err
+	}
+	admin.Mount(app.Management, opts, admin.Routes{Replay: replay, TransformTest: test}, app.Log)
 	return nil
 }
