@@ -1,0 +1,94 @@
+package retention_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/retention"
+)
+
+// callLog is a RetentionStore that records each call and deletes nothing.
+type callLog struct{ calls []string }
+
+func (c *callLog) OutboxByAge(_ context.Context, maxAge time.Duration, batch int) (int64, error) {
+	c.calls = append(c.calls, fmt.Sprintf("outbox age %v batch %d", maxAge, batch))
+	return 0, nil
+}
+
+func (c *callLog) OutboxByCount(_ context.Context, state queuebox.State, keep, batch int) (int64, error) {
+	c.calls = append(c.calls, fmt.Sprintf("outbox %s keep %d batch %d", state, keep, batch))
+	return 0, nil
+}
+
+func (c *callLog) InboxByAge(_ context.Context, maxAge time.Duration, batch int) (int64, error) {
+	c.calls = append(c.calls, fmt.Sprintf("inbox age %v batch %d", maxAge, batch))
+	return 0, nil
+}
+
+// cycle builds the job of table from opts and runs one cycle; it returns
+// the store calls of the cycle.
+func cycle(t *testing.T, table string, opts retention.Options) []string {
+	t.Helper()
+	store := &callLog{}
+	build := retention.Outbox
+	if table == "inbox" {
+		build = retention.Inbox
+	}
+	job, err := build(opts, store, prometheus.NewRegistry(), quiet())
+	require.NoError(t, err)
+	require.True(t, job.RunOnce(context.Background()))
+	return store.calls
+}
+
+func TestEachPolicyDeletesWhatItNames(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, []string{"outbox age 1h0m0s batch 1000"},
+		cycle(t, "outbox", retention.Options{Policy: retention.PolicyAge, MaxAge: time.Hour}), "the default batch")
+	require.Equal(t, []string{"outbox sent keep 3 batch 10", "outbox dead keep 3 batch 10"},
+		cycle(t, "outbox", retention.Options{Policy: retention.PolicyCount, KeepCount: 3, BatchSize: 10}),
+		"COUNT keeps the newest rows of each final state")
+	require.Equal(t, []string{"inbox age 1m0s batch 5"},
+		cycle(t, "inbox", retention.Options{Policy: retention.PolicyAge, MaxAge: time.Minute, BatchSize: 5}))
+	require.Empty(t, cycle(t, "outbox", retention.Options{}), "no policy is DISABLED: the job runs and deletes nothing")
+	require.Empty(t, cycle(t, "inbox", retention.Options{Policy: retention.PolicyDisabled}))
+}
+
+func TestOptionsDefaults(t *testing.T) {
+	t.Parallel()
+	job, err := retention.Outbox(retention.Options{}, &callLog{}, prometheus.NewRegistry(), quiet())
+	require.NoError(t, err)
+	require.Equal(t, retention.DefaultInterval, job.Interval)
+	require.Equal(t, retention.DefaultBatchSize, job.Batch)
+	require.Equal(t, "outbox", job.Table)
+}
+
+func TestOptionsRefusesAPolicyWithoutItsSetting(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		inbox bool
+		opts  retention.Options
+		want  string
+	}{
+		"AGE without max age":       {opts: retention.Options{Policy: retention.PolicyAge}, want: "max age"},
+		"COUNT without a count":     {opts: retention.Options{Policy: retention.PolicyCount}, want: "keep count"},
+		"unknown policy":            {opts: retention.Options{Policy: "age"}, want: `got "age"`},
+		"COUNT on the inbox":        {inbox: true, opts: retention.Options{Policy: retention.PolicyCount, KeepCount: 1}, want: "retention inbox: policy must be one of"},
+		"negative batch":            {opts: retention.Options{BatchSize: -1}, want: "above 0"},
+		"negative interval":         {inbox: true, opts: retention.Options{Interval: -time.Second}, want: "above 0"},
+		"AGE with negative age":     {opts: retention.Options{Policy: retention.PolicyAge, MaxAge: -time.Hour}, want: "max age"},
+		"COUNT with only a max age": {opts: retention.Options{Policy: retention.PolicyCount, MaxAge: time.Hour}, want: "keep count"},
+	} {
+		build := retention.Outbox
+		if tc.inbox {
+			build = retention.Inbox
+		}
+		_, err := build(tc.opts, &callLog{}, prometheus.NewRegistry(), quiet())
+		require.ErrorContains(t, err, tc.want, name)
+	}
+}
