@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"cmp"
 	"errors"
 	"time"
 
@@ -43,12 +44,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.MaxPayloadBytes < 0 || o.MaxTransformTimeout < 0 {
 		return o, errors.New("admin: the limits must not be negative")
 	}
-	if o.MaxPayloadBytes == 0 {
-		o.MaxPayloadBytes = DefaultMaxPayloadBytes
-	}
-	if o.MaxTransformTimeout == 0 {
-		o.MaxTransformTimeout = DefaultMaxTransformTimeout
-	}
+	o.MaxPayloadBytes = cmp.Or(o.MaxPayloadBytes, DefaultMaxPayloadBytes)
+	o.MaxTransformTimeout = cmp.Or(o.MaxTransformTimeout, DefaultMaxTransformTimeout)
 	if o.Auth == nil && !o.Insecure {
 		return o, errors.New("admin.auth (QUEUEBOX_ADMIN_AUTH_TYPE): the admin routes need credentials, or admin.insecure: true for a local test")
 	}

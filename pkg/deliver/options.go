@@ -1,6 +1,7 @@
 package deliver
 
 import (
+	"cmp"
 	"errors"
 	"log/slog"
 	"time"
@@ -70,19 +71,12 @@ func (o Options) withDefaults() (Options, error) {
 		o.ShutdownTimeout < 0 || o.RetryBaseDelay < 0 || o.PendingGaugeInterval < 0 {
 		return o, errors.New("deliver: no setting may be negative")
 	}
-	o.BatchSize = orDefault(o.BatchSize, DefaultBatchSize)
-	o.Concurrency = orDefault(o.Concurrency, DefaultConcurrency)
-	o.PollInterval = orDefault(o.PollInterval, DefaultPollInterval)
-	o.ClaimTimeout = orDefault(o.ClaimTimeout, DefaultClaimTimeout)
-	o.ShutdownTimeout = orDefault(o.ShutdownTimeout, DefaultShutdownTimeout)
-	o.PendingGaugeInterval = orDefault(o.PendingGaugeInterval, DefaultPendingGaugeInterval)
-	o.MaxErrorBytes = orDefault(o.MaxErrorBytes, DefaultMaxErrorBytes)
+	o.BatchSize = cmp.Or(o.BatchSize, DefaultBatchSize)
+	o.Concurrency = cmp.Or(o.Concurrency, DefaultConcurrency)
+	o.PollInterval = cmp.Or(o.PollInterval, DefaultPollInterval)
+	o.ClaimTimeout = cmp.Or(o.ClaimTimeout, DefaultClaimTimeout)
+	o.ShutdownTimeout = cmp.Or(o.ShutdownTimeout, DefaultShutdownTimeout)
+	o.PendingGaugeInterval = cmp.Or(o.PendingGaugeInterval, DefaultPendingGaugeInterval)
+	o.MaxErrorBytes = cmp.Or(o.MaxErrorBytes, DefaultMaxErrorBytes)
 	return o, nil
-}
-
-func orDefault[T int | time.Duration](v, def T) T {
-	if v == 0 {
-		return def
-	}
-	return v
 }

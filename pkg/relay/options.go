@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"cmp"
 	"errors"
 	"log/slog"
 	"time"
@@ -58,18 +59,11 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	o.MaxAttempts = orDefault(o.MaxAttempts, DefaultMaxAttempts)
-	o.BatchSize = orDefault(o.BatchSize, DefaultBatchSize)
-	o.PollInterval = orDefault(o.PollInterval, DefaultPollInterval)
-	o.ClaimTimeout = orDefault(o.ClaimTimeout, DefaultClaimTimeout)
-	o.ShutdownTimeout = orDefault(o.ShutdownTimeout, DefaultShutdownTimeout)
-	o.PendingGaugeInterval = orDefault(o.PendingGaugeInterval, DefaultPendingGaugeInterval)
+	o.MaxAttempts = cmp.Or(o.MaxAttempts, DefaultMaxAttempts)
+	o.BatchSize = cmp.Or(o.BatchSize, DefaultBatchSize)
+	o.PollInterval = cmp.Or(o.PollInterval, DefaultPollInterval)
+	o.ClaimTimeout = cmp.Or(o.ClaimTimeout, DefaultClaimTimeout)
+	o.ShutdownTimeout = cmp.Or(o.ShutdownTimeout, DefaultShutdownTimeout)
+	o.PendingGaugeInterval = cmp.Or(o.PendingGaugeInterval, DefaultPendingGaugeInterval)
 	return o, nil
-}
-
-func orDefault[T int | time.Duration](v, def T) T {
-	if v == 0 {
-		return def
-	}
-	return v
 }

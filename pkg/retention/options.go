@@ -1,6 +1,7 @@
 package retention
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -46,15 +47,9 @@ type Options struct {
 // withDefaults fills the zero settings and checks the policy of table
 // against the ones it allows.
 func (o Options) withDefaults(table string, allowed ...string) (Options, error) {
-	if o.Policy == "" {
-		o.Policy = PolicyDisabled
-	}
-	if o.Interval == 0 {
-		o.Interval = DefaultInterval
-	}
-	if o.BatchSize == 0 {
-		o.BatchSize = DefaultBatchSize
-	}
+	o.Policy = cmp.Or(o.Policy, PolicyDisabled)
+	o.Interval = cmp.Or(o.Interval, DefaultInterval)
+	o.BatchSize = cmp.Or(o.BatchSize, DefaultBatchSize)
 	switch {
 	case !slices.Contains(allowed, o.Policy):
 		return o, fmt.Errorf("retention %s: policy must be one of %v, got %q", table, allowed, o.Policy)
