@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/alternayte/queuebox/pkg/backoff"
 	"github.com/alternayte/queuebox/pkg/wake"
 )
 
@@ -122,7 +123,7 @@ func (c *Capture) Run(ctx context.Context) error {
 		}
 	}()
 	log := c.opts.Logger
-	backoff := c.opts.MinBackoff
+	retry := backoff.Doubling{Min: c.opts.MinBackoff, Max: c.opts.MaxBackoff}
 	for {
 		c.notifier.Wake()
 		started := time.Now()
@@ -138,16 +139,14 @@ func (c *Capture) Run(ctx context.Context) error {
 			return nil
 		}
 		if time.Since(started) > c.opts.MaxBackoff {
-			backoff = c.opts.MinBackoff
+			retry.Reset()
 		}
-		c.setStatus(fmt.Errorf("capture connector failed, retrying in %s: %w", backoff, err))
-		log.Warn("capture connector failed; delivery continues through SQL", "retry_in_ms", backoff.Milliseconds(), "err", err)
-		select {
-		case <-ctx.Done():
+		wait := retry.Next()
+		c.setStatus(fmt.Errorf("capture connector failed, retrying in %s: %w", wait, err))
+		log.Warn("capture connector failed; delivery continues through SQL", "retry_in_ms", wait.Milliseconds(), "err", err)
+		if !backoff.Sleep(ctx, wait) {
 			return nil
-		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, c.opts.MaxBackoff)
 	}
 }
 

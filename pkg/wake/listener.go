@@ -8,6 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/alternayte/queuebox/pkg/backoff"
 )
 
 // ListenerOptions wire a Listener.
@@ -69,23 +71,21 @@ func (l *Listener) Name() string { return "outbox-wake-listener" }
 // Run listens until ctx ends. A lost connection is reopened with a
 // backoff; delivery keeps its reconciliation timer meanwhile.
 func (l *Listener) Run(ctx context.Context) error {
-	backoff := l.opts.MinBackoff
+	retry := backoff.Doubling{Min: l.opts.MinBackoff, Max: l.opts.MaxBackoff}
 	for ctx.Err() == nil {
 		listened, err := l.session(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
 		if listened {
-			backoff = l.opts.MinBackoff
+			retry.Reset()
 		}
+		wait := retry.Next()
 		l.opts.Logger.Warn("wake-up listener lost its connection; delivery claims on its reconciliation timer until it is back",
-			"url", l.opts.DisplayURL, "retry_in_ms", backoff.Milliseconds(), "err", err)
-		select {
-		case <-ctx.Done():
+			"url", l.opts.DisplayURL, "retry_in_ms", wait.Milliseconds(), "err", err)
+		if !backoff.Sleep(ctx, wait) {
 			return nil
-		case <-time.After(backoff):
 		}
-		backoff = min(2*backoff, l.opts.MaxBackoff)
 	}
 	return nil
 }
