@@ -310,8 +310,7 @@ func (c *Capture) sampleLag(ctx context.Context) {
 		}
 		var lag int64
 		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err := c.pool.QueryRow(qctx, `SELECT COALESCE(pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn), 0)::bigint
-			FROM pg_replication_slots WHERE slot_name = $1 AND database = current_database()`, c.opts.Settings.Slot).Scan(&lag)
+		err := c.pool.QueryRow(qctx, query("slot_lag"), c.opts.Settings.Slot).Scan(&lag)
 		cancel()
 		if err == nil {
 			c.opts.Metrics.SlotLag.Set(float64(max(lag, 0)))

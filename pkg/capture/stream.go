@@ -3,7 +3,6 @@ package capture
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pglogrepl"
@@ -25,13 +24,13 @@ func connectReplication(ctx context.Context, s Settings) (*pgconn.PgConn, error)
 	return conn, nil
 }
 
-// literal quotes a value for the simple query protocol, the only one a
-// replication connection speaks. The names it quotes are validated
-// identifiers; doubling the quote keeps any other text inert too.
-func literal(v string) string { return "'" + strings.ReplaceAll(v, "'", "''") + "'" }
-
-// queryRows runs one simple query and returns its text rows.
-func queryRows(ctx context.Context, conn *pgconn.PgConn, sql string) ([][]string, error) {
+// queryRows runs the statement of queries/<name>.sql, rendered for s,
+// as one simple query and returns its text rows.
+func queryRows(ctx context.Context, conn *pgconn.PgConn, name string, s Settings) ([][]string, error) {
+	sql, err := replicationQuery(name, s)
+	if err != nil {
+		return nil, err
+	}
 	results, err := conn.Exec(ctx, sql).ReadAll()
 	if err != nil {
 		return nil, err
@@ -52,7 +51,7 @@ func queryRows(ctx context.Context, conn *pgconn.PgConn, sql string) ([][]string
 // checkPublication returns a fault when the publication is absent or does
 // not hold the outbox table.
 func checkPublication(ctx context.Context, conn *pgconn.PgConn, s Settings) error {
-	rows, err := queryRows(ctx, conn, "SELECT pubname FROM pg_publication WHERE pubname = "+literal(s.Publication))
+	rows, err := queryRows(ctx, conn, "publication_find", s)
 	if err != nil {
 		return fmt.Errorf("read the publication: %w", err)
 	}
@@ -60,8 +59,7 @@ func checkPublication(ctx context.Context, conn *pgconn.PgConn, s Settings) erro
 		return &Fault{Kind: FaultPublicationMissing, Detail: fmt.Sprintf(
 			"the publication %s does not exist in database %s", quote(s.Publication), quote(s.Database))}
 	}
-	rows, err = queryRows(ctx, conn, "SELECT 1 FROM pg_publication_tables WHERE pubname = "+literal(s.Publication)+
-		" AND schemaname = "+literal(s.Schema)+" AND tablename = "+literal(s.Table))
+	rows, err = queryRows(ctx, conn, "publication_table_find", s)
 	if err != nil {
 		return fmt.Errorf("read the publication tables: %w", err)
 	}
@@ -75,7 +73,7 @@ func checkPublication(ctx context.Context, conn *pgconn.PgConn, s Settings) erro
 // slotInfo says whether the slot exists in this database; a slot of that
 // name in another database, or of another plugin, is an error.
 func slotInfo(ctx context.Context, conn *pgconn.PgConn, s Settings) (bool, error) {
-	rows, err := queryRows(ctx, conn, "SELECT database, plugin FROM pg_replication_slots WHERE slot_name = "+literal(s.Slot))
+	rows, err := queryRows(ctx, conn, "slot_find", s)
 	if err != nil {
 		return false, fmt.Errorf("read the replication slot: %w", err)
 	}
