@@ -6,12 +6,14 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
@@ -35,8 +37,33 @@ func Open(ctx context.Context, cfg config.Database, opts Options) (queuebox.Stor
 	case config.DatabaseSQLServer:
 		return nil, ErrUnsupportedDatabase
 	default:
-		return postgres.OpenStores(ctx, cfg, postgres.StoresOptions{
-			PoolName: opts.PoolName, Registerer: opts.Registerer, Logger: opts.Logger,
-		})
+		pgOpts, err := postgresOptions(cfg, opts)
+		if err != nil {
+			return nil, err
+		}
+		return postgres.OpenStores(ctx, pgOpts)
 	}
+}
+
+// postgresOptions maps the database block onto the options of the
+// PostgreSQL store set.
+func postgresOptions(cfg config.Database, opts Options) (postgres.StoresOptions, error) {
+	url, err := config.ParseDatabaseURL(cfg.URL)
+	if err != nil {
+		return postgres.StoresOptions{}, fmt.Errorf("database.url (QUEUEBOX_DATABASE_URL): %w", err)
+	}
+	return postgres.StoresOptions{
+		Options: postgres.Options{
+			ConnString:     url.PgxConnString(cfg.Username, cfg.Password),
+			DisplayURL:     url.Masked(),
+			PoolSize:       cfg.PoolSize,
+			AcquireTimeout: config.Ms(cfg.ConnectionTimeoutMs),
+			StartupTimeout: config.Ms(cfg.StartupTimeoutMs),
+			PoolName:       opts.PoolName,
+			Registerer:     opts.Registerer,
+			Logger:         opts.Logger,
+		},
+		Layout:  schema.New(schema.Postgres, cfg),
+		Migrate: cfg.Migrate,
+	}, nil
 }

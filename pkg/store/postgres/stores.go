@@ -2,13 +2,9 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 )
@@ -28,37 +24,28 @@ type Stores struct {
 
 var _ queuebox.Stores = (*Stores)(nil)
 
-// StoresOptions are what OpenStores needs besides the database block.
+// StoresOptions configure OpenStores: the pool (Options) plus what the
+// set needs of the schema. The caller maps the configuration onto it
+// (pkg/store does for database.*).
 type StoresOptions struct {
-	// PoolName is the pool label of the hikaricp_* metrics.
-	PoolName   string
-	Registerer prometheus.Registerer
-	Logger     *slog.Logger
+	Options
+	// Layout is the table layout the statements are rendered for.
+	Layout schema.Layout
+	// Migrate applies the bundled migrations before the schema guard
+	// (database.migrate).
+	Migrate bool
 }
 
-// OpenStores connects (retrying up to database.startupTimeoutMs), migrates
-// when database.migrate is true and runs the startup schema guard. On an
-// error nothing stays open.
-func OpenStores(ctx context.Context, db config.Database, opts StoresOptions) (*Stores, error) {
-	url, err := config.ParseDatabaseURL(db.URL)
-	if err != nil {
-		return nil, fmt.Errorf("database.url (QUEUEBOX_DATABASE_URL): %w", err)
-	}
-	pool, err := Open(ctx, Options{
-		ConnString:     url.PgxConnString(db.Username, db.Password),
-		DisplayURL:     url.Masked(),
-		PoolSize:       db.PoolSize,
-		AcquireTimeout: config.Ms(db.ConnectionTimeoutMs),
-		StartupTimeout: config.Ms(db.StartupTimeoutMs),
-		PoolName:       opts.PoolName,
-		Registerer:     opts.Registerer,
-		Logger:         opts.Logger,
-	})
+// OpenStores connects (retrying up to opts.StartupTimeout), migrates when
+// opts.Migrate is true and runs the startup schema guard. On an error
+// nothing stays open.
+func OpenStores(ctx context.Context, opts StoresOptions) (*Stores, error) {
+	pool, err := Open(ctx, opts.Options)
 	if err != nil {
 		return nil, err
 	}
-	s := &Stores{DB: pool, Layout: schema.New(schema.Postgres, db)}
-	if err := s.prepare(ctx, db.Migrate, opts.Logger); err != nil {
+	s := &Stores{DB: pool, Layout: opts.Layout}
+	if err := s.prepare(ctx, opts.Migrate, opts.Logger); err != nil {
 		pool.Close()
 		return nil, err
 	}
