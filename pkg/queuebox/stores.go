@@ -2,6 +2,7 @@ package queuebox
 
 import (
 	"context"
+	"log/slog"
 	"time"
 )
 
@@ -34,8 +35,25 @@ type Stores interface {
 	Replay() (Replayer, error)
 	// Retention is the cleanup jobs' store.
 	Retention() (RetentionStore, error)
+	// WakeSource returns the listener of capture's wake-ups that this
+	// dialect offers, calling wake for each wake-up and logging to log,
+	// and true; false when the dialect has none, and delivery claims at
+	// outbox.pollIntervalMs alone. wake must not block.
+	WakeSource(wake func(), log *slog.Logger) (WakeSource, bool)
 	// Ping checks that the database answers: the database health check.
 	Ping(ctx context.Context) error
 	// Close releases the connections.
 	Close()
+}
+
+// WakeSource carries capture's wake-ups to one deliver replica: it calls
+// its wake function once for each wake-up, and once more after each
+// (re)connect, because the wake-ups sent while it was away are lost. A
+// lost wake-up costs latency, never a message: the poller claims on its
+// timer too. It has the component contract of package run: Run returns
+// nil once ctx ends, and a lost connection is retried inside Run.
+type WakeSource interface {
+	// Name is the component name: outbox-wake-listener.
+	Name() string
+	Run(ctx context.Context) error
 }

@@ -1,4 +1,4 @@
-package wake
+package wake_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
+	"github.com/alternayte/queuebox/pkg/wake"
 )
 
 // fakeSender records notifications and answers Running from a set of
@@ -66,10 +67,10 @@ func (f *fakeSender) count() int {
 
 // start runs a notifier on f; sent receives one value per NOTIFY that
 // succeeded.
-func start(t *testing.T, f *fakeSender) (*Notifier, <-chan struct{}) {
+func start(t *testing.T, f *fakeSender) (*wake.Notifier, <-chan struct{}) {
 	t.Helper()
 	sent := make(chan struct{}, 100)
-	n := NewNotifier(f, "chan_a", pgtest.Quiet(), func() { sent <- struct{}{} })
+	n := wake.NewNotifier(f, "chan_a", pgtest.Quiet(), func() { sent <- struct{}{} })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- n.Run(ctx) }()
@@ -156,7 +157,7 @@ func TestNotifierSurvivesAFailedNotify(t *testing.T) {
 	t.Parallel()
 	f := &fakeSender{notifyErr: errors.New("connection refused")}
 	n, sent := start(t, f)
-	require.Equal(t, Channel, NewNotifier(f, "", nil, nil).channel)
+	require.Equal(t, wake.Channel, wake.NotifierChannel(wake.NewNotifier(f, "", nil, nil)))
 	n.Wake()
 	require.Eventually(t, func() bool { return f.count() == 1 }, 10*time.Second, time.Millisecond)
 	f.set(func(f *fakeSender) { f.notifyErr = nil })

@@ -1,4 +1,4 @@
-package wake
+package wake_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
+	"github.com/alternayte/queuebox/pkg/wake"
 )
 
 // TestRunningSeesAnOpenTransaction runs against the local PostgreSQL: a
@@ -24,14 +25,14 @@ func TestRunningSeesAnOpenTransaction(t *testing.T) {
 	xid := uint32(xid8)
 	older := xid - 1000 // long finished
 
-	still, err := PG{Q: check}.Running(ctx, []uint32{older, xid})
+	still, err := wake.PG{Q: check}.Running(ctx, []uint32{older, xid})
 	require.NoError(t, err)
 	require.Equal(t, []uint32{xid}, still)
 	require.NoError(t, tx.Commit(ctx))
-	still, err = PG{Q: check}.Running(ctx, []uint32{older, xid})
+	still, err = wake.PG{Q: check}.Running(ctx, []uint32{older, xid})
 	require.NoError(t, err)
 	require.Empty(t, still)
-	still, err = PG{Q: check}.Running(ctx, []uint32{xid + 1000})
+	still, err = wake.PG{Q: check}.Running(ctx, []uint32{xid + 1000})
 	require.NoError(t, err)
 	require.Equal(t, []uint32{xid + 1000}, still, "an id not yet handed out is not finished")
 }
@@ -43,7 +44,6 @@ func TestRunningAcrossAnEpoch(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	conn := connect(t)
-	sql := runningSQL("'4294967290:4294967300:4294967295'::pg_snapshot")
 	for _, c := range []struct {
 		xid     uint32
 		running bool
@@ -55,7 +55,7 @@ func TestRunningAcrossAnEpoch(t *testing.T) {
 		{4, true},           // 2^32+4 = xmax
 		{10, true},          // past xmax
 	} {
-		still, err := running(ctx, conn, sql, []uint32{c.xid})
+		still, err := wake.RunningIn(ctx, conn, "'4294967290:4294967300:4294967295'::pg_snapshot", []uint32{c.xid})
 		require.NoError(t, err)
 		require.Equal(t, c.running, len(still) == 1, "xid %d", c.xid)
 	}

@@ -1,4 +1,4 @@
-package wake
+package wake_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
+	"github.com/alternayte/queuebox/pkg/wake"
 )
 
 // TestListenerWakesAndRelistens runs against the local PostgreSQL: a
@@ -21,10 +22,10 @@ func TestListenerWakesAndRelistens(t *testing.T) {
 	env := pgtest.LoadEnv(t)
 	channel := fmt.Sprintf("qbt_wake_%d", rand.Int64N(1e12))
 	wakes := make(chan struct{}, 100)
-	l := NewListener(ListenerOptions{ConnString: env.PostgresURL + "&application_name=" + channel, Channel: channel,
+	l := wake.NewListener(wake.ListenerOptions{ConnString: env.PostgresURL + "&application_name=" + channel, Channel: channel,
 		Wake: func() { wakes <- struct{}{} }, Logger: pgtest.Quiet(), MinBackoff: 10 * time.Millisecond})
 	listening := make(chan struct{}, 10)
-	l.listening = func() { listening <- struct{}{} }
+	wake.SetListening(l, func() { listening <- struct{}{} })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- l.Run(ctx) }()

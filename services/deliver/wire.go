@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/alternayte/queuebox/pkg/admin"
 	"github.com/alternayte/queuebox/pkg/config"
@@ -13,7 +12,6 @@ import (
 	"github.com/alternayte/queuebox/pkg/run"
 	"github.com/alternayte/queuebox/pkg/secret"
 	"github.com/alternayte/queuebox/pkg/transform"
-	"github.com/alternayte/queuebox/pkg/wake"
 	"github.com/alternayte/queuebox/services/internal/wiring"
 )
 
@@ -52,14 +50,11 @@ func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 		return nil, err
 	}
 	components := []run.Component{closeAfter{poller, publishers}}
-	// SQL Server has no LISTEN; its wake row is read by the SQL Server
-	// store, which this build does not have (pkg/store refuses it).
-	if cfg.Outbox.Capture.Wakes() && cfg.Database.Type == config.DatabasePostgres {
-		listener, err := newWakeListener(app, poller.Wake)
-		if err != nil {
-			return nil, err
+	// A store set without a wake source leaves the poller on its timer.
+	if cfg.Outbox.Capture.Wakes() {
+		if listener, ok := app.Stores.WakeSource(poller.Wake, app.Log.With("component", "outbox-wake-listener")); ok {
+			components = append(components, listener)
 		}
-		components = append(components, listener)
 	}
 	if cfg.Retention.Enabled {
 		cleanup, err := app.Stores.Retention()
@@ -74,21 +69,6 @@ func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 		components = append(components, job)
 	}
 	return components, nil
-}
-
-// newWakeListener listens for capture's wake-ups on a connection of its
-// own to database.url: every deliver replica listens, whichever replica
-// owns capture.
-func newWakeListener(app *run.App, wakeUp func()) (*wake.Listener, error) {
-	db := app.Config.Database
-	url, err := config.ParseDatabaseURL(db.URL)
-	if err != nil {
-		return nil, fmt.Errorf("database.url (QUEUEBOX_DATABASE_URL): %w", err)
-	}
-	return wake.NewListener(wake.ListenerOptions{
-		ConnString: url.PgxConnString(db.Username, db.Password), DisplayURL: url.Masked(),
-		Wake: wakeUp, Logger: app.Log.With("component", "outbox-wake-listener"),
-	}), nil
 }
 
 // closeAfter runs the poller and closes the publishers only once its Run

@@ -50,6 +50,9 @@ type DB struct {
 	statementTimeout time.Duration
 	metrics          *poolMetrics
 	display          string
+	// connString is the pgx connection string of the pool, for sessions
+	// of their own (LISTEN, capture). It holds the password: never log it.
+	connString string
 }
 
 // DefaultStatementTimeout bounds a statement whose caller set no deadline,
@@ -82,7 +85,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	}
 	m.pool = pool
 	db := &DB{Pool: pool, acquireTimeout: opts.AcquireTimeout, statementTimeout: opts.StatementTimeout,
-		metrics: m, display: opts.DisplayURL}
+		metrics: m, display: opts.DisplayURL, connString: opts.ConnString}
 	if db.statementTimeout <= 0 {
 		db.statementTimeout = DefaultStatementTimeout
 	}
