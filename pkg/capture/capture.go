@@ -16,9 +16,22 @@ import (
 	"github.com/alternayte/queuebox/pkg/wake"
 )
 
+// Database is what capture needs of the store set of database.url, where
+// the state table, the owner lock and the wake-ups live. The PostgreSQL
+// store set implements it; a set that does not cannot run this connector.
+type Database interface {
+	// PgxConnString is the pgx connection string of database.url. It holds
+	// the password: never log it.
+	PgxConnString() string
+}
+
 // Options wire a Capture.
 type Options struct {
 	Settings Settings
+	// Database is the store set of database.url (required). Capture opens
+	// a small pool of its own and the owner lock session on it, so that
+	// its statements never wait behind delivery for a pooled connection.
+	Database Database
 	Metrics  *Metrics
 	Logger   *slog.Logger
 	// MinBackoff and MaxBackoff bound the wait between two attempts after
@@ -39,6 +52,7 @@ type Options struct {
 type Capture struct {
 	opts     Options
 	dir      StateDir
+	mainConn string
 	pool     *pgxpool.Pool
 	notifier *wake.Notifier
 
@@ -49,31 +63,18 @@ type Capture struct {
 // errStarting is the status before the first stream started.
 var errStarting = errors.New("capture is starting")
 
-// New checks the options and prepares the pool of database.url (it
-// connects on first use). Run closes it.
+// New sets the defaults, checks the options and prepares the pool of
+// database.url (it connects on first use). Run closes it.
 func New(opts Options) (*Capture, error) {
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	if opts.Metrics == nil {
-		opts.Metrics = NewMetrics(nil)
-	}
-	if opts.MinBackoff <= 0 {
-		opts.MinBackoff = time.Second
-	}
-	if opts.MaxBackoff <= 0 {
-		opts.MaxBackoff = 30 * time.Second
-	}
-	if opts.Heartbeat <= 0 {
-		opts.Heartbeat = 5 * time.Second
-	}
-	if opts.LagInterval <= 0 {
-		opts.LagInterval = 2 * time.Second
-	}
+	opts.setDefaults()
 	if opts.Settings.StateDirectory == "" {
 		return nil, errors.New("outbox.capture.stateDirectory (QUEUEBOX_OUTBOX_CAPTURE_STATEDIRECTORY): required")
 	}
-	cfg, err := pgxpool.ParseConfig(opts.Settings.MainConn)
+	if opts.Database == nil {
+		return nil, errors.New("capture: the database of database.url is required")
+	}
+	mainConn := opts.Database.PgxConnString()
+	cfg, err := pgxpool.ParseConfig(mainConn)
 	if err != nil {
 		return nil, fmt.Errorf("capture database connection: %w", err)
 	}
@@ -82,9 +83,34 @@ func New(opts Options) (*Capture, error) {
 	if err != nil {
 		return nil, fmt.Errorf("capture database connection: %w", err)
 	}
-	c := &Capture{opts: opts, dir: StateDir{path: opts.Settings.StateDirectory}, pool: pool, status: errStarting}
+	c := &Capture{opts: opts, dir: StateDir{path: opts.Settings.StateDirectory}, mainConn: mainConn, pool: pool, status: errStarting}
 	c.notifier = wake.NewNotifier(wake.PG{Q: pool}, wake.Channel, opts.Logger, opts.Metrics.Wakeups.Inc)
 	return c, nil
+}
+
+// setDefaults fills what is zero with the documented defaults.
+func (o *Options) setDefaults() {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics(nil)
+	}
+	if o.MinBackoff <= 0 {
+		o.MinBackoff = time.Second
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 30 * time.Second
+	}
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = 5 * time.Second
+	}
+	if o.LagInterval <= 0 {
+		o.LagInterval = 2 * time.Second
+	}
+	if o.Settings.Schema == "" {
+		o.Settings.Schema = "public"
+	}
 }
 
 // Name implements run.Component.
@@ -155,7 +181,7 @@ func (c *Capture) Run(ctx context.Context) error {
 func (c *Capture) attempt(ctx context.Context, own **owner) error {
 	s := c.opts.Settings
 	if *own == nil {
-		o, held, err := acquireOwner(ctx, s.MainConn, s.Identity)
+		o, held, err := acquireOwner(ctx, c.mainConn, s.Identity)
 		if err != nil {
 			return err
 		}

@@ -99,3 +99,8 @@ func (s *Stores) Ping(ctx context.Context) error { return s.DB.Ping(ctx) }
 
 // Close implements queuebox.Stores.
 func (s *Stores) Close() { s.DB.Close() }
+
+// PgxConnString is the pgx connection string of the pool's database, for
+// a component that needs sessions of its own (capture's owner lock and
+// pool). It holds the password: never log it.
+func (s *Stores) PgxConnString() string { return s.DB.connString }
