@@ -2,7 +2,9 @@ package wake
 
 import (
 	"context"
+	"embed"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -17,9 +19,19 @@ type Querier interface {
 // PG is the PostgreSQL Sender.
 type PG struct{ Q Querier }
 
-// notifySQL sends one empty notification. pg_notify takes the channel as a
-// parameter, so no SQL is built from text.
-const notifySQL = "SELECT pg_notify($1, '')"
+//go:embed queries/*.sql
+var queries embed.FS
+
+// query returns the statement of queries/<name>.sql.
+func query(name string) string {
+	b, err := queries.ReadFile("queries/" + name + ".sql")
+	if err != nil {
+		panic(err) // the file list is fixed at build time
+	}
+	return string(b)
+}
+
+var notifySQL = query("notify")
 
 // Notify implements Sender.
 func (p PG) Notify(ctx context.Context, channel string) error {
@@ -27,17 +39,10 @@ func (p PG) Notify(ctx context.Context, channel string) error {
 	return err
 }
 
-// runningSQL returns those of the 32-bit xids in $1 that the snapshot
-// snap does not count as finished. The stream gives 32-bit ids; the
-// snapshot functions take 64-bit ones (epoch and xid), so each id is
-// placed at its signed 32-bit distance from the snapshot's xmax: running
-// transactions span far less than 2^31 ids, so the nearest one is it.
-// pg_visible_in_snapshot is false for an id at or past xmax and for one
-// in the snapshot's list of running ids. (PostgreSQL 13 and later.)
+// runningSQL renders queries/running.sql for the snapshot expression
+// snap: pg_current_snapshot() in production, a literal one in tests.
 func runningSQL(snap string) string {
-	return fmt.Sprintf(`SELECT x FROM unnest($1::bigint[]) AS x, (SELECT %s AS snap) AS s
-WHERE NOT pg_visible_in_snapshot((pg_snapshot_xmax(s.snap)::text::bigint
-  + (x - pg_snapshot_xmax(s.snap)::text::bigint %% 4294967296 + 6442450944) %% 4294967296 - 2147483648)::text::xid8, s.snap)`, snap)
+	return strings.ReplaceAll(query("running"), "{{.}}", snap)
 }
 
 var runningNow = runningSQL("pg_current_snapshot()")
