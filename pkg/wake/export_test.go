@@ -8,8 +8,8 @@ func SetListening(l *Listener, f func()) { l.listening = f }
 // NotifierChannel is the channel n sends on.
 func NotifierChannel(n *Notifier) string { return n.channel }
 
-// RunningIn is Running against the snapshot expression snap instead of
-// the current snapshot.
+// RunningIn is Running against the snapshot snap (its text form) instead
+// of a new one.
 func RunningIn(ctx context.Context, q Querier, snap string, xids []uint32) ([]uint32, error) {
-	return running(ctx, q, runningSQL(snap), xids)
+	return running(ctx, q, &snap, xids)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -39,25 +38,21 @@ func (p PG) Notify(ctx context.Context, channel string) error {
 	return err
 }
 
-// runningSQL renders queries/running.sql for the snapshot expression
-// snap: pg_current_snapshot() in production, a literal one in tests.
-func runningSQL(snap string) string {
-	return strings.ReplaceAll(query("running"), "{{.}}", snap)
-}
-
-var runningNow = runningSQL("pg_current_snapshot()")
+var runningSQL = query("running")
 
 // Running implements Sender. Each call takes a new snapshot.
 func (p PG) Running(ctx context.Context, xids []uint32) ([]uint32, error) {
-	return running(ctx, p.Q, runningNow, xids)
+	return running(ctx, p.Q, nil, xids)
 }
 
-func running(ctx context.Context, q Querier, sql string, xids []uint32) ([]uint32, error) {
+// running asks which of xids snap (its text form; nil for a new
+// snapshot) still counts as running.
+func running(ctx context.Context, q Querier, snap *string, xids []uint32) ([]uint32, error) {
 	ids := make([]int64, len(xids))
 	for i, x := range xids {
 		ids[i] = int64(x)
 	}
-	rows, err := q.Query(ctx, sql, ids)
+	rows, err := q.Query(ctx, runningSQL, ids, snap)
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ func TestRunningAcrossAnEpoch(t *testing.T) {
 		{4, true},           // 2^32+4 = xmax
 		{10, true},          // past xmax
 	} {
-		still, err := wake.RunningIn(ctx, conn, "'4294967290:4294967300:4294967295'::pg_snapshot", []uint32{c.xid})
+		still, err := wake.RunningIn(ctx, conn, "4294967290:4294967300:4294967295", []uint32{c.xid})
 		require.NoError(t, err)
 		require.Equal(t, c.running, len(still) == 1, "xid %d", c.xid)
 	}
