@@ -336,7 +336,7 @@ func (c *Capture) sampleLag(ctx context.Context) {
 		}
 		var lag int64
 		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err := c.pool.QueryRow(qctx, query("slot_lag"), c.opts.Settings.Slot).Scan(&lag)
+		err := c.pool.QueryRow(qctx, slotLagSQL, c.opts.Settings.Slot).Scan(&lag)
 		cancel()
 		if err == nil {
 			c.opts.Metrics.SlotLag.Set(float64(max(lag, 0)))

@@ -1,32 +1,39 @@
 package capture
 
 import (
-	"embed"
+	_ "embed"
 	"strings"
 	"text/template"
 )
 
-// queries holds every statement of the connector, one per file, named
-// after what it does.
-//
-//go:embed queries/*.sql
-var queries embed.FS
+// The statements of the connector, one per file, named after what they
+// do. The replication connection's ones are templates (see
+// replicationQuery).
+var (
+	//go:embed queries/capture_state_find.sql
+	captureStateFindSQL string
+	//go:embed queries/capture_state_insert.sql
+	captureStateInsertSQL string
+	//go:embed queries/capture_state_touch.sql
+	captureStateTouchSQL string
+	//go:embed queries/owner_lock_try.sql
+	ownerLockTrySQL string
+	//go:embed queries/publication_find.sql
+	publicationFindSQL string
+	//go:embed queries/publication_table_find.sql
+	publicationTableFindSQL string
+	//go:embed queries/slot_find.sql
+	slotFindSQL string
+	//go:embed queries/slot_lag.sql
+	slotLagSQL string
+)
 
-// query returns the statement of queries/<name>.sql.
-func query(name string) string {
-	b, err := queries.ReadFile("queries/" + name + ".sql")
-	if err != nil {
-		panic(err) // the file list is fixed at build time
-	}
-	return string(b)
-}
-
-// replicationQuery renders the statement of queries/<name>.sql for the
-// replication connection, which speaks only the simple query protocol:
-// each {{literal .Field}} becomes the quoted value of that setting.
-func replicationQuery(name string, s Settings) (string, error) {
-	t, err := template.New(name).Option("missingkey=error").
-		Funcs(template.FuncMap{"literal": literal}).Parse(query(name))
+// replicationQuery renders a statement for the replication connection,
+// which speaks only the simple query protocol: each {{literal .Field}}
+// becomes the quoted value of that setting.
+func replicationQuery(text string, s Settings) (string, error) {
+	t, err := template.New("").Option("missingkey=error").
+		Funcs(template.FuncMap{"literal": literal}).Parse(text)
 	if err != nil {
 		return "", err
 	}

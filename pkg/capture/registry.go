@@ -13,7 +13,7 @@ import (
 // loadRow reads the state row of identity; nil when there is none.
 func loadRow(ctx context.Context, pool *pgxpool.Pool, identity string) (*Registered, error) {
 	var r Registered
-	err := pool.QueryRow(ctx, query("capture_state_find"), identity).Scan(&r.Instance, &r.Fingerprint)
+	err := pool.QueryRow(ctx, captureStateFindSQL, identity).Scan(&r.Instance, &r.Fingerprint)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -32,7 +32,7 @@ func register(ctx context.Context, pool *pgxpool.Pool, dir StateDir, s Settings,
 		return fmt.Errorf("register the capture identity: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	if _, err := tx.Exec(ctx, query("capture_state_insert"), s.Identity, instance, s.Fingerprint()); err != nil {
+	if _, err := tx.Exec(ctx, captureStateInsertSQL, s.Identity, instance, s.Fingerprint()); err != nil {
 		return fmt.Errorf("register the capture identity: %w", err)
 	}
 	if err := dir.WriteIdentity(s.Identity, instance, s); err != nil {
@@ -46,7 +46,7 @@ func register(ctx context.Context, pool *pgxpool.Pool, dir StateDir, s Settings,
 
 // touchRow records that the identity started again.
 func touchRow(ctx context.Context, pool *pgxpool.Pool, identity string) error {
-	_, err := pool.Exec(ctx, query("capture_state_touch"), identity)
+	_, err := pool.Exec(ctx, captureStateTouchSQL, identity)
 	if err != nil {
 		return fmt.Errorf("update queuebox_capture_state: %w", err)
 	}
@@ -72,7 +72,7 @@ func acquireOwner(ctx context.Context, connString, identity string) (*owner, boo
 		return nil, false, fmt.Errorf("connect for the capture owner lock: %w", err)
 	}
 	var held bool
-	if err := conn.QueryRow(ctx, query("owner_lock_try"), int32(lockClass), identity).Scan(&held); err != nil {
+	if err := conn.QueryRow(ctx, ownerLockTrySQL, int32(lockClass), identity).Scan(&held); err != nil {
 		_ = conn.Close(context.WithoutCancel(ctx))
 		return nil, false, fmt.Errorf("take the capture owner lock: %w", err)
 	}

@@ -24,10 +24,10 @@ func connectReplication(ctx context.Context, s Settings) (*pgconn.PgConn, error)
 	return conn, nil
 }
 
-// queryRows runs the statement of queries/<name>.sql, rendered for s,
-// as one simple query and returns its text rows.
-func queryRows(ctx context.Context, conn *pgconn.PgConn, name string, s Settings) ([][]string, error) {
-	sql, err := replicationQuery(name, s)
+// queryRows runs the statement text, rendered for s, as one simple query
+// and returns its text rows.
+func queryRows(ctx context.Context, conn *pgconn.PgConn, text string, s Settings) ([][]string, error) {
+	sql, err := replicationQuery(text, s)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func queryRows(ctx context.Context, conn *pgconn.PgConn, name string, s Settings
 // checkPublication returns a fault when the publication is absent or does
 // not hold the outbox table.
 func checkPublication(ctx context.Context, conn *pgconn.PgConn, s Settings) error {
-	rows, err := queryRows(ctx, conn, "publication_find", s)
+	rows, err := queryRows(ctx, conn, publicationFindSQL, s)
 	if err != nil {
 		return fmt.Errorf("read the publication: %w", err)
 	}
@@ -59,7 +59,7 @@ func checkPublication(ctx context.Context, conn *pgconn.PgConn, s Settings) erro
 		return &Fault{Kind: FaultPublicationMissing, Detail: fmt.Sprintf(
 			"the publication %s does not exist in database %s", quote(s.Publication), quote(s.Database))}
 	}
-	rows, err = queryRows(ctx, conn, "publication_table_find", s)
+	rows, err = queryRows(ctx, conn, publicationTableFindSQL, s)
 	if err != nil {
 		return fmt.Errorf("read the publication tables: %w", err)
 	}
@@ -73,7 +73,7 @@ func checkPublication(ctx context.Context, conn *pgconn.PgConn, s Settings) erro
 // slotInfo says whether the slot exists in this database; a slot of that
 // name in another database, or of another plugin, is an error.
 func slotInfo(ctx context.Context, conn *pgconn.PgConn, s Settings) (bool, error) {
-	rows, err := queryRows(ctx, conn, "slot_find", s)
+	rows, err := queryRows(ctx, conn, slotFindSQL, s)
 	if err != nil {
 		return false, fmt.Errorf("read the replication slot: %w", err)
 	}

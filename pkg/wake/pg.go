@@ -2,7 +2,7 @@ package wake
 
 import (
 	"context"
-	"embed"
+	_ "embed"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -18,27 +18,19 @@ type Querier interface {
 // PG is the PostgreSQL Sender.
 type PG struct{ Q Querier }
 
-//go:embed queries/*.sql
-var queries embed.FS
-
-// query returns the statement of queries/<name>.sql.
-func query(name string) string {
-	b, err := queries.ReadFile("queries/" + name + ".sql")
-	if err != nil {
-		panic(err) // the file list is fixed at build time
-	}
-	return string(b)
-}
-
-var notifySQL = query("notify")
+// The statements of PG, one per file.
+var (
+	//go:embed queries/notify.sql
+	notifySQL string
+	//go:embed queries/running.sql
+	runningSQL string
+)
 
 // Notify implements Sender.
 func (p PG) Notify(ctx context.Context, channel string) error {
 	_, err := p.Q.Exec(ctx, notifySQL, channel)
 	return err
 }
-
-var runningSQL = query("running")
 
 // Running implements Sender. Each call takes a new snapshot.
 func (p PG) Running(ctx context.Context, xids []uint32) ([]uint32, error) {
