@@ -7,6 +7,8 @@ import (
 	"github.com/alternayte/queuebox/pkg/wake"
 )
 
+var _ queuebox.WakeSource = (*wake.Listener)(nil)
+
 // WakeSource implements queuebox.Stores: a LISTEN on wake.Channel on a
 // dedicated connection to the database of the pool (a pooled connection
 // would not keep the session's LISTEN). Every deliver replica listens,
