@@ -11,7 +11,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/alternayte/queuebox/pkg/capture"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
@@ -25,11 +24,6 @@ type Options struct {
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
 }
-
-// The capture wiring finds the connector's database by asking the store
-// set for capture.Database; a PostgreSQL set that lost the method would
-// report capture as unsupported instead of failing to build.
-var _ capture.Database = (*postgres.Stores)(nil)
 
 // ErrUnsupportedDatabase is returned for a database.type whose runtime
 // store this build does not have.
