@@ -2,7 +2,10 @@ package storetest
 
 import (
 	"context"
+	"log/slog"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -42,4 +45,23 @@ func storesBuildEveryStoreAndPing(t *testing.T, db Database) {
 		require.NoError(t, err)
 	}
 	require.Len(t, db.InboxRows(t), 2, "each inbox store wrote to the one table")
+}
+
+// A wake source, when the dialect offers one, wakes once as soon as it
+// listens (the wake-ups sent before are lost) and returns nil when its
+// context ends. A dialect without one leaves delivery on its timer.
+func storesWakeSourceWakesOnceItListens(t *testing.T, db Database) {
+	var wakes atomic.Int64
+	src, ok := db.Stores(t, NewClock().Now).WakeSource(func() { wakes.Add(1) }, slog.New(slog.DiscardHandler))
+	if !ok {
+		return
+	}
+	require.NotEmpty(t, src.Name())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- src.Run(ctx) }()
+	require.Eventually(t, func() bool { return wakes.Load() >= 1 }, 30*time.Second, time.Millisecond,
+		"no wake-up once the source listens")
+	cancel()
+	require.NoError(t, <-done)
 }

@@ -218,6 +218,7 @@ func Exercise(t *testing.T, newDatabase Factory) {
 		"OutboxCleanupByAgeCountsFromTheLastChange": outboxCleanupByAgeCountsFromTheLastChange,
 		"OutboxCleanupByCountKeepsTheNewest":        outboxCleanupByCountKeepsTheNewest,
 		"StoresBuildEveryStoreAndPing":              storesBuildEveryStoreAndPing,
+		"StoresWakeSourceWakesOnceItListens":        storesWakeSourceWakesOnceItListens,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
