@@ -115,6 +115,18 @@ func TestReceiveStepReachesNoTransportStoreOrConfig(t *testing.T) {
 	}
 }
 
+// Capture and the wake-ups take their options and their database from
+// the wiring and the store set: neither reads the configuration nor
+// opens a store of its own.
+func TestCaptureAndWakeReachNoConfigNorStore(t *testing.T) {
+	t.Parallel()
+	for _, pattern := range []string{module + "pkg/capture/...", module + "pkg/wake"} {
+		for _, v := range forbidden(t, pattern, module+"pkg/config", module+"pkg/store/postgres") {
+			t.Errorf("capture or wake reaches the configuration or the store: %s", v)
+		}
+	}
+}
+
 func TestDomainImportsOnlyTheStandardLibrary(t *testing.T) {
 	t.Parallel()
 	root := module + "pkg/queuebox"
