@@ -31,6 +31,23 @@ type side struct {
 	oldestPending func(ctx context.Context, s queuebox.Stores) (time.Duration, error)
 	// byAge is the table's cleanup by age.
 	byAge func(r queuebox.RetentionStore, ctx context.Context, maxAge time.Duration, batch int) (int64, error)
+
+	// The claim protocol (leases.go).
+	table Table
+	// claimer builds a store of the table on stores.
+	claimer func(t *testing.T, stores queuebox.Stores) claimer
+	// free inserts n rows that a claim takes, none in a unit of order
+	// with another, and returns their ids.
+	free func(t *testing.T, db Database, n int) []string
+	// units inserts perUnit rows of each unit of order (key, aggregate)
+	// and returns, per unit, their ids in the order the claims must take
+	// them.
+	units func(t *testing.T, db Database, units []string, perUnit int) map[string][]string
+	// row reads one row.
+	row func(t *testing.T, db Database, id string) leaseRow
+	// reclaimCounts is the attempts the reclaim step adds to a row: the
+	// relay counts each expired claim as one, the outbox none.
+	reclaimCounts int
 }
 
 var sides = []side{
@@ -57,7 +74,17 @@ var sides = []side{
 			st, err := o.Pending(ctx)
 			return st.OldestAge, err
 		},
-		byAge: queuebox.RetentionStore.OutboxByAge,
+		byAge:   queuebox.RetentionStore.OutboxByAge,
+		table:   OutboxTable,
+		claimer: outboxClaimer,
+		free: func(t *testing.T, db Database, n int) []string {
+			return db.InsertOutbox(t, keyRows(nil, n)...)
+		},
+		units: seedOutboxUnits,
+		row: func(t *testing.T, db Database, id string) leaseRow {
+			r := db.Outbox(t, id)
+			return leaseRow{State: r.State, ClaimToken: r.ClaimToken, LeaseExpiresAt: r.LeaseExpiresAt, LastError: r.LastError, Attempt: r.Attempt}
+		},
 	},
 	{
 		name:   "Inbox",
@@ -81,7 +108,16 @@ var sides = []side{
 			}
 			return r.OldestPendingAge(ctx)
 		},
-		byAge: queuebox.RetentionStore.InboxByAge,
+		byAge:   queuebox.RetentionStore.InboxByAge,
+		table:   InboxTable,
+		claimer: relayClaimer,
+		free:    seedInboxFree,
+		units:   seedInboxUnits,
+		row: func(t *testing.T, db Database, id string) leaseRow {
+			r := db.Inbox(t, id)
+			return leaseRow{State: r.State, ClaimToken: r.ClaimToken, LeaseExpiresAt: r.LeaseExpiresAt, LastError: r.LastError, Attempt: r.Attempt}
+		},
+		reclaimCounts: 1,
 	},
 }
 

@@ -3,7 +3,8 @@
 // fence invariants of the spec, ordering, the gauges, the replay and the
 // cleanups) runs against a real database through those interfaces alone.
 // An invariant that the outbox and the inbox share is written once and
-// runs for each table (sides.go). A dialect's test calls Exercise with a factory of
+// runs for each table (sides.go; the claim, lease and fence cases in
+// fence.go over the claim protocol of leases.go). A dialect's test calls Exercise with a factory of
 // fresh, migrated databases, like riverdrivertest.Exercise in River:
 //
 //	func TestStore(t *testing.T) {
@@ -191,23 +192,13 @@ func Exercise(t *testing.T, newDatabase Factory) {
 	for name, run := range map[string]func(*testing.T, Database){
 		"OutboxClaimTakesTheHeadOfEachKey":          outboxClaimTakesTheHeadOfEachKey,
 		"OutboxClaimSkipsLockedRows":                outboxClaimSkipsLockedRows,
-		"OutboxConcurrentClaimers":                  outboxConcurrentClaimers,
-		"OutboxStaleTokenWritesNothing":             outboxStaleTokenWritesNothing,
-		"OutboxExpiredLeaseWritesNothing":           outboxExpiredLeaseWritesNothing,
-		"OutboxReclaimTakesOnlyExpiredLeases":       outboxReclaimTakesOnlyExpiredLeases,
-		"OutboxReclaimSkipsAHeldRow":                outboxReclaimSkipsAHeldRow,
 		"OutboxRetryWaitsForItsDelay":               outboxRetryWaitsForItsDelay,
 		"OutboxFinishAgainCountsCommittedWrites":    outboxFinishAgainCountsCommittedWrites,
-		"OutboxRenewAndFinishDoNotDeadlock":         outboxRenewAndFinishDoNotDeadlock,
 		"InboxInsertDeduplicates":                   inboxInsertDeduplicates,
 		"InboxConcurrentInsertsOfOneKey":            inboxConcurrentInsertsOfOneKey,
 		"RelayClaimKeepsAggregateOrder":             relayClaimKeepsAggregateOrder,
-		"RelayConcurrentClaimers":                   relayConcurrentClaimers,
 		"RelayForwardWritesOneRowPerKeptLease":      relayForwardWritesOneRowPerKeptLease,
-		"RelayStaleOrExpiredLeaseWritesNothing":     relayStaleOrExpiredLeaseWritesNothing,
-		"RelayReclaimTakesOnlyExpiredLeases":        relayReclaimTakesOnlyExpiredLeases,
 		"RelayExpiredClaimsEndInDead":               relayExpiredClaimsEndInDead,
-		"RelayRenewAndWritesDoNotDeadlock":          relayRenewAndWritesDoNotDeadlock,
 		"RelayOldestPendingAgeCoversPullRows":       relayOldestPendingAgeCoversPullRows,
 		"OutboxPendingCountsPerTopic":               outboxPendingCountsPerTopic,
 		"OutboxNextDueIsTheEarliestFutureRow":       outboxNextDueIsTheEarliestFutureRow,
@@ -227,6 +218,11 @@ func Exercise(t *testing.T, newDatabase Factory) {
 	}
 	// The invariants both tables share, once for each.
 	for name, run := range map[string]func(*testing.T, Database, side){
+		"ConcurrentClaimers":                  concurrentClaimers,
+		"StaleOrExpiredLeaseWritesNothing":    staleOrExpiredLeaseWritesNothing,
+		"ReclaimTakesOnlyExpiredLeases":       reclaimTakesOnlyExpiredLeases,
+		"ReclaimSkipsAHeldRow":                reclaimSkipsAHeldRow,
+		"RenewAndEndingsDoNotDeadlock":        renewAndEndingsDoNotDeadlock,
 		"OldestPendingAge":                    oldestPendingAge,
 		"CleanupByAgeDeletesOnlyOldFinalRows": cleanupByAgeDeletesOnlyOldFinalRows,
 		"CleanupByAgeDeletesInBatches":        cleanupByAgeDeletesInBatches,
