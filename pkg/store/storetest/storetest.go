@@ -4,8 +4,9 @@
 // cleanups) runs against a real database through those interfaces alone.
 // An invariant that the outbox and the inbox share is written once and
 // runs for each table (sides.go; the claim, lease and fence cases in
-// fence.go over the claim protocol of leases.go). A dialect's test calls Exercise with a factory of
-// fresh, migrated databases, like riverdrivertest.Exercise in River:
+// fence.go, over the claim protocol of leases.go). A dialect's test
+// calls Exercise with a factory of fresh, migrated databases, like
+// riverdrivertest.Exercise in River:
 //
 //	func TestStore(t *testing.T) {
 //		storetest.Exercise(t, func(t *testing.T) storetest.Database { ... })
