@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
@@ -68,10 +70,14 @@ func TestFailureReasonIsRedactedInLastErrorAndLog(t *testing.T) {
 			require.NotContains(t, *rows[0].LastError, "hunter2")
 			require.NotContains(t, *rows[0].LastError, "s3cr3t-value")
 
+			// The outcome is logged after its write commits, so the row
+			// can be dead before its log line is written.
+			require.Eventually(t, func() bool {
+				logs := out.String()
+				return strings.Contains(logs, "dead") && strings.Contains(logs, rows[0].ID)
+			}, 30*time.Second, 5*time.Millisecond, "the dead outcome is logged with the row's id")
 			logs := out.String()
 			require.Contains(t, logs, "retry scheduled")
-			require.Contains(t, logs, "dead")
-			require.Contains(t, logs, rows[0].ID)
 			require.Contains(t, logs, "upstream refused")
 			require.NotContains(t, logs, "hunter2")
 			require.NotContains(t, logs, "s3cr3t-value")
