@@ -22,6 +22,7 @@ type dueSource struct {
 	dues     []due
 	asked    int
 	failNext error
+	sinces   []time.Duration
 }
 
 type due struct {
@@ -31,10 +32,11 @@ type due struct {
 
 var _ claim.NextDuer = (*dueSource)(nil)
 
-func (s *dueSource) NextDue(context.Context) (time.Duration, bool, error) {
+func (s *dueSource) NextDue(_ context.Context, since time.Duration) (time.Duration, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.asked++
+	s.sinces = append(s.sinces, since)
 	if err := s.failNext; err != nil {
 		s.failNext = nil
 		return 0, false, err
@@ -103,7 +105,7 @@ type slowDueSource struct {
 	asked chan struct{}
 }
 
-func (s *slowDueSource) NextDue(ctx context.Context) (time.Duration, bool, error) {
+func (s *slowDueSource) NextDue(ctx context.Context, _ time.Duration) (time.Duration, bool, error) {
 	select {
 	case s.asked <- struct{}{}:
 	default:
@@ -129,4 +131,51 @@ func TestASlowNextDueIsNoError(t *testing.T) {
 	cancel()
 	require.NoError(t, <-done)
 	require.NotContains(t, out.String(), "next due failed")
+}
+
+// heldClaimSource is a dueSource whose claims wait until release closes,
+// as a claim on a busy database does.
+type heldClaimSource struct {
+	*dueSource
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (s *heldClaimSource) Claim(ctx context.Context, limit int) ([]item, error) {
+	select {
+	case s.entered <- struct{}{}:
+	default:
+	}
+	<-s.release
+	return s.dueSource.Claim(ctx, limit)
+}
+
+// The loop tells NextDue how long ago its claim started, so that a row
+// that fell due while a slow claim ran is still reported (the claim could
+// not see it) instead of waiting for the next poll tick. Before the fix
+// the question had no window: a retry that fell due during the claim
+// waited a whole poll interval (with capture on, the reconciliation
+// interval).
+func TestNextDueIsAskedForTheWholeClaimWindow(t *testing.T) {
+	t.Parallel()
+	src := &heldClaimSource{dueSource: &dueSource{fakeSource: newSource()},
+		entered: make(chan struct{}, 1), release: make(chan struct{})}
+	l := claim.New(claim.Config{Name: "due", BatchSize: 4, PollInterval: forever, Logger: quiet()}, src,
+		func(context.Context, item) {})
+	running(t, l)
+
+	<-src.entered
+	held := time.Now()
+	// Hold the claim until the machine's clock has visibly moved.
+	require.Eventually(t, func() bool { return time.Since(held) >= 20*time.Millisecond }, wait, time.Millisecond)
+	heldFor := time.Since(held)
+	close(src.release)
+	require.Eventually(t, func() bool {
+		src.mu.Lock()
+		defer src.mu.Unlock()
+		return src.asked == 1
+	}, wait, tick)
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	require.GreaterOrEqual(t, src.sinces[0], heldFor, "the window starts before the claim, not after it")
 }

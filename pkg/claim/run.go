@@ -90,6 +90,7 @@ func (l *Loop[T]) claimLoop(ctx context.Context, queue chan<- []T) {
 		// Claim while the workers would soon run dry, not per freed row: a
 		// claim per freed row costs a statement per row under a backlog.
 		if limit > 0 && l.queued.Load() < l.lowWater() && ctx.Err() == nil {
+			started := time.Now()
 			items, err := l.claim(ctx, limit)
 			if err != nil {
 				l.failed("claim", err)
@@ -99,7 +100,7 @@ func (l *Loop[T]) claimLoop(ctx context.Context, queue chan<- []T) {
 				continue
 			}
 			if err == nil {
-				l.armNextDue(ctx, due)
+				l.armNextDue(ctx, due, started)
 			}
 		}
 		select {
@@ -127,14 +128,16 @@ const nextDueWorthIt = time.Second
 // armNextDue sets due to fire when the source's next waiting row falls
 // due, if that comes before the next poll tick. A source without
 // NextDuer, a failed answer or no waiting row leaves the poll interval as
-// the longest wait.
-func (l *Loop[T]) armNextDue(ctx context.Context, due *time.Timer) {
+// the longest wait. claimed is when the claim before it started: a row
+// that fell due after that moment was not there for the claim to take,
+// so it is claimed at once instead of at the next tick.
+func (l *Loop[T]) armNextDue(ctx context.Context, due *time.Timer, claimed time.Time) {
 	if l.nextDue == nil || ctx.Err() != nil || l.cfg.PollInterval < nextDueWorthIt {
 		return
 	}
 	nctx, cancel := context.WithTimeout(ctx, min(l.cfg.PollInterval, claimStatementTimeout))
 	defer cancel()
-	delay, ok, err := l.nextDue.NextDue(nctx)
+	delay, ok, err := l.nextDue.NextDue(nctx, time.Since(claimed))
 	if err != nil {
 		// Not a claim failure: health and hooks stay as the claim left
 		// them. An answer slower than the poll interval is no answer: the

@@ -112,13 +112,18 @@ type OutboxStore interface {
 // instead of at its next poll tick. A store that cannot (a second
 // dialect, a wrapper) leaves it out and its loop keeps the poll interval.
 type NextDuer interface {
-	// NextDue says how long until the earliest pending row whose
-	// scheduled time is still ahead (a retry waiting out its backoff)
-	// falls due; ok is false when no row waits. The delay is measured on
-	// the store's own clock, the one its claims compare scheduled times
-	// with, so a skewed application host does not move it. A row already
-	// due is not reported: the claim that ran just before saw it.
-	NextDue(ctx context.Context) (delay time.Duration, ok bool, err error)
+	// NextDue says how long until the earliest pending row that the
+	// claim before it could not have seen falls due: a row scheduled
+	// later than since ago (a retry waiting out its backoff), or ok is
+	// false when no row waits. since is how long ago that claim started,
+	// on the caller's monotonic clock; a row that fell due during it (a
+	// claim or this question slowed down by a busy machine) comes back
+	// with a delay of zero or less, and a row due before it does not come
+	// back (the claim saw it; its key may simply be held). The delay is
+	// measured on the store's own clock, the one its claims compare
+	// scheduled times with, so a skewed application host does not move
+	// it.
+	NextDue(ctx context.Context, since time.Duration) (delay time.Duration, ok bool, err error)
 }
 
 // ReplayFilter selects final outbox rows; a nil field does not filter.

@@ -71,13 +71,14 @@ func (o *Outbox) Reclaim(ctx context.Context) (int64, error) {
 }
 
 // NextDue implements queuebox.NextDuer: the wait until the earliest
-// pending row scheduled after now falls due, by the clock the claims use
-// (the database's, or the test clock of WithClock), so the poller wakes
-// for a retry instead of at its next poll tick. It is safe to repeat.
-func (o *Outbox) NextDue(ctx context.Context) (time.Duration, bool, error) {
+// pending row scheduled later than since before now falls due, by the
+// clock the claims use (the database's, or the test clock of WithClock),
+// so the poller wakes for a retry instead of at its next poll tick. It is
+// safe to repeat.
+func (o *Outbox) NextDue(ctx context.Context, since time.Duration) (time.Duration, bool, error) {
 	var ms *int64
 	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
-		return conn.QueryRow(ctx, o.nextDue, o.opts.clock()).Scan(&ms)
+		return conn.QueryRow(ctx, o.nextDue, o.opts.clock(), max(since, 0).Microseconds()).Scan(&ms)
 	})
 	if err != nil {
 		return 0, false, fmt.Errorf("read the next due outbox row: %w", err)

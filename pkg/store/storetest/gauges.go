@@ -45,7 +45,7 @@ func outboxNextDueIsTheEarliestFutureRow(t *testing.T, db Database) {
 	}
 	nextDue := func() (time.Duration, bool) {
 		t.Helper()
-		d, ok, err := o.NextDue(ctx)
+		d, ok, err := o.NextDue(ctx, 0)
 		require.NoError(t, err)
 		return d, ok
 	}
@@ -81,6 +81,21 @@ func outboxNextDueIsTheEarliestFutureRow(t *testing.T, db Database) {
 	d, ok = nextDue()
 	require.True(t, ok)
 	require.Equal(t, 5*time.Minute, d, "a retry waits out its delay")
+
+	// A row that fell due after the last claim started was not there for
+	// that claim: it comes back, at zero or less, while the window
+	// reaches back to its time, and not once the window starts after it.
+	clock.Advance(5*time.Minute + time.Second)
+	d, ok, err = o.NextDue(ctx, 2*time.Second)
+	require.NoError(t, err)
+	require.True(t, ok, "the retry fell due inside the window")
+	require.Equal(t, -time.Second, d, "due a second ago")
+	_, ok, err = o.NextDue(ctx, 500*time.Millisecond)
+	require.NoError(t, err)
+	require.True(t, ok, "the hour row is still ahead")
+	d, _, err = o.NextDue(ctx, 500*time.Millisecond)
+	require.NoError(t, err)
+	require.Positive(t, d, "the retry fell due before a half-second window: the claim saw it")
 }
 
 // The inbox gauge of the oldest pending row covers pull rows as well as

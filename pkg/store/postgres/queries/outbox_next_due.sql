@@ -1,6 +1,8 @@
--- The wait in milliseconds until the earliest pending row whose scheduled
--- time is still ahead (a retry waiting out its backoff) falls due, or NULL
--- when no row waits. The delay, not the timestamp, is returned so that the
+-- The wait in milliseconds until the earliest pending row scheduled later
+-- than $2 microseconds before now falls due, or NULL when no row waits.
+-- $2 is how long ago the caller's last claim started: a row that fell due
+-- since then (negative wait) was not there for that claim to see, one
+-- due before it was. The delay, not the timestamp, is returned so that the
 -- poller never compares the database's clock with its own. It is rounded
 -- up: a wake a little late finds the row due, one early finds nothing.
 -- min() over the partial (state, scheduled_at) index of pending rows is
@@ -8,4 +10,4 @@
 SELECT ceil(EXTRACT(EPOCH FROM min({{.O.ScheduledAt}}) - {{template "now" "$1"}}) * 1000)::bigint
 FROM {{.O.Table}}
 WHERE {{.O.State}} = 'pending'
-  AND {{.O.ScheduledAt}} > {{template "now" "$1"}}
+  AND {{.O.ScheduledAt}} > {{template "now" "$1"}} - $2::bigint * interval '1 microsecond'
