@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/alternayte/queuebox/pkg/claim"
+	"github.com/alternayte/queuebox/pkg/metrics"
 )
 
 // Metrics are the relay families of the metrics reference.
@@ -18,10 +19,13 @@ type Metrics struct {
 // of queuebox_claims_lost_total at zero (see claim.LostCounter).
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
-		Messages: prometheus.NewCounterVec(prometheus.CounterOpts{
+		// Shared with the inbox sources (ingest.NewMetrics): the family
+		// must be registered with the same help text, or a process that
+		// runs both roles could not register it twice.
+		Messages: metrics.MustRegister(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "queuebox_inbox_messages_total",
-			Help: "Inbox messages per status.",
-		}, []string{"status"}),
+			Help: "The inbox messages per status.",
+		}, []string{"status"})),
 		Errors: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "queuebox_inbox_relay_errors_total",
 			Help: "Errors of the inbox relay.",
@@ -32,6 +36,6 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}),
 		ClaimsLost: claim.LostCounter(reg, "inbox"),
 	}
-	reg.MustRegister(m.Messages, m.Errors, m.OldestPendingAge)
+	reg.MustRegister(m.Errors, m.OldestPendingAge)
 	return m
 }
