@@ -1,10 +1,9 @@
 // Package ingesttest holds the fakes that the tests of the receive step
-// and of its sources share: an in-memory inbox, a settable clock, a fake
+// and of its sources share: an in-memory inbox (inbox.go), a settable clock, a fake
 // transform compiler and a counter reader. It is for tests only.
 package ingesttest
 
 import (
-	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -13,59 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
-
-// Inbox is an in-memory queuebox.InboxStore that deduplicates like the
-// unique constraint on (source, idempotency key) and can fail on demand.
-// Set Fail and Refuse before the first Insert. It is safe for concurrent
-// use.
-type Inbox struct {
-	// Fail, when set, fails every insert with it.
-	Fail error
-	// Refuse, when set, fails the insert of each row it returns an error
-	// for.
-	Refuse func(queuebox.ReceivedRow) error
-
-	mu   sync.Mutex
-	rows []queuebox.ReceivedRow
-	keys map[string]bool
-}
-
-var _ queuebox.InboxStore = (*Inbox)(nil)
-
-// Insert stores row unless its key is taken; it returns the id of the
-// row and whether it was inserted.
-func (s *Inbox) Insert(_ context.Context, row queuebox.ReceivedRow) (string, bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.Fail != nil {
-		return "", false, s.Fail
-	}
-	if s.Refuse != nil {
-		if err := s.Refuse(row); err != nil {
-			return "", false, err
-		}
-	}
-	if s.keys == nil {
-		s.keys = map[string]bool{}
-	}
-	k := row.Source + "\x00" + row.IdempotencyKey
-	if s.keys[k] {
-		return "", false, nil
-	}
-	s.keys[k] = true
-	s.rows = append(s.rows, row)
-	return row.ID, true, nil
-}
-
-// Rows returns a copy of the stored rows, in insert order.
-func (s *Inbox) Rows() []queuebox.ReceivedRow {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]queuebox.ReceivedRow(nil), s.rows...)
-}
 
 // Clock is a settable clock for the receipt time, the rate limit and the
 // HMAC check. It is safe for concurrent use.
