@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/alternayte/queuebox/pkg/backoff"
 	"github.com/alternayte/queuebox/pkg/metrics"
 )
 
@@ -71,25 +72,19 @@ func (j *Job) Name() string { return "retention-" + j.Table }
 // Run cleans at once and then every Interval until ctx ends. A failed
 // cycle runs again after RetryDelay, doubling, until one succeeds.
 func (j *Job) Run(ctx context.Context) error {
-	first := j.RetryDelay
-	if first <= 0 {
-		first = defaultRetryDelay
+	retry := backoff.Doubling{Min: j.RetryDelay, Max: maxRetryDelay}
+	if retry.Min <= 0 {
+		retry.Min = defaultRetryDelay
 	}
-	retry := first
 	for {
 		wait := j.Interval
 		if j.RunOnce(ctx) {
-			retry = first
+			retry.Reset()
 		} else {
-			wait = min(wait, retry)
-			retry = min(2*retry, maxRetryDelay)
+			wait = min(wait, retry.Next())
 		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
+		if !backoff.Sleep(ctx, wait) {
 			return nil
-		case <-timer.C:
 		}
 	}
 }
