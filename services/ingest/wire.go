@@ -66,7 +66,7 @@ func brokerConsumers(app *run.App, opts ingest.Options) ([]run.Component, error)
 		var c consumer
 		switch src.Kind {
 		case config.KindRabbitMQ:
-			c, err = rabbitmq.NewConsumer(src, recv, rabbitmq.ConsumerOptions{Logger: app.Log, Redactor: redactor})
+			c, err = rabbitConsumer(app, src, recv, redactor)
 			app.Log.Info("inbox source consuming", "source", name, "queue", src.QueueName,
 				"url", secret.MaskURL(src.ConnectionURL))
 		case config.KindNATS:
@@ -83,6 +83,13 @@ func brokerConsumers(app *run.App, opts ingest.Options) ([]run.Component, error)
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+func rabbitConsumer(app *run.App, src *config.Source, recv *ingest.Receiver, redactor *redact.Redactor) (consumer, error) {
+	return rabbitmq.NewConsumer(rabbitmq.ConsumerOptions{
+		URL: src.ConnectionURL, Queue: src.QueueName, Prefetch: src.PrefetchCount, DeclareQueue: src.DeclareQueue,
+		Receiver: recv, Redactor: redactor, Logger: app.Log,
+	})
 }
 
 func natsConsumer(app *run.App, src *config.Source, recv *ingest.Receiver, redactor *redact.Redactor) (consumer, error) {

@@ -79,10 +79,10 @@ func (c *Consumer) collect(ctx context.Context, kc *ckafka.Consumer) *batch {
 
 // process stores the records of b partition by partition and commits the
 // offset after each partition's unbroken run of decided records. At a
-// failed store it seeks the partition back to that record. It returns
-// true when a store failed.
-func (c *Consumer) process(ctx context.Context, kc *ckafka.Consumer, b *batch) bool {
-	failed := false
+// failed store it seeks the partition back to that record. It returns the
+// backoff before the next batch after a failed store, else zero.
+func (c *Consumer) process(ctx context.Context, kc *ckafka.Consumer, b *batch) time.Duration {
+	var retryIn time.Duration
 	var commits []ckafka.TopicPartition
 	for _, p := range b.order {
 		records, ok := b.records[p]
@@ -94,9 +94,9 @@ func (c *Consumer) process(ctx context.Context, kc *ckafka.Consumer, b *batch) b
 			if ctx.Err() != nil {
 				break
 			}
-			if !c.store(ctx, m) {
-				failed = true
-				c.seek(kc, m.TopicPartition)
+			if wait := c.store(ctx, kc, m); wait > 0 {
+				// This partition stops; the others go on.
+				retryIn = wait
 				break
 			}
 			next = m.TopicPartition.Offset + 1
@@ -112,27 +112,37 @@ func (c *Consumer) process(ctx context.Context, kc *ckafka.Consumer, b *batch) b
 		}
 	}
 	c.commit(kc, commits)
-	return failed
+	return retryIn
 }
 
-// store hands one record to the receiver. It returns false when the store
-// failed, so the record must be read again.
-func (c *Consumer) store(ctx context.Context, m *ckafka.Message) bool {
+// store hands one record to the runner. It returns the backoff of a
+// failed store, after which the record must be read again, else zero.
+func (c *Consumer) store(ctx context.Context, kc *ckafka.Consumer, m *ckafka.Message) time.Duration {
 	headers := receivedHeaders(m.Headers)
 	key := ""
 	if len(m.Key) > 0 {
 		key = text(m.Key)
 	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
-	defer cancel()
-	_, err := c.opts.Receiver.Receive(rctx, ingest.Message{
+	return c.runner.Handle(ctx, ingest.Message{
 		Body: m.Value, Headers: headers, CorrelationID: headers["x-correlation-id"],
 		Broker: ingest.BrokerAttributes{MessageID: key, RecordKey: key},
-	})
-	// Receive logged the storage failure; every decision, Rejected too,
-	// is final, so its offset may be committed.
-	return err == nil
+	}, record{c: c, kc: kc, tp: m.TopicPartition}).RetryIn
 }
+
+// record is the source.Answer of one record. Kafka has no answer per
+// record: every decision, Rejected too, is final, so Ack and Term leave
+// the record to the commit of its partition's run; Nak seeks the
+// partition back to the record, so that it is read again.
+type record struct {
+	c  *Consumer
+	kc *ckafka.Consumer
+	tp ckafka.TopicPartition
+}
+
+func (record) Ack(ingest.Decision)  {}
+func (record) Term(ingest.Decision) {}
+
+func (r record) Nak(context.Context, time.Duration) { r.c.seek(r.kc, r.tp) }
 
 func (c *Consumer) seek(kc *ckafka.Consumer, tp ckafka.TopicPartition) {
 	if err := kc.Seek(tp, 0); err != nil {

@@ -4,18 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
 
 	"github.com/alternayte/queuebox/pkg/secret"
-)
-
-// The backoff of the consumer after a failed store: the first wait and
-// the longest one.
-const (
-	minBackoff = time.Second
-	maxBackoff = 30 * time.Second
 )
 
 // Conn holds what a publisher or a consumer needs to reach the brokers:
@@ -99,13 +91,4 @@ func (c Conn) configMap(clientID string) ckafka.ConfigMap {
 		m["ssl.ca.location"] = "probe"
 	}
 	return m
-}
-
-// backoff returns the wait before retry n (1 s, 2 s, 4 s … at most 30 s).
-func backoff(n int) time.Duration {
-	d := minBackoff
-	for i := 1; i < n && d < maxBackoff; i++ {
-		d *= 2
-	}
-	return min(d, maxBackoff)
 }

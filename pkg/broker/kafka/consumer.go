@@ -11,8 +11,9 @@ import (
 
 	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
 
-	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/backoff"
 	"github.com/alternayte/queuebox/pkg/redact"
+	"github.com/alternayte/queuebox/pkg/source"
 )
 
 // Defaults that NewConsumer applies to zero fields of ConsumerOptions.
@@ -31,11 +32,9 @@ const (
 	storeTimeout = 30 * time.Second
 )
 
-// Receiver stores one received message: ingest.Receiver.
-type Receiver interface {
-	Name() string
-	Receive(ctx context.Context, m ingest.Message) (ingest.Decision, error)
-}
+// Receiver stores one received message: ingest.Receiver. Its Name is the
+// source name.
+type Receiver = source.Receiver
 
 // ConsumerOptions configure the consumer of one Kafka source.
 type ConsumerOptions struct {
@@ -59,6 +58,13 @@ type ConsumerOptions struct {
 	// Logger receives the group changes, commit failures and librdkafka's
 	// errors. May be nil.
 	Logger *slog.Logger
+	// MinBackoff and MaxBackoff bound the wait before the next batch after
+	// a failed store, which doubles with each failure in a row. Defaults
+	// 1 s and 30 s.
+	MinBackoff, MaxBackoff time.Duration
+	// DrainTimeout bounds the store of the record in hand after Run's ctx
+	// ended; 30 s bound every store. Default 30 s.
+	DrainTimeout time.Duration
 }
 
 // Consumer reads one Kafka source into the inbox: a run.Component. It
@@ -67,7 +73,8 @@ type ConsumerOptions struct {
 // unbroken run of records that Receive decided (Stored, Duplicate,
 // Filtered, Dead, and Rejected, which is never stored). At the first
 // record of a partition whose store failed it stops that partition, seeks
-// back to the record, and waits (1 s … 30 s) before the next batch, so the
+// back to the record, and waits (MinBackoff … MaxBackoff) before the next
+// batch, so the
 // record is read again. A commit that is lost, a crash and a rebalance only
 // replay records, which the inbox finds as duplicates.
 type Consumer struct {
@@ -76,6 +83,7 @@ type Consumer struct {
 	log      *slog.Logger
 	redactor *redact.Redactor
 
+	runner   *source.Runner
 	consumer atomic.Pointer[ckafka.Consumer]
 	joined   atomic.Bool
 	down     atomic.Bool
@@ -91,8 +99,8 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 	if opts.Receiver == nil {
 		return nil, errors.New("kafka source: ConsumerOptions.Receiver is required")
 	}
-	source := opts.Receiver.Name()
-	prefix := "sources." + source
+	name := opts.Receiver.Name()
+	prefix := "sources." + name
 	if err := opts.Conn.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", prefix, err)
 	}
@@ -122,8 +130,16 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Consumer{opts: opts, source: source}
-	c.log = opts.Logger.With("source", source, "group", opts.GroupID)
+	if opts.DrainTimeout <= 0 {
+		opts.DrainTimeout = storeTimeout
+	}
+	runner, err := source.New(source.Options{Receiver: opts.Receiver, MinBackoff: opts.MinBackoff,
+		MaxBackoff: opts.MaxBackoff, DrainTimeout: opts.DrainTimeout, StoreTimeout: storeTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", prefix, err)
+	}
+	c := &Consumer{opts: opts, source: name, runner: runner}
+	c.log = opts.Logger.With("source", name, "group", opts.GroupID)
 	c.redactor = opts.Redactor.With(opts.Conn.secrets()...)
 	return c, nil
 }
@@ -187,31 +203,13 @@ func (c *Consumer) Run(ctx context.Context) error {
 			c.redactor.Redact(err.Error()))
 	}
 	c.log.Info("kafka source subscribed", "topics", c.opts.Topics)
-	for failures := 0; ctx.Err() == nil; {
+	for ctx.Err() == nil {
 		b := c.collect(ctx, kc)
-		failed := c.process(ctx, kc, b)
-		if !failed {
-			failures = 0
-			continue
-		}
-		failures++
-		if !wait(ctx, backoff(failures)) {
+		if retryIn := c.process(ctx, kc, b); retryIn > 0 && !backoff.Sleep(ctx, retryIn) {
 			break
 		}
 	}
 	return nil
-}
-
-// wait waits d; false when ctx ended first.
-func wait(ctx context.Context, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-timer.C:
-		return true
-	}
 }
 
 // serveLogs logs librdkafka's log lines at debug level until the channel

@@ -2,7 +2,6 @@ package kafka_test
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"sync"
@@ -19,57 +18,10 @@ import (
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/ingest/ingestconfig"
+	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
-
-// memStore is an inbox in memory with the unique constraint on (source,
-// idempotency_key). failFrom, when set, fails every insert of a payload
-// whose "n" is at least its value, until it is cleared.
-type memStore struct {
-	mu       sync.Mutex
-	rows     []queuebox.ReceivedRow
-	keys     map[string]bool
-	calls    int
-	failWhen func(queuebox.ReceivedRow) bool
-}
-
-func (s *memStore) Insert(_ context.Context, row queuebox.ReceivedRow) (string, bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls++
-	if s.failWhen != nil && s.failWhen(row) {
-		return "", false, errors.New("the database is down")
-	}
-	if s.keys == nil {
-		s.keys = map[string]bool{}
-	}
-	k := row.Source + "\x00" + row.IdempotencyKey
-	if s.keys[k] {
-		return "", false, nil
-	}
-	s.keys[k] = true
-	s.rows = append(s.rows, row)
-	return row.ID, true, nil
-}
-
-func (s *memStore) setFail(f func(queuebox.ReceivedRow) bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failWhen = f
-}
-
-func (s *memStore) all() []queuebox.ReceivedRow {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]queuebox.ReceivedRow(nil), s.rows...)
-}
-
-func (s *memStore) insertCalls() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.calls
-}
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
@@ -80,14 +32,14 @@ type fixture struct {
 	addr    string
 	topic   string
 	src     *config.Source
-	store   *memStore
+	store   *ingesttest.Inbox
 	client  *kgo.Client
 }
 
 func newFixture(t *testing.T, partitions int32, edit func(*config.Source)) *fixture {
 	t.Helper()
 	c, addr := kafkatest.Cluster(t)
-	f := &fixture{cluster: c, addr: addr, topic: kafkatest.Topic(t, c, partitions), store: &memStore{}}
+	f := &fixture{cluster: c, addr: addr, topic: kafkatest.Topic(t, c, partitions), store: &ingesttest.Inbox{}}
 	f.src = &config.Source{
 		Name: "orders-" + kafkatest.Suffix(), Kind: config.KindKafka, Type: config.KindKafka,
 		Consumption: config.ConsumptionPush, Topic: "{{ source }}", IdempotencyKeyPath: "$.id",
@@ -173,6 +125,6 @@ func (f *fixture) committedAll(t *testing.T) {
 
 func (f *fixture) waitRows(t *testing.T, n int) []queuebox.ReceivedRow {
 	t.Helper()
-	require.Eventually(t, func() bool { return len(f.store.all()) >= n }, 60*time.Second, 10*time.Millisecond, "%d rows", n)
-	return f.store.all()
+	require.Eventually(t, func() bool { return len(f.store.Rows()) >= n }, 60*time.Second, 10*time.Millisecond, "%d rows", n)
+	return f.store.Rows()
 }

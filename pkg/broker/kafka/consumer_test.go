@@ -1,6 +1,7 @@
 package kafka_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/broker/kafka/kafkatest"
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
@@ -25,7 +27,7 @@ func TestConsumerStoresOnceAndCommitsAfterTheStore(t *testing.T) {
 	f.run(t)
 	rows := f.waitRows(t, 10)
 	f.committedAll(t)
-	require.Len(t, f.store.all(), 10)
+	require.Len(t, f.store.Rows(), 10)
 	keys := map[string]bool{}
 	for _, r := range rows {
 		keys[r.IdempotencyKey] = true
@@ -43,10 +45,13 @@ func TestConsumerStoresOnceAndCommitsAfterTheStore(t *testing.T) {
 func TestConsumerStoreFailureSeeksBack(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 1, nil)
-	f.store.setFail(func(r queuebox.ReceivedRow) bool {
+	f.store.SetFail(func(_ context.Context, _ int, r queuebox.ReceivedRow) error {
 		var doc struct{ N int }
 		_ = json.Unmarshal(r.Payload, &doc)
-		return doc.N >= 3
+		if doc.N >= 3 {
+			return ingesttest.ErrDown
+		}
+		return nil
 	})
 	for i := range 6 {
 		f.produce(t, 0, nil, fmt.Sprintf(`{"id":"m-%d","n":%d}`, i, i))
@@ -55,15 +60,15 @@ func TestConsumerStoreFailureSeeksBack(t *testing.T) {
 	f.waitRows(t, 3)
 	// The store of record 3 is retried after a backoff: wait for two tries
 	// of it, so the commit of the first batch is done.
-	require.Eventually(t, func() bool { return f.store.insertCalls() >= 5 }, 60*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return f.store.Inserts() >= 5 }, 60*time.Second, 10*time.Millisecond)
 	require.Equal(t, map[int32]int64{0: 3}, kafkatest.Committed(t, f.addr, f.src.GroupID, f.topic),
 		"only the unbroken run is committed")
-	require.Len(t, f.store.all(), 3)
+	require.Len(t, f.store.Rows(), 3)
 
-	f.store.setFail(nil)
+	f.store.SetFail(nil)
 	f.waitRows(t, 6)
 	f.committedAll(t)
-	require.Len(t, f.store.all(), 6)
+	require.Len(t, f.store.Rows(), 6)
 }
 
 // TestConsumerIdempotencyKeyOrder checks the order of page 08: header,
@@ -81,7 +86,7 @@ func TestConsumerIdempotencyKeyOrder(t *testing.T) {
 	f.produce(t, 0, nil, `{"v":7}`) // duplicate by digest
 	f.run(t)
 	f.committedAll(t)
-	rows := f.store.all()
+	rows := f.store.Rows()
 	var keys []string
 	for _, r := range rows {
 		keys = append(keys, r.IdempotencyKey)
@@ -130,7 +135,7 @@ func TestConsumerFilterDropsAndMovesOn(t *testing.T) {
 	f.produce(t, 0, nil, `{"id":"eu-1"}`, "x-region", "eu")
 	f.run(t)
 	f.committedAll(t)
-	rows := f.store.all()
+	rows := f.store.Rows()
 	require.Len(t, rows, 1)
 	require.Equal(t, "eu-1", rows[0].IdempotencyKey)
 }
@@ -156,7 +161,7 @@ func TestConsumerGroupSharesPartitions(t *testing.T) {
 	stopFirst()
 	f.waitRows(t, n)
 	f.committedAll(t)
-	rows := f.store.all()
+	rows := f.store.Rows()
 	keys := make([]string, 0, len(rows))
 	for _, r := range rows {
 		keys = append(keys, r.IdempotencyKey)

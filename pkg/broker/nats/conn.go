@@ -9,14 +9,16 @@ import (
 
 	gonats "github.com/nats-io/nats.go"
 
+	"github.com/alternayte/queuebox/pkg/backoff"
 	"github.com/alternayte/queuebox/pkg/redact"
 	"github.com/alternayte/queuebox/pkg/secret"
 )
 
-// Reconnect backoff: the first wait and the longest one.
+// The client's wait before a reconnect: the first wait and the longest
+// one.
 const (
-	minBackoff = time.Second
-	maxBackoff = 30 * time.Second
+	minReconnect = time.Second
+	maxReconnect = 30 * time.Second
 )
 
 // Conn holds what a publisher or a consumer needs to reach the servers.
@@ -66,16 +68,6 @@ func (c Conn) secrets() []string {
 	return out
 }
 
-// backoff returns the wait before reconnect attempt n (1 s, 2 s, 4 s … at
-// most 30 s).
-func backoff(n int) time.Duration {
-	d := minBackoff
-	for i := 1; i < n && d < maxBackoff; i++ {
-		d *= 2
-	}
-	return min(d, maxBackoff)
-}
-
 // connOptions are the client options both sides share: retry the first
 // connect, reconnect for ever with the backoff, and log state changes
 // without a URL that could hold a password.
@@ -84,7 +76,9 @@ func (c Conn) connOptions(name string, log *slog.Logger, r *redact.Redactor) []g
 		gonats.Name(name),
 		gonats.RetryOnFailedConnect(true),
 		gonats.MaxReconnects(-1),
-		gonats.CustomReconnectDelay(func(attempts int) time.Duration { return backoff(attempts) }),
+		gonats.CustomReconnectDelay(func(attempts int) time.Duration {
+			return backoff.Delay(minReconnect, maxReconnect, attempts)
+		}),
 		gonats.Timeout(5 * time.Second),
 		gonats.DisconnectErrHandler(func(_ *gonats.Conn, err error) {
 			if err != nil {

@@ -12,8 +12,8 @@ import (
 	gonats "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/redact"
+	"github.com/alternayte/queuebox/pkg/source"
 )
 
 // Defaults that NewConsumer applies to zero fields of ConsumerOptions.
@@ -26,11 +26,9 @@ const (
 // or a batch can hold a message and its own redelivery.
 const maxFetchWait = 5 * time.Second
 
-// Receiver stores one received message: ingest.Receiver.
-type Receiver interface {
-	Name() string
-	Receive(ctx context.Context, m ingest.Message) (ingest.Decision, error)
-}
+// Receiver stores one received message: ingest.Receiver. Its Name is the
+// source name.
+type Receiver = source.Receiver
 
 // ConsumerOptions configure the consumer of one NATS source.
 type ConsumerOptions struct {
@@ -58,6 +56,14 @@ type ConsumerOptions struct {
 	// Logger receives the connection and consumer state changes, store
 	// failures and acknowledgements that failed. May be nil.
 	Logger *slog.Logger
+	// MinBackoff and MaxBackoff bound the wait before a new bind, which
+	// doubles after each failure, and the wait before the next fetch
+	// after a failed store, which doubles with each failure in a row.
+	// Defaults 1 s and 30 s.
+	MinBackoff, MaxBackoff time.Duration
+	// DrainTimeout bounds the store of the message in hand after Run's ctx
+	// ended; AckWait bounds every store. Default AckWait.
+	DrainTimeout time.Duration
 }
 
 // Consumer reads one NATS source into the inbox: a run.Component. It
@@ -65,7 +71,7 @@ type ConsumerOptions struct {
 // Receive returned: Stored, Duplicate, Filtered and Dead are acknowledged,
 // Rejected is terminated, and a failed store is negatively acknowledged,
 // so JetStream returns the message at once; the consumer then waits
-// (1 s … 30 s) before its next fetch. A message whose acknowledgement is
+// (MinBackoff … MaxBackoff) before its next fetch. A message whose acknowledgement is
 // lost comes back after AckWait and is a duplicate.
 type Consumer struct {
 	opts     ConsumerOptions
@@ -73,6 +79,7 @@ type Consumer struct {
 	log      *slog.Logger
 	redactor *redact.Redactor
 	fetchMax time.Duration
+	runner   *source.Runner
 
 	nc        atomic.Pointer[gonats.Conn]
 	ready     atomic.Bool
@@ -86,8 +93,8 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 	if opts.Receiver == nil {
 		return nil, errors.New("nats source: ConsumerOptions.Receiver is required")
 	}
-	source := opts.Receiver.Name()
-	prefix := "sources." + source
+	name := opts.Receiver.Name()
+	prefix := "sources." + name
 	if err := opts.Conn.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", prefix, err)
 	}
@@ -106,9 +113,20 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Consumer{opts: opts, source: source, fetchMax: min(maxFetchWait, opts.AckWait/2),
+	if opts.DrainTimeout <= 0 {
+		opts.DrainTimeout = opts.AckWait
+	}
+	// The message in hand finishes even when the process stops: a store
+	// that commits and then gets its ack beats a nak of a row that may
+	// already be written. AckWait bounds it, as JetStream would.
+	runner, err := source.New(source.Options{Receiver: opts.Receiver, MinBackoff: opts.MinBackoff,
+		MaxBackoff: opts.MaxBackoff, DrainTimeout: opts.DrainTimeout, StoreTimeout: opts.AckWait})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", prefix, err)
+	}
+	c := &Consumer{opts: opts, source: name, fetchMax: min(maxFetchWait, opts.AckWait/2), runner: runner,
 		reconnect: make(chan struct{}, 1)}
-	c.log = opts.Logger.With("source", source, "stream", opts.Stream, "durable", opts.Durable)
+	c.log = opts.Logger.With("source", name, "stream", opts.Stream, "durable", opts.Durable)
 	c.redactor = opts.Redactor.With(opts.Conn.secrets()...)
 	c.setErr("not started")
 	return c, nil
@@ -136,7 +154,8 @@ func (c *Consumer) setErr(text string) { c.lastErr.Store(&text) }
 // message in hand is stored and answered. It returns an error when the
 // stream does not exist (QueueBox never creates a stream), at start or
 // later. Every other failure (no server, a lost connection, a consumer
-// that was deleted) is retried with a backoff of 1 s … 30 s.
+// that was deleted) is retried with a backoff of MinBackoff …
+// MaxBackoff.
 func (c *Consumer) Run(ctx context.Context) error {
 	nc, err := c.opts.Conn.dial("queuebox source "+c.source, c.log, c.redactor,
 		gonats.ReconnectHandler(func(*gonats.Conn) {
@@ -155,29 +174,33 @@ func (c *Consumer) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("sources.%s: %w", c.source, err)
 	}
-	for failures := 0; ; {
-		cons, err := c.bind(ctx, js)
-		if err == nil {
-			c.ready.Store(true)
-			c.log.Info("nats source consuming")
-			err = c.consume(ctx, cons)
-			c.ready.Store(false)
-			failures = 0
-		}
-		switch {
-		case ctx.Err() != nil:
+	return source.Reconnect{
+		Session: func(ctx context.Context) (bool, error) { return c.session(ctx, js) },
+		Failed: func(err error, retryIn time.Duration) error {
+			if errors.Is(err, errStreamMissing) {
+				return fmt.Errorf("sources.%s: %w", c.source, err)
+			}
+			text := c.redactor.Redact(err.Error())
+			c.setErr(text)
+			c.log.Warn("nats source paused; retrying", "err", text, "retry_in", retryIn.String())
 			return nil
-		case errors.Is(err, errStreamMissing):
-			return fmt.Errorf("sources.%s: %w", c.source, err)
-		}
-		failures++
-		text := c.redactor.Redact(err.Error())
-		c.setErr(text)
-		c.log.Warn("nats source paused; retrying", "err", text, "retry_in", backoff(failures).String())
-		if !c.wait(ctx, backoff(failures)) {
-			return nil
-		}
+		},
+		MinBackoff: c.opts.MinBackoff, MaxBackoff: c.opts.MaxBackoff, Wake: c.reconnect,
+	}.Run(ctx)
+}
+
+// session binds the durable consumer and consumes until ctx ends or the
+// consumer fails; it reports whether it got to consume.
+func (c *Consumer) session(ctx context.Context, js jetstream.JetStream) (bool, error) {
+	cons, err := c.bind(ctx, js)
+	if err != nil {
+		return false, err
 	}
+	c.ready.Store(true)
+	c.log.Info("nats source consuming")
+	err = c.consume(ctx, cons)
+	c.ready.Store(false)
+	return true, err
 }
 
 // errStreamMissing marks the one failure that stops the source.
@@ -203,18 +226,4 @@ func (c *Consumer) bind(ctx context.Context, js jetstream.JetStream) (jetstream.
 		return nil, fmt.Errorf("create or update the durable consumer %q on stream %q: %w", c.opts.Durable, c.opts.Stream, err)
 	}
 	return cons, nil
-}
-
-// wait waits d, less when the connection comes back; false when ctx
-// ended.
-func (c *Consumer) wait(ctx context.Context, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-timer.C:
-	case <-c.reconnect:
-	}
-	return true
 }

@@ -2,10 +2,8 @@ package nats_test
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,56 +17,10 @@ import (
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/ingest/ingestconfig"
+	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
-
-// memStore is an inbox in memory with the unique constraint on (source,
-// idempotency_key). fail makes the next inserts fail; before runs ahead
-// of every insert.
-type memStore struct {
-	mu     sync.Mutex
-	rows   []queuebox.ReceivedRow
-	keys   map[string]bool
-	fail   int
-	calls  int
-	before func()
-}
-
-func (s *memStore) Insert(_ context.Context, row queuebox.ReceivedRow) (string, bool, error) {
-	if s.before != nil {
-		s.before()
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls++
-	if s.fail > 0 {
-		s.fail--
-		return "", false, errors.New("the database is down")
-	}
-	if s.keys == nil {
-		s.keys = map[string]bool{}
-	}
-	k := row.Source + "\x00" + row.IdempotencyKey
-	if s.keys[k] {
-		return "", false, nil
-	}
-	s.keys[k] = true
-	s.rows = append(s.rows, row)
-	return row.ID, true, nil
-}
-
-func (s *memStore) all() []queuebox.ReceivedRow {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]queuebox.ReceivedRow(nil), s.rows...)
-}
-
-func (s *memStore) insertCalls() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.calls
-}
 
 // natsSource returns a nats source on stream with the defaults of the
 // configuration.
@@ -88,7 +40,7 @@ type fixture struct {
 	stream jetstream.Stream
 	prefix string
 	src    *config.Source
-	store  *memStore
+	store  *ingesttest.Inbox
 	cons   *natsb.Consumer
 }
 
@@ -98,7 +50,7 @@ func newFixture(t *testing.T, edit func(*config.Source)) *fixture {
 	t.Helper()
 	_, js := natstest.Connect(t, natstest.URL())
 	s, prefix := natstest.Stream(t, js)
-	f := &fixture{js: js, stream: s, prefix: prefix, src: natsSource("orders-"+natstest.Suffix(), s.CachedInfo().Config.Name), store: &memStore{}}
+	f := &fixture{js: js, stream: s, prefix: prefix, src: natsSource("orders-"+natstest.Suffix(), s.CachedInfo().Config.Name), store: &ingesttest.Inbox{}}
 	if edit != nil {
 		edit(f.src)
 	}
@@ -169,8 +121,8 @@ func (f *fixture) settled(t *testing.T) {
 // waitRows waits for n rows.
 func (f *fixture) waitRows(t *testing.T, n int) []queuebox.ReceivedRow {
 	t.Helper()
-	require.Eventually(t, func() bool { return len(f.store.all()) >= n }, 60*time.Second, 10*time.Millisecond, "%d rows", n)
-	return f.store.all()
+	require.Eventually(t, func() bool { return len(f.store.Rows()) >= n }, 60*time.Second, 10*time.Millisecond, "%d rows", n)
+	return f.store.Rows()
 }
 
 func natsMsg(subject, body string) *gonats.Msg {

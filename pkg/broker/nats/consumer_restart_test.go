@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/broker/nats/natstest"
+	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
 )
 
 // TestConsumerSurvivesAServerRestart: the health check goes down while
@@ -21,7 +22,7 @@ func TestConsumerSurvivesAServerRestart(t *testing.T) {
 	stream, prefix := natstest.Stream(t, js)
 	src := natsSource("restart", stream.CachedInfo().Config.Name)
 	src.Servers = srv.URL
-	store := &memStore{}
+	store := &ingesttest.Inbox{}
 	c := consumerFor(t, src, store)
 	runConsumer(t, c)
 	up := func() bool { return c.Check(context.Background()) == nil }
@@ -37,9 +38,9 @@ func TestConsumerSurvivesAServerRestart(t *testing.T) {
 	for i := range 20 {
 		natstest.Publish(t, js, prefix+".in", fmt.Appendf(nil, `{"id":"after-%d"}`, i), nil)
 	}
-	require.Eventually(t, func() bool { return len(store.all()) == 40 }, 90*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(store.Rows()) == 40 }, 90*time.Second, 10*time.Millisecond)
 	seen := map[string]bool{}
-	for _, r := range store.all() {
+	for _, r := range store.Rows() {
 		require.False(t, seen[r.IdempotencyKey], "stored once: %s", r.IdempotencyKey)
 		seen[r.IdempotencyKey] = true
 	}

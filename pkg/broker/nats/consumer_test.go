@@ -14,6 +14,7 @@ import (
 	natsb "github.com/alternayte/queuebox/pkg/broker/nats"
 	"github.com/alternayte/queuebox/pkg/broker/nats/natstest"
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
@@ -28,12 +29,12 @@ func TestConsumerStoresOnceAndAcksAfterTheStore(t *testing.T) {
 	})
 	var mu sync.Mutex
 	var atInsert []int
-	f.store.before = func() {
+	f.store.SetFail(func(context.Context, int, queuebox.ReceivedRow) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		c, err := f.stream.Consumer(ctx, f.src.Durable)
 		if err != nil {
-			return
+			return nil
 		}
 		info, err := c.Info(ctx)
 		if err == nil {
@@ -41,7 +42,8 @@ func TestConsumerStoresOnceAndAcksAfterTheStore(t *testing.T) {
 			atInsert = append(atInsert, info.NumAckPending)
 			mu.Unlock()
 		}
-	}
+		return nil
+	})
 	f.run(t)
 	f.publish(t, `{"id":"evt-1","customer":"c-9","type":"order.created"}`,
 		"X-Tenant", "acme", "X-Correlation-ID", "corr-1")
@@ -90,14 +92,14 @@ func TestConsumerRepeatedHeaderKeepsLastValue(t *testing.T) {
 func TestConsumerNaksAFailedStore(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil)
-	f.store.fail = 2
+	f.store.SetFail(ingesttest.FailFirst(2))
 	f.run(t)
 	f.publish(t, `{"id":"evt-retry"}`)
 	rows := f.waitRows(t, 1)
 	f.settled(t)
 	require.Len(t, rows, 1)
 	require.Equal(t, "evt-retry", rows[0].IdempotencyKey)
-	require.Equal(t, 3, f.store.insertCalls(), "two failed tries and one that stored")
+	require.Equal(t, 3, f.store.Inserts(), "two failed tries and one that stored")
 }
 
 // TestConsumerIdempotencyKeys: the key header, the body path, Nats-Msg-Id
@@ -116,7 +118,7 @@ func TestConsumerIdempotencyKeys(t *testing.T) {
 	f.settled(t)
 	sum := sha256.Sum256([]byte(`{"n":6}`))
 	var keys []string
-	for _, r := range f.store.all() {
+	for _, r := range f.store.Rows() {
 		keys = append(keys, r.IdempotencyKey)
 	}
 	require.Equal(t, []string{"hdr-1", "body-3", "m-5", "sha256:" + hex.EncodeToString(sum[:])}, keys)
@@ -168,7 +170,7 @@ func TestConsumerFilter(t *testing.T) {
 	f.publish(t, `{"id":"none"}`)
 	f.publish(t, `{"id":"kept"}`, "X-Tenant", "acme")
 	f.settled(t)
-	rows := f.store.all()
+	rows := f.store.Rows()
 	require.Len(t, rows, 1)
 	require.Equal(t, "kept", rows[0].IdempotencyKey)
 }
@@ -182,7 +184,7 @@ func TestConsumerFilterSubject(t *testing.T) {
 	natstest.Publish(t, f.js, f.prefix+".other", []byte(`{"id":"other"}`), nil)
 	natstest.Publish(t, f.js, f.prefix+".wanted", []byte(`{"id":"wanted"}`), nil)
 	f.settled(t)
-	rows := f.store.all()
+	rows := f.store.Rows()
 	require.Len(t, rows, 1)
 	require.Equal(t, "wanted", rows[0].IdempotencyKey)
 }
@@ -192,7 +194,7 @@ func TestConsumerFilterSubject(t *testing.T) {
 func TestConsumerMissingStream(t *testing.T) {
 	t.Parallel()
 	src := natsSource("orders", "QBTEST_MISSING_"+natstest.Suffix())
-	c := consumerFor(t, src, &memStore{})
+	c := consumerFor(t, src, &ingesttest.Inbox{})
 	done := make(chan error, 1)
 	go func() { done <- c.Run(context.Background()) }()
 	select {
@@ -208,7 +210,7 @@ func TestConsumerMissingStream(t *testing.T) {
 
 func TestNewConsumerRefusesBadOptions(t *testing.T) {
 	t.Parallel()
-	recv := consumerFor(t, natsSource("orders", "S"), &memStore{}) // a valid one
+	recv := consumerFor(t, natsSource("orders", "S"), &ingesttest.Inbox{}) // a valid one
 	require.Equal(t, "nats.orders", recv.Name())
 	_, err := natsb.NewConsumer(natsb.ConsumerOptions{Conn: natsb.Conn{Servers: natstest.URL()}, Stream: "S", Durable: "d"})
 	require.ErrorContains(t, err, "Receiver is required")

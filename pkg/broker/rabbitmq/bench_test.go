@@ -14,13 +14,10 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/broker/rabbitmq"
 	"github.com/alternayte/queuebox/pkg/config"
-	"github.com/alternayte/queuebox/pkg/ingest"
-	"github.com/alternayte/queuebox/pkg/ingest/ingestconfig"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
-	"github.com/alternayte/queuebox/pkg/transform"
 )
 
 // benchConcurrency is outbox.concurrency in `make bench`: the number of
@@ -165,11 +162,7 @@ func consumeBench(b *testing.B, wrap func(queuebox.InboxStore) queuebox.InboxSto
 	}
 	src := rabbitSource("bench", queue)
 	store := &countingInbox{want: int64(b.N), all: make(chan struct{})}
-	recv, err := ingest.NewReceiver(ingestconfig.Source(src), ingest.Transport{DeadLetter: true, BrokerAttributes: true}, ingest.Options{
-		Store: wrap(store), Metrics: mustMetrics(b), Transforms: ingest.Expressions(transform.JSONata),
-	})
-	require.NoError(b, err)
-	c, err := rabbitmq.NewConsumer(src, recv, fastOptions())
+	c, err := rabbitmq.NewConsumer(consumerOptions(b, src, wrap(store), fastOptions()))
 	require.NoError(b, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)

@@ -5,24 +5,25 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
 	amqp "github.com/rabbitmq/amqp091-go"
 
-	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/backoff"
 	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/redact"
+	"github.com/alternayte/queuebox/pkg/source"
 )
 
 // Defaults of ConsumerOptions.
 const (
-	DefaultMinBackoff   = time.Second
-	DefaultMaxBackoff   = 30 * time.Second
-	DefaultDrainTimeout = 10 * time.Second
+	DefaultMinBackoff   = source.DefaultMinBackoff
+	DefaultMaxBackoff   = source.DefaultMaxBackoff
+	DefaultDrainTimeout = source.DefaultDrainTimeout
 	DefaultDialTimeout  = 10 * time.Second
+	DefaultPrefetch     = 10
 )
 
 // correlationHeader is X-Correlation-Id under the lower-case name that
@@ -31,18 +32,31 @@ const correlationHeader = "x-correlation-id"
 
 // Receiver stores one received message; *ingest.Receiver built with
 // ingest.Transport{DeadLetter: true, BrokerAttributes: true} is the one a
-// rabbitmq source uses.
-type Receiver interface {
-	Receive(ctx context.Context, m ingest.Message) (ingest.Decision, error)
-}
+// rabbitmq source uses. Its Name is the source name.
+type Receiver = source.Receiver
 
-// ConsumerOptions are the dependencies and the timing of a Consumer.
+// ConsumerOptions configure the consumer of one rabbitmq source. They
+// mirror the source block of the configuration, so this package needs no
+// configuration package.
 type ConsumerOptions struct {
+	// URL is the AMQP URI of the broker (connectionUrl). It may hold a
+	// password, which no error or log line shows. Required.
+	URL string
+	// Queue is the queue to consume (queueName). Required.
+	Queue string
+	// Prefetch is the most unacknowledged deliveries the broker sends
+	// ahead (prefetchCount). Default 10.
+	Prefetch int
+	// DeclareQueue declares the queue (durable) when it does not exist;
+	// without it a missing queue stops the source.
+	DeclareQueue bool
+	// Receiver stores each message; its Name is the source name. Required.
+	Receiver Receiver
 	// Logger receives connection events and failed acknowledgements. May
 	// be nil.
 	Logger *slog.Logger
 	// Redactor knows the secrets of the configuration; the consumer adds
-	// the password of connectionUrl. May be nil.
+	// the password of URL. May be nil.
 	Redactor *redact.Redactor
 	// MinBackoff and MaxBackoff bound the wait before a reconnect, which
 	// doubles after each failed connection, and the wait before a message
@@ -69,8 +83,8 @@ func (e *MissingQueueError) Error() string {
 }
 
 // Consumer is the run.Component of one rabbitmq source. Run consumes the
-// queue with a prefetch of prefetchCount and hands each delivery to the
-// Receiver, one at a time, in queue order. It acknowledges a delivery only
+// queue with a prefetch of Prefetch and hands each delivery to the
+// Receiver through a source.Runner, one at a time, in queue order. It acknowledges a delivery only
 // after Receive returned a final decision (stored, duplicate, filtered or
 // dead: the inbox row committed, or none is due), rejects a Rejected one
 // without requeue, and requeues (nack) a delivery whose store failed,
@@ -78,36 +92,33 @@ func (e *MissingQueueError) Error() string {
 // holds it: a crash or a lost connection returns every unacknowledged
 // message to the queue, and the inbox finds a redelivery a duplicate.
 //
-// The consumer never declares its queue unless declareQueue is true; a
+// The consumer never declares its queue unless DeclareQueue is true; a
 // missing queue ends Run with a *MissingQueueError. Any other connection
 // failure is retried with a backoff of MinBackoff doubling to MaxBackoff;
 // Check reports the source down meanwhile. A Consumer is safe for
 // concurrent use of Check while Run runs; Run runs once.
 type Consumer struct {
-	source, queue, url string
-	prefetch           int
-	declare            bool
-	recv               Receiver
-	opts               ConsumerOptions
-	redactor           *redact.Redactor
-	log                *slog.Logger
+	source   string
+	opts     ConsumerOptions
+	runner   *source.Runner
+	redactor *redact.Redactor
+	log      *slog.Logger
 
 	state atomic.Pointer[error] // nil: up; else why it is down
-	// storeFailures counts the failed stores in a row.
-	storeFailures int
 }
 
-// NewConsumer builds the consumer of the rabbitmq source src; recv
-// receives its messages.
-func NewConsumer(src *config.Source, recv Receiver, opts ConsumerOptions) (*Consumer, error) {
-	if recv == nil {
+// NewConsumer validates opts and applies the defaults. It does not
+// connect; Run does.
+func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
+	if opts.Receiver == nil {
 		return nil, errors.New("rabbitmq source: a Receiver is required")
 	}
-	if err := CheckURL(src.ConnectionURL); err != nil {
-		return nil, fmt.Errorf("sources.%s.connectionUrl: %w", src.Name, err)
+	name := opts.Receiver.Name()
+	if err := CheckURL(opts.URL); err != nil {
+		return nil, fmt.Errorf("sources.%s.connectionUrl: %w", name, err)
 	}
-	if src.QueueName == "" {
-		return nil, fmt.Errorf("sources.%s.queueName: required", src.Name)
+	if opts.Queue == "" {
+		return nil, fmt.Errorf("sources.%s.queueName: required", name)
 	}
 	if opts.MinBackoff <= 0 {
 		opts.MinBackoff = DefaultMinBackoff
@@ -115,23 +126,22 @@ func NewConsumer(src *config.Source, recv Receiver, opts ConsumerOptions) (*Cons
 	if opts.MaxBackoff < opts.MinBackoff {
 		opts.MaxBackoff = max(DefaultMaxBackoff, opts.MinBackoff)
 	}
-	if opts.DrainTimeout <= 0 {
-		opts.DrainTimeout = DefaultDrainTimeout
-	}
 	if opts.DialTimeout <= 0 {
 		opts.DialTimeout = DefaultDialTimeout
 	}
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	if opts.Prefetch <= 0 {
+		opts.Prefetch = DefaultPrefetch
 	}
-	prefetch := src.PrefetchCount
-	if prefetch <= 0 {
-		prefetch = 10
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Consumer{source: src.Name, queue: src.QueueName, url: src.ConnectionURL, prefetch: prefetch,
-		declare: src.DeclareQueue, recv: recv, opts: opts, redactor: redactorFor(opts.Redactor, src.ConnectionURL),
-		log: log.With("source", src.Name, "queue", src.QueueName)}
+	runner, err := source.New(source.Options{Receiver: opts.Receiver, MinBackoff: opts.MinBackoff,
+		MaxBackoff: opts.MaxBackoff, DrainTimeout: opts.DrainTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("sources.%s: %w", name, err)
+	}
+	c := &Consumer{source: name, opts: opts, runner: runner, redactor: redactorFor(opts.Redactor, opts.URL),
+		log: opts.Logger.With("source", name, "queue", opts.Queue)}
 	c.setDown(errors.New("not connected yet"))
 	return c, nil
 }
@@ -156,26 +166,18 @@ func (c *Consumer) setDown(err error) {
 // hand was stored or DrainTimeout passed, and the connection closed, which
 // requeues the prefetched messages) or the queue is missing.
 func (c *Consumer) Run(ctx context.Context) error {
-	backoff := c.opts.MinBackoff
-	for {
-		consumed, err := c.session(ctx)
-		if ctx.Err() != nil {
+	return source.Reconnect{
+		Session: c.session, MinBackoff: c.opts.MinBackoff, MaxBackoff: c.opts.MaxBackoff,
+		Failed: func(err error, retryIn time.Duration) error {
+			c.setDown(err)
+			if missing := (*MissingQueueError)(nil); errors.As(err, &missing) {
+				return err
+			}
+			c.log.Warn("rabbitmq source disconnected; reconnecting", "err", c.redactor.Redact(err.Error()),
+				"backoff", retryIn.String())
 			return nil
-		}
-		c.setDown(err)
-		if missing := (*MissingQueueError)(nil); errors.As(err, &missing) {
-			return err
-		}
-		if consumed {
-			backoff = c.opts.MinBackoff
-		}
-		c.log.Warn("rabbitmq source disconnected; reconnecting", "err", c.redactor.Redact(err.Error()),
-			"backoff", backoff.String())
-		if !sleep(ctx, backoff) {
-			return nil
-		}
-		backoff = min(2*backoff, c.opts.MaxBackoff)
-	}
+		},
+	}.Run(ctx)
 }
 
 // session runs one connection: it returns when ctx ends or the connection
@@ -197,7 +199,7 @@ func (c *Consumer) session(ctx context.Context) (bool, error) {
 	}
 	closes := ch.NotifyClose(make(chan *amqp.Error, 1))
 	c.state.Store(nil)
-	c.log.Info("rabbitmq source consuming", "prefetch", c.prefetch)
+	c.log.Info("rabbitmq source consuming", "prefetch", c.opts.Prefetch)
 	for {
 		select {
 		case <-ctx.Done():
@@ -231,7 +233,7 @@ func (c *Consumer) dial(ctx context.Context) (*link, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		l, err := dialLink(c.url, "queuebox source "+c.source, c.opts.DialTimeout)
+		l, err := dialLink(c.opts.URL, "queuebox source "+c.source, c.opts.DialTimeout)
 		done <- result{l, err}
 	}()
 	select {
@@ -252,27 +254,27 @@ func (c *Consumer) subscribe(l *link) (*amqp.Channel, <-chan amqp.Delivery, erro
 	if err != nil {
 		return nil, nil, fmt.Errorf("open a channel: %w", err)
 	}
-	if err := ch.Qos(c.prefetch, 0, false); err != nil {
+	if err := ch.Qos(c.opts.Prefetch, 0, false); err != nil {
 		return nil, nil, fmt.Errorf("set the prefetch count: %w", err)
 	}
-	if c.declare {
-		_, err = ch.QueueDeclare(c.queue, true, false, false, false, nil)
+	if c.opts.DeclareQueue {
+		_, err = ch.QueueDeclare(c.opts.Queue, true, false, false, false, nil)
 	} else {
 		// Passive: the broker says whether the queue exists and creates
 		// nothing.
-		_, err = ch.QueueDeclarePassive(c.queue, true, false, false, false, nil)
+		_, err = ch.QueueDeclarePassive(c.opts.Queue, true, false, false, false, nil)
 	}
 	var amqpErr *amqp.Error
 	switch {
 	case errors.As(err, &amqpErr) && amqpErr.Code == amqp.NotFound:
-		return nil, nil, &MissingQueueError{Source: c.source, Queue: c.queue}
+		return nil, nil, &MissingQueueError{Source: c.source, Queue: c.opts.Queue}
 	case err != nil:
-		return nil, nil, fmt.Errorf("check the queue %q: %w", c.queue, err)
+		return nil, nil, fmt.Errorf("check the queue %q: %w", c.opts.Queue, err)
 	}
 	tag := "queuebox-" + c.source + "-" + uuid.NewString()
-	deliveries, err := ch.Consume(c.queue, tag, false, false, false, false, nil)
+	deliveries, err := ch.Consume(c.opts.Queue, tag, false, false, false, false, nil)
 	if err != nil {
-		return nil, nil, fmt.Errorf("consume the queue %q: %w", c.queue, err)
+		return nil, nil, fmt.Errorf("consume the queue %q: %w", c.opts.Queue, err)
 	}
 	return ch, deliveries, nil
 }
@@ -284,68 +286,39 @@ func (c *Consumer) handle(ctx context.Context, d amqp.Delivery) {
 	if corr == "" {
 		corr = d.CorrelationId
 	}
-	rctx, cancel := drainContext(ctx, c.opts.DrainTimeout)
-	dec, err := c.recv.Receive(rctx, ingest.Message{
+	c.runner.Handle(ctx, ingest.Message{
 		Body: d.Body, Headers: headers, CorrelationID: corr, Broker: ingest.BrokerAttributes{MessageID: d.MessageId},
-	})
-	cancel()
-	switch {
-	case err != nil:
-		// Receive logged the failure. The wait keeps a broken store from
-		// turning the requeue into a busy loop.
-		c.storeFailures++
-		sleep(ctx, min(c.opts.MinBackoff<<min(c.storeFailures-1, 16), c.opts.MaxBackoff))
-		c.answer(d.Nack(false, true), "nack (requeue)", dec)
-		return
-	case dec.Outcome == ingest.Rejected:
-		c.storeFailures = 0
-		c.log.Warn("message rejected; the broker drops it or dead-letters it", "reason", dec.Reason,
-			"correlation_id", dec.CorrelationID)
-		c.answer(d.Nack(false, false), "nack", dec)
-		return
-	}
-	c.storeFailures = 0
-	c.log.Debug("message received", "outcome", dec.Outcome.String(), "id", dec.ID, "correlation_id", dec.CorrelationID)
-	c.answer(d.Ack(false), "ack", dec)
+	}, answer{c: c, d: d})
 }
 
-func (c *Consumer) answer(err error, what string, dec ingest.Decision) {
+// answer is the source.Answer of one delivery: ack, nack without requeue
+// (the broker drops it or dead-letters it), and nack with requeue after
+// the backoff, so that a broken store does not turn the requeue into a
+// busy loop.
+type answer struct {
+	c *Consumer
+	d amqp.Delivery
+}
+
+func (a answer) Ack(dec ingest.Decision) {
+	a.c.log.Debug("message received", "outcome", dec.Outcome.String(), "id", dec.ID, "correlation_id", dec.CorrelationID)
+	a.c.answered(a.d.Ack(false), "ack", dec)
+}
+
+func (a answer) Term(dec ingest.Decision) {
+	a.c.log.Warn("message rejected; the broker drops it or dead-letters it", "reason", dec.Reason,
+		"correlation_id", dec.CorrelationID)
+	a.c.answered(a.d.Nack(false, false), "nack", dec)
+}
+
+func (a answer) Nak(ctx context.Context, retryIn time.Duration) {
+	backoff.Sleep(ctx, retryIn)
+	a.c.answered(a.d.Nack(false, true), "nack (requeue)", ingest.Decision{})
+}
+
+func (c *Consumer) answered(err error, what string, dec ingest.Decision) {
 	if err != nil {
 		c.log.Warn("the broker did not take the "+what+"; it redelivers the message and the inbox finds it a duplicate",
 			"outcome", dec.Outcome.String(), "correlation_id", dec.CorrelationID, "err", c.redactor.Redact(err.Error()))
-	}
-}
-
-// drainContext returns a context that ends grace after ctx ends, so the
-// message in hand can still be stored during a shutdown.
-func drainContext(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
-	out, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	var mu sync.Mutex
-	var timer *time.Timer
-	stop := context.AfterFunc(ctx, func() {
-		mu.Lock()
-		defer mu.Unlock()
-		timer = time.AfterFunc(grace, cancel)
-	})
-	return out, func() {
-		stop()
-		mu.Lock()
-		if timer != nil {
-			timer.Stop()
-		}
-		mu.Unlock()
-		cancel()
-	}
-}
-
-// sleep waits d or until ctx ends; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
 	}
 }

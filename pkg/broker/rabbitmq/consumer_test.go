@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -18,59 +17,10 @@ import (
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/ingest/ingestconfig"
+	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
-
-// memInbox is an inbox store with the unique constraint of the real one.
-// fail, when set, decides per insert whether the store fails.
-type memInbox struct {
-	mu      sync.Mutex
-	rows    []queuebox.ReceivedRow
-	keys    map[string]bool
-	inserts int
-	fail    func(n int, ctx context.Context) error
-}
-
-func (s *memInbox) Insert(ctx context.Context, row queuebox.ReceivedRow) (string, bool, error) {
-	s.mu.Lock()
-	s.inserts++
-	n, fail := s.inserts, s.fail
-	s.mu.Unlock()
-	if fail != nil {
-		if err := fail(n, ctx); err != nil {
-			return "", false, err
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.keys == nil {
-		s.keys = map[string]bool{}
-	}
-	if s.keys[row.IdempotencyKey] {
-		return "", false, nil
-	}
-	s.keys[row.IdempotencyKey] = true
-	s.rows = append(s.rows, row)
-	return row.ID, true, nil
-}
-
-func (s *memInbox) all() []queuebox.ReceivedRow {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]queuebox.ReceivedRow(nil), s.rows...)
-}
-
-func (s *memInbox) byKey(t *testing.T, key string) queuebox.ReceivedRow {
-	t.Helper()
-	for _, r := range s.all() {
-		if r.IdempotencyKey == key {
-			return r
-		}
-	}
-	t.Fatalf("no row with the key %q", key)
-	return queuebox.ReceivedRow{}
-}
 
 // rabbitSource is a rabbitmq source as the loader fills it.
 func rabbitSource(name, queue string) *config.Source {
@@ -118,11 +68,7 @@ func fastOptions() rabbitmq.ConsumerOptions {
 // consume runs the consumer of src over store until the test ends.
 func consume(t *testing.T, src *config.Source, store queuebox.InboxStore, opts rabbitmq.ConsumerOptions) *running {
 	t.Helper()
-	recv, err := ingest.NewReceiver(ingestconfig.Source(src), ingest.Transport{DeadLetter: true, BrokerAttributes: true}, ingest.Options{
-		Store: store, Metrics: mustMetrics(t), Transforms: ingest.Expressions(transform.JSONata),
-	})
-	require.NoError(t, err)
-	c, err := rabbitmq.NewConsumer(src, recv, opts)
+	c, err := rabbitmq.NewConsumer(consumerOptions(t, src, store, opts))
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &running{c: c, cancel: cancel, done: make(chan struct{})}
@@ -135,6 +81,19 @@ func consume(t *testing.T, src *config.Source, store queuebox.InboxStore, opts r
 		<-r.done
 	})
 	return r
+}
+
+// consumerOptions returns opts with the source's keys and a receiver of
+// the source over store, as the wiring of queuebox-ingest builds them.
+func consumerOptions(t testing.TB, src *config.Source, store queuebox.InboxStore, opts rabbitmq.ConsumerOptions) rabbitmq.ConsumerOptions {
+	t.Helper()
+	recv, err := ingest.NewReceiver(ingestconfig.Source(src), ingest.Transport{DeadLetter: true, BrokerAttributes: true}, ingest.Options{
+		Store: store, Metrics: mustMetrics(t), Transforms: ingest.Expressions(transform.JSONata),
+	})
+	require.NoError(t, err)
+	opts.URL, opts.Queue, opts.Prefetch, opts.DeclareQueue = src.ConnectionURL, src.QueueName, src.PrefetchCount, src.DeclareQueue
+	opts.Receiver = recv
+	return opts
 }
 
 func mustMetrics(t testing.TB) *ingest.Metrics {
@@ -156,7 +115,7 @@ func TestConsumerStoresEachMessageOnceAndAcksIt(t *testing.T) {
 	a.queue(queue, "", "")
 	src := rabbitSource("orders", queue)
 	src.AggregateIDPath, src.EventTypeFromHeader = "$.customer", true
-	store := &memInbox{}
+	store := &ingesttest.Inbox{}
 	r := consume(t, src, store, fastOptions())
 
 	at := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
@@ -173,25 +132,25 @@ func TestConsumerStoresEachMessageOnceAndAcksIt(t *testing.T) {
 	for _, m := range append(sent, sent...) {
 		a.publish(queue, m)
 	}
-	eventually(t, func() bool { return len(store.all()) == 4 && a.count(queue) == 0 && store.inserts == 8 },
+	eventually(t, func() bool { return len(store.Rows()) == 4 && a.count(queue) == 0 && store.Inserts() == 8 },
 		"four rows, every message acknowledged")
 	require.NoError(t, r.stop(t))
 	require.Zero(t, a.count(queue), "nothing returns to the queue when the consumer stops: everything was acked")
 
-	first := store.byKey(t, "hdr-1")
+	first := store.Row(t, "hdr-1")
 	require.Equal(t, "orders", first.Source)
 	require.Equal(t, "c-1", *first.AggregateID)
 	require.Equal(t, "order.created", *first.EventType)
 	require.Equal(t, map[string]string{"x-idempotency-key": "hdr-1", "x-event-type": "order.created",
 		"x-tenant": "acme", "x-n": "1099511627776", "x-ok": "true", "x-at": "2024-05-06T07:08:09Z",
 		"x-bin": "base64:/w==", "x-t": `{"a":1}`}, first.Headers)
-	second := store.byKey(t, "body-2")
+	second := store.Row(t, "body-2")
 	require.Equal(t, "agg-2", *second.AggregateID, "the header after aggregateIdPath")
 	require.Nil(t, second.EventType)
 	require.Equal(t, "corr-from-property", second.CorrelationID, "the AMQP correlation_id without a header")
-	third := store.byKey(t, "msg-3")
+	third := store.Row(t, "msg-3")
 	require.Equal(t, "corr-from-header", third.CorrelationID, "the header wins over the property")
-	fourth := store.byKey(t, sha(`{"other":4}`))
+	fourth := store.Row(t, sha(`{"other":4}`))
 	require.NotEmpty(t, fourth.CorrelationID, "a new UUID")
 	require.Equal(t, `{"other":4}`, string(fourth.Payload))
 }
@@ -201,16 +160,12 @@ func TestConsumerRequeuesWhenTheStoreFails(t *testing.T) {
 	a := newAdmin(t)
 	queue := name(t, "q")
 	a.queue(queue, "", "")
-	store := &memInbox{fail: func(n int, _ context.Context) error {
-		if n <= 3 {
-			return errors.New("database is down")
-		}
-		return nil
-	}}
+	store := &ingesttest.Inbox{}
+	store.SetFail(ingesttest.FailFirst(3))
 	consume(t, rabbitSource("orders", queue), store, fastOptions())
 	a.publish(queue, amqp.Publishing{Body: []byte(`{"id":"k-1"}`)})
-	eventually(t, func() bool { return len(store.all()) == 1 && a.count(queue) == 0 }, "stored after three failures")
-	require.Equal(t, 4, store.inserts, "one insert per delivery: the failed ones were requeued")
+	eventually(t, func() bool { return len(store.Rows()) == 1 && a.count(queue) == 0 }, "stored after three failures")
+	require.Equal(t, 4, store.Inserts(), "one insert per delivery: the failed ones were requeued")
 }
 
 func TestConsumerAcksOnlyAfterTheStoreReturns(t *testing.T) {
@@ -220,11 +175,12 @@ func TestConsumerAcksOnlyAfterTheStoreReturns(t *testing.T) {
 	a.queue(queue, "", "")
 	entered := make(chan struct{})
 	var once sync.Once
-	blocked := &memInbox{fail: func(_ int, ctx context.Context) error {
+	blocked := &ingesttest.Inbox{}
+	blocked.SetFail(func(ctx context.Context, _ int, _ queuebox.ReceivedRow) error {
 		once.Do(func() { close(entered) })
 		<-ctx.Done() // the commit never comes
 		return ctx.Err()
-	}}
+	})
 	opts := fastOptions()
 	opts.DrainTimeout = time.Millisecond
 	r := consume(t, rabbitSource("orders", queue), blocked, opts)
@@ -234,9 +190,9 @@ func TestConsumerAcksOnlyAfterTheStoreReturns(t *testing.T) {
 	require.NoError(t, r.stop(t))
 	eventually(t, func() bool { return a.count(queue) == 1 }, "the unacknowledged message is back in the queue")
 
-	store := &memInbox{}
+	store := &ingesttest.Inbox{}
 	consume(t, rabbitSource("orders", queue), store, fastOptions())
-	eventually(t, func() bool { return len(store.all()) == 1 && a.count(queue) == 0 }, "a new consumer stores it")
+	eventually(t, func() bool { return len(store.Rows()) == 1 && a.count(queue) == 0 }, "a new consumer stores it")
 }
 
 func TestConsumerDeadLettersWhatNoConsumerCanRead(t *testing.T) {
@@ -248,25 +204,25 @@ func TestConsumerDeadLettersWhatNoConsumerCanRead(t *testing.T) {
 	src.Transform = &config.Transform{Expression: `$.bad ? $error("refused") : $`, TimeoutMs: 1000, MaxDepth: 100,
 		OnError: config.OnErrorDead}
 	src.Filter = &config.Filter{Exclude: []config.FilterRule{{Header: "X-Test", Exists: ptr(true)}}}
-	store := &memInbox{}
+	store := &ingesttest.Inbox{}
 	consume(t, src, store, fastOptions())
 	a.publish(queue, amqp.Publishing{Body: []byte(`<not json/>`), MessageId: "raw-1"})
 	a.publish(queue, amqp.Publishing{Body: []byte(`{"id":"t-1","bad":true}`)})
 	a.publish(queue, amqp.Publishing{Body: []byte(`{"id":"f-1"}`), Headers: amqp.Table{"x-test": "yes"}})
 	a.publish(queue, amqp.Publishing{Body: []byte(`{"id":"ok-1"}`)})
-	eventually(t, func() bool { return len(store.all()) == 3 && a.count(queue) == 0 }, "three rows, all four acked")
+	eventually(t, func() bool { return len(store.Rows()) == 3 && a.count(queue) == 0 }, "three rows, all four acked")
 
-	raw := store.byKey(t, "raw-1")
+	raw := store.Row(t, "raw-1")
 	require.Equal(t, queuebox.StateDead, raw.State)
 	require.JSONEq(t, `{"raw":"<not json/>"}`, string(raw.Payload))
-	dead := store.byKey(t, "t-1")
+	dead := store.Row(t, "t-1")
 	require.Equal(t, queuebox.StateDead, dead.State)
 	require.JSONEq(t, `{"id":"t-1","bad":true}`, string(dead.Payload), "the original payload")
 	require.NotNil(t, dead.LastError)
 	require.Contains(t, *dead.LastError, "transform")
-	ok := store.byKey(t, "ok-1")
+	ok := store.Row(t, "ok-1")
 	require.NotEqual(t, queuebox.StateDead, ok.State)
-	for _, r := range store.all() {
+	for _, r := range store.Rows() {
 		require.NotEqual(t, "f-1", r.IdempotencyKey, "the filtered message left no row")
 	}
 }
@@ -276,7 +232,7 @@ func ptr[T any](v T) *T { return &v }
 func TestAMissingQueueStopsTheSource(t *testing.T) {
 	t.Parallel()
 	queue := name(t, "missing")
-	r := consume(t, rabbitSource("orders", queue), &memInbox{}, fastOptions())
+	r := consume(t, rabbitSource("orders", queue), &ingesttest.Inbox{}, fastOptions())
 	err := r.wait(t)
 	var missing *rabbitmq.MissingQueueError
 	require.ErrorAs(t, err, &missing)
@@ -298,11 +254,11 @@ func TestDeclareQueueCreatesIt(t *testing.T) {
 	})
 	src := rabbitSource("orders", queue)
 	src.DeclareQueue = true
-	store := &memInbox{}
+	store := &ingesttest.Inbox{}
 	r := consume(t, src, store, fastOptions())
 	eventually(t, func() bool { return r.c.Check(t.Context()) == nil }, "up")
 	a.publish(queue, amqp.Publishing{Body: []byte(`{"id":"d-1"}`)})
-	eventually(t, func() bool { return len(store.all()) == 1 }, "stored")
+	eventually(t, func() bool { return len(store.Rows()) == 1 }, "stored")
 }
 
 func TestConsumerReconnectsAndLosesNothing(t *testing.T) {
@@ -313,7 +269,7 @@ func TestConsumerReconnectsAndLosesNothing(t *testing.T) {
 	proxy := brokertest.NewProxy(t, brokerHost(t))
 	src := rabbitSource("orders", queue)
 	src.ConnectionURL = viaProxy(t, proxy.Addr())
-	store := &memInbox{}
+	store := &ingesttest.Inbox{}
 	r := consume(t, src, store, fastOptions())
 	require.Error(t, r.c.Check(t.Context()), "down before the first connection")
 	eventually(t, func() bool { return r.c.Check(t.Context()) == nil }, "up once consuming")
@@ -328,7 +284,7 @@ func TestConsumerReconnectsAndLosesNothing(t *testing.T) {
 			proxy.Refuse(false)
 		}
 	}
-	eventually(t, func() bool { return len(store.all()) == n && a.count(queue) == 0 }, "every message stored once")
+	eventually(t, func() bool { return len(store.Rows()) == n && a.count(queue) == 0 }, "every message stored once")
 	eventually(t, func() bool { return r.c.Check(t.Context()) == nil }, "up again")
 }
 
