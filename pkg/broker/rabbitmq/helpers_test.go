@@ -133,14 +133,17 @@ func (a *admin) drain(queue string) []amqp.Delivery {
 }
 
 // count returns the number of ready messages of the queue.
-func (a *admin) count(queue string) int {
-	var n int
+func (a *admin) count(queue string) int { return a.inspect(queue).Messages }
+
+// inspect returns the ready messages and the consumers of the queue.
+func (a *admin) inspect(queue string) amqp.Queue {
+	var q amqp.Queue
 	require.NoError(a.t, a.do(func(ch *amqp.Channel) error {
-		q, err := ch.QueueDeclarePassive(queue, true, false, false, false, nil)
-		n = q.Messages
+		var err error
+		q, err = ch.QueueDeclarePassive(queue, true, false, false, false, nil)
 		return err
 	}))
-	return n
+	return q
 }
 
 // publish sends one message to the default exchange, straight to queue.

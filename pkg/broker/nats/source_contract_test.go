@@ -1,0 +1,67 @@
+package nats_test
+
+import (
+	"sync/atomic"
+	"testing"
+
+	gonats "github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
+	natsb "github.com/alternayte/queuebox/pkg/broker/nats"
+	"github.com/alternayte/queuebox/pkg/broker/nats/natstest"
+)
+
+// TestSourceContract runs the suite every broker source passes, against
+// the NATS server of NATS_URL, each case on a stream of its own.
+func TestSourceContract(t *testing.T) {
+	t.Parallel()
+	brokertest.ExerciseSource(t, brokertest.SourceFactory{
+		New: func(t *testing.T) brokertest.SourceBroker { return newSourceStream(t) },
+	})
+}
+
+// sourceStream is a stream and a durable name as a
+// brokertest.SourceBroker. Terminated counts the advisories that
+// JetStream publishes for each message a consumer terminates.
+type sourceStream struct {
+	js         jetstream.JetStream
+	stream     jetstream.Stream
+	prefix     string
+	durable    string
+	terminated atomic.Int64
+}
+
+func newSourceStream(t *testing.T) *sourceStream {
+	nc, js := natstest.Connect(t, natstest.URL())
+	s, prefix := natstest.Stream(t, js)
+	b := &sourceStream{js: js, stream: s, prefix: prefix, durable: "qb-" + natstest.Suffix()}
+	subject := "$JS.EVENT.ADVISORY.CONSUMER.MSG_TERMINATED." + s.CachedInfo().Config.Name + "." + b.durable
+	sub, err := nc.Subscribe(subject, func(*gonats.Msg) { b.terminated.Add(1) })
+	require.NoError(t, err)
+	require.NoError(t, nc.Flush())
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	return b
+}
+
+func (b *sourceStream) Publish(t *testing.T, body []byte) {
+	natstest.Publish(t, b.js, b.prefix+".in", body, nil)
+}
+
+func (b *sourceStream) Consumer(t *testing.T, cfg brokertest.SourceConfig) brokertest.SourceConsumer {
+	c, err := natsb.NewConsumer(natsb.ConsumerOptions{Conn: natsb.Conn{Servers: natstest.URL()},
+		Stream: b.stream.CachedInfo().Config.Name, Durable: b.durable, Receiver: cfg.Receiver, Logger: quietLog(),
+		MinBackoff: cfg.MinBackoff, MaxBackoff: cfg.MaxBackoff, DrainTimeout: cfg.DrainTimeout})
+	require.NoError(t, err)
+	return c
+}
+
+// Remaining counts the messages not yet delivered and those delivered and
+// not acknowledged, which JetStream redelivers after AckWait.
+func (b *sourceStream) Remaining(t *testing.T) int {
+	pending, ackPending := natstest.Pending(t, b.stream, b.durable)
+	return int(pending) + ackPending
+}
+
+func (b *sourceStream) Terminated(*testing.T) int { return int(b.terminated.Load()) }
