@@ -87,21 +87,6 @@ func TestConsumerRepeatedHeaderKeepsLastValue(t *testing.T) {
 	require.NotContains(t, rows[0].Headers, "X-Multi")
 }
 
-// TestConsumerNaksAFailedStore: the store fails twice; JetStream returns
-// the message at once and the third try stores it, once.
-func TestConsumerNaksAFailedStore(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, nil)
-	f.store.SetFail(ingesttest.FailFirst(2))
-	f.run(t)
-	f.publish(t, `{"id":"evt-retry"}`)
-	rows := f.waitRows(t, 1)
-	f.settled(t)
-	require.Len(t, rows, 1)
-	require.Equal(t, "evt-retry", rows[0].IdempotencyKey)
-	require.Equal(t, 3, f.store.Inserts(), "two failed tries and one that stored")
-}
-
 // TestConsumerIdempotencyKeys: the key header, the body path, Nats-Msg-Id
 // and the digest, in this order; a repeat of a key stores nothing.
 func TestConsumerIdempotencyKeys(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"sync"
 	"testing"
 	"time"
 
@@ -153,46 +152,6 @@ func TestConsumerStoresEachMessageOnceAndAcksIt(t *testing.T) {
 	fourth := store.Row(t, sha(`{"other":4}`))
 	require.NotEmpty(t, fourth.CorrelationID, "a new UUID")
 	require.Equal(t, `{"other":4}`, string(fourth.Payload))
-}
-
-func TestConsumerRequeuesWhenTheStoreFails(t *testing.T) {
-	t.Parallel()
-	a := newAdmin(t)
-	queue := name(t, "q")
-	a.queue(queue, "", "")
-	store := &ingesttest.Inbox{}
-	store.SetFail(ingesttest.FailFirst(3))
-	consume(t, rabbitSource("orders", queue), store, fastOptions())
-	a.publish(queue, amqp.Publishing{Body: []byte(`{"id":"k-1"}`)})
-	eventually(t, func() bool { return len(store.Rows()) == 1 && a.count(queue) == 0 }, "stored after three failures")
-	require.Equal(t, 4, store.Inserts(), "one insert per delivery: the failed ones were requeued")
-}
-
-func TestConsumerAcksOnlyAfterTheStoreReturns(t *testing.T) {
-	t.Parallel()
-	a := newAdmin(t)
-	queue := name(t, "q")
-	a.queue(queue, "", "")
-	entered := make(chan struct{})
-	var once sync.Once
-	blocked := &ingesttest.Inbox{}
-	blocked.SetFail(func(ctx context.Context, _ int, _ queuebox.ReceivedRow) error {
-		once.Do(func() { close(entered) })
-		<-ctx.Done() // the commit never comes
-		return ctx.Err()
-	})
-	opts := fastOptions()
-	opts.DrainTimeout = time.Millisecond
-	r := consume(t, rabbitSource("orders", queue), blocked, opts)
-	a.publish(queue, amqp.Publishing{Body: []byte(`{"id":"k-1"}`)})
-	<-entered
-	require.Zero(t, a.count(queue), "delivered, and not yet acknowledged")
-	require.NoError(t, r.stop(t))
-	eventually(t, func() bool { return a.count(queue) == 1 }, "the unacknowledged message is back in the queue")
-
-	store := &ingesttest.Inbox{}
-	consume(t, rabbitSource("orders", queue), store, fastOptions())
-	eventually(t, func() bool { return len(store.Rows()) == 1 && a.count(queue) == 0 }, "a new consumer stores it")
 }
 
 func TestConsumerDeadLettersWhatNoConsumerCanRead(t *testing.T) {
