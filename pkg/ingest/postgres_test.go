@@ -10,14 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/ingest"
-	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
+	"github.com/alternayte/queuebox/pkg/ingest/ingesttest/pginbox"
 )
 
 // In dead-letter mode every body that HTTP refuses becomes a dead row the
 // real jsonb column accepts, and a redelivery finds it.
 func TestDeadRowsAgainstPostgres(t *testing.T) {
 	t.Parallel()
-	in, s := ingesttest.PostgresInbox(t)
+	in, s := pginbox.New(t)
 	m, err := ingest.NewMetrics(prometheus.NewRegistry())
 	require.NoError(t, err)
 	r, err := ingest.NewReceiver(brokerSource("q"), broker, ingest.Options{Store: in, Metrics: m})

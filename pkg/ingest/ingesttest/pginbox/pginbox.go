@@ -1,4 +1,7 @@
-package ingesttest
+// Package pginbox gives a test the real PostgreSQL inbox store. It lives
+// apart from ingesttest so that the in-memory fakes, which the broker
+// contracts use, do not reach the PostgreSQL store.
+package pginbox
 
 import (
 	"testing"
@@ -11,9 +14,9 @@ import (
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
 )
 
-// PostgresInbox returns the real inbox store on a fresh, migrated schema
+// New returns the real inbox store on a fresh, migrated schema
 // of the test database, and the schema to query it with.
-func PostgresInbox(t *testing.T) (*postgres.Inbox, pgtest.Schema) {
+func New(t *testing.T) (*postgres.Inbox, pgtest.Schema) {
 	t.Helper()
 	s, db := pgtest.Migrated(t, 8)
 	in, err := postgres.NewInbox(db, schema.New(schema.Postgres, config.Default().Database))
