@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 
@@ -109,8 +110,13 @@ func (p *Publisher) transportError(ctx context.Context, err error, token bool, r
 		e.msg = fmt.Sprintf("%s: %s", p.stage(token), blocked.Reason())
 		return e
 	}
+	var netErr net.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
+		e.cause = context.DeadlineExceeded
+	case errors.As(err, &netErr) && netErr.Timeout():
+		// The dial and the TLS handshake have bounds of their own (half
+		// the timeout each); running out of one is the same timeout.
 		e.cause = context.DeadlineExceeded
 	case errors.Is(err, context.Canceled):
 		e.cause = context.Canceled
