@@ -157,7 +157,10 @@ func (p *Publisher) producerConfig() *ckafka.ConfigMap {
 // Publish produces d.Body to the rendered topic and returns nil only once
 // the delivery report says the record is stored with acks=all. A topic
 // that renders empty, a produce error, every broker down and the timeout
-// return an *Error. Publish also returns when ctx ends, with an error that
+// return an *Error. A rendered topic that Kafka keeps for itself or would
+// refuse (__consumer_offsets, a character outside [a-zA-Z0-9._-]:
+// address.Check) is never produced to: Publish returns a
+// *queuebox.UndeliverableError and the row goes dead. Publish also returns when ctx ends, with an error that
 // wraps ctx.Err(). After an error the record may still be stored later
 // (at least once): librdkafka keeps trying it until its message timeout.
 func (p *Publisher) Publish(ctx context.Context, d queuebox.Delivery) error {
@@ -173,6 +176,9 @@ func (p *Publisher) Publish(ctx context.Context, d queuebox.Delivery) error {
 	topic, err := p.topic.Render(d.Message)
 	if err != nil {
 		return p.fail(ctx, "", err)
+	}
+	if err := p.topic.Refuse(address.KafkaTopic, topic, destPrefix(p.opts.Name), "topic"); err != nil {
+		return err
 	}
 	msg := &ckafka.Message{
 		TopicPartition: ckafka.TopicPartition{Topic: &topic, Partition: ckafka.PartitionAny},

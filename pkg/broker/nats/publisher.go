@@ -111,7 +111,10 @@ func New(opts Options) (*Publisher, error) {
 // that holds the subject, or, on core NATS, the flush that says the
 // server read it. A subject that no stream holds, an error
 // acknowledgement, a dropped connection and the timeout return an
-// *Error. Publish also returns when ctx ends, with an error that wraps
+// *Error. A rendered subject that NATS keeps for itself or would refuse
+// ($JS.API…, _INBOX…, a wildcard, an empty token: address.Check) is never
+// sent: Publish returns a *queuebox.UndeliverableError and the row goes
+// dead. Publish also returns when ctx ends, with an error that wraps
 // ctx.Err(); the message may then have been stored (at least once).
 func (p *Publisher) Publish(ctx context.Context, d queuebox.Delivery) error {
 	if p.closed.Load() {
@@ -126,6 +129,9 @@ func (p *Publisher) Publish(ctx context.Context, d queuebox.Delivery) error {
 	subject, err := p.subject.Render(d.Message)
 	if err != nil {
 		return p.fail(ctx, "", err)
+	}
+	if err := p.subject.Refuse(address.NATSSubject, subject, destPrefix(p.opts.Name), "subject"); err != nil {
+		return err
 	}
 	if err := checkHeaders("row header", d.Message.Headers); err != nil {
 		return p.fail(ctx, subject, err)

@@ -6,8 +6,12 @@
 // # Publisher
 //
 // One Publisher serves one destination over one connection and one
-// channel in confirm mode. It declares each exchange it publishes to
-// (durable, of Options.ExchangeType) once per connection, and publishes
+// channel in confirm mode. It declares the exchange that the
+// configuration spells out (durable, of Options.ExchangeType) once per
+// connection; an exchange rendered from the row (exchangeFrom or a
+// template) is only checked with a passive declaration on a channel of
+// its own, never created, and a row whose exchange does not exist goes
+// dead. It publishes
 // with the mandatory flag. Publish returns nil only after the broker's
 // basic.ack for that very message: each publish registers its own
 // delivery tag before the frame is sent, and one reader goroutine per

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -79,7 +78,12 @@ func New(opts Options) (*Publisher, error) {
 func destPrefix(name string) string { return failure.Prefix("rabbitmq", name) }
 
 // Publish sends d to the exchange of its row and returns nil only after
-// the broker confirmed it (basic.ack, with no basic.return before it). A
+// the broker confirmed it (basic.ack, with no basic.return before it).
+// Publish declares only an exchange that the configuration spells out; a
+// rendered exchange must exist already. A rendered exchange that does not
+// exist or that RabbitMQ keeps for itself (amq.…, see address.Check), and
+// a routing key past 255 bytes, return a *queuebox.UndeliverableError: the
+// row goes dead at once. A
 // nack, a return, an address that renders empty, a failed dial or
 // declaration, a lost connection and a confirm that does not arrive
 // within Options.Timeout each return an error: a failed attempt. When ctx
@@ -99,7 +103,13 @@ func (p *Publisher) Publish(ctx context.Context, d queuebox.Delivery) error {
 	if err != nil {
 		return fmt.Errorf("%s: exchange: %w", destPrefix(p.opts.Name), err)
 	}
+	if err := p.exchange.Refuse(address.RabbitMQExchange, exchange, destPrefix(p.opts.Name), "exchange"); err != nil {
+		return err
+	}
 	key := address.RoutingKey(d, p.key)
+	if err := address.CheckRoutingKey(key); err != nil {
+		return address.Refused(destPrefix(p.opts.Name), "routing key", key, err)
+	}
 	msg := publishing(d, p.opts.Headers, p.mode)
 
 	tctx, cancel := context.WithTimeoutCause(ctx, p.opts.Timeout, errOwnTimeout)
@@ -109,6 +119,9 @@ func (p *Publisher) Publish(ctx context.Context, d queuebox.Delivery) error {
 		return p.fail(tctx, err)
 	}
 	if err := p.ensureExchange(tctx, s, exchange); err != nil {
+		if errors.Is(err, errNoExchange) {
+			return address.Refused(destPrefix(p.opts.Name), "exchange", exchange, err)
+		}
 		return p.fail(tctx, err)
 	}
 	w, err := s.send(exchange, key, msg)
@@ -142,7 +155,7 @@ func (p *Publisher) Connect(ctx context.Context) error {
 	if err != nil {
 		return p.fail(tctx, err)
 	}
-	if p.opts.ExchangeFrom == "" && !strings.Contains(p.opts.Exchange, "{{") {
+	if !p.exchange.Rendered() {
 		if err := p.ensureExchange(tctx, s, p.opts.Exchange); err != nil {
 			return p.fail(tctx, err)
 		}
@@ -268,13 +281,19 @@ func (p *Publisher) connect() (*session, error) {
 	return s, nil
 }
 
-// ensureExchange declares the exchange once per session. The declaration
+// ensureExchange declares the exchange once per session when the
+// configuration spells it out; a rendered exchange is only checked, and a
+// missing one fails with errNoExchange. The declaration
 // runs on its own goroutine so that a caller whose ctx ends stops waiting;
 // a declaration that the broker never answers ends when the session is
 // discarded.
 func (p *Publisher) ensureExchange(ctx context.Context, s *session, name string) error {
 	d, run := s.declaration(name)
-	if run && !p.spawn(func() { s.declare(d, name, p.opts.ExchangeType) }) {
+	work := func() { s.declare(d, name, p.opts.ExchangeType) }
+	if p.exchange.Rendered() {
+		work = func() { s.check(d, name) }
+	}
+	if run && !p.spawn(work) {
 		return ErrClosed
 	}
 	select {

@@ -225,6 +225,47 @@ func (s *session) declaration(name string) (*declaration, bool) {
 	return d, true
 }
 
+// errNoExchange is the answer to the check of a rendered exchange that
+// does not exist.
+var errNoExchange = errors.New("the exchange does not exist; QueueBox declares only an exchange that the configuration spells out")
+
+// check asks the broker whether the exchange name exists (a passive
+// declaration) and ends d; it never creates the exchange. It runs on a
+// channel of its own, which the broker closes when the exchange does not
+// exist, so the publishes in flight on the confirm channel are not hit.
+// A missing exchange is forgotten again: only names that exist stay in
+// the session's map.
+func (s *session) check(d *declaration, name string) {
+	defer close(d.done)
+	ch, err := s.link.conn.Channel()
+	if err != nil {
+		d.err = fmt.Errorf("open a channel to check the exchange %q: %w", name, err)
+		s.forgetDeclaration(name, d)
+		return
+	}
+	err = ch.ExchangeDeclarePassive(name, "topic", true, false, false, false, nil)
+	var aerr *amqp.Error
+	switch {
+	case err == nil:
+		_ = ch.Close()
+		return
+	case errors.As(err, &aerr) && aerr.Code == amqp.NotFound:
+		d.err = errNoExchange
+	default:
+		d.err = fmt.Errorf("check the exchange %q: %w", name, err)
+	}
+	s.forgetDeclaration(name, d)
+}
+
+// forgetDeclaration drops d from the map, so the next publish asks again.
+func (s *session) forgetDeclaration(name string, d *declaration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.declared[name] == d {
+		delete(s.declared, name)
+	}
+}
+
 // declare declares the exchange durable, of kind, and ends d.
 func (s *session) declare(d *declaration, name, kind string) {
 	s.declMu.Lock()
