@@ -89,13 +89,14 @@ func TestExchangeFromTheRow(t *testing.T) {
 	second := row("invoice.paid2")
 	second.AggregateType = "invoice"
 
-	// The publisher declares each exchange on first use, of its type.
+	// A rendered exchange is never declared: one that does not exist
+	// yet sends the row dead.
+	require.ErrorIs(t, p.Publish(t.Context(), queuebox.Delivery{Message: first, Body: []byte(`{}`)}),
+		queuebox.ErrUndeliverable)
+	a.exchange(orders, "direct")
+	a.exchange(invoices, "direct")
 	require.Error(t, p.Publish(t.Context(), queuebox.Delivery{Message: first, Body: []byte(`{}`)}),
-		"declared, but no queue is bound yet: unroutable")
-	t.Cleanup(func() {
-		_ = a.do(func(ch *amqp.Channel) error { return ch.ExchangeDelete(orders, false, false) })
-		_ = a.do(func(ch *amqp.Channel) error { return ch.ExchangeDelete(invoices, false, false) })
-	})
+		"the exchange exists, but no queue is bound yet: unroutable")
 	a.queue(q1, orders, "order.created1")
 	require.NoError(t, p.Publish(t.Context(), queuebox.Delivery{Message: first, Body: []byte(`{}`)}))
 	require.Error(t, p.Publish(t.Context(), queuebox.Delivery{Message: second, Body: []byte(`{}`)}))
