@@ -96,12 +96,14 @@ func Load(opts Options) (*Config, error) {
 		return nil, joinSorted(errs)
 	}
 	cfg.warnings = append(append(src.warnings, d.Warnings...), kindWarnings(&cfg)...)
+	cfg.warnings = append(cfg.warnings, addressWarnings(&cfg)...)
 	return &cfg, nil
 }
 
 // Warnings returns what Load noticed but did not refuse: unknown keys,
 // variables that match no key, a type that disagrees with the selected
-// kind. A binary logs each one at start.
+// kind, a broker destination whose whole address comes from the row. A
+// binary logs each one at start.
 func (c *Config) Warnings() []string { return append([]string(nil), c.warnings...) }
 
 // SetPassword sets database.password and records that a source set it, so
