@@ -105,7 +105,7 @@ func checkTopic(s string) error {
 	}
 	switch {
 	case s == "." || s == "..":
-		return errors.New("Kafka refuses the topic names . and ..")
+		return errors.New("it is . or .., which Kafka refuses")
 	case strings.HasPrefix(s, "__"):
 		return errors.New("it starts with __, which Kafka keeps for its internal topics")
 	}
