@@ -15,14 +15,18 @@ import (
 // the reason in last_error (dead-letter mode). Its key is the one that
 // was extracted, or the digest of the body when there is none. The
 // payload is the original body, or {"raw": text} when the body itself
-// cannot be stored as JSON. A repeat of the message is a Duplicate, like
+// cannot be stored as JSON, or {"raw": its first DeadBodyPrefix bytes}
+// when it is past Transport.MaxBodyBytes. A repeat of the message is a Duplicate, like
 // the repeat of a stored one.
 func (r *Receiver) storeDead(ctx context.Context, rc receipt, a attributes, f *failure) (Decision, error) {
 	if a.key == "" {
 		a.key = bodyDigest(rc.body)
 	}
 	payload := rc.body
-	if f.raw {
+	switch {
+	case f.cut:
+		payload = rawPayload(prefix(rc.body, DeadBodyPrefix))
+	case f.raw:
 		payload = rawPayload(rc.body)
 	}
 	row := rc.rowFor(a, payload)

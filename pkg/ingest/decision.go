@@ -111,6 +111,9 @@ type failure struct {
 	// raw stores a dead row's body as {"raw": text}, because the body
 	// itself cannot be stored as JSON.
 	raw bool
+	// cut keeps only the first DeadBodyPrefix bytes of the body in the
+	// raw payload, for a body past Transport.MaxBodyBytes.
+	cut bool
 }
 
 // lastError is the last_error of a dead row: the stage, then the detail.

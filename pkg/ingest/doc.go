@@ -8,7 +8,13 @@
 // first one that decides ends it (the numbers are those of the request
 // steps of package source/webhook, which adds its own steps 0 to 2 and 4):
 //
-//  3. The header filter of the source: Filtered, no row.
+//  3. The header filter of the source: Filtered, no row. Then NUL and
+//     invalid UTF-8 in header names and values and in the broker
+//     attributes become U+FFFD, and the limits apply: headers that a row
+//     would store past MaxStoredHeaders or MaxStoredHeaderBytes, or a
+//     body past Transport.MaxBodyBytes (never parsed), are Rejected. In
+//     dead-letter mode the dead row keeps the headers that fit and, for
+//     a body past the bound, its first DeadBodyPrefix bytes.
 //  5. The body is parsed as JSON: a body that is not JSON, or that holds a
 //     NUL, is Rejected.
 //  6. The idempotency key (required), event type and aggregate identifier

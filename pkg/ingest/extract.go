@@ -107,8 +107,10 @@ func hasControl(s string) bool {
 // identifier from the path, the header, then the record key; the event
 // type from the path, then the header. A path gives a scalar only, and
 // parsed false (a body that is no usable document) skips the paths. A
-// value longer than its column fails, and the attributes read before it
-// are returned with the error.
+// value longer than its column, or one the column refuses (NUL, invalid
+// UTF-8, and a control character in the aggregate identifier or the event
+// type) fails, and the attributes read before it are returned with the
+// error.
 func (x extractor) brokerExtract(doc any, parsed bool, m Message, names AttributeHeaders) (attributes, error) {
 	var a attributes
 	fromPath := func(p *jsonpath.Path) string {
@@ -126,8 +128,13 @@ func (x extractor) brokerExtract(doc any, parsed bool, m Message, names Attribut
 		return m.Headers[name]
 	}
 	key := firstOf(header(names.IdempotencyKey), fromPath(&x.key), m.Broker.MessageID, bodyDigest(m.Body))
-	if utf8.RuneCountInString(key) > maxAttributeLen {
+	switch {
+	case utf8.RuneCountInString(key) > maxAttributeLen:
 		return a, reasonf("Idempotency key is longer than %d characters", maxAttributeLen)
+	case !storable(key):
+		// A header or a broker id is bytes: the key column refuses a NUL
+		// and invalid UTF-8, so the dead row takes the digest instead.
+		return a, reasonf("Idempotency key holds a NUL or invalid UTF-8")
 	}
 	a.key = key
 	var err error
@@ -158,6 +165,8 @@ func bounded(what, v string) (*string, error) {
 		return nil, reasonf("%s is longer than %d characters", what, maxAttributeLen)
 	case hasControl(v):
 		return nil, reasonf("%s holds a control character", what)
+	case !utf8.ValidString(v):
+		return nil, reasonf("%s holds invalid UTF-8", what)
 	}
 	return &v, nil
 }

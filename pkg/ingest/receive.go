@@ -20,7 +20,7 @@ const (
 )
 
 // Receive runs steps 3 and 5 to 8 of the package documentation on m: the
-// header filter, parse, extract, transform, store. It counts the inbox
+// header filter, the limits, parse, extract, transform, store. It counts the inbox
 // metrics of its decision, logs a rejection at debug level and a storage
 // failure at error level, so the caller need not log either again.
 //
@@ -39,10 +39,21 @@ func (r *Receiver) Receive(ctx context.Context, m Message) (Decision, error) {
 		return Decision{Outcome: Filtered}, nil
 	}
 	rc := r.begin(m)
+	headersFailed := headersPastCap(&rc)
+	if f := r.bodyPastCap(rc); f != nil {
+		// The body is not parsed: the key comes from a header, the broker
+		// or the digest of the body.
+		attrs, _ := r.extract(nil, false, m)
+		return r.refuse(ctx, rc, attrs, f)
+	}
 	doc, f := parseBody(m.Body)
 	attrs, err := r.extract(doc, f == nil, m)
 	if f == nil && err != nil {
 		f = &failure{reason: ReasonExtractionFailed, message: err.Error(), stage: "extract", detail: err.Error(), permanent: true}
+	}
+	if headersFailed != nil {
+		headersFailed.raw = f != nil && f.raw
+		f = headersFailed
 	}
 	if f != nil {
 		return r.refuse(ctx, rc, attrs, f)
@@ -71,7 +82,7 @@ func (r *Receiver) begin(m Message) receipt {
 		at = r.now()
 	}
 	return receipt{at: at, body: m.Body, row: queuebox.ReceivedRow{
-		ID: uuid.NewString(), Source: r.name, Headers: storedHeaders(m.Headers, r.omit),
+		ID: uuid.NewString(), Source: r.name, Headers: r.StoredHeaders(m.Headers),
 		CorrelationID: correlationID(m.CorrelationID), Consumption: r.consumption,
 	}}
 }

@@ -32,6 +32,13 @@ type Transport struct {
 	// Proxy-Authorization and Cookie. HTTP passes the header of its auth
 	// block. The header filter still reads them.
 	OmitHeaders []string
+	// MaxBodyBytes bounds the body of a message (inbox.maxBodyBytes): a
+	// longer one is not parsed, and is stored dead with its first
+	// DeadBodyPrefix bytes as {"raw": text} and a reason that names the
+	// limit (DeadLetter), or Rejected. Zero sets no bound. A broker
+	// source sets it; an HTTP source reads its body to the same limit and
+	// answers 413 before Receive.
+	MaxBodyBytes int64
 }
 
 // Receiver runs the transport-neutral steps of one source: the header
@@ -41,6 +48,7 @@ type Transport struct {
 type Receiver struct {
 	name, consumption string
 	deadLetter        bool
+	maxBody           int64             // bytes; 0 sets no bound
 	attrHeaders       *AttributeHeaders // lower case; nil reads the body only
 	omit              map[string]bool   // lower-case header names never stored
 	filter            *Filter
@@ -67,7 +75,7 @@ func NewReceiver(src Source, t Transport, opts Options) (*Receiver, error) {
 		return nil, fmt.Errorf("ingest: Source.Name is required")
 	}
 	r := &Receiver{
-		name: src.Name, consumption: src.Consumption, deadLetter: t.DeadLetter,
+		name: src.Name, consumption: src.Consumption, deadLetter: t.DeadLetter, maxBody: t.MaxBodyBytes,
 		inbox: opts.Store, metrics: opts.Metrics, log: opts.Log, now: opts.Now,
 		omit: map[string]bool{},
 	}
@@ -99,11 +107,12 @@ func (r *Receiver) Name() string { return r.name }
 
 // StoredHeaders returns the headers of received (lower-case names) that
 // a row of this source stores: all but Authorization,
-// Proxy-Authorization, Cookie and Transport.OmitHeaders. It does not
-// change received. A transport that caps the stored headers measures
-// this map.
+// Proxy-Authorization, Cookie and Transport.OmitHeaders, with NUL and
+// invalid UTF-8 cleaned from names and values as Receive cleans them. It
+// does not change received. A transport that caps the stored headers
+// before Receive (HeadersTooLarge) measures this map.
 func (r *Receiver) StoredHeaders(received map[string]string) map[string]string {
-	return storedHeaders(received, r.omit)
+	return storedHeaders(cleanHeaders(received), r.omit)
 }
 
 func (r *Receiver) setConsumption(src Source, _ Options) error {

@@ -59,7 +59,10 @@ func brokerConsumers(app *run.App, opts ingest.Options) ([]run.Component, error)
 	var out []run.Component
 	for _, name := range sourcesOf(app.Config, config.KindRabbitMQ, config.KindNATS, config.KindKafka) {
 		src := app.Config.Sources[name]
-		recv, err := ingest.NewReceiver(ingestconfig.Source(src), ingest.Transport{DeadLetter: true, BrokerAttributes: true}, opts)
+		// inbox.maxBodyBytes bounds a broker message as it bounds an HTTP
+		// body: a larger one is stored dead, cut, and acknowledged.
+		recv, err := ingest.NewReceiver(ingestconfig.Source(src), ingest.Transport{DeadLetter: true, BrokerAttributes: true,
+			MaxBodyBytes: app.Config.Inbox.MaxBodyBytes}, opts)
 		if err != nil {
 			return nil, err
 		}

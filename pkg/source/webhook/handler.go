@@ -26,7 +26,7 @@ func (h *Handler) process(c echo.Context) reply {
 		return replyTooMany(retryAfter)
 	}
 	headers := receivedHeaders(req)
-	if msg := headersTooLarge(h.recv.StoredHeaders(headers)); msg != "" {
+	if msg := ingest.HeadersTooLarge(h.recv.StoredHeaders(headers)); msg != "" {
 		return errorReply(http.StatusRequestHeaderFieldsTooLarge, msg)
 	}
 	// A bearer token or an API key needs the headers only: a request

@@ -1,9 +1,10 @@
 package webhook
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/alternayte/queuebox/pkg/ingest"
 )
 
 // CorrelationHeader carries the correlation identifier in and out.
@@ -26,26 +27,11 @@ func receivedHeaders(r *http.Request) map[string]string {
 }
 
 // The cap on the headers that one inbox row stores: their number, and the
-// bytes of their names and values together. A request past either gets
-// 431 before its body is read; the server itself answers 431 past
-// run.MaxHeaderBytes for the request head as a whole.
+// bytes of their names and values together (ingest.MaxStoredHeaders and
+// ingest.MaxStoredHeaderBytes). A request past either gets 431 before its
+// body is read; the server itself answers 431 past run.MaxHeaderBytes for
+// the request head as a whole.
 const (
-	MaxStoredHeaders     = 64
-	MaxStoredHeaderBytes = 16 << 10
+	MaxStoredHeaders     = ingest.MaxStoredHeaders
+	MaxStoredHeaderBytes = ingest.MaxStoredHeaderBytes
 )
-
-// headersTooLarge returns the text of the 431 answer when the headers
-// that a row would store pass the cap, or "".
-func headersTooLarge(stored map[string]string) string {
-	if len(stored) > MaxStoredHeaders {
-		return fmt.Sprintf("Request headers exceed %d headers", MaxStoredHeaders)
-	}
-	n := 0
-	for name, v := range stored {
-		n += len(name) + len(v)
-	}
-	if n > MaxStoredHeaderBytes {
-		return fmt.Sprintf("Request headers exceed %d bytes", MaxStoredHeaderBytes)
-	}
-	return ""
-}
