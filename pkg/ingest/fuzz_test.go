@@ -2,6 +2,7 @@ package ingest_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode"
@@ -70,6 +71,46 @@ func FuzzReceive(f *testing.F) {
 			if name == "authorization" || name == "cookie" || name == "proxy-authorization" {
 				t.Fatalf("stored credential header %s", name)
 			}
+		}
+	})
+}
+
+// FuzzBrokerHeaders drives the headers of a broker message, name and
+// value as any bytes a broker carries, with a body, through a broker
+// receiver over a store that refuses what PostgreSQL refuses: the message
+// is always kept, stored or dead, never rejected nor failed, and the row
+// stores headers within the cap that the database takes.
+func FuzzBrokerHeaders(f *testing.F) {
+	f.Add("x-tenant", "a\x00b", 1, []byte(`{"id":"a"}`))
+	f.Add("x-\xff", "\xc3", 1, []byte(`{"id":"b"}`))
+	f.Add("x-idempotency-key", "k\x00", 1, []byte(`not json`))
+	f.Add("x-event-type", "t\x01", 1, []byte(`{"id":"c"}`))
+	f.Add("x-h", "v", 70, []byte(`{"id":"d"}`))
+	f.Add("x-h", strings.Repeat("v", 400), 50, []byte(`{"id":"e"}`))
+	f.Fuzz(func(t *testing.T, name, value string, copies int, body []byte) {
+		copies = max(1, min(copies, 200))
+		headers := map[string]string{}
+		for i := range copies {
+			headers[fmt.Sprintf("%s-%d", name, i)] = value
+		}
+		headers[strings.ToLower(name)] = value
+		tr := broker
+		tr.MaxBodyBytes = 256
+		store := &memStore{Refuse: asPostgres}
+		ev := newReceiver(t, brokerSource("q"), tr, store)
+		d, err := ev.r.Receive(context.Background(), ingest.Message{Body: body, Headers: headers})
+		if err != nil {
+			t.Fatalf("Receive failed with a store that never fails: %v", err)
+		}
+		if d.Outcome != ingest.Stored && d.Outcome != ingest.Dead {
+			t.Fatalf("a broker message was %v: %s", d.Outcome, d.Message)
+		}
+		row := store.Rows()[0]
+		if msg := ingest.HeadersTooLarge(row.Headers); msg != "" {
+			t.Fatalf("stored headers past the cap: %s", msg)
+		}
+		if len(row.Payload) > 2*ingest.DeadBodyPrefix+64 && len(body) > 256 {
+			t.Fatalf("stored %d bytes of a body past the bound", len(row.Payload))
 		}
 	})
 }
