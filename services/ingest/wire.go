@@ -109,7 +109,7 @@ func kafkaConsumer(app *run.App, src *config.Source, recv *ingest.Receiver, reda
 		Conn: kafkab.Conn{BootstrapServers: src.BootstrapServers, SecurityProtocol: src.SecurityProtocol,
 			SaslMechanism: src.SaslMechanism, SaslUsername: src.SaslUsername, SaslPassword: src.SaslPassword},
 		Topics: src.Topics, GroupID: src.GroupID, AutoOffsetReset: src.AutoOffsetReset,
-		MaxPollRecords: src.MaxPollRecords, Receiver: recv, Redactor: redactor,
+		MaxPollRecords: src.MaxPollRecords, MaxMessageBytes: app.Config.Inbox.MaxBodyBytes, Receiver: recv, Redactor: redactor,
 		Logger: app.Log.With("component", "kafka."+src.Name),
 	})
 }

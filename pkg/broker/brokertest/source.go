@@ -66,9 +66,11 @@ type SourceConsumer interface {
 // SourceBroker is the queue, stream or topic of one case, as the harness
 // sees it. The suite calls its methods from the test goroutine only.
 type SourceBroker interface {
-	// Publish sends one message with body where the consumers of Consumer
-	// read it, and returns once the broker holds it.
-	Publish(t *testing.T, body []byte)
+	// Publish sends one message with body and headers (nil: none) where
+	// the consumers of Consumer read it, and returns once the broker holds
+	// it. A header value may hold any bytes, a NUL and invalid UTF-8
+	// included.
+	Publish(t *testing.T, body []byte, headers map[string]string)
 	// Consumer builds a consumer with cfg, not yet running. The suite runs
 	// it, and cancels it before it builds the next.
 	Consumer(t *testing.T, cfg SourceConfig) SourceConsumer

@@ -15,7 +15,7 @@ import (
 func testSourceStores(t *testing.T, b SourceBroker) {
 	recv := NewSourceReceiver()
 	for i := range 3 {
-		b.Publish(t, SourceBody(fmt.Sprint("m-", i), WantStore))
+		b.Publish(t, SourceBody(fmt.Sprint("m-", i), WantStore), nil)
 	}
 	stop := startSource(t, b, recv, sourceDrain)
 	recv.Inbox.WaitRows(t, 3)
@@ -35,7 +35,7 @@ func testSourceAckAfterCommit(t *testing.T, b SourceBroker) {
 		<-ctx.Done() // the commit never comes; the drain ends the store
 		return ctx.Err()
 	})
-	b.Publish(t, SourceBody("m-1", WantStore))
+	b.Publish(t, SourceBody("m-1", WantStore), nil)
 	stop := startSource(t, b, recv, 50*time.Millisecond)
 	recv.Inbox.WaitInserts(t, 1)
 	stop()
@@ -52,8 +52,8 @@ func testSourceAckAfterCommit(t *testing.T, b SourceBroker) {
 
 func testSourceDuplicate(t *testing.T, b SourceBroker) {
 	recv := NewSourceReceiver()
-	b.Publish(t, SourceBody("m-1", WantStore))
-	b.Publish(t, SourceBody("m-1", WantStore))
+	b.Publish(t, SourceBody("m-1", WantStore), nil)
+	b.Publish(t, SourceBody("m-1", WantStore), nil)
 	stop := startSource(t, b, recv, sourceDrain)
 	recv.Inbox.WaitInserts(t, 2)
 	stop()
@@ -65,7 +65,7 @@ func testSourceDuplicate(t *testing.T, b SourceBroker) {
 func testSourceRedeliver(t *testing.T, b SourceBroker) {
 	recv := NewSourceReceiver()
 	recv.Inbox.SetFail(ingesttest.FailFirst(1))
-	b.Publish(t, SourceBody("m-1", WantStore))
+	b.Publish(t, SourceBody("m-1", WantStore), nil)
 	stop := startSource(t, b, recv, sourceDrain)
 	recv.Inbox.WaitRows(t, 1)
 	stop()
@@ -79,7 +79,7 @@ func testSourceDatabaseDown(t *testing.T, b SourceBroker) {
 	recv := NewSourceReceiver()
 	recv.Inbox.SetFail(ingesttest.FailFirst(failures))
 	for i := range n {
-		b.Publish(t, SourceBody(fmt.Sprint("m-", i), WantStore))
+		b.Publish(t, SourceBody(fmt.Sprint("m-", i), WantStore), nil)
 	}
 	stop := startSource(t, b, recv, sourceDrain)
 	recv.Inbox.WaitRows(t, n)
@@ -96,8 +96,8 @@ func testSourceDatabaseDown(t *testing.T, b SourceBroker) {
 // stops the consumer once it stored the second.
 func rejectThenStore(t *testing.T, b SourceBroker) *SourceReceiver {
 	recv := NewSourceReceiver()
-	b.Publish(t, SourceBody("r-1", WantReject))
-	b.Publish(t, SourceBody("m-1", WantStore))
+	b.Publish(t, SourceBody("r-1", WantReject), nil)
+	b.Publish(t, SourceBody("m-1", WantStore), nil)
 	stop := startSource(t, b, recv, sourceDrain)
 	recv.Inbox.WaitRows(t, 1)
 	stop()
@@ -120,7 +120,7 @@ func testSourceTerminated(t *testing.T, b SourceBroker) {
 
 func testSourceDead(t *testing.T, b SourceBroker) {
 	recv := NewSourceReceiver()
-	b.Publish(t, SourceBody("d-1", WantDead))
+	b.Publish(t, SourceBody("d-1", WantDead), nil)
 	stop := startSource(t, b, recv, sourceDrain)
 	recv.Inbox.WaitRows(t, 1)
 	stop()

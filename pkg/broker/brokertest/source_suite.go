@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/source"
 )
 
 // The timing of the consumers of the source cases.
@@ -33,6 +35,10 @@ const (
 //     once it is back each row is there exactly once.
 //   - It terminates a Rejected message: the broker drops or dead-letters
 //     it (Limits.NoTerminate skips the count of terminations).
+//   - It hands the receive step (ingest.Receiver) the whole body and every
+//     header: a message past the body bound or the header cap is stored
+//     dead and acknowledged, and a header with a NUL or invalid UTF-8 is
+//     stored cleaned.
 //
 // Cases run as parallel subtests, each on a fresh queue, stream or topic
 // with a SourceReceiver; run the suite with -race. Bounds on time catch a
@@ -58,6 +64,8 @@ func ExerciseSource(t *testing.T, f SourceFactory) {
 		{"RejectedIsNotRedelivered", false, "", testSourceRejected},
 		{"RejectedIsTerminated", lim.NoTerminate, "NoTerminate", testSourceTerminated},
 		{"DeadIsStoredThenAcknowledged", false, "", testSourceDead},
+		{"PastTheLimitsIsStoredDeadThenAcknowledged", false, "", testSourcePastTheLimits},
+		{"HeaderWithNULIsStored", false, "", testSourceHeaderWithNUL},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -75,7 +83,7 @@ func ExerciseSource(t *testing.T, f SourceFactory) {
 // startSource runs a consumer of b with recv and the given drain, and
 // returns the func that stops it and waits for Run's nil. The test's end
 // stops it too.
-func startSource(t *testing.T, b SourceBroker, recv *SourceReceiver, drain time.Duration) (stop func()) {
+func startSource(t *testing.T, b SourceBroker, recv source.Receiver, drain time.Duration) (stop func()) {
 	t.Helper()
 	c := b.Consumer(t, SourceConfig{Receiver: recv, MinBackoff: sourceMinBackoff, MaxBackoff: sourceMaxBackoff,
 		DrainTimeout: drain})

@@ -73,3 +73,22 @@ func TestReceivedHeaders(t *testing.T) {
 		"binary": "base64:/wAB", "utf8": "ünïcode",
 	}, got)
 }
+
+// MaxMessageBytes sets the fetch bounds, no lower than one message and
+// never above librdkafka's defaults; zero leaves them alone.
+func TestConsumerConfigFetchBounds(t *testing.T) {
+	t.Parallel()
+	conf := func(n int64, poll int) ckafka.ConfigMap {
+		c := &Consumer{source: "s", opts: ConsumerOptions{GroupID: "g", MaxPollRecords: poll, MaxMessageBytes: n}}
+		return *c.consumerConfig()
+	}
+	m := conf(1<<20, 100)
+	require.Equal(t, 1<<20, m["max.partition.fetch.bytes"])
+	require.Equal(t, 65536, m["queued.max.messages.kbytes"], "100 MiB of prefetch is capped at the default")
+	m = conf(64<<10, 10)
+	require.Equal(t, 64<<10, m["max.partition.fetch.bytes"])
+	require.Equal(t, 1024, m["queued.max.messages.kbytes"], "at least 1 MiB of prefetch")
+	m = conf(0, 100)
+	require.NotContains(t, m, "max.partition.fetch.bytes")
+	require.NotContains(t, m, "queued.max.messages.kbytes")
+}

@@ -58,6 +58,14 @@ type ConsumerOptions struct {
 	// Logger receives the group changes, commit failures and librdkafka's
 	// errors. May be nil.
 	Logger *slog.Logger
+	// MaxMessageBytes is the body bound of the receiver
+	// (inbox.maxBodyBytes); zero keeps librdkafka's fetch defaults. It
+	// sets max.partition.fetch.bytes to it and bounds the prefetch queue
+	// (queued.max.messages.kbytes) to MaxPollRecords such messages, never
+	// above librdkafka's default of 64 MiB. A record past the bound is
+	// still fetched (librdkafka returns a first batch past the limit, so
+	// the consumer moves on), and the receiver stores it dead.
+	MaxMessageBytes int64
 	// MinBackoff and MaxBackoff bound the wait before the next batch after
 	// a failed store, which doubles with each failure in a row. Defaults
 	// 1 s and 30 s.
@@ -176,8 +184,20 @@ func (c *Consumer) consumerConfig() *ckafka.ConfigMap {
 	m["enable.auto.commit"] = false
 	m["enable.auto.offset.store"] = false
 	m["auto.offset.reset"] = c.opts.AutoOffsetReset
+	if n := c.opts.MaxMessageBytes; n > 0 {
+		m["max.partition.fetch.bytes"] = int(min(n, maxFetchBytes))
+		m["queued.max.messages.kbytes"] = int(max(1024, min(int64(c.opts.MaxPollRecords)*n/1024, defaultQueuedKB)))
+	}
 	return &m
 }
+
+// The bounds of the fetch settings that MaxMessageBytes sets:
+// librdkafka's largest max.partition.fetch.bytes and its default
+// queued.max.messages.kbytes.
+const (
+	maxFetchBytes   = 1_000_000_000
+	defaultQueuedKB = 65536
+)
 
 // Run joins the group and consumes until ctx ends, then stores and
 // commits the records in hand, leaves the group and returns nil. It

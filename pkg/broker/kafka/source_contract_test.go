@@ -35,8 +35,12 @@ func newSourceTopic(t *testing.T) *sourceTopic {
 		client: kafkatest.Client(t, addr)}
 }
 
-func (b *sourceTopic) Publish(t *testing.T, body []byte) {
-	kafkatest.Produce(t, b.client, &kgo.Record{Topic: b.topic, Value: body})
+func (b *sourceTopic) Publish(t *testing.T, body []byte, headers map[string]string) {
+	r := &kgo.Record{Topic: b.topic, Value: body}
+	for k, v := range headers {
+		r.Headers = append(r.Headers, kgo.RecordHeader{Key: k, Value: []byte(v)})
+	}
+	kafkatest.Produce(t, b.client, r)
 }
 
 func (b *sourceTopic) Consumer(t *testing.T, cfg brokertest.SourceConfig) brokertest.SourceConsumer {

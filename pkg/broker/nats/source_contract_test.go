@@ -47,8 +47,8 @@ func newSourceStream(t *testing.T) *sourceStream {
 	return b
 }
 
-func (b *sourceStream) Publish(t *testing.T, body []byte) {
-	natstest.Publish(t, b.js, b.prefix+".in", body, nil)
+func (b *sourceStream) Publish(t *testing.T, body []byte, headers map[string]string) {
+	natstest.Publish(t, b.js, b.prefix+".in", body, headers)
 }
 
 func (b *sourceStream) Consumer(t *testing.T, cfg brokertest.SourceConfig) brokertest.SourceConsumer {

@@ -42,8 +42,12 @@ func newSourceQueue(t *testing.T) *sourceQueue {
 	return q
 }
 
-func (q *sourceQueue) Publish(_ *testing.T, body []byte) {
-	q.a.publish(q.queue, amqp.Publishing{Body: body})
+func (q *sourceQueue) Publish(_ *testing.T, body []byte, headers map[string]string) {
+	t := amqp.Table{}
+	for k, v := range headers {
+		t[k] = v
+	}
+	q.a.publish(q.queue, amqp.Publishing{Body: body, Headers: t})
 }
 
 func (q *sourceQueue) Consumer(t *testing.T, cfg brokertest.SourceConfig) brokertest.SourceConsumer {
