@@ -159,8 +159,11 @@ type CaptureConnection struct {
 
 // Inbox configures the HTTP inbox routes and the relay.
 type Inbox struct {
-	BasePath     string `yaml:"basePath"`
-	MaxBodyBytes int64  `yaml:"maxBodyBytes"`
+	BasePath string `yaml:"basePath"`
+	// MaxBodyBytes bounds the body of an HTTP inbox request (413 past it)
+	// and of every broker source's message (RabbitMQ, NATS, Kafka), which
+	// is stored dead past it with a cut of its body.
+	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
 	Relay        Relay  `yaml:"relay"`
 }
 
