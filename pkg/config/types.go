@@ -164,7 +164,7 @@ type Inbox struct {
 	// and of every broker source's message (RabbitMQ, NATS, Kafka), which
 	// is stored dead past it with a cut of its body.
 	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
-	Relay        Relay  `yaml:"relay"`
+	Relay        Relay `yaml:"relay"`
 }
 
 // Relay configures the inbox relay.
