@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
 )
 
 // parseHeaders reads "name: value" lines into the lower-case map that the
@@ -96,7 +97,7 @@ func FuzzBrokerHeaders(f *testing.F) {
 		headers[strings.ToLower(name)] = value
 		tr := broker
 		tr.MaxBodyBytes = 256
-		store := &memStore{Refuse: asPostgres}
+		store := &memStore{Refuse: ingesttest.RefuseAsPostgres}
 		ev := newReceiver(t, brokerSource("q"), tr, store)
 		d, err := ev.r.Receive(context.Background(), ingest.Message{Body: body, Headers: headers})
 		if err != nil {

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -41,14 +42,9 @@ func HeadersTooLarge(stored map[string]string) string {
 // name order until the next one would pass it: what the dead row of a
 // message past the cap keeps.
 func capHeaders(stored map[string]string) map[string]string {
-	names := make([]string, 0, len(stored))
-	for name := range stored {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	out := make(map[string]string, min(len(names), MaxStoredHeaders))
+	out := make(map[string]string, min(len(stored), MaxStoredHeaders))
 	n := 0
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(stored)) {
 		size := len(name) + len(stored[name])
 		if len(out) == MaxStoredHeaders || n+size > MaxStoredHeaderBytes {
 			break
@@ -133,13 +129,8 @@ func cleanHeaders(received map[string]string) map[string]string {
 	if !dirty {
 		return received
 	}
-	names := make([]string, 0, len(received))
-	for name := range received {
-		names = append(names, name)
-	}
-	slices.Sort(names)
 	out := make(map[string]string, len(received))
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(received)) {
 		out[cleanText(name)] = cleanText(received[name])
 	}
 	return out

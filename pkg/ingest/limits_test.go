@@ -6,28 +6,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
-
-// asPostgres refuses a row the way PostgreSQL does: a NUL or invalid UTF-8
-// in a text column or in a header of the jsonb column.
-func asPostgres(row queuebox.ReceivedRow) error {
-	texts := []string{row.IdempotencyKey, row.CorrelationID, deref(row.EventType), deref(row.AggregateID)}
-	for name, v := range row.Headers {
-		texts = append(texts, name, v)
-	}
-	for _, s := range texts {
-		if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
-			return refusedValue("invalid byte sequence for encoding \"UTF8\"")
-		}
-	}
-	return nil
-}
 
 // rawOf returns the text of a {"raw": text} payload.
 func rawOf(t *testing.T, payload []byte) string {
@@ -179,7 +164,7 @@ func TestReceiveCleansBrokerHeaders(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ev := newReceiver(t, brokerSource("q"), broker, &memStore{Refuse: asPostgres})
+			ev := newReceiver(t, brokerSource("q"), broker, &memStore{Refuse: ingesttest.RefuseAsPostgres})
 			m := msg(`{"id":"k"}`, tt.headers...)
 			d, err := ev.r.Receive(context.Background(), m)
 			require.NoError(t, err)
@@ -199,7 +184,7 @@ func TestReceiveCleansBrokerHeaders(t *testing.T) {
 // A broker id the key column refuses sends the message dead as well.
 func TestReceiveBrokerIDNotUTF8GoesDead(t *testing.T) {
 	t.Parallel()
-	ev := newReceiver(t, brokerSource("q"), broker, &memStore{Refuse: asPostgres})
+	ev := newReceiver(t, brokerSource("q"), broker, &memStore{Refuse: ingesttest.RefuseAsPostgres})
 	m := msg(`{}`)
 	m.Broker = ingest.BrokerAttributes{MessageID: "id\xff", RecordKey: "rk\x00"}
 	d, err := ev.r.Receive(context.Background(), m)

@@ -57,3 +57,31 @@ func decodeBase64(t *testing.T, text string) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+// A header with a NUL or invalid UTF-8, and headers past the cap, reach
+// the real columns: the message is stored, pending or dead, never refused.
+func TestBrokerHeadersAgainstPostgres(t *testing.T) {
+	t.Parallel()
+	in, s := pginbox.New(t)
+	m, err := ingest.NewMetrics(prometheus.NewRegistry())
+	require.NoError(t, err)
+	r, err := ingest.NewReceiver(brokerSource("q"), broker, ingest.Options{Store: in, Metrics: m})
+	require.NoError(t, err)
+	tests := map[string]struct {
+		m     ingest.Message
+		state string
+	}{
+		"nul":  {msg(`{"id":"nul"}`, "x-tenant", "a\x00b", "x-\xffname", "eu\xff"), "pending"},
+		"key":  {msg(`{"id":"key"}`, "x-idempotency-key", "k\x00"), "dead"},
+		"many": {msg(`{"id":"many"}`, manyHeaders(200, 1)...), "dead"},
+	}
+	for name, tt := range tests {
+		d, err := r.Receive(context.Background(), tt.m)
+		require.NoError(t, err, name)
+		require.Contains(t, []ingest.Outcome{ingest.Stored, ingest.Dead}, d.Outcome, name)
+		var state string
+		require.NoError(t, s.Connect(t).QueryRow(context.Background(),
+			`SELECT state FROM inbox WHERE id = $1`, d.ID).Scan(&state))
+		require.Equal(t, tt.state, state, name)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
@@ -23,7 +22,7 @@ const sourceMaxBody = 1024
 // UTF-8 in a text column or a header.
 func realReceiver(t *testing.T) (*ingest.Receiver, *ingesttest.Inbox) {
 	t.Helper()
-	inbox := &ingesttest.Inbox{Refuse: refuseAsPostgres}
+	inbox := &ingesttest.Inbox{Refuse: ingesttest.RefuseAsPostgres}
 	m, err := ingest.NewMetrics(prometheus.NewRegistry())
 	require.NoError(t, err)
 	r, err := ingest.NewReceiver(ingest.Source{Name: NewSourceReceiver().Name(), IdempotencyKeyPath: "$.id"},
@@ -31,19 +30,6 @@ func realReceiver(t *testing.T) (*ingest.Receiver, *ingesttest.Inbox) {
 		ingest.Options{Store: inbox, Metrics: m})
 	require.NoError(t, err)
 	return r, inbox
-}
-
-func refuseAsPostgres(row queuebox.ReceivedRow) error {
-	texts := []string{row.IdempotencyKey, row.CorrelationID}
-	for name, v := range row.Headers {
-		texts = append(texts, name, v)
-	}
-	for _, s := range texts {
-		if !utf8.ValidString(s) || strings.IndexByte(s, 0) >= 0 {
-			return &queuebox.RefusedValueError{Reason: `invalid byte sequence for encoding "UTF8"`}
-		}
-	}
-	return nil
 }
 
 // A message past the body bound, and one past the header cap, are stored
