@@ -39,18 +39,30 @@ var hopByHop = map[string]bool{
 
 // outsideOnly are the lower-case names that a relayed row does not forward
 // beyond hopByHop: what a proxy in front of QueueBox wrote about the
-// sender, the sender's credentials for QueueBox (never stored by an HTTP
-// source, refused here for rows stored before that rule), and the
-// negotiation of the response encoding, which is QueueBox's own.
+// sender (including the client-address headers of CDNs and load
+// balancers), the sender's credentials for QueueBox (never stored by an
+// HTTP source, refused here for rows stored before that rule), the
+// negotiation of the encoding, which is QueueBox's own (the body a
+// publisher sends is never encoded), and the method and URL overrides that
+// frameworks honour on any POST. It is a denylist, not an allowlist:
+// relayed rows must keep passing on the provider headers (Stripe-Signature,
+// X-GitHub-Event, ...) that a receiver verifies, and those have no fixed
+// list.
 var outsideOnly = map[string]bool{
 	"forwarded": true, "via": true, "x-real-ip": true,
 	"authorization": true, "cookie": true, "accept-encoding": true,
+	"content-encoding":       true,
+	"x-http-method-override": true, "x-http-method": true, "x-method-override": true,
+	"x-original-url": true, "x-rewrite-url": true,
+	"true-client-ip": true, "cf-connecting-ip": true, "x-client-ip": true,
+	"x-cluster-client-ip": true, "fastly-client-ip": true,
 }
 
 // Forwardable reports whether a header of a row may travel on a delivery
 // at all: never a hop-by-hop header, and on a relayed row never a
-// forwarding (Forwarded, X-Forwarded-*, Via, X-Real-IP) or credential
-// header either.
+// forwarding (Forwarded, X-Forwarded-*, Via, X-Real-IP, the CDN
+// client-address headers), credential, encoding, method-override or
+// URL-override header either.
 func Forwardable(name string, relayed bool) bool {
 	lower := strings.ToLower(name)
 	if hopByHop[lower] || strings.HasPrefix(lower, "proxy-") {

@@ -23,6 +23,14 @@ func TestRowHeaders(t *testing.T) {
 		{"relayed row drops reserved and forwarding", map[string]string{"X-Inbox-Id": "i", "x-topic": "t", "x-team": "b",
 			"X-Forwarded-Proto": "http", "forwarded": "for=x", "host": "h", "cookie": "c", "stripe-id": "s"},
 			map[string]string{"X-Inbox-Id": "i", "stripe-id": "s"}},
+		{"relayed row drops overrides, client addresses and encoding", map[string]string{"X-Inbox-Id": "i",
+			"X-HTTP-Method-Override": "DELETE", "x-http-method": "PUT", "X-Method-Override": "PATCH",
+			"X-Original-URL": "/admin", "X-Rewrite-URL": "/admin", "True-Client-IP": "127.0.0.1",
+			"CF-Connecting-IP": "127.0.0.1", "X-Client-IP": "127.0.0.1", "X-Cluster-Client-IP": "127.0.0.1",
+			"Fastly-Client-IP": "127.0.0.1", "Content-Encoding": "gzip", "Stripe-Signature": "t=1,v1=x"},
+			map[string]string{"X-Inbox-Id": "i", "Stripe-Signature": "t=1,v1=x"}},
+		{"application row keeps overrides", map[string]string{"X-HTTP-Method-Override": "DELETE", "Content-Encoding": "gzip"},
+			map[string]string{"X-HTTP-Method-Override": "DELETE", "Content-Encoding": "gzip"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
