@@ -17,8 +17,9 @@ const maxErrorLength = 2048
 // case, longest first so that an alternation takes "client_secret" before
 // "secret".
 var secretKeys = strings.Join([]string{
-	"client_secret", "access_token", "refresh_token", "id_token",
-	"proxy-authorization", "authorization", "set-cookie", "cookie",
+	"client_secret", "clientsecret", "access_token", "accesstoken",
+	"refresh_token", "refreshtoken", "id_token", "x-auth-token", "auth_token", "private_key",
+	"proxy-authorization", "authorization", "set-cookie", "cookie", "session",
 	"x-api-key", "api_key", "api-key", "apikey", "password", "passwd", "pwd",
 	"secret", "token",
 }, "|")
@@ -61,10 +62,11 @@ var prose = map[string]bool{
 // as "***", by the rules that QueueBox applies to its own log lines and
 // last_error values: JSON and JSON-like pairs, form and query pairs,
 // header and YAML lines, XML elements, bearer and basic credentials and
-// the password of URL user info. The keys are client_secret,
-// access_token, refresh_token, id_token, proxy-authorization,
-// authorization, set-cookie, cookie, x-api-key, api_key, api-key, apikey,
-// password, passwd, pwd, secret and token, in any letter case. An empty
+// the password of URL user info. The keys are client_secret (and
+// clientSecret), access_token (accessToken), refresh_token (refreshToken),
+// id_token, x-auth-token, auth_token, private_key, proxy-authorization,
+// authorization, set-cookie, cookie, session, x-api-key, api_key, api-key,
+// apikey, password, passwd, pwd, secret and token, in any letter case. An empty
 // value stays empty. Sanitize does not cut the text.
 func Sanitize(text string) string {
 	for _, re := range redactions {

@@ -8,8 +8,9 @@ import (
 // keys are the names whose value is a credential, matched in any letter
 // case. Longer names come first so that an alternation prefers
 // "client_secret" over "secret" at the same position.
-const keys = `client_secret|access_token|refresh_token|id_token|` +
-	`proxy-authorization|authorization|set-cookie|cookie|` +
+const keys = `client_secret|clientsecret|access_token|accesstoken|` +
+	`refresh_token|refreshtoken|id_token|x-auth-token|auth_token|private_key|` +
+	`proxy-authorization|authorization|set-cookie|cookie|session|` +
 	`x-api-key|api_key|api-key|apikey|password|passwd|pwd|secret|token`
 
 // rule masks the submatch named "v" of every match of re. accept, when set,
