@@ -17,24 +17,32 @@ func (h *Handler) Serve(c echo.Context) error {
 	return h.process(c).write(c)
 }
 
+// beforeBody marks an answer given before the body was read: the
+// connection closes after it (see reply.write), so a sender that never
+// finishes its body cannot hold the connection while net/http drains it.
+func beforeBody(req *http.Request, r reply) reply {
+	r.closeConn = req.ContentLength != 0
+	return r
+}
+
 // process runs steps 0 to 2 (see the package documentation), hands the
 // message to the receiver for the others, and sets the correlation header
 // (step 4) on every answer after the filter.
 func (h *Handler) process(c echo.Context) reply {
 	req, now := c.Request(), h.now()
 	if retryAfter, ok := h.limiter.admit(now); !ok {
-		return replyTooMany(retryAfter)
+		return beforeBody(req, replyTooMany(retryAfter))
 	}
 	headers := receivedHeaders(req)
 	if msg := ingest.HeadersTooLarge(h.recv.StoredHeaders(headers)); msg != "" {
-		return errorReply(http.StatusRequestHeaderFieldsTooLarge, msg)
+		return beforeBody(req, errorReply(http.StatusRequestHeaderFieldsTooLarge, msg))
 	}
 	// A bearer token or an API key needs the headers only: a request
 	// without valid credentials is refused before its body is read. HMAC
 	// signs the body, so it is checked after the read.
 	if !h.verifier.NeedsBody() {
 		if r, failed := h.verify(req, nil, now); failed {
-			return r
+			return beforeBody(req, r)
 		}
 	}
 	body, err := httpbody.Read(req, h.maxBody)

@@ -3,6 +3,7 @@ package webhook
 import (
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 )
@@ -14,16 +15,33 @@ type reply struct {
 	body any
 	// retryAfter, when above 0, is sent as Retry-After in seconds.
 	retryAfter int
+	// closeConn ends the connection after the answer without reading
+	// what is left of the request body.
+	closeConn bool
 }
 
 func (r reply) write(c echo.Context) error {
 	if r.retryAfter > 0 {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(r.retryAfter))
 	}
+	if r.closeConn {
+		// Connection: close keeps net/http from draining the body before
+		// the answer; the past read deadline then stops the drain that
+		// closing the request body still does, so the connection closes
+		// at once instead of when a slow sender is done or ReadTimeout.
+		c.Response().Header().Set(echo.HeaderConnection, "close")
+		defer stopReading(c.Response())
+	}
 	if r.body == nil {
 		return c.NoContent(r.status)
 	}
 	return c.JSON(r.status, r.body)
+}
+
+// stopReading ends every read of the connection behind w. A writer without
+// deadlines (a test recorder) is left alone.
+func stopReading(w http.ResponseWriter) {
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }
 
 func errorReply(status int, msg string) reply {
