@@ -53,28 +53,40 @@ func (c *Consumer) collect(ctx context.Context, kc *ckafka.Consumer) *batch {
 	timeout := int(pollWait / time.Millisecond)
 	for b.n < c.opts.MaxPollRecords && ctx.Err() == nil {
 		ev := kc.Poll(timeout)
+		c.errs.tick()
 		if ev == nil {
 			if b.n > 0 || timeout == 0 {
 				return b
 			}
 			continue
 		}
-		switch e := ev.(type) {
-		case *ckafka.Message:
-			if e.TopicPartition.Error != nil {
-				c.log.Warn("kafka fetch error", "err", c.redactor.Redact(e.TopicPartition.Error.Error()))
-				continue
-			}
-			b.add(e)
+		if m := c.handle(ev); m != nil {
+			b.add(m)
 			timeout = 0
-		case ckafka.Error:
-			if e.Code() == ckafka.ErrAllBrokersDown {
-				c.down.Store(true)
-			}
-			c.log.Warn("kafka consumer error", "err", c.redactor.Redact(e.Error()))
 		}
 	}
 	return b
+}
+
+// handle takes one event of Poll: it returns a record to store, or nil
+// after it noted an error (through errs, which logs a state change and a
+// periodic summary rather than every event).
+func (c *Consumer) handle(ev ckafka.Event) *ckafka.Message {
+	switch e := ev.(type) {
+	case *ckafka.Message:
+		if e.TopicPartition.Error != nil {
+			c.errs.failed("fetch: " + c.redactor.Redact(e.TopicPartition.Error.Error()))
+			return nil
+		}
+		c.errs.ok()
+		return e
+	case ckafka.Error:
+		if e.Code() == ckafka.ErrAllBrokersDown {
+			c.down.Store(true)
+		}
+		c.errs.failed(c.redactor.Redact(e.Error()))
+	}
+	return nil
 }
 
 // process stores the records of b partition by partition and commits the

@@ -95,6 +95,8 @@ type Consumer struct {
 	consumer atomic.Pointer[ckafka.Consumer]
 	joined   atomic.Bool
 	down     atomic.Bool
+	// errs logs the error events of librdkafka, throttled.
+	errs *errorLog
 	// batch is the batch being collected; the rebalance callback, which
 	// runs inside Poll on the Run goroutine, drops the records of revoked
 	// partitions from it.
@@ -148,6 +150,7 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 	}
 	c := &Consumer{opts: opts, source: name, runner: runner}
 	c.log = opts.Logger.With("source", name, "group", opts.GroupID)
+	c.errs = newErrorLog(c.log, "kafka consumer")
 	c.redactor = opts.Redactor.With(opts.Conn.secrets()...)
 	return c, nil
 }

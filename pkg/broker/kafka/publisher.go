@@ -82,6 +82,9 @@ type Publisher struct {
 	downMu sync.Mutex
 	down   chan struct{}
 	isDown bool
+
+	// errs logs the error events of librdkafka, throttled.
+	errs *errorLog
 }
 
 var _ queuebox.Publisher = (*Publisher)(nil)
@@ -127,6 +130,7 @@ func New(opts Options) (*Publisher, error) {
 		redactor: opts.Redactor.With(opts.Conn.secrets()...), log: opts.Logger,
 		done: make(chan struct{}), down: make(chan struct{}),
 	}
+	p.errs = newErrorLog(p.log, "kafka producer")
 	p.producer, err = ckafka.NewProducer(p.producerConfig())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", prefix, p.redactor.Redact(err.Error()))
@@ -202,6 +206,7 @@ func (p *Publisher) Publish(ctx context.Context, d queuebox.Delivery) error {
 		if m, ok := ev.(*ckafka.Message); ok && m.TopicPartition.Error != nil {
 			return p.fail(ctx, topic, m.TopicPartition.Error)
 		}
+		p.errs.ok()
 		return nil
 	case <-ctx.Done():
 		return p.fail(ctx, topic, ctx.Err())
@@ -264,12 +269,16 @@ func (p *Publisher) setDown() {
 }
 
 // serveEvents drains the producer's events and log lines until Close
-// closes both channels. It logs errors, redacted.
+// closes both channels. It logs errors, redacted and throttled (errorLog).
 func (p *Publisher) serveEvents() {
 	defer p.events.Done()
 	events, logs := p.producer.Events(), p.producer.Logs()
+	ticker := time.NewTicker(time.Second)
+	defer ticker.Stop()
 	for events != nil || logs != nil {
 		select {
+		case <-ticker.C:
+			p.errs.tick()
 		case ev, ok := <-events:
 			if !ok {
 				events = nil
@@ -279,7 +288,7 @@ func (p *Publisher) serveEvents() {
 				if e.Code() == ckafka.ErrAllBrokersDown {
 					p.setDown()
 				}
-				p.log.Warn("kafka producer error", "err", p.redactor.Redact(e.Error()))
+				p.errs.failed(p.redactor.Redact(e.Error()))
 			}
 		case l, ok := <-logs:
 			if !ok {
