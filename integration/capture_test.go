@@ -289,6 +289,33 @@ func TestCaptureReportsADroppedSlot(t *testing.T) {
 	require.Contains(t, second.out.String(), f.slot)
 }
 
+// TestCaptureRefusesAnOffsetAheadOfTheServer: an offsets.dat past the
+// server's WAL stops capture with state-corrupt instead of moving the slot
+// to the end of the log; the slot stays where it was, and delivery goes
+// on through the reconciliation timer.
+func TestCaptureRefusesAnOffsetAheadOfTheServer(t *testing.T) {
+	t.Parallel()
+	f := newCaptureFixture(t, 500)
+	f.startDeliver(t)
+	f.createPublication(t)
+	first := f.startCapture(t, f.capture, "up")
+	require.Equal(t, 0, first.terminate(t, 30*time.Second))
+	c := f.db.connect(t)
+	slotAt := func() string {
+		var lsn string
+		require.NoError(t, c.QueryRow(context.Background(),
+			`SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = $1`, f.slot).Scan(&lsn))
+		return lsn
+	}
+	before := slotAt()
+	require.NoError(t, os.WriteFile(filepath.Join(f.stateDir, "offsets.dat"), []byte("FFFF/FFFFFFFF\n"), 0o600))
+	second := f.startCapture(t, f.capture, "state-corrupt")
+	require.Contains(t, second.out.String(), "FFFF/FFFFFFFF")
+	insertRow(t, c, 1)
+	waitDelivered(t, f.rc, 30*time.Second, 1)
+	require.Equal(t, before, slotAt(), "the slot did not move")
+}
+
 // TestCaptureReportsAMissingPublication: QueueBox never creates it.
 func TestCaptureReportsAMissingPublication(t *testing.T) {
 	t.Parallel()

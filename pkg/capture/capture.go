@@ -268,11 +268,9 @@ func (c *Capture) captureOnce(ctx context.Context) error {
 	if err := touchRow(ctx, c.pool, s.Identity); err != nil {
 		return err
 	}
-	var start pglogrepl.LSN
-	if plan.Offset != "" {
-		if start, err = pglogrepl.ParseLSN(plan.Offset); err != nil {
-			return fmt.Errorf("read %s: %w", offsetsFile, err)
-		}
+	start, err := startPosition(ctx, conn, s, plan.Offset, log)
+	if err != nil {
+		return err
 	}
 	// The snapshot: rows already in the table need one claim, not one
 	// wake-up each.

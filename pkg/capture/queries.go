@@ -26,6 +26,8 @@ var (
 	slotFindSQL string
 	//go:embed queries/slot_lag.sql
 	slotLagSQL string
+	//go:embed queries/slot_position.sql
+	slotPositionSQL string
 )
 
 // replicationQuery renders a statement for the replication connection,

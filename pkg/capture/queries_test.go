@@ -25,7 +25,7 @@ func TestReplicationQueryQuotesEachSetting(t *testing.T) {
 func TestEveryQueryRenders(t *testing.T) {
 	t.Parallel()
 	for _, text := range []string{captureStateFindSQL, captureStateInsertSQL, captureStateTouchSQL, ownerLockTrySQL,
-		publicationFindSQL, publicationTableFindSQL, slotFindSQL, slotLagSQL} {
+		publicationFindSQL, publicationTableFindSQL, slotFindSQL, slotLagSQL, slotPositionSQL} {
 		require.NotEmpty(t, strings.TrimSpace(text))
 		sql, err := replicationQuery(text, Settings{Slot: "s", Publication: "p", Schema: "public", Table: "outbox"})
 		require.NoError(t, err, text)

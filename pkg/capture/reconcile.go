@@ -20,6 +20,10 @@ const (
 	FaultSlotMissing        FaultKind = "slot-missing"
 	FaultPublicationMissing FaultKind = "publication-missing"
 	FaultIdentityOwned      FaultKind = "identity-owned"
+	// FaultStateCorrupt: offsets.dat holds no position, or one that the
+	// server has not written yet; streaming from it would move the slot
+	// past every change to come.
+	FaultStateCorrupt FaultKind = "state-corrupt"
 )
 
 // RecoveryDoc points at the recovery steps of the documentation.
