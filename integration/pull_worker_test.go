@@ -120,7 +120,7 @@ func startTypeScriptPullWorker(t *testing.T, db database) *exec.Cmd {
 	example := filepath.Join("..", "examples", "pull", "typescript")
 	npm(library, "ci")
 	npm(library, "run", "build")
-	npm(example, "install")
+	npm(example, "ci")
 	npm(example, "run", "build")
 	var logs syncBuffer
 	cmd := exec.Command("node", filepath.Join("dist", "worker.js"))
