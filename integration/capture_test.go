@@ -113,6 +113,17 @@ func (f *captureFixture) createPublication(t *testing.T) {
 	require.NoError(t, err)
 }
 
+// ranOnce starts a deliver replica, creates the publication, and runs
+// capture once until it is up, then stops it cleanly: the state files,
+// the state row and the slot exist for a second start.
+func (f *captureFixture) ranOnce(t *testing.T) {
+	t.Helper()
+	f.startDeliver(t)
+	f.createPublication(t)
+	first := f.startCapture(t, f.capture, "up")
+	require.Equal(t, 0, first.terminate(t, 30*time.Second))
+}
+
 // startCapture starts queuebox-capture and waits until its advisory
 // component reads want ("up" or a fault kind).
 func (f *captureFixture) startCapture(t *testing.T, env map[string]string, want string) *process {
@@ -263,10 +274,7 @@ func TestCaptureSecondOwnerIsRefused(t *testing.T) {
 func TestCaptureReportsAnEmptyStateDirectory(t *testing.T) {
 	t.Parallel()
 	f := newCaptureFixture(t, 500)
-	f.startDeliver(t)
-	f.createPublication(t)
-	first := f.startCapture(t, f.capture, "up")
-	require.Equal(t, 0, first.terminate(t, 30*time.Second))
+	f.ranOnce(t)
 	require.NoError(t, os.RemoveAll(f.stateDir))
 	second := f.startCapture(t, f.capture, "state-missing")
 	_, body := get(t, second.url("/health/ready"))
@@ -280,10 +288,7 @@ func TestCaptureReportsAnEmptyStateDirectory(t *testing.T) {
 func TestCaptureReportsADroppedSlot(t *testing.T) {
 	t.Parallel()
 	f := newCaptureFixture(t, 60000)
-	f.startDeliver(t)
-	f.createPublication(t)
-	first := f.startCapture(t, f.capture, "up")
-	require.Equal(t, 0, first.terminate(t, 30*time.Second))
+	f.ranOnce(t)
 	f.dropSlot(t)
 	second := f.startCapture(t, f.capture, "slot-missing")
 	require.Contains(t, second.out.String(), f.slot)
@@ -296,10 +301,7 @@ func TestCaptureReportsADroppedSlot(t *testing.T) {
 func TestCaptureRefusesAnOffsetAheadOfTheServer(t *testing.T) {
 	t.Parallel()
 	f := newCaptureFixture(t, 500)
-	f.startDeliver(t)
-	f.createPublication(t)
-	first := f.startCapture(t, f.capture, "up")
-	require.Equal(t, 0, first.terminate(t, 30*time.Second))
+	f.ranOnce(t)
 	c := f.db.connect(t)
 	slotAt := func() string {
 		var lsn string

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/jackc/pglogrepl"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
@@ -54,12 +53,7 @@ func TestStartPositionChecksTheSlotAndTheServer(t *testing.T) {
 	schema := pgtest.NewSchema(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	rep, err := pgconn.Connect(ctx, schema.BaseURL+"&replication=database")
-	require.NoError(t, err)
-	defer func() { _ = rep.Close(context.Background()) }()
-	slot, err := pglogrepl.CreateReplicationSlot(ctx, rep, schema.Name, "pgoutput",
-		pglogrepl.CreateReplicationSlotOptions{Temporary: true, SnapshotAction: "NOEXPORT_SNAPSHOT"})
-	require.NoError(t, err)
+	rep, slot := tempSlot(ctx, t, schema)
 	s := Settings{Slot: schema.Name, Identity: "test", StateDirectory: t.TempDir()}
 	log := slog.New(slog.DiscardHandler)
 	confirmedNow := func() string {
@@ -70,7 +64,7 @@ func TestStartPositionChecksTheSlotAndTheServer(t *testing.T) {
 	}
 	before := confirmedNow()
 
-	_, err = startPosition(ctx, rep, s, "FFFF/FFFFFFFF", log)
+	_, err := startPosition(ctx, rep, s, "FFFF/FFFFFFFF", log)
 	var fault *Fault
 	require.True(t, errors.As(err, &fault), "got %v", err)
 	require.Equal(t, FaultStateCorrupt, fault.Kind)

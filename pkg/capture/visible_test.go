@@ -15,6 +15,20 @@ import (
 	"github.com/alternayte/queuebox/pkg/wake"
 )
 
+// tempSlot opens a replication connection to schema's database and
+// creates on it a temporary pgoutput slot named after the schema, which
+// goes with the connection; the test's end closes it.
+func tempSlot(ctx context.Context, t *testing.T, schema pgtest.Schema) (*pgconn.PgConn, pglogrepl.CreateReplicationSlotResult) {
+	t.Helper()
+	rep, err := pgconn.Connect(ctx, schema.BaseURL+"&replication=database")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = rep.Close(context.Background()) })
+	slot, err := pglogrepl.CreateReplicationSlot(ctx, rep, schema.Name, "pgoutput",
+		pglogrepl.CreateReplicationSlotOptions{Temporary: true, SnapshotAction: "NOEXPORT_SNAPSHOT"})
+	require.NoError(t, err)
+	return rep, slot
+}
+
 // TestReportedCommitsAreVisibleOnceFinished runs the stream against the
 // local PostgreSQL (wal_level = logical) while four sessions commit one
 // row each, many times. The stream reports a commit as soon as its record
@@ -39,12 +53,7 @@ func TestReportedCommitsAreVisibleOnceFinished(t *testing.T) {
 	}
 	t.Cleanup(func() { _, _ = schema.Connect(t).Exec(context.Background(), "DROP PUBLICATION IF EXISTS "+pub) })
 
-	rep, err := pgconn.Connect(ctx, schema.BaseURL+"&replication=database")
-	require.NoError(t, err)
-	defer func() { _ = rep.Close(context.Background()) }()
-	slot, err := pglogrepl.CreateReplicationSlot(ctx, rep, schema.Name, "pgoutput",
-		pglogrepl.CreateReplicationSlotOptions{Temporary: true, SnapshotAction: "NOEXPORT_SNAPSHOT"})
-	require.NoError(t, err)
+	rep, slot := tempSlot(ctx, t, schema)
 	start, err := pglogrepl.ParseLSN(slot.ConsistentPoint)
 	require.NoError(t, err)
 
