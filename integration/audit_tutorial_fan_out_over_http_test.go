@@ -58,13 +58,11 @@ func TestAuditTutorialFanOutTwoRows(t *testing.T) {
 	}
 }
 
-// TestAuditTutorialFanOutExample: the example's inbox source takes the
-// event type as the topic, so e1 reaches analytics and e2 reaches audit,
-// each with the relay headers.
-func TestAuditTutorialFanOutExample(t *testing.T) {
-	t.Parallel()
-	db := newDatabase(t)
-	analytics, audit, yaml := fanOutReceivers(t)
+// startStripeStack starts ingest, relay and deliver on yaml with the http
+// source stripe (/inbox/stripe, the event type as the topic) and a fast
+// relay, and returns ingest.
+func startStripeStack(t *testing.T, db database, yaml string) *process {
+	t.Helper()
 	env := with(tutorialConfig(t, db, yaml),
 		"QUEUEBOX_SOURCES_STRIPE_TYPE", "http", "QUEUEBOX_SOURCES_STRIPE_PATH", "/stripe",
 		"QUEUEBOX_SOURCES_STRIPE_IDEMPOTENCYKEYPATH", "$.id", "QUEUEBOX_SOURCES_STRIPE_EVENTTYPEPATH", "$.type",
@@ -72,6 +70,17 @@ func TestAuditTutorialFanOutExample(t *testing.T) {
 	ingest := startServing(t, "ingest", env)
 	startServing(t, "relay", env)
 	startServing(t, "deliver", env)
+	return ingest
+}
+
+// TestAuditTutorialFanOutExample: the example's inbox source takes the
+// event type as the topic, so e1 reaches analytics and e2 reaches audit,
+// each with the relay headers.
+func TestAuditTutorialFanOutExample(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	analytics, audit, yaml := fanOutReceivers(t)
+	ingest := startStripeStack(t, db, yaml)
 	for _, body := range []string{`{"id":"e1","type":"analytics.payment.succeeded"}`, `{"id":"e2","type":"audit.payment.succeeded"}`} {
 		code, resp, _ := post(t, ingest.url("/inbox/stripe"), body)
 		require.Equal(t, http.StatusAccepted, code, resp)

@@ -18,7 +18,7 @@ func TestRelayedRowDropsTheSendersOverrides(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
 	rc := brokertest.NewHTTPReceiver(t, nil)
-	env := with(tutorialConfig(t, db, fmt.Sprintf(`
+	ingest := startStripeStack(t, db, fmt.Sprintf(`
 outbox:
   pollIntervalMs: 20
 destinations:
@@ -28,13 +28,7 @@ destinations:
 routes:
   - topicPattern: "**"
     destination: receiver
-`, rc.URL)),
-		"QUEUEBOX_SOURCES_STRIPE_TYPE", "http", "QUEUEBOX_SOURCES_STRIPE_PATH", "/stripe",
-		"QUEUEBOX_SOURCES_STRIPE_IDEMPOTENCYKEYPATH", "$.id", "QUEUEBOX_SOURCES_STRIPE_EVENTTYPEPATH", "$.type",
-		"QUEUEBOX_INBOX_RELAY_POLLINTERVALMS", "20")
-	ingest := startServing(t, "ingest", env)
-	startServing(t, "relay", env)
-	startServing(t, "deliver", env)
+`, rc.URL))
 	dropped := []string{"X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override", "X-Original-URL",
 		"X-Rewrite-URL", "True-Client-IP", "CF-Connecting-IP", "X-Client-IP", "X-Cluster-Client-IP",
 		"Fastly-Client-IP", "Content-Encoding"}
