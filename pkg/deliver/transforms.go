@@ -2,9 +2,11 @@ package deliver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/alternayte/queuebox/pkg/jsonata"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
@@ -145,6 +147,27 @@ func (t *Transforms) Apply(ctx context.Context, route Route, m *queuebox.OutboxM
 	return body, skipped, nil
 }
 
+// MinTransformOutputBytes is the least size bound of a route or
+// destination stage; see outputBound.
+const MinTransformOutputBytes = 1 << 20
+
+// outputBound is the size bound of one stage run on input: four times the
+// input, and never less than MinTransformOutputBytes. An outbox payload
+// has no size limit of its own, so a fixed bound would refuse the
+// reshaping of a large payload that it was written for, while a runaway
+// expression on a common payload still stops at a megabyte instead of
+// exhausting the memory of every worker.
+func outputBound(input []byte) int {
+	return max(MinTransformOutputBytes, 4*len(input))
+}
+
+// run evaluates the stage within its timeoutMs and outputBound: the
+// encoded result, and each string, range or array built on the way.
 func (s *stage) run(ctx context.Context, input []byte, vars map[string]any) ([]byte, error) {
-	return transform.EvalWithin(ctx, s.expr, s.timeoutMs, input, vars)
+	bound := outputBound(input)
+	out, err := transform.EvalBounded(ctx, s.expr, s.timeoutMs, bound, input, vars)
+	if errors.Is(err, jsonata.ErrSizeLimit) {
+		return nil, fmt.Errorf("%w (a route or destination transform may build at most %d bytes: four times its input, at least 1 MiB)", err, bound)
+	}
+	return out, err
 }

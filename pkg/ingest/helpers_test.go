@@ -52,13 +52,18 @@ type recvEnv struct {
 
 func newReceiver(t *testing.T, src ingest.Source, tr ingest.Transport, store *memStore) recvEnv {
 	t.Helper()
+	return newReceiverWith(t, src, tr, store, ingest.Options{Transforms: ingest.Expressions((&ingesttest.Compiler{}).Compile)})
+}
+
+// newReceiverWith is newReceiver with the transforms and bounds of opts;
+// it fills the store, the metrics, the log and the clock.
+func newReceiverWith(t *testing.T, src ingest.Source, tr ingest.Transport, store *memStore, opts ingest.Options) recvEnv {
+	t.Helper()
 	ev := recvEnv{reg: prometheus.NewRegistry(), mem: store}
 	m, err := ingest.NewMetrics(ev.reg)
 	require.NoError(t, err)
-	ev.r, err = ingest.NewReceiver(src, tr, ingest.Options{
-		Store: store, Metrics: m, Log: quietLog(), Transforms: ingest.Expressions((&ingesttest.Compiler{}).Compile),
-		Now: ingesttest.NewClock(t0).Now,
-	})
+	opts.Store, opts.Metrics, opts.Log, opts.Now = store, m, quietLog(), ingesttest.NewClock(t0).Now
+	ev.r, err = ingest.NewReceiver(src, tr, opts)
 	require.NoError(t, err)
 	return ev
 }

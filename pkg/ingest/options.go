@@ -23,6 +23,11 @@ type Options struct {
 	// Transforms builds source transforms. Nil refuses a source that
 	// configures one, rather than storing payloads it was told to reshape.
 	Transforms TransformFactory
+	// MaxTransformOutputBytes is the size bound of every source transform
+	// whose TransformSpec.MaxOutputBytes is 0: the binaries pass
+	// inbox.maxBodyBytes, so a stored payload is never larger than a body
+	// the source accepts. 0 leaves DefaultTransformOutputBytes.
+	MaxTransformOutputBytes int
 	// Now is the receipt time of a message that brings none (and, for the
 	// HTTP source, the clock of its rate limit and HMAC timestamp check).
 	// Nil uses time.Now.

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"log/slog"
@@ -168,7 +169,9 @@ func (r *Receiver) setTransform(src Source, opts Options) error {
 	if opts.Transforms == nil {
 		return fmt.Errorf("transform: source transforms are not available in this build")
 	}
-	t, err := opts.Transforms(src.Name, *src.Transform)
+	spec := *src.Transform
+	spec.MaxOutputBytes = cmp.Or(spec.MaxOutputBytes, opts.MaxTransformOutputBytes)
+	t, err := opts.Transforms(src.Name, spec)
 	if err != nil {
 		return fmt.Errorf("transform.expression: %w", err)
 	}

@@ -59,6 +59,11 @@ type TransformSpec struct {
 	TimeoutMs int
 	// MaxDepth bounds the evaluation depth; the compiler reads it.
 	MaxDepth int
+	// MaxOutputBytes bounds the encoded result and every string, range or
+	// array that one evaluation builds; a result past it is a transform
+	// failure. 0 takes Options.MaxTransformOutputBytes, and then
+	// DefaultTransformOutputBytes.
+	MaxOutputBytes int
 	// OnError is OnErrorFail (the default when empty), OnErrorSkip or
 	// OnErrorDead.
 	OnError string

@@ -1,11 +1,14 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
+	"github.com/alternayte/queuebox/pkg/jsonata"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
 
@@ -77,30 +80,43 @@ type (
 	Compiler   = transform.Compiler
 )
 
+// DefaultTransformOutputBytes is the bound of a source transform's
+// result when TransformSpec.MaxOutputBytes and
+// Options.MaxTransformOutputBytes are 0: 1 MiB, the default of
+// inbox.maxBodyBytes.
+const DefaultTransformOutputBytes = 1 << 20
+
 // Expressions returns a TransformFactory that compiles each expression with
-// compile and bounds each evaluation by the timeoutMs of its block.
+// compile and bounds each evaluation by the timeoutMs of its block and by
+// its MaxOutputBytes (DefaultTransformOutputBytes when 0): the encoded
+// result, and each string, range or array built on the way, may not grow
+// past it.
 func Expressions(compile Compiler) TransformFactory {
 	return func(_ string, cfg TransformSpec) (SourceTransform, error) {
 		expr, err := compile(cfg.Expression, cfg.MaxDepth)
 		if err != nil {
 			return nil, err
 		}
-		return expressionTransform{expr: expr, timeoutMs: cfg.TimeoutMs}, nil
+		maxBytes := cmp.Or(cfg.MaxOutputBytes, DefaultTransformOutputBytes)
+		return expressionTransform{expr: expr, timeoutMs: cfg.TimeoutMs, maxBytes: maxBytes}, nil
 	}
 }
 
 type expressionTransform struct {
 	expr      Expression
 	timeoutMs int
+	maxBytes  int
 }
 
-// Apply evaluates the expression; a run past timeoutMs fails with a
-// reason that names the setting to raise.
+// Apply evaluates the expression within its bounds; a run past timeoutMs
+// or a result past the size bound fails with a reason that names the
+// setting to raise.
 func (t expressionTransform) Apply(ctx context.Context, in SourceInput) ([]byte, error) {
-	if t.timeoutMs > 0 {
-		return transform.EvalWithin(ctx, t.expr, t.timeoutMs, in.Payload, in.Vars())
+	out, err := transform.EvalBounded(ctx, t.expr, t.timeoutMs, t.maxBytes, in.Payload, in.Vars())
+	if errors.Is(err, jsonata.ErrSizeLimit) {
+		return nil, fmt.Errorf("%w (a source transform may build at most inbox.maxBodyBytes, %d bytes)", err, t.maxBytes)
 	}
-	return t.expr.Eval(ctx, in.Payload, in.Vars())
+	return out, err
 }
 
 // errNotJSON reports a transform result that cannot be stored.

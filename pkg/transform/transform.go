@@ -65,19 +65,6 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("the evaluation ran past timeoutMs (%d ms)", e.TimeoutMs)
 }
 
-// EvalWithin evaluates e with a bound of timeoutMs milliseconds. An end of
-// ctx itself is returned as the engine reports it, since it is no timeout
-// of the expression.
-func EvalWithin(ctx context.Context, e Expression, timeoutMs int, input []byte, vars map[string]any) ([]byte, error) {
-	bounded, cancel := context.WithTimeout(ctx, time.Duration(timeoutMs)*time.Millisecond)
-	defer cancel()
-	out, err := e.Eval(bounded, input, vars)
-	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-		return nil, &TimeoutError{TimeoutMs: timeoutMs}
-	}
-	return out, err
-}
-
 // limitedEval is an Expression that can bound the bytes of its encoded
 // result; the JSONata expressions can.
 type limitedEval interface {
@@ -85,21 +72,30 @@ type limitedEval interface {
 }
 
 func (e expr) evalLimited(ctx context.Context, input []byte, vars map[string]any, maxBytes int) ([]byte, error) {
-	out, err := e.x.EvaluateJSON(ctx, input, vars, jsonata.WithMaxOutput(maxBytes), jsonata.WithMaxSize(maxBytes))
+	// A bound above the engine's own item cap must not loosen that cap:
+	// a range of many millions of numbers costs far more than its bytes.
+	items := min(maxBytes, jsonata.DefaultMaxSize)
+	out, err := e.x.EvaluateJSON(ctx, input, vars, jsonata.WithMaxOutput(maxBytes), jsonata.WithMaxSize(items))
 	if errors.Is(err, jsonata.ErrUndefined) {
 		return nil, ErrNoResult
 	}
 	return out, err
 }
 
-// EvalBounded is EvalWithin with the whole evaluation inside the bound:
-// the encoding of the result runs under the same timeout, and a result,
+// EvalBounded evaluates e within timeoutMs milliseconds and maxBytes: the
+// encoding of the result runs under the same timeout, and a result,
 // range, array or string larger than maxBytes fails with a
 // *jsonata.SizeLimitError instead of growing. An Expression that is not a
-// JSONata one is evaluated first and its result measured after.
+// JSONata one is evaluated first and its result measured after. A
+// timeoutMs of 0 or less sets no time bound (a block built in code rather
+// than loaded); the size bound still holds.
 func EvalBounded(ctx context.Context, e Expression, timeoutMs, maxBytes int, input []byte, vars map[string]any) ([]byte, error) {
-	bounded, cancel := context.WithTimeout(ctx, time.Duration(timeoutMs)*time.Millisecond)
-	defer cancel()
+	bounded := ctx
+	if timeoutMs > 0 {
+		var cancel context.CancelFunc
+		bounded, cancel = context.WithTimeout(ctx, time.Duration(timeoutMs)*time.Millisecond)
+		defer cancel()
+	}
 	var out []byte
 	var err error
 	if l, ok := e.(limitedEval); ok {
@@ -107,6 +103,8 @@ func EvalBounded(ctx context.Context, e Expression, timeoutMs, maxBytes int, inp
 	} else if out, err = e.Eval(bounded, input, vars); err == nil && len(out) > maxBytes {
 		err = &jsonata.SizeLimitError{Limit: maxBytes, Size: len(out), What: "output", Position: -1}
 	}
+	// An end of ctx itself is returned as the engine reports it, since it
+	// is no timeout of the expression.
 	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 		return nil, &TimeoutError{TimeoutMs: timeoutMs}
 	}

@@ -34,6 +34,9 @@ func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 	opts := ingest.Options{
 		Store: inbox, Metrics: m, Log: app.Log,
 		Transforms: ingest.Expressions(transform.JSONata),
+		// A source transform may not build a payload larger than a body
+		// that the source would accept.
+		MaxTransformOutputBytes: int(app.Config.Inbox.MaxBodyBytes),
 	}
 	handlers, err := webhook.Mount(app.Data, app.Config, opts)
 	if err != nil {
