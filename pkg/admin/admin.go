@@ -46,11 +46,19 @@ func newGuard(opts Options) *guard {
 //
 // Bearer and api-key credentials are checked before the body is read, so
 // an unauthenticated caller costs no body read; hmac signs the body and is
-// checked after it.
+// checked after it. An answer given before the body was read to its end
+// (that early 401, or a 413) closes the connection, so a caller that never
+// finishes its body cannot hold it while net/http drains the rest.
 func (g *guard) read(c echo.Context, fail func(code int, msg string) error) ([]byte, bool, error) {
+	unread := func(code int, msg string) error {
+		if c.Request().ContentLength != 0 {
+			defer httpbody.CloseUnread(c.Response())()
+		}
+		return fail(code, msg)
+	}
 	early := g.verifier != nil && !g.verifier.NeedsBody()
 	if early {
-		if ok, err := g.verify(c, nil, fail); !ok {
+		if ok, err := g.verify(c, nil, unread); !ok {
 			return nil, false, err
 		}
 	}
@@ -58,7 +66,7 @@ func (g *guard) read(c echo.Context, fail func(code int, msg string) error) ([]b
 	if err != nil {
 		var tooLarge *httpbody.TooLargeError
 		if errors.As(err, &tooLarge) {
-			return nil, false, fail(http.StatusRequestEntityTooLarge, tooLarge.Error())
+			return nil, false, unread(http.StatusRequestEntityTooLarge, tooLarge.Error())
 		}
 		return nil, false, fail(http.StatusBadRequest, "Invalid request: "+err.Error())
 	}

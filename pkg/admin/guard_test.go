@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/admin"
+	"github.com/alternayte/queuebox/pkg/httpbody/httpbodytest"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
 
@@ -36,4 +37,26 @@ func TestAdminChecksBearerBeforeTheBody(t *testing.T) {
 	e.ServeHTTP(rec, req)
 	require.Equal(t, http.StatusUnauthorized, rec.Code)
 	require.Equal(t, `{"success":false,"error":"Missing Authorization header"}`, strings.TrimSpace(rec.Body.String()))
+}
+
+// A caller without valid credentials that starts a chunked body and never
+// ends it gets its 401 on either route, and then the server closes the
+// connection instead of waiting for the rest of the body, as an inbox
+// source does. The test server has no read timeout, so without the close
+// the connection stays open until the helper's own bound.
+func TestEarly401ClosesTheConnectionOfAnUnfinishedBody(t *testing.T) {
+	t.Parallel()
+	cfg := enabled()
+	replay, err := admin.NewReplay(cfg, &memReplayer{}, func(string) string { return "" }, quiet())
+	require.NoError(t, err)
+	test, err := admin.NewTransformTest(cfg, transform.JSONata)
+	require.NoError(t, err)
+	e := echo.New()
+	admin.Mount(e, cfg, admin.Routes{Replay: replay, TransformTest: test}, quiet())
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	addr := srv.Listener.Addr().String()
+
+	require.Equal(t, http.StatusUnauthorized, httpbodytest.Unfinished(t, addr, "/admin/replay", "Authorization: Bearer nope"))
+	require.Equal(t, http.StatusUnauthorized, httpbodytest.Unfinished(t, addr, "/admin/transform/test"))
 }

@@ -3,9 +3,10 @@ package webhook
 import (
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/alternayte/queuebox/pkg/httpbody"
 )
 
 // reply is the answer of one request.
@@ -25,23 +26,12 @@ func (r reply) write(c echo.Context) error {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(r.retryAfter))
 	}
 	if r.closeConn {
-		// Connection: close keeps net/http from draining the body before
-		// the answer; the past read deadline then stops the drain that
-		// closing the request body still does, so the connection closes
-		// at once instead of when a slow sender is done or ReadTimeout.
-		c.Response().Header().Set(echo.HeaderConnection, "close")
-		defer stopReading(c.Response())
+		defer httpbody.CloseUnread(c.Response())()
 	}
 	if r.body == nil {
 		return c.NoContent(r.status)
 	}
 	return c.JSON(r.status, r.body)
-}
-
-// stopReading ends every read of the connection behind w. A writer without
-// deadlines (a test recorder) is left alone.
-func stopReading(w http.ResponseWriter) {
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }
 
 func errorReply(status int, msg string) reply {

@@ -1,19 +1,14 @@
 package webhook_test
 
 import (
-	"bufio"
-	"errors"
-	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/httpbody/httpbodytest"
 	"github.com/alternayte/queuebox/pkg/secret"
 )
 
@@ -31,25 +26,6 @@ func TestEarly401ClosesTheConnectionOfAnUnfinishedBody(t *testing.T) {
 	srv := httptest.NewServer(ev.e)
 	t.Cleanup(srv.Close)
 
-	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = conn.Close() })
-	_, err = io.WriteString(conn, "POST /inbox/bearer HTTP/1.1\r\nHost: qb\r\nAuthorization: Bearer nope\r\n"+
-		"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n6\r\n{\"id\":\r\n")
-	require.NoError(t, err)
-
-	// A generous bound: it only stops the test if the server never closes.
-	require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second)))
-	r := bufio.NewReader(conn)
-	res, err := http.ReadResponse(r, nil)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusUnauthorized, res.StatusCode)
-	require.True(t, res.Close, "the answer announces the close")
-	_, err = io.Copy(io.Discard, res.Body)
-	require.NoError(t, err)
-
-	// The server closes: the read ends with EOF or a reset, not the deadline.
-	_, err = r.ReadByte()
-	require.Error(t, err)
-	require.False(t, errors.Is(err, os.ErrDeadlineExceeded), "the server kept the connection open: %v", err)
+	code := httpbodytest.Unfinished(t, srv.Listener.Addr().String(), "/inbox/bearer", "Authorization: Bearer nope")
+	require.Equal(t, http.StatusUnauthorized, code)
 }
