@@ -179,7 +179,9 @@ type Relay struct {
 	MaxAttempts *int `yaml:"maxAttempts"`
 }
 
-// HTTP holds the settings of every HTTP destination.
+// HTTP holds the settings of every HTTP destination. BlockPrivateAddresses
+// reaches beyond them: it refuses a RabbitMQ, NATS or Kafka destination on
+// an inside address too (see the README's Security section).
 type HTTP struct {
 	MaxErrorBodyBytes     int  `yaml:"maxErrorBodyBytes"`
 	BlockPrivateAddresses bool `yaml:"blockPrivateAddresses"`

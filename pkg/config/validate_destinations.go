@@ -89,6 +89,7 @@ func (v *validator) destinationPath(path keyPath, p string) {
 }
 
 func (v *validator) rabbitDestination(d *Destination, path keyPath) {
+	v.brokerAddresses(path.key("url"), d.URL)
 	checkAddressTemplate(&v.problems, path.key("exchange"), d.Exchange, d.Name)
 	v.addressColumn(path.key("exchangeFrom"), d.ExchangeFrom)
 	v.oneOf(path.key("exchangeType"), d.ExchangeType, "topic", "direct", "fanout")
@@ -97,6 +98,7 @@ func (v *validator) rabbitDestination(d *Destination, path keyPath) {
 }
 
 func (v *validator) kafkaDestination(d *Destination, path keyPath) {
+	v.brokerAddresses(path.key("bootstrapServers"), d.BootstrapServers)
 	checkAddressTemplate(&v.problems, path.key("topic"), d.Topic, d.Name)
 	v.addressColumn(path.key("topicFrom"), d.TopicFrom)
 	if d.TimeoutMs < minKafkaTimeoutMs {
@@ -106,10 +108,39 @@ func (v *validator) kafkaDestination(d *Destination, path keyPath) {
 }
 
 func (v *validator) natsDestination(d *Destination, path keyPath) {
+	v.brokerAddresses(path.key("servers"), d.Servers)
 	checkAddressTemplate(&v.problems, path.key("subject"), d.Subject, d.Name)
 	v.addressColumn(path.key("subjectFrom"), d.SubjectFrom)
 	v.positive(path.key("timeoutMs"), int64(d.TimeoutMs))
 	v.natsCredentials(path, d.Username, d.Password, d.Token)
+}
+
+// brokerAddresses applies the start-time check of
+// http.blockPrivateAddresses to the hosts of a broker destination: the
+// AMQP URI of RabbitMQ, or each of the comma-separated NATS server URLs or
+// Kafka host:port pairs.
+func (v *validator) brokerAddresses(path keyPath, list string) {
+	for _, entry := range strings.Split(list, ",") {
+		if host := brokerHost(strings.TrimSpace(entry)); host != "" {
+			v.privateAddress(path, host)
+		}
+	}
+}
+
+// brokerHost returns the host of a broker URL (scheme://[user@]host:port)
+// or host:port, or "" when it has none.
+func brokerHost(entry string) string {
+	if entry == "" {
+		return ""
+	}
+	if !strings.Contains(entry, "://") {
+		entry = "tcp://" + entry
+	}
+	u, err := url.Parse(entry)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
 }
 
 // addressColumn checks exchangeFrom, topicFrom and subjectFrom when set.

@@ -269,3 +269,42 @@ func TestTransformRules(t *testing.T) {
 		}
 	})
 }
+
+// The start-time check of http.blockPrivateAddresses covers the hosts of
+// the broker destinations too: the AMQP URI, each NATS server and each
+// Kafka bootstrap server.
+func TestBlockPrivateAddressesCoversBrokerDestinations(t *testing.T) {
+	t.Parallel()
+	dns := fakeDNS{"rabbit": {"10.0.0.5"}, "nats": {"203.0.113.7"}, "inside": {"169.254.169.254"},
+		"kafka": {"203.0.113.8"}, "public.example": {"203.0.113.9"}}
+	const tail = ", and http.blockPrivateAddresses (QUEUEBOX_HTTP_BLOCKPRIVATEADDRESSES) is true"
+	for _, tc := range []struct {
+		name, yaml, env, want string
+	}{
+		{"rabbitmq url", rabbitDest, "", "destinations.bus.url (QUEUEBOX_DESTINATIONS_BUS_URL): host rabbit resolves to 10.0.0.5, a private (site-local) address"},
+		{"nats server among others", natsDest, "QUEUEBOX_DESTINATIONS_SUBJ_SERVERS=nats://nats:4222, nats://u:p@inside:4222",
+			"destinations.subj.servers (QUEUEBOX_DESTINATIONS_SUBJ_SERVERS): host inside resolves to 169.254.169.254, a link-local address"},
+		{"nats server without a scheme", natsDest, "QUEUEBOX_DESTINATIONS_SUBJ_SERVERS=127.0.0.1:4222",
+			"destinations.subj.servers (QUEUEBOX_DESTINATIONS_SUBJ_SERVERS): host 127.0.0.1 resolves to 127.0.0.1, a loopback address"},
+		{"kafka bootstrap server", kafkaDest, "QUEUEBOX_DESTINATIONS_LOG_BOOTSTRAPSERVERS=kafka:9092,[::1]:9093",
+			"destinations.log.bootstrapServers (QUEUEBOX_DESTINATIONS_LOG_BOOTSTRAPSERVERS): host ::1 resolves to ::1, a loopback address"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := []string{"QUEUEBOX_HTTP_BLOCKPRIVATEADDRESSES=true"}
+			if tc.env != "" {
+				env = append(env, tc.env)
+			}
+			opts := testOptions(baseYAML+tc.yaml, env...)
+			opts.LookupHost = dns.lookup
+			requireProblems(t, loadError(t, opts), tc.want+tail)
+		})
+	}
+	t.Run("public hosts pass", func(t *testing.T) {
+		t.Parallel()
+		opts := testOptions(baseYAML+kafkaDest, "QUEUEBOX_HTTP_BLOCKPRIVATEADDRESSES=true",
+			"QUEUEBOX_DESTINATIONS_LOG_BOOTSTRAPSERVERS=kafka:9092,public.example:9092")
+		opts.LookupHost = dns.lookup
+		mustLoad(t, opts)
+	})
+}

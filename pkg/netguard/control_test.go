@@ -1,7 +1,9 @@
 package netguard_test
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -27,4 +29,22 @@ func TestControlRefusesInsideAddresses(t *testing.T) {
 	for _, address := range []string{"93.184.216.34:443", "[2001:4860:4860::8888]:443", "8.8.8.8:53"} {
 		require.NoError(t, control("tcp", address, nil), address)
 	}
+}
+
+// A Dialer refuses an inside address before it connects and remembers the
+// refusal (the test cannot reach an address outside, so the forgetting on
+// a connect is left to the broker tests).
+func TestDialerRemembersTheLastRefusal(t *testing.T) {
+	t.Parallel()
+	d := netguard.NewDialer("nats destination orders", 5*time.Second)
+	require.Nil(t, d.Blocked())
+	_, err := d.Dial("tcp", "127.0.0.1:4222")
+	var blocked *netguard.BlockedError
+	require.ErrorAs(t, err, &blocked)
+	require.Equal(t, "nats destination orders", blocked.Destination)
+	require.Equal(t, "a loopback address", blocked.Kind)
+	require.Same(t, blocked, d.Blocked())
+	_, err = d.DialContext(context.Background(), "tcp", "[::ffff:10.0.0.1]:4222")
+	require.ErrorAs(t, err, &blocked)
+	require.Equal(t, "a private (site-local) address", d.Blocked().Kind)
 }

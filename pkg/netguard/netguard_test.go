@@ -1,6 +1,8 @@
 package netguard_test
 
 import (
+	"context"
+	"errors"
 	"net/netip"
 	"testing"
 
@@ -48,5 +50,34 @@ func TestDescribe(t *testing.T) {
 			t.Parallel()
 			require.Equal(t, tc.want, netguard.Describe(netip.MustParseAddr(tc.addr)))
 		})
+	}
+}
+
+func TestCheckHost(t *testing.T) {
+	t.Parallel()
+	lookup := func(_ context.Context, host string) ([]netip.Addr, error) {
+		switch host {
+		case "inside.example":
+			return []netip.Addr{netip.MustParseAddr("93.184.216.34"), netip.MustParseAddr("10.0.0.7")}, nil
+		case "outside.example":
+			return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
+		}
+		return nil, errors.New("no such host")
+	}
+	for _, tc := range []struct{ hostport, want string }{
+		{"inside.example:9092", "kafka destination orders: connection to 10.0.0.7:9092 refused: it is a private (site-local) address, and http.blockPrivateAddresses is true"},
+		{"127.0.0.1:9092", "kafka destination orders: connection to 127.0.0.1:9092 refused: it is a loopback address, and http.blockPrivateAddresses is true"},
+		{"[::1]:9093", "kafka destination orders: connection to [::1]:9093 refused: it is a loopback address, and http.blockPrivateAddresses is true"},
+		{"outside.example:9092", ""},
+		{"unknown.example:9092", ""}, // cannot refuse what it cannot see
+		{"no port", ""},
+	} {
+		got := netguard.CheckHost(context.Background(), "kafka destination orders", tc.hostport, lookup)
+		if tc.want == "" {
+			require.Nil(t, got, tc.hostport)
+			continue
+		}
+		require.NotNil(t, got, tc.hostport)
+		require.Equal(t, tc.want, got.Error())
 	}
 }

@@ -19,9 +19,10 @@ import (
 // newPublishers builds one publisher per destination whose kind this
 // build supports. A destination without a publisher sends its rows dead
 // with a reason that names it. http.blockPrivateAddresses was checked when
-// the configuration loaded, and the HTTP publishers check it again on
-// every connection they open.
+// the configuration loaded; every publisher checks it again (see
+// logAddressGuard).
 func newPublishers(_ context.Context, app *run.App, redactor *redact.Redactor) (map[string]queuebox.Publisher, error) {
+	logAddressGuard(app)
 	responses := httpdest.NewResponsesCounter(app.Registry)
 	out := map[string]queuebox.Publisher{}
 	for name, d := range app.Config.Destinations {
@@ -58,6 +59,22 @@ func httpPublisher(app *run.App, name string, d *config.Destination, redactor *r
 	})
 }
 
+// logAddressGuard states at start what http.blockPrivateAddresses covers
+// when it is on: every destination kind, with the HTTP, RabbitMQ and
+// NATS publishers checking each connection in their dialers, and Kafka,
+// whose librdkafka dials on its own, checked by name resolution. Broker
+// sources are the operator's own brokers and are not covered.
+func logAddressGuard(app *run.App) {
+	if !app.Config.HTTP.BlockPrivateAddresses {
+		return
+	}
+	app.Log.Info("http.blockPrivateAddresses is on: a destination on an inside address is refused",
+		"kinds", "http,rabbitmq,nats,kafka",
+		"each_connection", "http (publish and oauth2 tokenUrl),rabbitmq,nats",
+		"kafka", "bootstrap servers at start; bootstrap servers and the brokers of the cluster metadata before a publish, at most every 10 s",
+		"not_covered", "broker sources; a connection librdkafka opens between two checks")
+}
+
 // rabbitPublisher builds the publisher of a RabbitMQ destination. It
 // dials on its first publish: a broker that is down at start fails the
 // publishes (their rows retry), not the start.
@@ -66,7 +83,7 @@ func rabbitPublisher(app *run.App, name string, d *config.Destination, redactor 
 		Name: name, URL: d.URL, Exchange: d.Exchange, ExchangeFrom: d.ExchangeFrom,
 		ExchangeType: d.ExchangeType, RoutingKeyTemplate: d.RoutingKeyTemplate, DeliveryMode: d.DeliveryMode,
 		Headers: d.Headers, Timeout: config.Ms(d.TimeoutMs), Redactor: redactor,
-		Logger: app.Log.With("destination", name),
+		Logger: app.Log.With("destination", name), BlockPrivateAddresses: app.Config.HTTP.BlockPrivateAddresses,
 	})
 }
 
@@ -78,6 +95,7 @@ func natsPublisher(app *run.App, name string, d *config.Destination, redactor *r
 		Name: name, Conn: natsb.Conn{Servers: d.Servers, Username: d.Username, Password: d.Password, Token: d.Token},
 		Subject: d.Subject, SubjectFrom: d.SubjectFrom, Core: !d.JetStream, Timeout: config.Ms(d.TimeoutMs),
 		Headers: d.Headers, Redactor: redactor, Logger: app.Log.With("destination", name),
+		BlockPrivateAddresses: app.Config.HTTP.BlockPrivateAddresses,
 	})
 	if err != nil {
 		return nil, err
@@ -98,6 +116,7 @@ func kafkaPublisher(app *run.App, name string, d *config.Destination, redactor *
 			SaslMechanism: d.SaslMechanism, SaslUsername: d.SaslUsername, SaslPassword: d.SaslPassword},
 		Topic: d.Topic, TopicFrom: d.TopicFrom, KeyTemplate: d.KeyTemplate, Timeout: config.Ms(d.TimeoutMs),
 		Headers: d.Headers, Redactor: redactor, Logger: app.Log.With("destination", name),
+		BlockPrivateAddresses: app.Config.HTTP.BlockPrivateAddresses,
 	})
 }
 

@@ -5,7 +5,13 @@
 // caller tests with errors.Is stay reachable.
 package failure
 
-import "strings"
+import (
+	"errors"
+	"strings"
+
+	"github.com/alternayte/queuebox/pkg/netguard"
+	"github.com/alternayte/queuebox/pkg/queuebox"
+)
 
 // Error is a failed publish.
 type Error struct {
@@ -47,3 +53,16 @@ func (e *Error) Error() string { return e.msg }
 
 // Unwrap returns the cause given to New.
 func (e *Error) Unwrap() error { return e.cause }
+
+// Blocked returns the *queuebox.UndeliverableError of an attempt whose
+// connection the dial guard refused (err wraps a *netguard.BlockedError,
+// http.blockPrivateAddresses), or nil for any other err. No attempt can
+// reach that address, so the row goes dead at once with a reason that
+// names the destination and the address.
+func Blocked(kind, destination string, err error) error {
+	var blocked *netguard.BlockedError
+	if !errors.As(err, &blocked) {
+		return nil
+	}
+	return &queuebox.UndeliverableError{Reason: Prefix(kind, destination) + ": " + blocked.Reason(), Err: blocked}
+}

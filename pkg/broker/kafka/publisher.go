@@ -13,6 +13,8 @@ import (
 	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
 
 	"github.com/alternayte/queuebox/pkg/broker/address"
+	"github.com/alternayte/queuebox/pkg/broker/failure"
+	"github.com/alternayte/queuebox/pkg/netguard"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
 )
@@ -52,6 +54,20 @@ type Options struct {
 	Timeout time.Duration
 	// Headers are the static headers of every record.
 	Headers map[string]string
+	// BlockPrivateAddresses refuses a cluster on a loopback, private,
+	// link-local, carrier-grade NAT, NAT64 or IPv4-mapped inside address
+	// (package netguard, http.blockPrivateAddresses). librdkafka dials on
+	// its own, so the check resolves names itself: New fails when a
+	// bootstrap server resolves inside (librdkafka would connect to it at
+	// once), and before a record is handed over, Publish resolves the
+	// bootstrap servers and every broker that the cluster's metadata
+	// lists (at most every 10 s) and fails with an error that matches
+	// queuebox.ErrUndeliverable when one is inside. A connection that
+	// librdkafka opens between two checks is not seen.
+	BlockPrivateAddresses bool
+	// Lookup resolves broker names for BlockPrivateAddresses; nil uses
+	// the system resolver. Tests pass their own.
+	Lookup netguard.Lookup
 	// Redactor knows the secrets of the whole configuration; the
 	// publisher adds its own credentials. May be nil.
 	Redactor *redact.Redactor
@@ -68,6 +84,7 @@ type Publisher struct {
 	redactor *redact.Redactor
 	log      *slog.Logger
 	producer *ckafka.Producer
+	guard    *brokerGuard // nil unless Options.BlockPrivateAddresses
 
 	// mu orders Produce calls before Close: Produce holds it shared, Close
 	// exclusively, so no Produce reaches a destroyed producer.
@@ -131,6 +148,15 @@ func New(opts Options) (*Publisher, error) {
 		done: make(chan struct{}), down: make(chan struct{}),
 	}
 	p.errs = newErrorLog(p.log, "kafka producer")
+	if opts.BlockPrivateAddresses {
+		p.guard = &brokerGuard{destination: prefix, bootstrap: opts.Conn.servers(), lookup: opts.Lookup, now: time.Now}
+		if p.guard.lookup == nil {
+			p.guard.lookup = netguard.SystemLookup
+		}
+		if blocked := p.guard.first(p.guard.bootstrap); blocked != nil {
+			return nil, blocked
+		}
+	}
 	p.producer, err = ckafka.NewProducer(p.producerConfig())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", prefix, p.redactor.Redact(err.Error()))
@@ -163,7 +189,8 @@ func (p *Publisher) producerConfig() *ckafka.ConfigMap {
 // that renders empty, a produce error, every broker down and the timeout
 // return an *Error. A rendered topic that Kafka keeps for itself or would
 // refuse (__consumer_offsets, a character outside [a-zA-Z0-9._-]:
-// address.Check) is never produced to: Publish returns a
+// address.Check) is never produced to, and neither is a cluster that
+// Options.BlockPrivateAddresses refuses: Publish returns a
 // *queuebox.UndeliverableError and the row goes dead. Publish also returns when ctx ends, with an error that
 // wraps ctx.Err(). After an error the record may still be stored later
 // (at least once): librdkafka keeps trying it until its message timeout.
@@ -191,6 +218,9 @@ func (p *Publisher) Publish(ctx context.Context, d queuebox.Delivery) error {
 	if key := address.RoutingKey(d, p.key); key != "" {
 		msg.Key = []byte(key)
 	}
+	if err := p.checkAddresses(); err != nil {
+		return err
+	}
 	down, err := p.reachable()
 	if err != nil {
 		return p.fail(ctx, topic, err)
@@ -217,6 +247,27 @@ func (p *Publisher) Publish(ctx context.Context, d queuebox.Delivery) error {
 	case <-down:
 		return p.fail(ctx, topic, errors.New("every kafka broker is down"))
 	}
+}
+
+// checkAddresses returns the *queuebox.UndeliverableError of a cluster
+// with a broker on an inside address (Options.BlockPrivateAddresses), or
+// nil.
+func (p *Publisher) checkAddresses() error {
+	if p.guard == nil {
+		return nil
+	}
+	blocked := p.guard.check(func() (*ckafka.Metadata, error) {
+		p.mu.RLock()
+		defer p.mu.RUnlock()
+		if p.closed.Load() {
+			return nil, ErrClosed
+		}
+		return p.producer.GetMetadata(nil, false, int(probeTimeout/time.Millisecond))
+	})
+	if blocked == nil {
+		return nil
+	}
+	return failure.Blocked("kafka", p.opts.Name, blocked)
 }
 
 // produce hands msg to librdkafka unless the publisher is closed.

@@ -19,6 +19,8 @@ import (
 const (
 	minReconnect = time.Second
 	maxReconnect = 30 * time.Second
+	// connectTimeout bounds one dial and handshake of a server.
+	connectTimeout = 5 * time.Second
 )
 
 // Conn holds what a publisher or a consumer needs to reach the servers.
@@ -79,7 +81,7 @@ func (c Conn) connOptions(name string, log *slog.Logger, r *redact.Redactor) []g
 		gonats.CustomReconnectDelay(func(attempts int) time.Duration {
 			return backoff.Delay(minReconnect, maxReconnect, attempts)
 		}),
-		gonats.Timeout(5 * time.Second),
+		gonats.Timeout(connectTimeout),
 		gonats.DisconnectErrHandler(func(_ *gonats.Conn, err error) {
 			if err != nil {
 				log.Warn("nats connection lost; reconnecting", "err", r.Redact(err.Error()))

@@ -12,6 +12,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/alternayte/queuebox/pkg/broker/address"
+	"github.com/alternayte/queuebox/pkg/broker/failure"
+	"github.com/alternayte/queuebox/pkg/netguard"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
 )
@@ -42,6 +44,13 @@ type Options struct {
 	Timeout time.Duration
 	// Headers are the static headers of every message.
 	Headers map[string]string
+	// BlockPrivateAddresses refuses, in the dialer, every connection to a
+	// loopback, private, link-local, carrier-grade NAT, NAT64 or
+	// IPv4-mapped inside address (package netguard), whatever a server URL
+	// resolved to, and a server that the cluster announces
+	// (http.blockPrivateAddresses). While the last connect was refused, a
+	// publish fails with an error that matches queuebox.ErrUndeliverable.
+	BlockPrivateAddresses bool
 	// Redactor knows the secrets of the whole configuration; the
 	// publisher adds its own credentials. May be nil.
 	Redactor *redact.Redactor
@@ -57,6 +66,7 @@ type Publisher struct {
 	nc       *gonats.Conn
 	js       jetstream.JetStream
 	redactor *redact.Redactor
+	guard    *netguard.Dialer // nil unless Options.BlockPrivateAddresses
 	closed   atomic.Bool
 }
 
@@ -95,7 +105,13 @@ func New(opts Options) (*Publisher, error) {
 	// No reconnect buffer: a publish while the connection is down fails at
 	// once instead of waiting in a buffer for a server that may not come
 	// back before the timeout; the row takes the retry path.
-	p.nc, err = opts.Conn.dial("queuebox destination "+opts.Name, opts.Logger, p.redactor, gonats.ReconnectBufSize(-1))
+	extra := []gonats.Option{gonats.ReconnectBufSize(-1)}
+	if opts.BlockPrivateAddresses {
+		// The client's own connect timeout stays the bound of one dial.
+		p.guard = netguard.NewDialer(prefix, connectTimeout)
+		extra = append(extra, gonats.SetCustomDialer(p.guard))
+	}
+	p.nc, err = opts.Conn.dial("queuebox destination "+opts.Name, opts.Logger, p.redactor, extra...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", prefix, err)
 	}
@@ -113,8 +129,9 @@ func New(opts Options) (*Publisher, error) {
 // acknowledgement, a dropped connection and the timeout return an
 // *Error. A rendered subject that NATS keeps for itself or would refuse
 // ($JS.API…, _INBOX…, a wildcard, an empty token: address.Check) is never
-// sent: Publish returns a *queuebox.UndeliverableError and the row goes
-// dead. Publish also returns when ctx ends, with an error that wraps
+// sent, and neither is a message while the last connect went to an
+// address that Options.BlockPrivateAddresses refuses: Publish returns a
+// *queuebox.UndeliverableError and the row goes dead. Publish also returns when ctx ends, with an error that wraps
 // ctx.Err(); the message may then have been stored (at least once).
 func (p *Publisher) Publish(ctx context.Context, d queuebox.Delivery) error {
 	if p.closed.Load() {
@@ -137,6 +154,13 @@ func (p *Publisher) Publish(ctx context.Context, d queuebox.Delivery) error {
 		return p.fail(ctx, subject, err)
 	}
 	if !p.nc.IsConnected() {
+		if p.guard != nil {
+			// The client dials in the background; what it last ran into
+			// tells a refused address from a server that is down.
+			if refused := failure.Blocked("nats", p.opts.Name, p.guard.Blocked()); refused != nil {
+				return refused
+			}
+		}
 		return p.fail(ctx, subject, errors.New("not connected to a nats server"))
 	}
 	msg := &gonats.Msg{Subject: subject, Data: d.Body, Header: buildHeader(d.Message, p.opts.Headers)}

@@ -233,7 +233,7 @@ func (c *Consumer) dial(ctx context.Context) (*link, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		l, err := dialLink(c.opts.URL, "queuebox source "+c.source, c.opts.DialTimeout)
+		l, err := dialLink(c.opts.URL, "queuebox source "+c.source, c.opts.DialTimeout, nil)
 		done <- result{l, err}
 	}()
 	select {

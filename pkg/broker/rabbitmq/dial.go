@@ -5,6 +5,8 @@ import (
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/alternayte/queuebox/pkg/netguard"
 )
 
 // link is one dialled connection with its socket, so a teardown can cut
@@ -17,10 +19,26 @@ type link struct {
 
 // dialLink dials url within timeout: the TCP connect and the AMQP
 // handshake. name becomes the connection_name client property, which the
-// management UI shows.
-func dialLink(url, name string, timeout time.Duration) (*link, error) {
+// management UI shows. guard, when not nil, refuses an inside address
+// before the connect (http.blockPrivateAddresses).
+func dialLink(url, name string, timeout time.Duration, guard *netguard.Dialer) (*link, error) {
 	l := &link{}
 	dial := amqp.DefaultDial(timeout)
+	if guard != nil {
+		dial = func(network, addr string) (net.Conn, error) {
+			c, err := guard.Dial(network, addr)
+			if err != nil {
+				return nil, err
+			}
+			// The deadline of amqp.DefaultDial: the TLS and AMQP
+			// handshakes must not stall on a dead server either.
+			if err := c.SetDeadline(time.Now().Add(timeout)); err != nil {
+				_ = c.Close()
+				return nil, err
+			}
+			return c, nil
+		}
+	}
 	conn, err := amqp.DialConfig(url, amqp.Config{
 		Heartbeat: 10 * time.Second,
 		Locale:    "en_US",

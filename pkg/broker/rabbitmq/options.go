@@ -47,6 +47,12 @@ type Options struct {
 	// Timeout bounds one Publish: the dial when there is no connection,
 	// the exchange declaration and the wait for the confirm. Default 30 s.
 	Timeout time.Duration
+	// BlockPrivateAddresses refuses, in the dialer, every connection to a
+	// loopback, private, link-local, carrier-grade NAT, NAT64 or
+	// IPv4-mapped inside address (package netguard), whatever the host of
+	// URL resolved to (http.blockPrivateAddresses). Such a publish fails
+	// with an error that matches queuebox.ErrUndeliverable.
+	BlockPrivateAddresses bool
 	// Redactor knows the secrets of the whole configuration; the
 	// publisher adds the password of URL. May be nil.
 	Redactor *redact.Redactor

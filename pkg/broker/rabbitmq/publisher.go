@@ -11,6 +11,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/broker/address"
 	"github.com/alternayte/queuebox/pkg/broker/failure"
+	"github.com/alternayte/queuebox/pkg/netguard"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
 )
@@ -35,6 +36,7 @@ type Publisher struct {
 	key      address.Key
 	mode     uint8
 	redactor *redact.Redactor
+	guard    *netguard.Dialer // nil unless Options.BlockPrivateAddresses
 
 	mu      sync.Mutex
 	sess    *session
@@ -69,6 +71,9 @@ func New(opts Options) (*Publisher, error) {
 	}
 	p := &Publisher{opts: opts, exchange: exchange, key: address.NewKey(opts.RoutingKeyTemplate),
 		mode: amqp.Persistent, redactor: redactorFor(opts.Redactor, opts.URL), done: make(chan struct{})}
+	if opts.BlockPrivateAddresses {
+		p.guard = netguard.NewDialer(destPrefix(opts.Name), opts.Timeout)
+	}
 	if opts.DeliveryMode == "transient" {
 		p.mode = amqp.Transient
 	}
@@ -82,8 +87,9 @@ func destPrefix(name string) string { return failure.Prefix("rabbitmq", name) }
 // Publish declares only an exchange that the configuration spells out; a
 // rendered exchange must exist already. A rendered exchange that does not
 // exist or that RabbitMQ keeps for itself (amq.…, see address.Check), and
-// a routing key past 255 bytes, return a *queuebox.UndeliverableError: the
-// row goes dead at once. A
+// a routing key past 255 bytes, and a broker address that
+// Options.BlockPrivateAddresses refuses, return a
+// *queuebox.UndeliverableError: the row goes dead at once. A
 // nack, a return, an address that renders empty, a failed dial or
 // declaration, a lost connection and a confirm that does not arrive
 // within Options.Timeout each return an error: a failed attempt. When ctx
@@ -166,6 +172,9 @@ func (p *Publisher) Connect(ctx context.Context) error {
 // fail wraps err as a failed attempt of this destination, with every known
 // secret masked. The context error stays reachable through errors.Is.
 func (p *Publisher) fail(ctx context.Context, err error) error {
+	if refused := failure.Blocked("rabbitmq", p.opts.Name, err); refused != nil {
+		return refused
+	}
 	text := p.redactor.Redact(err.Error())
 	if context.Cause(ctx) == errOwnTimeout {
 		text += fmt.Sprintf(" (timeout %s)", p.opts.Timeout)
@@ -259,7 +268,7 @@ func (p *Publisher) dial(a *attempt) {
 }
 
 func (p *Publisher) connect() (*session, error) {
-	l, err := dialLink(p.opts.URL, "queuebox destination "+p.opts.Name, p.opts.Timeout)
+	l, err := dialLink(p.opts.URL, "queuebox destination "+p.opts.Name, p.opts.Timeout, p.guard)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,43 @@
+package netguard
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"strconv"
+)
+
+// Lookup resolves a host name to its addresses. SystemLookup is the one
+// the binaries use; tests pass their own.
+type Lookup func(ctx context.Context, host string) ([]netip.Addr, error)
+
+// SystemLookup resolves host with the system resolver.
+func SystemLookup(ctx context.Context, host string) ([]netip.Addr, error) {
+	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+}
+
+// CheckHost resolves the host of hostport ("host:port", an IP literal or
+// a name) with lookup and returns the *BlockedError of its first address
+// that Describe names, or nil. A name that does not resolve, or a
+// hostport that does not parse, passes: this check is for a client that
+// dials on its own (librdkafka), where no dial guard can see the address,
+// and it cannot refuse what it cannot see. ctx bounds the lookup.
+func CheckHost(ctx context.Context, destination, hostport string, lookup Lookup) *BlockedError {
+	host, portText, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return nil
+	}
+	port, _ := strconv.ParseUint(portText, 10, 16)
+	addrs := []netip.Addr{}
+	if literal, err := netip.ParseAddr(host); err == nil {
+		addrs = append(addrs, literal)
+	} else if addrs, err = lookup(ctx, host); err != nil {
+		return nil
+	}
+	for _, addr := range addrs {
+		if kind := Describe(addr); kind != "" {
+			return &BlockedError{Destination: destination, Addr: netip.AddrPortFrom(addr.WithZone(""), uint16(port)), Kind: kind}
+		}
+	}
+	return nil
+}
