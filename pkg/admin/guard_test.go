@@ -40,7 +40,8 @@ func TestAdminChecksBearerBeforeTheBody(t *testing.T) {
 }
 
 // A caller without valid credentials that starts a chunked body and never
-// ends it gets its 401 on either route, and then the server closes the
+// ends it gets its 401 on either route (and a caller past the size bound
+// its 413), and then the server closes the
 // connection instead of waiting for the rest of the body, as an inbox
 // source does. The test server has no read timeout, so without the close
 // the connection stays open until the helper's own bound.
@@ -57,6 +58,13 @@ func TestEarly401ClosesTheConnectionOfAnUnfinishedBody(t *testing.T) {
 	t.Cleanup(srv.Close)
 	addr := srv.Listener.Addr().String()
 
-	require.Equal(t, http.StatusUnauthorized, httpbodytest.Unfinished(t, addr, "/admin/replay", "Authorization: Bearer nope"))
-	require.Equal(t, http.StatusUnauthorized, httpbodytest.Unfinished(t, addr, "/admin/transform/test"))
+	require.Equal(t, http.StatusUnauthorized,
+		httpbodytest.Unfinished(t, addr, httpbodytest.Chunked("/admin/replay", `{"ids":`, "Authorization: Bearer nope")))
+	require.Equal(t, http.StatusUnauthorized, httpbodytest.Unfinished(t, addr, httpbodytest.Chunked("/admin/transform/test", `{"id":`)))
+	// An authenticated caller past admin.maxPayloadBytes (256) gets 413 as
+	// soon as the bound is crossed, chunked or declared.
+	require.Equal(t, http.StatusRequestEntityTooLarge, httpbodytest.Unfinished(t, addr,
+		httpbodytest.Chunked("/admin/replay", strings.Repeat(" ", 300), "Authorization: Bearer s3cret")))
+	require.Equal(t, http.StatusRequestEntityTooLarge, httpbodytest.Unfinished(t, addr,
+		httpbodytest.Declared("/admin/replay", 100_000, `{"ids":`, "Authorization: Bearer s3cret")))
 }

@@ -43,12 +43,14 @@ func Read(r *http.Request, limit int64) ([]byte, error) {
 
 // Limit answers 413 with {"error":"Request body exceeds <limit> bytes"}
 // for a declared Content-Length above limit, on every route of the
-// server, before the handler runs. Handlers that read the body use Read
-// for chunked bodies.
+// server, before the handler runs, and closes the connection after it
+// (CloseUnread). Handlers that read the body use Read for chunked bodies.
 func Limit(limit int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if c.Request().ContentLength > limit {
+				// The body is never read: close rather than drain it.
+				defer CloseUnread(c.Response())()
 				return c.JSON(http.StatusRequestEntityTooLarge, map[string]string{"error": (&TooLargeError{Limit: limit}).Error()})
 			}
 			return next(c)

@@ -80,7 +80,10 @@ func (h *Handler) verify(req *http.Request, body []byte, now time.Time) (reply, 
 func (h *Handler) bodyError(err error) reply {
 	var tooLarge *httpbody.TooLargeError
 	if errors.As(err, &tooLarge) {
-		return errorReply(http.StatusRequestEntityTooLarge, tooLarge.Error())
+		// The read stopped at the bound; the rest of the body stays unread.
+		r := errorReply(http.StatusRequestEntityTooLarge, tooLarge.Error())
+		r.closeConn = true
+		return r
 	}
 	h.log.Debug("request body could not be read", "err", err)
 	return replyUnreadable

@@ -3,6 +3,7 @@ package webhook_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -26,6 +27,13 @@ func TestEarly401ClosesTheConnectionOfAnUnfinishedBody(t *testing.T) {
 	srv := httptest.NewServer(ev.e)
 	t.Cleanup(srv.Close)
 
-	code := httpbodytest.Unfinished(t, srv.Listener.Addr().String(), "/inbox/bearer", "Authorization: Bearer nope")
-	require.Equal(t, http.StatusUnauthorized, code)
+	addr := srv.Listener.Addr().String()
+	require.Equal(t, http.StatusUnauthorized,
+		httpbodytest.Unfinished(t, addr, httpbodytest.Chunked("/inbox/bearer", `{"id":`, "Authorization: Bearer nope")))
+	// A body past inbox.maxBodyBytes gets its 413 and the close too, chunked
+	// (the handler's bounded read) or declared (the data port's check).
+	require.Equal(t, http.StatusRequestEntityTooLarge, httpbodytest.Unfinished(t, addr,
+		httpbodytest.Chunked("/inbox/bearer", strings.Repeat(" ", maxBody+1), "Authorization: Bearer tok")))
+	require.Equal(t, http.StatusRequestEntityTooLarge, httpbodytest.Unfinished(t, addr,
+		httpbodytest.Declared("/inbox/bearer", maxBody+1, `{"id":`, "Authorization: Bearer tok")))
 }
