@@ -33,8 +33,11 @@ const (
 type Verifier struct {
 	check   func(h http.Header, body []byte, now time.Time) error
 	headers []string
-	// needsBody is true for hmac, the one kind that signs the body.
+	// needsBody is true for hmac and the presets, the kinds that sign the
+	// body.
 	needsBody bool
+	// slack answers Slack's url_verification request (Challenge).
+	slack bool
 }
 
 // Error is a failed check. Its message names the check, never a
@@ -66,7 +69,10 @@ func New(cfg *config.SourceAuth) (*Verifier, error) {
 	case config.AuthHMAC:
 		return newHMAC(cfg)
 	}
-	return nil, fmt.Errorf("auth: unknown kind %q; use bearer, api-key or hmac", kind)
+	if config.IsPreset(kind) {
+		return newPreset(kind, cfg)
+	}
+	return nil, fmt.Errorf("auth: unknown kind %q; use bearer, api-key, hmac, stripe, github, shopify, slack or standard-webhooks", kind)
 }
 
 // Verify checks the request headers and the raw body at time now. It
@@ -76,7 +82,8 @@ func (v *Verifier) Verify(h http.Header, body []byte, now time.Time) error {
 	return v.check(h, body, now)
 }
 
-// NeedsBody reports whether Verify reads the body: true for hmac only.
+// NeedsBody reports whether Verify reads the body: true for hmac and the
+// provider presets.
 // A caller checks the other kinds before it reads the body, so that a
 // request without valid credentials costs no body read (Verify then takes
 // a nil body).

@@ -127,7 +127,7 @@ func newTransform() *Transform {
 
 // newSourceAuth returns an auth block with its kind-independent defaults.
 func newSourceAuth() *SourceAuth {
-	return &SourceAuth{Algorithm: "HmacSHA256", TimestampTolerance: 300000}
+	return &SourceAuth{Algorithm: "HmacSHA256", TimestampTolerance: 300000, ToleranceSeconds: defaultPresetToleranceSeconds}
 }
 
 // Duration is a retention duration: a whole number and one suffix of s, m,

@@ -39,6 +39,13 @@ var (
 		{AuthBearer, []string{"token"}},
 		{AuthAPIKey, []string{"key"}},
 		{AuthHMAC, []string{"secret"}},
+		// The presets need the secret too; only type selects one, since
+		// hmac comes first in this table.
+		{AuthStripe, []string{"secret"}},
+		{AuthGitHub, []string{"secret"}},
+		{AuthShopify, []string{"secret"}},
+		{AuthSlack, []string{"secret"}},
+		{AuthStandardWebhooks, []string{"secret"}},
 	}
 )
 
@@ -150,7 +157,8 @@ func (c *Config) selectKinds(ps *problems) {
 			continue
 		}
 		s.Name = name
-		s.Kind = selectKind(s, s.Type, sourceKinds, path, ps)
+		s.fillPreset()
+		s.Kind = s.selectSourceKind(path, ps)
 		s.fillKindDefaults()
 		if s.Auth != nil {
 			s.Auth.selectAndFill(path.key("auth"), ps)

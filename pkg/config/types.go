@@ -215,6 +215,10 @@ type Destination struct {
 	Transform *Transform        `yaml:"transform"`
 	TimeoutMs int               `yaml:"timeoutMs"`
 
+	// Signing signs every delivery (Standard Webhooks); nil signs none.
+	// Every kind accepts it.
+	Signing *Signing `yaml:"signing"`
+
 	// HTTP.
 	BaseURL string           `yaml:"baseUrl"`
 	Path    string           `yaml:"path"`
@@ -271,6 +275,17 @@ type DestinationAuth struct {
 
 	HeaderName  string        `yaml:"headerName"`
 	HeaderValue secret.Secret `yaml:"headerValue"`
+}
+
+// SigningStandardWebhooks is the one signing scheme.
+const SigningStandardWebhooks = "standard-webhooks"
+
+// Signing is the signing block of a destination: the scheme, the current
+// key and the keys that a rotation still signs with.
+type Signing struct {
+	Scheme          string          `yaml:"scheme"`
+	Secret          secret.Secret   `yaml:"secret"`
+	PreviousSecrets []secret.Secret `yaml:"previousSecrets"`
 }
 
 // Route sends the rows whose topic matches TopicPattern to Destination.
@@ -330,6 +345,11 @@ type Source struct {
 	// HTTP.
 	Path string      `yaml:"path"`
 	Auth *SourceAuth `yaml:"auth"`
+	// IdempotencyKeyHeaders and EventTypeHeader are filled by the loader
+	// from an auth preset that reads them from headers (github, shopify,
+	// standard-webhooks) when the source sets no path for them.
+	IdempotencyKeyHeaders []string `yaml:"-"`
+	EventTypeHeader       string   `yaml:"-"`
 
 	// RabbitMQ.
 	QueueName     string `yaml:"queueName"`
@@ -397,6 +417,12 @@ const (
 	AuthBearer = "bearer"
 	AuthAPIKey = "api-key"
 	AuthHMAC   = "hmac"
+	// The provider presets of an HTTP source (presets.go).
+	AuthStripe           = "stripe"
+	AuthGitHub           = "github"
+	AuthShopify          = "shopify"
+	AuthSlack            = "slack"
+	AuthStandardWebhooks = "standard-webhooks"
 )
 
 // HMAC signature payload formats, normalised to the upper-case names.
@@ -426,6 +452,13 @@ type SourceAuth struct {
 	TimestampTolerance int     `yaml:"timestampTolerance"`
 	// SignaturePayloadFormat holds BODY or TIMESTAMP_DOT_BODY after loading.
 	SignaturePayloadFormat string `yaml:"signaturePayloadFormat"`
+
+	// PreviousSecrets are still accepted during a rotation by the provider
+	// presets (stripe, github, shopify, slack, standard-webhooks).
+	PreviousSecrets []secret.Secret `yaml:"previousSecrets"`
+	// ToleranceSeconds bounds the age of a timestamped preset request
+	// (stripe, slack, standard-webhooks) in both directions. Default 300.
+	ToleranceSeconds int `yaml:"toleranceSeconds"`
 }
 
 // Retention configures the cleanup of final rows.

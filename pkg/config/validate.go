@@ -94,5 +94,8 @@ func (v *validator) admin() {
 	v.positive(path.key("maxPayloadBytes"), a.MaxPayloadBytes)
 	if a.Auth != nil {
 		v.sourceAuth(a.Auth, path.key("auth"))
+		if IsPreset(a.Auth.Kind) {
+			v.add(path.key("auth", "type"), "%s verifies a provider's webhook; the admin routes take bearer, api-key or hmac", a.Auth.Kind)
+		}
 	}
 }

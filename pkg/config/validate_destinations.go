@@ -21,6 +21,7 @@ func (v *validator) destinations() {
 		if d.Transform != nil {
 			v.transform(d.Transform, path.key("transform"))
 		}
+		v.signing(d, path)
 		switch d.Kind {
 		case KindHTTP:
 			v.httpDestination(d, path)

@@ -21,6 +21,9 @@ func (v *validator) sources() {
 		}
 		if s.Auth != nil {
 			v.sourceAuth(s.Auth, path.key("auth"))
+			if IsPreset(s.Auth.Kind) && s.Kind != KindHTTP && s.Kind != "" {
+				v.add(path.key("auth", "type"), "%s verifies an HTTP request; a %s source takes no auth block", s.Auth.Kind, s.Kind)
+			}
 		}
 		switch s.Kind {
 		case KindHTTP:
@@ -63,7 +66,7 @@ func (v *validator) sourceCommon(s *Source, path keyPath) {
 // eventTypeSource refuses a push source whose topic reads {{ eventType }}
 // while nothing gives the event type: the relay would mark every row dead.
 func (v *validator) eventTypeSource(s *Source, path keyPath) {
-	if !usesPlaceholder(s.Topic, "eventType") || strings.TrimSpace(s.EventTypePath) != "" {
+	if !usesPlaceholder(s.Topic, "eventType") || strings.TrimSpace(s.EventTypePath) != "" || s.EventTypeHeader != "" {
 		return
 	}
 	topic := path.key("topic").ref()
@@ -138,6 +141,10 @@ func (v *validator) filterRule(r FilterRule, path keyPath) {
 
 // sourceAuth checks a source or admin auth block after kind selection.
 func (v *validator) sourceAuth(a *SourceAuth, path keyPath) {
+	if IsPreset(a.Kind) {
+		v.presetAuth(a, path)
+		return
+	}
 	switch a.Kind {
 	case AuthAPIKey:
 		v.required(path.key("headerName"), a.HeaderName)

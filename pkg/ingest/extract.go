@@ -29,6 +29,12 @@ type attributes struct {
 type extractor struct {
 	key                    jsonpath.Path
 	eventType, aggregateID *jsonpath.Path
+	// keyFromHeader reads the key from keyHeaders instead of key.
+	keyFromHeader bool
+	// keyHeaders and eventTypeHeader are lower-case names of the body
+	// order's header fallbacks (Source.IdempotencyKeyHeaders).
+	keyHeaders      []string
+	eventTypeHeader string
 }
 
 // extract reads the attributes of doc. The idempotency key is required: a
@@ -36,7 +42,12 @@ type extractor struct {
 // fails. The event type and the aggregate identifier are optional: a path
 // that finds nothing, no scalar or an empty string leaves them NULL. A
 // value longer than its column, or one with a control character, fails. Every error message names the path.
-func (x extractor) extract(doc any) (attributes, error) {
+// When the source reads the key or the event type from headers instead
+// (Source.IdempotencyKeyHeaders), headers (lower-case names) give them.
+func (x extractor) extract(doc any, headers map[string]string) (attributes, error) {
+	if x.keyFromHeader {
+		return x.headerExtract(doc, headers)
+	}
 	var a attributes
 	v, found := x.key.Find(doc)
 	if !found {
@@ -52,12 +63,45 @@ func (x extractor) extract(doc any) (attributes, error) {
 		return a, reasonf("Idempotency key at %s is longer than %d characters", x.key, maxAttributeLen)
 	}
 	a.key = key
+	return x.rest(a, doc, headers)
+}
+
+// rest reads the event type and the aggregate identifier after the key.
+func (x extractor) rest(a attributes, doc any, headers map[string]string) (attributes, error) {
 	var err error
-	if a.eventType, err = optional("Event type", x.eventType, doc); err != nil {
+	if x.eventType == nil && x.eventTypeHeader != "" {
+		a.eventType, err = bounded("Event type in the "+x.eventTypeHeader+" header", headers[x.eventTypeHeader])
+	} else {
+		a.eventType, err = optional("Event type", x.eventType, doc)
+	}
+	if err != nil {
 		return a, err
 	}
 	a.aggregateID, err = optional("Aggregate id", x.aggregateID, doc)
 	return a, err
+}
+
+// headerExtract reads the key from the first of keyHeaders that holds a
+// value. It is required like a key path, and bound by the same rules.
+func (x extractor) headerExtract(doc any, headers map[string]string) (attributes, error) {
+	var a attributes
+	names := strings.Join(x.keyHeaders, " or ")
+	key := ""
+	for _, name := range x.keyHeaders {
+		if key = strings.TrimSpace(headers[name]); key != "" {
+			break
+		}
+	}
+	switch {
+	case key == "":
+		return a, reasonf("Idempotency key not found in the %s header", names)
+	case utf8.RuneCountInString(key) > maxAttributeLen:
+		return a, reasonf("Idempotency key in the %s header is longer than %d characters", names, maxAttributeLen)
+	case hasControl(key) || !storable(key):
+		return a, reasonf("Idempotency key in the %s header holds a control character or invalid UTF-8", names)
+	}
+	a.key = key
+	return x.rest(a, doc, headers)
 }
 
 // reason is an error whose message is the text of a 400 answer, which is

@@ -130,7 +130,7 @@ func (r *Receiver) extract(doc any, parsed bool, m Message) (attributes, error) 
 	if !parsed {
 		return attributes{}, nil
 	}
-	return r.extractor.extract(doc)
+	return r.extractor.extract(doc, m.Headers)
 }
 
 // runTransform returns the payload to store: the transform result, or the

@@ -135,7 +135,13 @@ func (r *Receiver) setFilter(src Source, _ Options) error {
 
 func (r *Receiver) setPaths(src Source, _ Options) error {
 	var err error
-	if r.extractor.key, err = jsonpath.Compile(src.IdempotencyKeyPath); err != nil {
+	for _, name := range src.IdempotencyKeyHeaders {
+		r.extractor.keyHeaders = append(r.extractor.keyHeaders, strings.ToLower(name))
+	}
+	r.extractor.eventTypeHeader = strings.ToLower(src.EventTypeHeader)
+	if strings.TrimSpace(src.IdempotencyKeyPath) == "" && len(r.extractor.keyHeaders) > 0 {
+		r.extractor.keyFromHeader = true
+	} else if r.extractor.key, err = jsonpath.Compile(src.IdempotencyKeyPath); err != nil {
 		return fmt.Errorf("idempotencyKeyPath: %w", err)
 	}
 	if r.extractor.eventType, err = optionalPath(src.EventTypePath); err != nil {

@@ -18,6 +18,14 @@ type Source struct {
 	// EventTypePath and AggregateIDPath are the definite JSONPaths of the
 	// event type and the aggregate identifier; empty reads none.
 	EventTypePath, AggregateIDPath string
+	// IdempotencyKeyHeaders and EventTypeHeader are where the body order
+	// (the HTTP source) reads the idempotency key and the event type when
+	// IdempotencyKeyPath or EventTypePath is empty: the first of the named
+	// headers, in any letter case, that holds a value. An HTTP auth preset
+	// sets them the way its provider sends them (GitHub's
+	// X-GitHub-Delivery, for example). The broker order ignores them.
+	IdempotencyKeyHeaders []string
+	EventTypeHeader       string
 	// AttributeHeaders name the headers of the broker order; they are read
 	// only with Transport.BrokerAttributes, in any letter case. Empty
 	// names read no header.

@@ -18,6 +18,7 @@ func Source(src *config.Source) ingest.Source {
 	out := ingest.Source{
 		Name: src.Name, Consumption: src.Consumption, IdempotencyKeyPath: src.IdempotencyKeyPath,
 		EventTypePath: src.EventTypePath, AggregateIDPath: src.AggregateIDPath,
+		IdempotencyKeyHeaders: slices.Clone(src.IdempotencyKeyHeaders), EventTypeHeader: src.EventTypeHeader,
 		AttributeHeaders: ingest.AttributeHeaders{IdempotencyKey: src.AttributeHeaders.IdempotencyKey,
 			AggregateID: src.AttributeHeaders.AggregateID, EventType: src.AttributeHeaders.EventType},
 	}

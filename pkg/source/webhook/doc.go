@@ -18,7 +18,10 @@
 //     chunked body as they arrive: 413. A bearer or api-key source checks
 //     its credentials (step 2) before this read, since they need the
 //     headers only; an hmac source signs the body and keeps this order.
-//  2. The credentials of the auth block: 401 naming the failed check.
+//  2. The credentials of the auth block: 401 naming the failed check. A
+//     provider preset (stripe, github, shopify, slack, standard-webhooks)
+//     verifies the provider's signature here; Slack's url_verification
+//     request is then answered 200 {"challenge": ...} and not stored.
 //  3. The header filter: 202 {"status":"filtered"}, no row.
 //  4. The X-Correlation-Id response header is set.
 //  5. The body is parsed as JSON whatever Content-Type says: 400.

@@ -54,6 +54,11 @@ func (h *Handler) process(c echo.Context) reply {
 			return r
 		}
 	}
+	if challenge, ok := h.verifier.Challenge(body); ok {
+		// Slack's setup handshake: it wants the challenge back, and it is
+		// no event to store.
+		return reply{status: http.StatusOK, body: map[string]string{"challenge": challenge}}
+	}
 	d, err := h.recv.Receive(req.Context(), ingest.Message{
 		Body: body, Headers: headers, CorrelationID: req.Header.Get(CorrelationHeader), ReceivedAt: now,
 	})

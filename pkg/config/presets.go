@@ -1,0 +1,144 @@
+package config
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/alternayte/queuebox/pkg/secret"
+	"github.com/alternayte/queuebox/pkg/webhooksig"
+)
+
+// defaultPresetToleranceSeconds is the default of auth.toleranceSeconds.
+const defaultPresetToleranceSeconds = 300
+
+// maxPreviousSecrets bounds auth.previousSecrets, as signing does.
+const maxPreviousSecrets = webhooksig.MaxPreviousSecrets
+
+// preset is where a provider puts the idempotency key and the event type
+// of a webhook: a body path or a list of headers (lower case). The source
+// keeps a path that it configures itself.
+type preset struct {
+	keyPath, eventTypePath string
+	keyHeaders             []string
+	eventTypeHeader        string
+}
+
+// presets are the provider presets of an HTTP source's auth block.
+var presets = map[string]preset{
+	AuthStripe:           {keyPath: "$.id", eventTypePath: "$.type"},
+	AuthGitHub:           {keyHeaders: []string{"x-github-delivery"}, eventTypeHeader: "x-github-event"},
+	AuthShopify:          {keyHeaders: []string{"x-shopify-webhook-id", "x-shopify-event-id"}, eventTypeHeader: "x-shopify-topic"},
+	AuthSlack:            {keyPath: "$.event_id", eventTypePath: "$.event.type"},
+	AuthStandardWebhooks: {keyHeaders: []string{webhooksig.HeaderID}, eventTypePath: "$.type"},
+}
+
+// IsPreset reports whether kind is a provider preset (stripe, github,
+// shopify, slack, standard-webhooks) rather than bearer, api-key or hmac.
+func IsPreset(kind string) bool {
+	_, ok := presets[kind]
+	return ok
+}
+
+// presetOf returns the preset that an auth block's type names. The type
+// alone selects a preset: its one required key, secret, is also hmac's.
+func presetOf(a *SourceAuth) (string, preset, bool) {
+	if a == nil {
+		return "", preset{}, false
+	}
+	kind := strings.ToLower(strings.TrimSpace(a.Type))
+	p, ok := presets[kind]
+	return kind, p, ok
+}
+
+// fillPreset gives an HTTP source the attributes of its preset where it
+// sets no path of its own. It runs before kind selection, because a
+// preset that reads the key from a header stands in for
+// idempotencyKeyPath.
+func (s *Source) fillPreset() {
+	_, p, ok := presetOf(s.Auth)
+	if !ok {
+		return
+	}
+	if strings.TrimSpace(s.IdempotencyKeyPath) == "" {
+		s.IdempotencyKeyPath = p.keyPath
+		s.IdempotencyKeyHeaders = slices.Clone(p.keyHeaders)
+	}
+	if strings.TrimSpace(s.EventTypePath) == "" {
+		s.EventTypePath = p.eventTypePath
+		s.EventTypeHeader = p.eventTypeHeader
+	}
+}
+
+// selectSourceKind selects the kind of s. A preset's key header counts as
+// idempotencyKeyPath, which the http kind requires.
+func (s *Source) selectSourceKind(path keyPath, ps *problems) string {
+	probe := s
+	if strings.TrimSpace(s.IdempotencyKeyPath) == "" && len(s.IdempotencyKeyHeaders) > 0 {
+		c := *s
+		c.IdempotencyKeyPath = "$"
+		probe = &c
+	}
+	return selectKind(probe, s.Type, sourceKinds, path, ps)
+}
+
+// presetAuth checks the keys of a preset auth block: toleranceSeconds,
+// the number of previous secrets, and for standard-webhooks the whsec_
+// form of every secret. Messages never quote a secret.
+func (v *validator) presetAuth(a *SourceAuth, path keyPath) {
+	v.positive(path.key("toleranceSeconds"), int64(a.ToleranceSeconds))
+	v.previousSecrets(path, a.PreviousSecrets)
+	if a.Kind != AuthStandardWebhooks {
+		for i, s := range a.PreviousSecrets {
+			if s.IsEmpty() {
+				v.add(path.key("previousSecrets").index(i), "must not be empty")
+			}
+		}
+		return
+	}
+	v.whsecSecrets(path, a.Secret, a.PreviousSecrets)
+}
+
+// signing checks the signing block of a destination.
+func (v *validator) signing(d *Destination, path keyPath) {
+	s := d.Signing
+	if s == nil {
+		return
+	}
+	spath := path.key("signing")
+	if s.Scheme == "" {
+		s.Scheme = SigningStandardWebhooks
+	}
+	v.oneOf(spath.key("scheme"), s.Scheme, SigningStandardWebhooks)
+	if s.Secret.IsEmpty() {
+		v.add(spath.key("secret"), "required, but no source sets it")
+	}
+	v.previousSecrets(spath, s.PreviousSecrets)
+	v.whsecSecrets(spath, s.Secret, s.PreviousSecrets)
+	for name := range d.Headers {
+		if webhooksig.Reserved(name) {
+			v.add(path.key("headers"), "must not set %s: signing sets it on every message", name)
+		}
+	}
+}
+
+func (v *validator) previousSecrets(path keyPath, previous []secret.Secret) {
+	if len(previous) > maxPreviousSecrets {
+		v.add(path.key("previousSecrets"), "must list at most %d secrets, got %d", maxPreviousSecrets, len(previous))
+	}
+}
+
+// whsecSecrets checks that the current and every previous secret are
+// whsec_ keys of the Standard Webhooks scheme. An empty current secret is
+// reported elsewhere.
+func (v *validator) whsecSecrets(path keyPath, current secret.Secret, previous []secret.Secret) {
+	if !current.IsEmpty() {
+		if _, err := webhooksig.ParseSecret(current.Reveal()); err != nil {
+			v.add(path.key("secret"), "%v", err)
+		}
+	}
+	for i, s := range previous {
+		if _, err := webhooksig.ParseSecret(s.Reveal()); err != nil {
+			v.add(path.key("previousSecrets").index(i), "%v", err)
+		}
+	}
+}
