@@ -14,6 +14,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
 	"github.com/alternayte/queuebox/pkg/run"
+	"github.com/alternayte/queuebox/pkg/webhooksig"
 )
 
 // newPublishers builds one publisher per destination whose kind this
@@ -40,6 +41,9 @@ func newPublishers(_ context.Context, app *run.App, redactor *redact.Redactor) (
 		default:
 			app.Log.Warn("destination kind has no publisher in this build; its rows go dead", "destination", name, "kind", d.Kind)
 			continue
+		}
+		if err == nil && d.Signing != nil {
+			p, err = signed(p, d.Signing)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("destinations.%s: %w", name, err)
@@ -118,6 +122,17 @@ func kafkaPublisher(app *run.App, name string, d *config.Destination, redactor *
 		Headers: d.Headers, Redactor: redactor, Logger: app.Log.With("destination", name),
 		BlockPrivateAddresses: app.Config.HTTP.BlockPrivateAddresses,
 	})
+}
+
+// signed wraps the publisher of a destination with a signing block, for
+// every kind alike. A bad key closes p, so its connections do not leak.
+func signed(p queuebox.Publisher, s *config.Signing) (queuebox.Publisher, error) {
+	w, err := webhooksig.Wrap(p, webhooksig.Options{Scheme: s.Scheme, Secret: s.Secret, PreviousSecrets: s.PreviousSecrets})
+	if err != nil {
+		_ = p.Close()
+		return nil, err
+	}
+	return w, nil
 }
 
 func httpAuth(a *config.DestinationAuth) *httpdest.Auth {
