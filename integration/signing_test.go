@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
+	"github.com/alternayte/queuebox/pkg/broker/nats/natstest"
 )
 
 // The keys of the rotation in the signing tests: the destination signs
@@ -141,4 +142,35 @@ func verifyWithNode(t *testing.T, secrets []string, reqs []brokertest.HTTPReques
 	out, err = node.CombinedOutput()
 	require.NoError(t, err, "node verify.mjs:\n%s", out)
 	require.Contains(t, string(out), strconv.Itoa(len(reqs)*len(secrets))+" passed, 0 failed", string(out))
+}
+
+// TestSignedNATSDestination: a signing block on a NATS destination puts
+// the same three headers on the message, and the official Go library
+// verifies them over the message data with either key.
+func TestSignedNATSDestination(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	s := newNATSStream(t, natstest.URL())
+	startServing(t, "deliver", with(db.env(),
+		"QUEUEBOX_DESTINATIONS_EVENTS_TYPE", "nats",
+		"QUEUEBOX_DESTINATIONS_EVENTS_SERVERS", natstest.URL(),
+		"QUEUEBOX_DESTINATIONS_EVENTS_SUBJECT", s.prefix+".{{ topic }}",
+		"QUEUEBOX_DESTINATIONS_EVENTS_SIGNING_SECRET", signingCurrent,
+		"QUEUEBOX_DESTINATIONS_EVENTS_SIGNING_PREVIOUSSECRETS_0", signingPrevious,
+		"QUEUEBOX_ROUTES_0_TOPICPATTERN", "**",
+		"QUEUEBOX_ROUTES_0_DESTINATION", "events",
+		"QUEUEBOX_OUTBOX_POLLINTERVALMS", "20"))
+	_, err := db.connect(t).Exec(context.Background(), `INSERT INTO outbox (id, topic, payload) VALUES ($1, 'order.created', '{"n":7}')`, signedRowID)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return outboxState(t, db, signedRowID) == "sent" }, 30*time.Second, 20*time.Millisecond)
+	msgs := natstest.Messages(t, s.stream)
+	require.Len(t, msgs, 1)
+	h := http.Header{}
+	for _, name := range []string{"webhook-id", "webhook-timestamp", "webhook-signature"} {
+		h.Set(name, msgs[0].Header.Get(name))
+	}
+	require.Equal(t, signedRowID, h.Get("webhook-id"))
+	for _, key := range []string{signingCurrent, signingPrevious} {
+		require.NoError(t, verifyStandard(key, brokertest.HTTPRequest{Header: h, Body: string(msgs[0].Data)}))
+	}
 }
