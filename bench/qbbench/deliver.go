@@ -127,7 +127,8 @@ type drain struct {
 // deliverDrain pre-inserts rows pending rows, starts replicas
 // queuebox-deliver processes against the receiver and waits until every
 // row is sent. The rate runs from the first claim to the last finish.
-func (b *bench) deliverDrain(ctx context.Context, rows, keys, replicas int) (drain, error) {
+// extra adds variables to the processes' environment.
+func (b *bench) deliverDrain(ctx context.Context, rows, keys, replicas int, extra ...map[string]string) (drain, error) {
 	db, err := b.srv.create(ctx, "deliver", 4)
 	if err != nil {
 		return drain{}, err
@@ -138,7 +139,7 @@ func (b *bench) deliverDrain(ctx context.Context, rows, keys, replicas int) (dra
 	}
 	b.rc.reset()
 	self0, ticks0 := selfCPU(), readMachineTicks()
-	procs, err := b.startDeliver(ctx, db, replicas)
+	procs, err := b.startDeliver(ctx, db, replicas, extra...)
 	if err != nil {
 		return drain{}, err
 	}
@@ -183,9 +184,10 @@ func drainRates(ds []drain) []float64 {
 	return out
 }
 
-// startDeliver starts replicas queuebox-deliver processes at once.
-func (b *bench) startDeliver(ctx context.Context, db *benchDB, replicas int) ([]*proc, error) {
-	env := merge(db.env(b.o.pool), b.rc.destinationEnv(b.o))
+// startDeliver starts replicas queuebox-deliver processes at once; extra
+// adds variables to their environment.
+func (b *bench) startDeliver(ctx context.Context, db *benchDB, replicas int, extra ...map[string]string) ([]*proc, error) {
+	env := merge(append([]map[string]string{db.env(b.o.pool), b.rc.destinationEnv(b.o)}, extra...)...)
 	procs := make([]*proc, replicas)
 	errs := make([]error, replicas)
 	done := make(chan int, replicas)

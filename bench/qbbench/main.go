@@ -22,6 +22,8 @@
 //	brokers   queuebox-deliver to RabbitMQ (confirms), JetStream (acks) and Kafka (kfake, acks=all) vs the SQL
 //	          baseline and a raw client, and queuebox-ingest from each vs INSERTs
 //	          at the source's concurrency (brokers.go)
+//	signing   queuebox-deliver over HTTP with a Standard Webhooks signing block
+//	          (current and previous key) vs the same drain unsigned (signing.go)
 //
 // Every scenario makes its own database (CREATE DATABASE, the bundled
 // migrations, a set-based INSERT … SELECT generate_series, VACUUM
@@ -191,6 +193,7 @@ var scenarios = []scenario{
 	{"backlog", (*bench).relayBacklog},
 	{"capture", (*bench).capture},
 	{"brokers", (*bench).brokers},
+	{"signing", (*bench).signing},
 }
 
 func scenarioNames() []string {
