@@ -13,6 +13,8 @@ var completeEnv = []string{
 	"ADMIN_TOKEN=complete-admin-token",
 	"ORDERS_CLIENT_SECRET=complete-client-secret",
 	"STRIPE_WEBHOOK_SECRET=complete-stripe-secret",
+	"ORDERS_SIGNING_SECRET=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+	"GITHUB_WEBHOOK_SECRET=complete-github-secret",
 }
 
 func loadComplete(t *testing.T, extraEnv ...string) *Config {
@@ -45,6 +47,8 @@ func TestCompleteExampleLoads(t *testing.T) {
 	require.Equal(t, "complete-client-secret", api.Auth.ClientSecret.Reveal())
 	require.Equal(t, map[string]string{"X-Team": "orders"}, api.Headers)
 	require.Equal(t, OnErrorFail, api.Transform.OnError)
+	require.Equal(t, SigningStandardWebhooks, api.Signing.Scheme)
+	require.Equal(t, "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", api.Signing.Secret.Reveal())
 
 	require.Len(t, cfg.Routes, 2)
 	require.Equal(t, "{{ payload.region }}.{{ topic }}", *cfg.Routes[1].RoutingKeyTemplate)
@@ -54,12 +58,15 @@ func TestCompleteExampleLoads(t *testing.T) {
 		require.Equal(t, name, s.Name)
 		kinds[name] = s.Kind
 	}
-	require.Equal(t, map[string]string{"stripe": KindHTTP, "orders": KindHTTP, "orders-queue": KindRabbitMQ, "orders-log": KindKafka, "orders-stream": KindNATS}, kinds)
+	require.Equal(t, map[string]string{"stripe": KindHTTP, "github": KindHTTP, "orders": KindHTTP, "orders-queue": KindRabbitMQ, "orders-log": KindKafka, "orders-stream": KindNATS}, kinds)
 	stripe := cfg.Sources["stripe"]
 	require.Equal(t, "v1=", *stripe.Auth.SignaturePrefix)
 	require.Equal(t, "Stripe-Signature", stripe.Auth.HeaderName)
 	require.Equal(t, PayloadBody, stripe.Auth.SignaturePayloadFormat)
 	require.Equal(t, 600, stripe.RateLimit.RequestsPerMinute)
+	github := cfg.Sources["github"]
+	require.Equal(t, AuthGitHub, github.Auth.Kind)
+	require.Equal(t, []string{"x-github-delivery"}, github.IdempotencyKeyHeaders)
 	require.Equal(t, "{{ source }}", cfg.Sources["orders-stream"].Topic)
 	require.Equal(t, ConsumptionPull, cfg.Sources["orders"].Consumption)
 
