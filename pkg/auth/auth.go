@@ -2,7 +2,9 @@
 // block of an HTTP inbox source and of the admin routes. It supports the
 // three documented kinds: a bearer token in Authorization, an API key in a
 // named header, and an HMAC signature of the body (optionally bound to a
-// timestamp header).
+// timestamp header). HTTP sources also take provider presets (presets.go):
+// stripe, github, shopify, slack and standard-webhooks, each verified the
+// way its provider documents, with previous secrets for a rotation.
 //
 // Every comparison with a configured credential runs in constant time, and
 // no error message ever holds a credential: each one names the check that
