@@ -144,14 +144,8 @@ func TestOutboxReachesTheNATSSubject(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
 	s := newNATSStream(t, natstest.URL())
-	startServing(t, "deliver", with(db.env(),
-		"QUEUEBOX_DESTINATIONS_EVENTS_TYPE", "nats",
-		"QUEUEBOX_DESTINATIONS_EVENTS_SERVERS", natstest.URL(),
-		"QUEUEBOX_DESTINATIONS_EVENTS_SUBJECT", s.prefix+".{{ aggregateType }}.{{ topic }}",
-		"QUEUEBOX_DESTINATIONS_EVENTS_HEADERS_X-ORIGIN", "queuebox",
-		"QUEUEBOX_ROUTES_0_TOPICPATTERN", "**",
-		"QUEUEBOX_ROUTES_0_DESTINATION", "events",
-		"QUEUEBOX_OUTBOX_POLLINTERVALMS", "20"))
+	startServing(t, "deliver", natsDestinationEnv(db.env(), s.prefix+".{{ aggregateType }}.{{ topic }}",
+		"QUEUEBOX_DESTINATIONS_EVENTS_HEADERS_X-ORIGIN", "queuebox"))
 	conn := db.connect(t)
 	var id string
 	require.NoError(t, conn.QueryRow(context.Background(), `INSERT INTO outbox (topic, key, aggregate_type, payload, headers)
@@ -172,6 +166,18 @@ func TestOutboxReachesTheNATSSubject(t *testing.T) {
 	require.Equal(t, "order-7", m.Header.Get("x-message-key"))
 	require.Equal(t, "acme", m.Header.Get("x-tenant"))
 	require.Equal(t, "queuebox", originHeader(m.Header))
+}
+
+// natsDestinationEnv routes every topic to the NATS destination events on
+// subject, polling every 20 ms; kv adds variables.
+func natsDestinationEnv(env map[string]string, subject string, kv ...string) map[string]string {
+	return with(with(env,
+		"QUEUEBOX_DESTINATIONS_EVENTS_TYPE", "nats",
+		"QUEUEBOX_DESTINATIONS_EVENTS_SERVERS", natstest.URL(),
+		"QUEUEBOX_DESTINATIONS_EVENTS_SUBJECT", subject,
+		"QUEUEBOX_ROUTES_0_TOPICPATTERN", "**",
+		"QUEUEBOX_ROUTES_0_DESTINATION", "events",
+		"QUEUEBOX_OUTBOX_POLLINTERVALMS", "20"), kv...)
 }
 
 // originHeader reads the static header whatever letter case the

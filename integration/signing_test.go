@@ -151,15 +151,9 @@ func TestSignedNATSDestination(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
 	s := newNATSStream(t, natstest.URL())
-	startServing(t, "deliver", with(db.env(),
-		"QUEUEBOX_DESTINATIONS_EVENTS_TYPE", "nats",
-		"QUEUEBOX_DESTINATIONS_EVENTS_SERVERS", natstest.URL(),
-		"QUEUEBOX_DESTINATIONS_EVENTS_SUBJECT", s.prefix+".{{ topic }}",
+	startServing(t, "deliver", natsDestinationEnv(db.env(), s.prefix+".{{ topic }}",
 		"QUEUEBOX_DESTINATIONS_EVENTS_SIGNING_SECRET", signingCurrent,
-		"QUEUEBOX_DESTINATIONS_EVENTS_SIGNING_PREVIOUSSECRETS_0", signingPrevious,
-		"QUEUEBOX_ROUTES_0_TOPICPATTERN", "**",
-		"QUEUEBOX_ROUTES_0_DESTINATION", "events",
-		"QUEUEBOX_OUTBOX_POLLINTERVALMS", "20"))
+		"QUEUEBOX_DESTINATIONS_EVENTS_SIGNING_PREVIOUSSECRETS_0", signingPrevious))
 	_, err := db.connect(t).Exec(context.Background(), `INSERT INTO outbox (id, topic, payload) VALUES ($1, 'order.created', '{"n":7}')`, signedRowID)
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return outboxState(t, db, signedRowID) == "sent" }, 30*time.Second, 20*time.Millisecond)

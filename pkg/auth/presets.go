@@ -68,9 +68,9 @@ func newPreset(kind string, cfg *config.SourceAuth) (*Verifier, error) {
 	case config.AuthStripe:
 		v.check, v.headers = c.stripe, []string{StripeSignatureHeader}
 	case config.AuthGitHub:
-		v.check, v.headers = c.github, []string{GitHubSignatureHeader}
+		v.check, v.headers = c.bodyMAC(GitHubSignatureHeader, ParseGitHubSignature), []string{GitHubSignatureHeader}
 	case config.AuthShopify:
-		v.check, v.headers = c.shopify, []string{ShopifySignatureHeader}
+		v.check, v.headers = c.bodyMAC(ShopifySignatureHeader, ParseShopifySignature), []string{ShopifySignatureHeader}
 	case config.AuthSlack:
 		v.check, v.headers, v.slack = c.slack, []string{SlackSignatureHeader}, true
 	default:
@@ -103,30 +103,21 @@ func (c *presetCheck) stripe(h http.Header, body []byte, now time.Time) error {
 	return c.match(got, func(key []byte) []byte { return hmacSHA256(key, []byte(sig.TimestampText), []byte("."), body) })
 }
 
-// github checks X-Hub-Signature-256: sha256=<hex of the HMAC of the body>.
-func (c *presetCheck) github(h http.Header, body []byte, _ time.Time) error {
-	value, err := headerValue(h, GitHubSignatureHeader)
-	if err != nil {
-		return err
+// bodyMAC checks a header that carries the HMAC of the body alone, read
+// by parse: GitHub's X-Hub-Signature-256 (sha256= and hex) and Shopify's
+// X-Shopify-Hmac-Sha256 (base64).
+func (c *presetCheck) bodyMAC(header string, parse func(string) ([]byte, error)) func(http.Header, []byte, time.Time) error {
+	return func(h http.Header, body []byte, _ time.Time) error {
+		value, err := headerValue(h, header)
+		if err != nil {
+			return err
+		}
+		raw, err := parse(value)
+		if err != nil {
+			return err
+		}
+		return c.match([][]byte{raw}, func(key []byte) []byte { return hmacSHA256(key, body) })
 	}
-	raw, err := ParseGitHubSignature(value)
-	if err != nil {
-		return err
-	}
-	return c.match([][]byte{raw}, func(key []byte) []byte { return hmacSHA256(key, body) })
-}
-
-// shopify checks X-Shopify-Hmac-Sha256: the base64 HMAC of the body.
-func (c *presetCheck) shopify(h http.Header, body []byte, _ time.Time) error {
-	value, err := headerValue(h, ShopifySignatureHeader)
-	if err != nil {
-		return err
-	}
-	raw, err := ParseShopifySignature(value)
-	if err != nil {
-		return err
-	}
-	return c.match([][]byte{raw}, func(key []byte) []byte { return hmacSHA256(key, body) })
 }
 
 // slack checks X-Slack-Signature: v0=<hex of the HMAC of
