@@ -39,13 +39,6 @@ var (
 		{AuthBearer, []string{"token"}},
 		{AuthAPIKey, []string{"key"}},
 		{AuthHMAC, []string{"secret"}},
-		// The presets need the secret too; only type selects one, since
-		// hmac comes first in this table.
-		{AuthStripe, []string{"secret"}},
-		{AuthGitHub, []string{"secret"}},
-		{AuthShopify, []string{"secret"}},
-		{AuthSlack, []string{"secret"}},
-		{AuthStandardWebhooks, []string{"secret"}},
 	}
 )
 
@@ -190,6 +183,15 @@ func (s *Source) fillKindDefaults() {
 // selectAndFill selects the kind of a source or admin auth block and fills
 // its header, prefix and payload format defaults.
 func (a *SourceAuth) selectAndFill(path keyPath, ps *problems) {
+	if kind, _, ok := presetOf(a); ok {
+		// A preset needs the secret, as hmac does, so only type can
+		// select one.
+		a.Kind = kind
+		if a.Secret.IsEmpty() {
+			ps.add(path.key("secret"), "required, because type names the %s kind, which needs secret", kind)
+		}
+		return
+	}
 	a.Kind = selectKind(a, a.Type, sourceAuthKinds, path, ps)
 	switch a.Kind {
 	case AuthAPIKey:
