@@ -89,6 +89,9 @@ func TestBadConfigurationFailsTheStart(t *testing.T) {
 			[]string{"database.url", "QUEUEBOX_DATABASE_URL"}},
 		{"missing password", map[string]string{"QUEUEBOX_DATABASE_URL": db.JDBC, "QUEUEBOX_DATABASE_USERNAME": "postgres"},
 			[]string{"database.password", "QUEUEBOX_DATABASE_PASSWORD"}},
+		{"short signing secret", with(destinationEnv(db.env(), "http://127.0.0.1:9"),
+			"QUEUEBOX_DESTINATIONS_WEBHOOK_SIGNING_SECRET", "whsec_c3VwM3Itc2VjcmV0"),
+			[]string{"destinations.webhook.signing.secret", "QUEUEBOX_DESTINATIONS_WEBHOOK_SIGNING_SECRET", "24 to 64 bytes"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,6 +110,7 @@ func TestBadConfigurationFailsTheStart(t *testing.T) {
 				require.Contains(t, line, w)
 			}
 			require.NotContains(t, out, "sup3r-secret")
+			require.NotContains(t, out, "c3VwM3Itc2VjcmV0")
 		})
 	}
 }
