@@ -241,7 +241,13 @@ func kindWarnings(c *Config) []string {
 		warn(keyPath{"destinations", name}, c.Destinations[name].Type, c.Destinations[name].Kind)
 	}
 	for _, name := range sortedKeys(c.Sources) {
-		warn(keyPath{"sources", name}, c.Sources[name].Type, c.Sources[name].Kind)
+		s := c.Sources[name]
+		warn(keyPath{"sources", name}, s.Type, s.Kind)
+		if s.Auth != nil {
+			// A misspelt preset (standard_webhooks) selects hmac, which
+			// refuses every request of that provider: say why.
+			warn(keyPath{"sources", name, "auth"}, s.Auth.Type, s.Auth.Kind)
+		}
 	}
 	return out
 }

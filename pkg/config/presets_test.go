@@ -127,3 +127,12 @@ func TestPresetRules(t *testing.T) {
 			want: []string{"sources.queue.auth.type (QUEUEBOX_SOURCES_QUEUE_AUTH_TYPE): shopify verifies an HTTP request"}},
 	})
 }
+
+// A misspelt preset falls back to hmac, as any auth block with a secret
+// does, and the load warns.
+func TestMisspeltPresetWarns(t *testing.T) {
+	t.Parallel()
+	cfg := mustLoad(t, testOptions(baseYAML+httpSource+"    auth:\n      type: standard_webhooks\n      secret: "+whsec+"\n"))
+	require.Equal(t, AuthHMAC, cfg.Sources["hooks"].Auth.Kind)
+	require.Contains(t, cfg.Warnings(), `sources.hooks.auth.type is "standard_webhooks", but the keys of the entry select the hmac kind, which QueueBox uses`)
+}
