@@ -17,7 +17,8 @@
 //  1. The body is read under inbox.maxBodyBytes, counting the bytes of a
 //     chunked body as they arrive: 413. A bearer or api-key source checks
 //     its credentials (step 2) before this read, since they need the
-//     headers only; an hmac source signs the body and keeps this order.
+//     headers only; an hmac source and the
+//     provider presets sign the body and keep this order.
 //  2. The credentials of the auth block: 401 naming the failed check. A
 //     provider preset (stripe, github, shopify, slack, standard-webhooks)
 //     verifies the provider's signature here; Slack's url_verification
