@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/internal/rowcodec"
 )
 
 // Inbox is the receipt side of the inbox table: one insert per received
@@ -42,7 +42,7 @@ func NewInbox(db *DB, l schema.Layout) (*Inbox, error) {
 // again; when ctx ends first, the insert is cancelled and its fate is
 // unknown (it may have committed). Insert is safe for concurrent use.
 func (in *Inbox) Insert(ctx context.Context, row queuebox.ReceivedRow) (id string, inserted bool, err error) {
-	args, err := insertArgs(row)
+	args, err := rowcodec.InsertArgs(row)
 	if err != nil {
 		return "", false, err
 	}
@@ -76,33 +76,4 @@ func (in *Inbox) own(ctx context.Context, row queuebox.ReceivedRow) (id string, 
 		return stored, true, nil
 	}
 	return "", false, nil
-}
-
-// args orders the parameters of inbox_insert.sql.
-func insertArgs(row queuebox.ReceivedRow) ([]any, error) {
-	headers := row.Headers
-	if headers == nil {
-		headers = map[string]string{}
-	}
-	h, err := json.Marshal(headers)
-	if err != nil {
-		return nil, fmt.Errorf("encode inbox headers: %w", err)
-	}
-	var id, correlation any
-	if row.ID != "" {
-		id = row.ID
-	}
-	if row.CorrelationID != "" {
-		correlation = row.CorrelationID
-	}
-	return []any{id, row.Source, row.IdempotencyKey, row.AggregateID, row.EventType,
-		string(row.Payload), string(h), correlation, orDefault(row.Consumption, queuebox.ConsumptionPush),
-		orDefault(string(row.State), string(queuebox.StatePending)), row.LastError}, nil
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

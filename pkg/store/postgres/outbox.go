@@ -1,12 +1,9 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"embed"
-	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +12,8 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/internal/rowcodec"
+	"github.com/alternayte/queuebox/pkg/store/internal/walk"
 )
 
 //go:embed queries/*.sql
@@ -90,7 +89,7 @@ type Outbox struct {
 	finish, renew, reclaim, pendingStats string
 	written, nextDue                     string
 
-	walk walk
+	walk walk.Walk
 }
 
 // NewOutbox renders the outbox statements for the layout. lease is
@@ -127,7 +126,7 @@ var (
 // reclaim step). When ctx ends, the statement is cancelled and no row is
 // returned; a claim that committed anyway is reclaimed after its lease.
 func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessage, error) {
-	cursor, keyedFirst := o.walk.next()
+	cursor, keyedFirst := o.walk.Next()
 	stmt := o.claimUnkeyedFirst
 	if keyedFirst {
 		stmt = o.claimKeyedFirst
@@ -151,7 +150,7 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 	for i, m := range out {
 		keys[i] = m.Key
 	}
-	o.walk.advance(cursor, keys)
+	o.walk.Advance(cursor, keys)
 	return out, nil
 }
 
@@ -172,53 +171,7 @@ func scanMessage(row pgx.CollectableRow) (queuebox.ClaimedMessage, error) {
 	if aggType != nil {
 		m.AggregateType = *aggType
 	}
-	m.Payload, m.ClaimToken = compactJSON(payload), tokn
-	m.Headers, err = decodeHeaders(headers)
+	m.Payload, m.ClaimToken = rowcodec.CompactJSON(payload), tokn
+	m.Headers, err = rowcodec.DecodeHeaders(headers)
 	return queuebox.ClaimedMessage{OutboxMessage: &m, HeadersErr: err}, nil
-}
-
-// compactJSON drops the blanks that PostgreSQL writes into the text of a
-// jsonb value ({"a": 1}), so a destination receives the compact body that
-// the application wrote, only with jsonb's key order. A column that holds
-// something other than JSON passes unchanged.
-func compactJSON(text string) []byte {
-	var b bytes.Buffer
-	if err := json.Compact(&b, []byte(text)); err != nil {
-		return []byte(text)
-	}
-	return b.Bytes()
-}
-
-// decodeHeaders reads the headers column: a JSON object whose values are
-// strings. A non-string value keeps its JSON text, so nothing is dropped.
-// A JSON null counts as no headers.
-func decodeHeaders(text string) (map[string]string, error) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(text), &raw); err != nil {
-		return nil, fmt.Errorf("the headers column must hold a JSON object, not %s", jsonKind(text))
-	}
-	out := make(map[string]string, len(raw))
-	for k, v := range raw {
-		var s string
-		if err := json.Unmarshal(v, &s); err == nil {
-			out[k] = s
-			continue
-		}
-		out[k] = string(v)
-	}
-	return out, nil
-}
-
-// jsonKind names the kind of a JSON document from its first character.
-func jsonKind(text string) string {
-	switch t := strings.TrimSpace(text); {
-	case strings.HasPrefix(t, "["):
-		return "an array"
-	case strings.HasPrefix(t, `"`):
-		return "a string"
-	case t == "true" || t == "false":
-		return "a boolean"
-	default:
-		return "a number"
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/store/internal/rowcodec"
 )
 
 // Finish writes many outcomes in one fenced statement and returns the ids
@@ -59,7 +60,7 @@ func (o *Outbox) FinishAgain(ctx context.Context, outcomes []queuebox.Outcome) (
 // safe to repeat, so a broken idle connection costs it nothing. When ctx
 // ends, it returns an error and the leases keep their old expiry.
 func (o *Outbox) Renew(ctx context.Context, leases []queuebox.Lease) (map[string]bool, error) {
-	ids, tokens := splitLeases(leases)
+	ids, tokens := rowcodec.SplitLeases(leases)
 	return o.db.queryIDs(ctx, repeatable, "renew outbox leases", o.renew, ids, tokens, o.lease.Milliseconds(), o.opts.clock())
 }
 
@@ -104,7 +105,7 @@ func (o *Outbox) Pending(ctx context.Context) (queuebox.PendingStats, error) {
 		var ageSeconds float64
 		_, err = pgx.ForEachRow(rows, []any{&topic, &count, &ageSeconds}, func() error {
 			st.ByTopic[topic] = count
-			st.OldestAge = max(st.OldestAge, seconds(ageSeconds))
+			st.OldestAge = max(st.OldestAge, rowcodec.Seconds(ageSeconds))
 			return nil
 		})
 		return err
@@ -136,12 +137,4 @@ func (db *DB) queryIDs(ctx context.Context, r repeat, what, stmt string, args ..
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return kept, nil
-}
-
-func splitLeases(leases []queuebox.Lease) (ids, tokens []string) {
-	ids, tokens = make([]string, len(leases)), make([]string, len(leases))
-	for i, l := range leases {
-		ids[i], tokens[i] = l.ID, l.Token
-	}
-	return ids, tokens
 }

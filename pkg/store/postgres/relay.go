@@ -10,6 +10,8 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/internal/rowcodec"
+	"github.com/alternayte/queuebox/pkg/store/internal/walk"
 )
 
 // Relay is the relay side of the inbox: the serialized push claim and the
@@ -29,7 +31,7 @@ type Relay struct {
 	claimKeyedFirst, claimUnkeyedFirst          string
 	lock, forward, dead, renew, reclaim, oldest string
 
-	walk walk
+	walk walk.Walk
 }
 
 // NewRelay renders the relay statements for p (see queuebox.RelayParams).
@@ -62,7 +64,7 @@ var _ queuebox.RelayStore = (*Relay)(nil)
 // order. Successive claims walk the aggregates from where the last one
 // stopped (see walk).
 func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, error) {
-	cursor, keyedFirst := r.walk.next()
+	cursor, keyedFirst := r.walk.Next()
 	stmt := r.claimUnkeyedFirst
 	if keyedFirst {
 		stmt = r.claimKeyedFirst
@@ -95,7 +97,7 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 			keys = append(keys, *row.AggregateID)
 		}
 	}
-	r.walk.advance(cursor, keys)
+	r.walk.Advance(cursor, keys)
 	return out, nil
 }
 
@@ -125,7 +127,7 @@ func (r *Relay) Dead(ctx context.Context, marks []queuebox.DeadMark) (map[string
 // Renew extends the leases still held and returns their ids; it is safe
 // to repeat.
 func (r *Relay) Renew(ctx context.Context, leases []queuebox.Lease) (map[string]bool, error) {
-	ids, tokens := splitLeases(leases)
+	ids, tokens := rowcodec.SplitLeases(leases)
 	return r.db.queryIDs(ctx, repeatable, "renew relay leases", r.renew, ids, tokens, r.lease.Milliseconds(), r.opts.clock())
 }
 
@@ -146,11 +148,5 @@ func (r *Relay) OldestPendingAge(ctx context.Context) (time.Duration, error) {
 	if err != nil || age == nil {
 		return 0, err
 	}
-	return seconds(*age), nil
-}
-
-// seconds turns an age read from the database into a duration; a row
-// stamped in the database's future counts as age zero.
-func seconds(s float64) time.Duration {
-	return max(time.Duration(s*float64(time.Second)), 0)
+	return rowcodec.Seconds(*age), nil
 }

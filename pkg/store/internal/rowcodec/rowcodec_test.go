@@ -1,4 +1,4 @@
-package postgres
+package rowcodec
 
 import (
 	"testing"
@@ -14,6 +14,6 @@ func TestCompactJSON(t *testing.T) {
 		`"a string"`:                           `"a string"`,
 		`not json, left as it is`:              `not json, left as it is`,
 	} {
-		require.Equal(t, want, string(compactJSON(in)), in)
+		require.Equal(t, want, string(CompactJSON(in)), in)
 	}
 }
