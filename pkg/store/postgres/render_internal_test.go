@@ -2,35 +2,17 @@ package postgres
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
-	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/schema/schematest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/rendered/*.sql from the current templates")
-
-// goldenLayout names every table and column differently from its default
-// and from each other, so a statement that takes one column for another,
-// or the outbox's for the inbox's, shows in its golden file.
-func goldenLayout() schema.Layout {
-	db := config.Default().Database
-	db.OutboxTableName, db.InboxTableName = "qb_outbox", "qb_inbox"
-	for columns, prefix := range map[any]string{&db.ColumnMapping.Outbox: "ob_", &db.ColumnMapping.Inbox: "ib_"} {
-		v := reflect.ValueOf(columns).Elem()
-		for i := range v.NumField() {
-			v.Field(i).SetString(prefix + strings.ToLower(v.Type().Field(i).Name))
-		}
-	}
-	return schema.New(schema.Postgres, db)
-}
 
 // TestRenderedStatements compares every statement, as the stores render
 // it, with its golden file: a change of a template or of the rendering
@@ -38,23 +20,8 @@ func goldenLayout() schema.Layout {
 // Run with -update to accept a change on purpose.
 func TestRenderedStatements(t *testing.T) {
 	t.Parallel()
-	got := renderedStatements(t, goldenLayout())
-	dir := filepath.Join("testdata", "rendered")
-	if *update {
-		require.NoError(t, os.RemoveAll(dir))
-		require.NoError(t, os.MkdirAll(dir, 0o755))
-		for name, sql := range got {
-			require.NoError(t, os.WriteFile(filepath.Join(dir, name+".sql"), []byte(sql+"\n"), 0o644))
-		}
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.sql"))
-	require.NoError(t, err)
-	require.Len(t, files, len(got), "one golden file per rendered statement")
-	for name, sql := range got {
-		want, err := os.ReadFile(filepath.Join(dir, name+".sql"))
-		require.NoError(t, err, "golden file of %s (run with -update)", name)
-		require.Equal(t, string(want), sql+"\n", "statement %s differs from its golden file (run with -update)", name)
-	}
+	got := renderedStatements(t, schematest.MappedLayout(schema.Postgres))
+	schematest.Golden(t, filepath.Join("testdata", "rendered"), ".sql", got, *update)
 }
 
 // renderedStatements renders every statement through the constructors,

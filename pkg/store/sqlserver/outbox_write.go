@@ -1,0 +1,147 @@
+package sqlserver
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/store/internal/rowcodec"
+)
+
+// leaseRow is one element of the JSON array that the fenced statements
+// read with OPENJSON: T-SQL has no array parameters. Fields a statement
+// does not read stay out of the text.
+type leaseRow struct {
+	ID      string          `json:"id"`
+	Token   string          `json:"token"`
+	Outcome string          `json:"outcome,omitempty"`
+	DelayMs int64           `json:"delay_ms,omitempty"`
+	Error   *string         `json:"error,omitempty"`
+	Topic   string          `json:"topic,omitempty"`
+	Headers json.RawMessage `json:"headers,omitempty"`
+}
+
+// jsonRows encodes rows as the one NVARCHAR(MAX) parameter of a fenced
+// statement.
+func jsonRows(rows []leaseRow) string {
+	b, err := json.Marshal(rows)
+	if err != nil {
+		panic(err) // strings, numbers and JSON the caller built: cannot fail
+	}
+	return string(b)
+}
+
+func leaseRows(leases []queuebox.Lease) []leaseRow {
+	ids, tokens := rowcodec.SplitLeases(leases)
+	out := make([]leaseRow, len(ids))
+	for i := range ids {
+		out[i] = leaseRow{ID: ids[i], Token: tokens[i]}
+	}
+	return out
+}
+
+// outcomeRows encodes outcomes; the error of a sent row is not sent, so
+// a confirming read compares NULL with NULL as the write stored it.
+func outcomeRows(outcomes []queuebox.Outcome) []leaseRow {
+	out := make([]leaseRow, len(outcomes))
+	for i, oc := range outcomes {
+		reason := oc.Error
+		out[i] = leaseRow{ID: oc.Lease.ID, Token: oc.Lease.Token, Outcome: string(oc.Kind),
+			DelayMs: oc.Delay.Milliseconds(), Error: &reason}
+	}
+	return out
+}
+
+// Finish writes many outcomes in one fenced statement and returns the ids
+// it changed. An id missing from the answer lost its claim. A deadlock
+// victim is tried again (SQL Server rolled it back, so its fate is
+// known); after any other error the fate is unknown, and the caller
+// tries again with FinishAgain.
+func (o *Outbox) Finish(ctx context.Context, outcomes []queuebox.Outcome) (map[string]bool, error) {
+	return o.db.queryIDs(ctx, "finish outbox rows", o.finish, jsonRows(outcomeRows(outcomes)), o.opts.clock())
+}
+
+// FinishAgain is Finish for a later try of the same outcomes, after a try
+// that failed: a row whose fence fails now but that already shows its
+// outcome under its claim token counts as written, not as a lost claim.
+func (o *Outbox) FinishAgain(ctx context.Context, outcomes []queuebox.Outcome) (map[string]bool, error) {
+	kept, err := o.Finish(ctx, outcomes)
+	if err != nil || len(kept) == len(outcomes) {
+		return kept, err
+	}
+	var rest []queuebox.Outcome
+	for _, oc := range outcomes {
+		if !kept[oc.Lease.ID] {
+			rest = append(rest, oc)
+		}
+	}
+	written, err := o.db.queryIDs(ctx, "confirm outbox outcomes", o.written, jsonRows(outcomeRows(rest)))
+	if err != nil {
+		return nil, err
+	}
+	for id := range written {
+		kept[id] = true
+	}
+	return kept, nil
+}
+
+// Renew extends the leases still held by the store's lease and returns
+// their ids; a missing id lost its claim. It is safe to repeat.
+func (o *Outbox) Renew(ctx context.Context, leases []queuebox.Lease) (map[string]bool, error) {
+	return o.db.queryIDs(ctx, "renew outbox leases", o.renew, jsonRows(leaseRows(leases)),
+		o.lease.Milliseconds(), o.opts.clock())
+}
+
+// Reclaim returns processing rows whose lease ended before now to
+// pending and says how many; a row another statement holds is skipped.
+func (o *Outbox) Reclaim(ctx context.Context) (int64, error) {
+	return o.db.execCount(ctx, "reclaim expired outbox claims", o.reclaim, o.opts.clock())
+}
+
+// NextDue implements queuebox.NextDuer by the clock the claims use (the
+// database's, or the test clock of WithClock).
+func (o *Outbox) NextDue(ctx context.Context, since time.Duration) (time.Duration, bool, error) {
+	var ms sql.NullInt64
+	err := o.db.on(ctx, func(ctx context.Context, conn *sql.Conn) error {
+		return conn.QueryRowContext(ctx, o.nextDue, o.opts.clock(), max(since, 0).Milliseconds()).Scan(&ms)
+	})
+	if err != nil {
+		return 0, false, fmt.Errorf("read the next due outbox row: %w", err)
+	}
+	if !ms.Valid {
+		return 0, false, nil
+	}
+	return time.Duration(ms.Int64) * time.Millisecond, true, nil
+}
+
+// Pending reads the pending rows per topic and the age of the oldest, by
+// the database clock.
+func (o *Outbox) Pending(ctx context.Context) (queuebox.PendingStats, error) {
+	var st queuebox.PendingStats
+	err := o.db.on(ctx, func(ctx context.Context, conn *sql.Conn) error {
+		st = queuebox.PendingStats{ByTopic: map[string]int64{}}
+		rows, err := conn.QueryContext(ctx, o.stats)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var topic string
+			var count int64
+			var age float64
+			if err := rows.Scan(&topic, &count, &age); err != nil {
+				return err
+			}
+			st.ByTopic[topic] = count
+			st.OldestAge = max(st.OldestAge, rowcodec.Seconds(age))
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return queuebox.PendingStats{}, fmt.Errorf("read pending outbox rows: %w", err)
+	}
+	return st, nil
+}

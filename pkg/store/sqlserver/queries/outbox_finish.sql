@@ -1,0 +1,31 @@
+-- Writes the outcomes of many claimed rows in one statement; the twin of
+-- the PostgreSQL outbox_finish.sql. Each row is fenced (partials.sql) on
+-- its id, the processing state, its claim token and a live lease; a row
+-- missing from OUTPUT lost its claim and keeps the new owner's state.
+-- outcome: sent, retry (back to pending after delay_ms) or dead.
+--
+-- T-SQL points: the outcomes arrive as one JSON array (@p1) read by
+-- OPENJSON ... WITH, since T-SQL has no array parameters; UPDATE ... FROM
+-- with WITH (UPDLOCK, ROWLOCK) on the fenced rows; OUTPUT inserted.id
+-- instead of RETURNING; DATETIME2 math through DATEADD. Two fenced
+-- writes that lock shared rows in different orders can deadlock here,
+-- unlike the id-ordered locks of PostgreSQL: the loser (error 1205) was
+-- rolled back whole, and the store runs it again. @p2 is the nullable
+-- clock.
+WITH d AS (
+    SELECT id, token, outcome, delay_ms, error
+    FROM OPENJSON(@p1) WITH (id UNIQUEIDENTIFIER '$.id', token UNIQUEIDENTIFIER '$.token',
+        outcome NVARCHAR(10) '$.outcome', delay_ms BIGINT '$.delay_ms', error NVARCHAR(MAX) '$.error')
+)
+UPDATE o
+SET {{.O.State}} = CASE d.outcome WHEN 'retry' THEN 'pending' ELSE d.outcome END,
+    {{.O.Attempt}} = CASE d.outcome WHEN 'retry' THEN o.{{.O.Attempt}} + 1 ELSE o.{{.O.Attempt}} END,
+    {{.O.ScheduledAt}} = CASE d.outcome WHEN 'retry' THEN {{template "after" args "Ms" "d.delay_ms" "Now" "@p2"}}
+                         ELSE o.{{.O.ScheduledAt}} END,
+    {{.O.LastError}} = CASE d.outcome WHEN 'sent' THEN o.{{.O.LastError}} ELSE d.error END,
+    {{.O.LeaseExpiresAt}} = CASE d.outcome WHEN 'retry' THEN NULL ELSE o.{{.O.LeaseExpiresAt}} END,
+    {{.O.UpdatedAt}} = {{template "now" "@p2"}}
+OUTPUT LOWER(CONVERT(NVARCHAR(36), inserted.{{.O.ID}}))
+FROM {{.O.Table}} AS o WITH (UPDLOCK, ROWLOCK)
+JOIN d ON o.{{.O.ID}} = d.id
+WHERE {{template "fence_holds" args "T" .O "A" "o" "Now" "@p2"}}

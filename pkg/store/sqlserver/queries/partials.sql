@@ -1,0 +1,49 @@
+-- Pieces that several statements share, written once; the twin of the
+-- PostgreSQL partials.sql. A statement includes the fence as template
+-- "fence_holds" with args "T" .O "A" "o" "Now" "@p6".
+--
+-- T-SQL points: SYSUTCDATETIME() is the clock (UTC, DATETIME2(7)); it is
+-- a runtime constant, read once per statement, so every use in one
+-- statement sees the same instant, like PostgreSQL's now(). Time from Go
+-- (the suite's test clock) arrives in UTC and is cast to DATETIME2.
+--
+-- now is the clock of a lease statement: the nullable parameter it names
+-- (a test clock), else the database clock. SQL Server has no
+-- clock_timestamp(): the claim lock is taken by a statement of its own
+-- before the claim, so the claim's statement starts after the wait and
+-- its lease is not shortened by it.
+{{define "now"}}COALESCE(CAST({{.}} AS DATETIME2), SYSUTCDATETIME()){{end}}
+--
+-- after adds Ms milliseconds (a BIGINT parameter or column) to the
+-- clock of Now, and before subtracts them; Now "" is the database clock
+-- alone. DATEADD takes an INT, so the seconds and the rest are added
+-- apart: a lease or a retention age of weeks overflows no INT.
+{{define "clock"}}{{if .}}{{template "now" .}}{{else}}SYSUTCDATETIME(){{end}}{{end}}
+{{define "after"}}DATEADD(MILLISECOND, CAST({{.Ms}} % 1000 AS INT), DATEADD(SECOND, CAST({{.Ms}} / 1000 AS INT), {{template "clock" .Now}})){{end}}
+{{define "before"}}DATEADD(MILLISECOND, -CAST({{.Ms}} % 1000 AS INT), DATEADD(SECOND, -CAST({{.Ms}} / 1000 AS INT), {{template "clock" .Now}})){{end}}
+--
+-- fence_holds is the claim fence of every write that finishes or renews
+-- a claim (the spec's "claim fence") on one row joined with its d row:
+-- still processing under the caller's token with a live lease. The
+-- write locks the row with UPDLOCK, ROWLOCK and checks this after the
+-- lock, so a row another statement changed first is left out.
+{{define "fence_holds"}}{{.A}}.{{.T.State}} = 'processing' AND {{.A}}.{{.T.ClaimToken}} = d.token AND {{.A}}.{{.T.LeaseExpiresAt}} > {{template "now" .Now}}{{end}}
+--
+-- claim_lock takes the exclusive application lock of a claim, owned by
+-- the claim's transaction (so the commit or the rollback of the claim
+-- releases it, and a pooled connection never keeps it), waiting up to
+-- 10 s. sp_getapplock answers a negative number when the lock was not
+-- granted; THROW 51000 turns that into an error that the store tries
+-- again, as it does a deadlock.
+{{define "claim_lock"}}DECLARE @granted INT;
+EXEC @granted = sys.sp_getapplock @Resource = {{.}}, @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 10000;
+IF @granted < 0
+    THROW 51000, N'QueueBox: the claim lock was not granted within 10 s', 1;{{end}}
+--
+-- replay_filter is the optional filters of the replay statements: @p1 a
+-- JSON array of ids, @p2 a JSON array of topics, @p3 and @p4 the created
+-- bounds (UTC); NULL skips a filter.
+{{define "replay_filter"}}(@p1 IS NULL OR {{.O.ID}} IN (SELECT TRY_CAST([value] AS UNIQUEIDENTIFIER) FROM OPENJSON(@p1)))
+    AND (@p2 IS NULL OR {{.O.Topic}} IN (SELECT [value] FROM OPENJSON(@p2)))
+    AND (@p3 IS NULL OR {{.O.CreatedAt}} > CAST(@p3 AS DATETIME2))
+    AND (@p4 IS NULL OR {{.O.CreatedAt}} < CAST(@p4 AS DATETIME2)){{end}}

@@ -1,0 +1,107 @@
+package sqlserver
+
+import (
+	"flag"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/schema/schematest"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*/*.golden from the current templates")
+
+// TestRenderedStatements compares every T-SQL statement, as the stores
+// render it for the default layout and for one that renames every table
+// and column, with its golden file. No SQL Server runs here: the goldens
+// are the review surface, read beside the PostgreSQL store's
+// testdata/rendered files of the same names. Run with -update to accept
+// a change on purpose.
+func TestRenderedStatements(t *testing.T) {
+	t.Parallel()
+	for dir, l := range map[string]schema.Layout{
+		"default": schematest.DefaultLayout(schema.SQLServer),
+		"mapped":  schematest.MappedLayout(schema.SQLServer),
+	} {
+		t.Run(dir, func(t *testing.T) {
+			schematest.Golden(t, filepath.Join("testdata", dir), ".golden", renderedStatements(t, l), *update)
+		})
+	}
+}
+
+// pgOnly are the marks of PostgreSQL text that must never reach a T-SQL
+// statement: $n parameters, :: casts, "quoted" identifiers, and the
+// functions and clauses T-SQL lacks.
+var pgOnly = regexp.MustCompile(`\$[0-9]|::|"[A-Za-z_]+"|\bnow\(\)|clock_timestamp|gen_random_uuid|\bLIMIT\b|SKIP LOCKED|RETURNING|\bunnest\b|\binterval\b|ANY\s*\(`)
+
+// TestStatementsAreTSQL reads every rendered statement of the mapped
+// layout, comments dropped, for PostgreSQL text, and checks that each
+// mapped name appears only bracket-quoted.
+func TestStatementsAreTSQL(t *testing.T) {
+	t.Parallel()
+	for name, sql := range renderedStatements(t, schematest.MappedLayout(schema.SQLServer)) {
+		code := stripComments(sql)
+		require.Empty(t, pgOnly.FindAllString(code, -1), "%s holds PostgreSQL text", name)
+		bare := regexp.MustCompile(`(^|[^\[A-Za-z_])(ob|ib)_[a-z_]+`).FindAllString(code, -1)
+		require.Empty(t, bare, "%s names a mapped column without brackets", name)
+	}
+}
+
+func stripComments(sql string) string {
+	var out []string
+	for _, line := range strings.Split(sql, "\n") {
+		if i := strings.Index(line, "--"); i >= 0 {
+			line = line[:i]
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// renderedStatements renders every statement through the constructors,
+// so the test sees exactly the text that runs.
+func renderedStatements(t *testing.T, l schema.Layout) map[string]string {
+	t.Helper()
+	o, err := NewOutbox(nil, l, 0)
+	require.NoError(t, err)
+	r, err := NewRelay(nil, l, queuebox.RelayParams{})
+	require.NoError(t, err)
+	in, err := NewInbox(nil, l)
+	require.NoError(t, err)
+	rp, err := NewReplay(nil, l)
+	require.NoError(t, err)
+	rt, err := NewRetention(nil, l)
+	require.NoError(t, err)
+	return map[string]string{
+		"outbox_claim_lock":               o.lock,
+		"outbox_claim_keyed_first":        o.claimKeyedFirst,
+		"outbox_claim_unkeyed_first":      o.claimUnkeyedFirst,
+		"outbox_finish":                   o.finish,
+		"outbox_written":                  o.written,
+		"outbox_renew":                    o.renew,
+		"outbox_reclaim":                  o.reclaim,
+		"outbox_pending_stats":            o.stats,
+		"outbox_next_due":                 o.nextDue,
+		"inbox_relay_lock":                r.lock,
+		"inbox_relay_claim_keyed_first":   r.claimKeyedFirst,
+		"inbox_relay_claim_unkeyed_first": r.claimUnkeyedFirst,
+		"inbox_relay_forward":             r.forward,
+		"inbox_relay_dead":                r.dead,
+		"inbox_relay_renew":               r.renew,
+		"inbox_relay_reclaim":             r.reclaim,
+		"inbox_oldest_pending":            r.oldest,
+		"inbox_insert":                    in.insert,
+		"inbox_find":                      in.find,
+		"outbox_replay":                   rp.update,
+		"outbox_replay_topics":            rp.topics,
+		"outbox_replay_count":             rp.count,
+		"retention_outbox_age":            rt.outboxAge,
+		"retention_outbox_count":          rt.outboxCount,
+		"retention_inbox_age":             rt.inboxAge,
+	}
+}

@@ -1,0 +1,41 @@
+package sqlserver
+
+import (
+	"context"
+	"time"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/schema"
+)
+
+// Retention deletes final rows in batches. It is safe for concurrent use.
+type Retention struct {
+	db                               *DB
+	outboxAge, outboxCount, inboxAge string
+}
+
+// NewRetention renders the cleanup statements.
+func NewRetention(db *DB, l schema.Layout) (*Retention, error) {
+	r := &Retention{db: db}
+	err := renderAll(l, map[*string]string{
+		&r.outboxAge: "retention_outbox_age", &r.outboxCount: "retention_outbox_count", &r.inboxAge: "retention_inbox_age",
+	})
+	return r, err
+}
+
+var _ queuebox.RetentionStore = (*Retention)(nil)
+
+// OutboxByAge deletes up to batch sent or dead rows older than maxAge.
+func (r *Retention) OutboxByAge(ctx context.Context, maxAge time.Duration, batch int) (int64, error) {
+	return r.db.execCount(ctx, "delete old outbox rows", r.outboxAge, maxAge.Milliseconds(), batch)
+}
+
+// OutboxByCount deletes up to batch rows of state beyond the newest keep.
+func (r *Retention) OutboxByCount(ctx context.Context, state queuebox.State, keep, batch int) (int64, error) {
+	return r.db.execCount(ctx, "delete outbox rows over the count", r.outboxCount, string(state), keep, batch)
+}
+
+// InboxByAge deletes up to batch processed or dead rows older than maxAge.
+func (r *Retention) InboxByAge(ctx context.Context, maxAge time.Duration, batch int) (int64, error) {
+	return r.db.execCount(ctx, "delete old inbox rows", r.inboxAge, maxAge.Milliseconds(), batch)
+}
