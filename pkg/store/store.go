@@ -5,7 +5,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
+	"github.com/alternayte/queuebox/pkg/store/sqlserver"
 )
 
 // Options are what every dialect needs besides the database block.
@@ -25,17 +25,21 @@ type Options struct {
 	Logger     *slog.Logger
 }
 
-// ErrUnsupportedDatabase is returned for a database.type whose runtime
-// store this build does not have.
-var ErrUnsupportedDatabase = errors.New("database.type (QUEUEBOX_DATABASE_TYPE): sqlserver is not supported by this build yet; its migrations ship in migrations/sqlserver, but the runtime store is PostgreSQL only")
-
 // Open connects to the database of cfg.Type, migrates it when
 // database.migrate is true and checks the schema, retrying the first
 // connection up to database.startupTimeoutMs. The caller closes the set.
 func Open(ctx context.Context, cfg config.Database, opts Options) (queuebox.Stores, error) {
 	switch cfg.Type {
 	case config.DatabaseSQLServer:
-		return nil, ErrUnsupportedDatabase
+		msOpts, err := sqlServerOptions(cfg, opts)
+		if err != nil {
+			return nil, err
+		}
+		stores, err := sqlserver.OpenStores(ctx, msOpts)
+		if err != nil {
+			return nil, err
+		}
+		return stores, nil
 	default:
 		pgOpts, err := postgresOptions(cfg, opts)
 		if err != nil {
@@ -64,6 +68,28 @@ func postgresOptions(cfg config.Database, opts Options) (postgres.StoresOptions,
 			Logger:         opts.Logger,
 		},
 		Layout:  schema.New(schema.Postgres, cfg),
+		Migrate: cfg.Migrate,
+	}, nil
+}
+
+// sqlServerOptions maps the database block onto the options of the SQL
+// Server store set. encrypt and trustServerCertificate of database.url
+// reach the go-mssqldb connection string (config.SQLServerConnString).
+func sqlServerOptions(cfg config.Database, opts Options) (sqlserver.StoresOptions, error) {
+	url, err := config.ParseDatabaseURL(cfg.URL)
+	if err != nil {
+		return sqlserver.StoresOptions{}, fmt.Errorf("database.url (QUEUEBOX_DATABASE_URL): %w", err)
+	}
+	return sqlserver.StoresOptions{
+		Options: sqlserver.Options{
+			ConnString:     url.SQLServerConnString(cfg.Username, cfg.Password),
+			DisplayURL:     url.Masked(),
+			PoolSize:       cfg.PoolSize,
+			AcquireTimeout: config.Ms(cfg.ConnectionTimeoutMs),
+			StartupTimeout: config.Ms(cfg.StartupTimeoutMs),
+			Logger:         opts.Logger,
+		},
+		Layout:  schema.New(schema.SQLServer, cfg),
 		Migrate: cfg.Migrate,
 	}, nil
 }

@@ -10,9 +10,9 @@ import (
 
 // errNoCaptureStore is what the advisory component reports when the store
 // set of database.type cannot run the capture connector (sqlserver-cdc):
-// the connector's SQL and logic exist (pkg/capture/sqlserver), but this
-// build has no SQL Server store or driver to run them on.
-var errNoCaptureStore = errors.New("sqlserver-cdc capture needs the SQL Server store, which this build does not have; delivery continues through polling")
+// the SQL Server store exists, and the connector's SQL and logic exist
+// (pkg/capture/sqlserver), but this build does not join the two yet.
+var errNoCaptureStore = errors.New("sqlserver-cdc capture is not wired to the SQL Server store in this build; delivery continues through polling")
 
 // wire adds the capture connector when outbox.capture.enabled is true. Its
 // outbox-capture component is advisory: a capture fault shows in the

@@ -96,7 +96,9 @@ func forbidden(t *testing.T, pattern string, banned ...string) []string {
 
 var storeAndHTTPServer = []string{
 	module + "pkg/store/postgres",
+	module + "pkg/store/sqlserver",
 	"github.com/jackc/pgx/v5",
+	"github.com/microsoft/go-mssqldb",
 	"github.com/labstack/echo/v4",
 }
 
@@ -121,7 +123,7 @@ func TestReceiveStepReachesNoTransportStoreOrConfig(t *testing.T) {
 func TestCaptureAndWakeReachNoConfigNorStore(t *testing.T) {
 	t.Parallel()
 	for _, pattern := range []string{module + "pkg/capture/...", module + "pkg/wake"} {
-		for _, v := range forbidden(t, pattern, module+"pkg/config", module+"pkg/store/postgres") {
+		for _, v := range forbidden(t, pattern, module+"pkg/config", module+"pkg/store/postgres", module+"pkg/store/sqlserver") {
 			t.Errorf("capture or wake reaches the configuration or the store: %s", v)
 		}
 	}
