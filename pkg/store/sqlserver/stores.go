@@ -19,6 +19,9 @@ type Stores struct {
 	// Now, when set, is the clock of the lease statements of every store
 	// the set builds (see WithClock). nil keeps SYSUTCDATETIME().
 	Now func() time.Time
+	// WakePoll is how often WakeSource reads the wake row; zero means
+	// DefaultWakePoll.
+	WakePoll time.Duration
 }
 
 var _ queuebox.Stores = (*Stores)(nil)
@@ -93,11 +96,6 @@ func (s *Stores) Replay() (queuebox.Replayer, error) { return NewReplay(s.DB, s.
 
 // Retention implements queuebox.Stores.
 func (s *Stores) Retention() (queuebox.RetentionStore, error) { return NewRetention(s.DB, s.Layout) }
-
-// WakeSource implements queuebox.Stores. This build has no wake source
-// for SQL Server yet (no LISTEN; the generation-row poll of capture
-// sqlserver-cdc is not wired): delivery claims at outbox.pollIntervalMs.
-func (s *Stores) WakeSource(func(), *slog.Logger) (queuebox.WakeSource, bool) { return nil, false }
 
 // Ping implements queuebox.Stores.
 func (s *Stores) Ping(ctx context.Context) error { return s.DB.Ping(ctx) }
