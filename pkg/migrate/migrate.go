@@ -11,9 +11,11 @@ package migrate
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"log/slog"
 	"path"
 	"regexp"
 	"sort"
@@ -179,4 +181,41 @@ func SplitBatches(script string) []string {
 	}
 	flush()
 	return batches
+}
+
+// Runner is what Apply needs of a dialect: its history and a way to apply
+// one migration with its history row in one transaction.
+type Runner interface {
+	// History reads the history table and the highest installed_rank,
+	// counting rows without a version.
+	History(ctx context.Context) ([]Applied, int, error)
+	// Apply applies m and records it under rank.
+	Apply(ctx context.Context, m Migration, rank int) error
+}
+
+// Apply plans known against the runner's history, logs the warnings and
+// applies what is pending in order, each under the next rank. It returns
+// the versions it applied, also those before a failure.
+func Apply(ctx context.Context, r Runner, known []Migration, log *slog.Logger) ([]int, error) {
+	history, rank, err := r.History(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pending, warnings, err := Plan(known, history)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		log.Warn("migration history", "detail", w)
+	}
+	var applied []int
+	for _, m := range pending {
+		rank++
+		if err := r.Apply(ctx, m, rank); err != nil {
+			return applied, err
+		}
+		log.Info("applied migration", "version", m.Version, "script", m.Script)
+		applied = append(applied, m.Version)
+	}
+	return applied, nil
 }

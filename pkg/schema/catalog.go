@@ -1,6 +1,9 @@
 package schema
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // Unquote returns the bare name of an identifier that Dialect.Quote
 // quoted ("name" or [name]), for a lookup in the catalog.
@@ -21,4 +24,17 @@ func HasIndexOn(indexes [][]string, lead ...string) bool {
 		}
 	}
 	return false
+}
+
+// MissingTable is the schema guard's error for a table whose columns the
+// catalog did not find (nil), or nil when both tables exist.
+func (l Layout) MissingTable(inboxCols, outboxCols map[string]bool) error {
+	const fix = "apply the migrations (database.migrate: true) or create it (see the custom tables guide)"
+	switch {
+	case inboxCols == nil:
+		return fmt.Errorf("the inbox table %s does not exist: %s", l.I.Table, fix)
+	case outboxCols == nil:
+		return fmt.Errorf("the outbox table %s does not exist: %s", l.O.Table, fix)
+	}
+	return nil
 }

@@ -24,11 +24,8 @@ func (db *DB) CheckSchema(ctx context.Context, l schema.Layout, headersKey, sequ
 	if err != nil {
 		return err
 	}
-	if inboxCols == nil {
-		return fmt.Errorf("the inbox table %s does not exist: apply the migrations (database.migrate: true) or create it (see the custom tables guide)", l.I.Table)
-	}
-	if outboxCols == nil {
-		return fmt.Errorf("the outbox table %s does not exist: apply the migrations (database.migrate: true) or create it (see the custom tables guide)", l.O.Table)
+	if err := l.MissingTable(inboxCols, outboxCols); err != nil {
+		return err
 	}
 	var missing []string
 	if !inboxCols[schema.Unquote(l.I.Headers)] {

@@ -80,27 +80,18 @@ func applyPending(ctx context.Context, conn *pgxpool.Conn, known []migrate.Migra
 			return nil, fmt.Errorf("migrate: create %s: %w", migrate.HistoryTable, err)
 		}
 	}
-	history, rank, err := readHistory(ctx, conn)
-	if err != nil {
-		return nil, err
-	}
-	pending, warnings, err := migrate.Plan(known, history)
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range warnings {
-		log.Warn("migration history", "detail", w)
-	}
-	var applied []int
-	for _, m := range pending {
-		rank++
-		if err := applyOne(ctx, conn, m, rank); err != nil {
-			return applied, err
-		}
-		log.Info("applied migration", "version", m.Version, "script", m.Script)
-		applied = append(applied, m.Version)
-	}
-	return applied, nil
+	return migrate.Apply(ctx, runner{conn}, known, log)
+}
+
+// runner applies migrations on the connection that holds the lock.
+type runner struct{ conn *pgxpool.Conn }
+
+func (r runner) History(ctx context.Context) ([]migrate.Applied, int, error) {
+	return readHistory(ctx, r.conn)
+}
+
+func (r runner) Apply(ctx context.Context, m migrate.Migration, rank int) error {
+	return applyOne(ctx, r.conn, m, rank)
 }
 
 func readHistory(ctx context.Context, conn *pgxpool.Conn) ([]migrate.Applied, int, error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/internal/leaseclock"
 	"github.com/alternayte/queuebox/pkg/store/internal/rowcodec"
 	"github.com/alternayte/queuebox/pkg/store/internal/walk"
 )
@@ -19,63 +19,20 @@ import (
 //go:embed queries/*.sql
 var queries embed.FS
 
-func query(name string) string {
-	b, err := queries.ReadFile("queries/" + name + ".sql")
-	if err != nil {
-		panic(err) // the file list is fixed at build time
-	}
-	return string(b)
-}
-
-// partials are the shared pieces of the statements (queries/partials.sql),
-// parsed once.
-var partials = sync.OnceValues(func() (*schema.Partials, error) {
-	return schema.ParsePartials(query("partials"))
-})
+// templates are the statement files of queries/.
+var templates = schema.NewTemplates(queries, "queries")
 
 // render renders the statement of queries/<name>.sql against data (the
 // layout, or a value that embeds it), with the partials in reach.
-func render(name string, data any) (string, error) {
-	p, err := partials()
-	if err != nil {
-		return "", err
-	}
-	return p.Render(name, query(name), data)
-}
+func render(name string, data any) (string, error) { return templates.Render(name, data) }
 
-// Option configures a store at construction.
-type Option func(*options)
+// Option configures a store at construction (see WithClock).
+type Option = leaseclock.Option
 
-type options struct {
-	now func() time.Time
-}
-
-// WithClock makes the lease statements (claims, renewals, outcome and
-// forward writes, reclaims) read the time from now instead of the
-// database clock: a test moves it forward to see leases expire without
-// waiting. nil, the default and the only production setting, keeps the
-// database clock. now must be safe for concurrent use; the store calls it
-// once per statement.
-func WithClock(now func() time.Time) Option {
-	return func(o *options) { o.now = now }
-}
-
-func newOptions(opts []Option) options {
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
-	return o
-}
-
-// clock is the nullable now parameter of a lease statement: NULL, so the
-// statement reads the database clock, unless a clock is set.
-func (o options) clock() any {
-	if o.now == nil {
-		return nil
-	}
-	return o.now()
-}
+// WithClock makes the lease statements read the time from now instead of
+// the database clock; nil keeps the database clock (see
+// leaseclock.WithClock).
+func WithClock(now func() time.Time) Option { return leaseclock.WithClock(now) }
 
 // Outbox is the outbox side of the store: the claim protocol of the poller.
 // It is safe for concurrent use; it holds no connection of its own, so the
@@ -83,7 +40,7 @@ func (o options) clock() any {
 type Outbox struct {
 	db    *DB
 	lease time.Duration
-	opts  options
+	opts  leaseclock.Options
 
 	claimKeyedFirst, claimUnkeyedFirst   string
 	finish, renew, reclaim, pendingStats string
@@ -96,7 +53,7 @@ type Outbox struct {
 // outbox.claimTimeoutMs. Several Outbox values over one DB behave as
 // several replicas: the database alone keeps them off each other's rows.
 func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*Outbox, error) {
-	o := &Outbox{db: db, lease: lease, opts: newOptions(opts)}
+	o := &Outbox{db: db, lease: lease, opts: leaseclock.New(opts)}
 	var err error
 	render := func(dst *string, name string, data any) {
 		if err == nil {
@@ -126,17 +83,13 @@ var (
 // reclaim step). When ctx ends, the statement is cancelled and no row is
 // returned; a claim that committed anyway is reclaimed after its lease.
 func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessage, error) {
-	cursor, keyedFirst := o.walk.Next()
-	stmt := o.claimUnkeyedFirst
-	if keyedFirst {
-		stmt = o.claimKeyedFirst
-	}
+	cursor, stmt := o.walk.Pick(o.claimKeyedFirst, o.claimUnkeyedFirst)
 
 	var out []queuebox.ClaimedMessage
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
 	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
-		rows, err := conn.Query(ctx, stmt, limit, cursor, o.lease.Milliseconds(), o.opts.clock())
+		rows, err := conn.Query(ctx, stmt, limit, cursor, o.lease.Milliseconds(), o.opts.Clock())
 		if err != nil {
 			return err
 		}

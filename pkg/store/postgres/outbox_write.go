@@ -25,7 +25,7 @@ func (o *Outbox) Finish(ctx context.Context, outcomes []queuebox.Outcome) (map[s
 		ids[i], tokens[i], kinds[i], errs[i] = oc.Lease.ID, oc.Lease.Token, string(oc.Kind), oc.Error
 		delays[i] = oc.Delay.Milliseconds()
 	}
-	return o.db.queryIDs(ctx, once, "finish outbox rows", o.finish, ids, tokens, kinds, delays, errs, o.opts.clock())
+	return o.db.queryIDs(ctx, once, "finish outbox rows", o.finish, ids, tokens, kinds, delays, errs, o.opts.Clock())
 }
 
 // FinishAgain is Finish for a later try of the same outcomes, after a try
@@ -34,25 +34,17 @@ func (o *Outbox) Finish(ctx context.Context, outcomes []queuebox.Outcome) (map[s
 // under its claim token counts as written, not as a lost claim. The
 // confirming read is safe to repeat on another connection.
 func (o *Outbox) FinishAgain(ctx context.Context, outcomes []queuebox.Outcome) (map[string]bool, error) {
-	kept, err := o.Finish(ctx, outcomes)
-	if err != nil || len(kept) == len(outcomes) {
-		return kept, err
-	}
+	return rowcodec.FinishAgain(ctx, outcomes, o.Finish, o.confirm)
+}
+
+// confirm finds the outcomes that an earlier try wrote; safe to repeat.
+func (o *Outbox) confirm(ctx context.Context, outcomes []queuebox.Outcome) (map[string]bool, error) {
 	var ids, tokens, kinds, errs []string
 	for _, oc := range outcomes {
-		if !kept[oc.Lease.ID] {
-			ids, tokens = append(ids, oc.Lease.ID), append(tokens, oc.Lease.Token)
-			kinds, errs = append(kinds, string(oc.Kind)), append(errs, oc.Error)
-		}
+		ids, tokens = append(ids, oc.Lease.ID), append(tokens, oc.Lease.Token)
+		kinds, errs = append(kinds, string(oc.Kind)), append(errs, oc.Error)
 	}
-	written, err := o.db.queryIDs(ctx, repeatable, "confirm outbox outcomes", o.written, ids, tokens, kinds, errs)
-	if err != nil {
-		return nil, err
-	}
-	for id := range written {
-		kept[id] = true
-	}
-	return kept, nil
+	return o.db.queryIDs(ctx, repeatable, "confirm outbox outcomes", o.written, ids, tokens, kinds, errs)
 }
 
 // Renew extends the leases still held (their token, a live lease) by the
@@ -61,14 +53,14 @@ func (o *Outbox) FinishAgain(ctx context.Context, outcomes []queuebox.Outcome) (
 // ends, it returns an error and the leases keep their old expiry.
 func (o *Outbox) Renew(ctx context.Context, leases []queuebox.Lease) (map[string]bool, error) {
 	ids, tokens := rowcodec.SplitLeases(leases)
-	return o.db.queryIDs(ctx, repeatable, "renew outbox leases", o.renew, ids, tokens, o.lease.Milliseconds(), o.opts.clock())
+	return o.db.queryIDs(ctx, repeatable, "renew outbox leases", o.renew, ids, tokens, o.lease.Milliseconds(), o.opts.Clock())
 }
 
 // Reclaim returns processing rows whose lease ended before now to
 // pending and says how many; a row another statement holds is skipped
 // for the next step, never waited on. It is safe to repeat.
 func (o *Outbox) Reclaim(ctx context.Context) (int64, error) {
-	return o.db.execCount(ctx, repeatable, "reclaim expired outbox claims", o.reclaim, o.opts.clock())
+	return o.db.execCount(ctx, repeatable, "reclaim expired outbox claims", o.reclaim, o.opts.Clock())
 }
 
 // NextDue implements queuebox.NextDuer: the wait until the earliest
@@ -79,7 +71,7 @@ func (o *Outbox) Reclaim(ctx context.Context) (int64, error) {
 func (o *Outbox) NextDue(ctx context.Context, since time.Duration) (time.Duration, bool, error) {
 	var ms *int64
 	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
-		return conn.QueryRow(ctx, o.nextDue, o.opts.clock(), max(since, 0).Microseconds()).Scan(&ms)
+		return conn.QueryRow(ctx, o.nextDue, o.opts.Clock(), max(since, 0).Microseconds()).Scan(&ms)
 	})
 	if err != nil {
 		return 0, false, fmt.Errorf("read the next due outbox row: %w", err)

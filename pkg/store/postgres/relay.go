@@ -10,6 +10,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/internal/leaseclock"
 	"github.com/alternayte/queuebox/pkg/store/internal/rowcodec"
 	"github.com/alternayte/queuebox/pkg/store/internal/walk"
 )
@@ -22,7 +23,7 @@ import (
 type Relay struct {
 	db      *DB
 	lease   time.Duration
-	opts    options
+	opts    leaseclock.Options
 	lockKey string
 	sources []string // the sources whose rows the claim takes
 	// maxAttempts ends a row whose relay claims keep expiring; 0: never.
@@ -37,7 +38,7 @@ type Relay struct {
 // NewRelay renders the relay statements for p (see queuebox.RelayParams).
 func NewRelay(db *DB, l schema.Layout, p queuebox.RelayParams, opts ...Option) (*Relay, error) {
 	r := &Relay{db: db, lease: p.Lease, lockKey: "queuebox_inbox_claim_" + l.InboxTable, sources: p.Sources,
-		maxAttempts: p.MaxAttempts, opts: newOptions(opts)}
+		maxAttempts: p.MaxAttempts, opts: leaseclock.New(opts)}
 	var err error
 	if r.claimKeyedFirst, err = render("inbox_relay_claim", claimData{l, true}); err != nil {
 		return nil, err
@@ -64,11 +65,7 @@ var _ queuebox.RelayStore = (*Relay)(nil)
 // order. Successive claims walk the aggregates from where the last one
 // stopped (see walk).
 func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, error) {
-	cursor, keyedFirst := r.walk.Next()
-	stmt := r.claimUnkeyedFirst
-	if keyedFirst {
-		stmt = r.claimKeyedFirst
-	}
+	cursor, stmt := r.walk.Pick(r.claimKeyedFirst, r.claimUnkeyedFirst)
 	var out []queuebox.InboxRow
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
@@ -76,7 +73,7 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 		if _, err := tx.Exec(ctx, r.lock, r.lockKey); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, stmt, limit, r.lease.Milliseconds(), r.sources, r.opts.clock(), cursor)
+		rows, err := tx.Query(ctx, stmt, limit, r.lease.Milliseconds(), r.sources, r.opts.Clock(), cursor)
 		if err != nil {
 			return err
 		}
@@ -111,7 +108,7 @@ func (r *Relay) Forward(ctx context.Context, p queuebox.ForwardParams) (map[stri
 	for i, f := range p.Rows {
 		ids[i], tokens[i], topics[i], headers[i] = f.Lease.ID, f.Lease.Token, f.Topic, string(f.Headers)
 	}
-	return r.db.queryIDs(ctx, once, "forward inbox rows", r.forward, ids, tokens, topics, headers, p.MaxAttempts, r.opts.clock())
+	return r.db.queryIDs(ctx, once, "forward inbox rows", r.forward, ids, tokens, topics, headers, p.MaxAttempts, r.opts.Clock())
 }
 
 // Dead marks claimed rows dead with a reason, fenced, and returns the ids
@@ -121,21 +118,21 @@ func (r *Relay) Dead(ctx context.Context, marks []queuebox.DeadMark) (map[string
 	for i, m := range marks {
 		ids[i], tokens[i], reasons[i] = m.Lease.ID, m.Lease.Token, m.Reason
 	}
-	return r.db.queryIDs(ctx, once, "mark inbox rows dead", r.dead, ids, tokens, reasons, r.opts.clock())
+	return r.db.queryIDs(ctx, once, "mark inbox rows dead", r.dead, ids, tokens, reasons, r.opts.Clock())
 }
 
 // Renew extends the leases still held and returns their ids; it is safe
 // to repeat.
 func (r *Relay) Renew(ctx context.Context, leases []queuebox.Lease) (map[string]bool, error) {
 	ids, tokens := rowcodec.SplitLeases(leases)
-	return r.db.queryIDs(ctx, repeatable, "renew relay leases", r.renew, ids, tokens, r.lease.Milliseconds(), r.opts.clock())
+	return r.db.queryIDs(ctx, repeatable, "renew relay leases", r.renew, ids, tokens, r.lease.Milliseconds(), r.opts.Clock())
 }
 
 // Reclaim returns push rows whose lease ended before now to pending
 // (pull rows are the pull claim's) and says how many; it is safe to
 // repeat.
 func (r *Relay) Reclaim(ctx context.Context) (int64, error) {
-	return r.db.execCount(ctx, repeatable, "reclaim expired relay claims", r.reclaim, r.opts.clock(), r.maxAttempts)
+	return r.db.execCount(ctx, repeatable, "reclaim expired relay claims", r.reclaim, r.opts.Clock(), r.maxAttempts)
 }
 
 // OldestPendingAge returns the age of the oldest pending row by the

@@ -2,11 +2,11 @@ package postgres
 
 import (
 	"context"
-	"log/slog"
 	"time"
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/internal/startup"
 )
 
 // Stores is the PostgreSQL set of stores over one pool and one table
@@ -45,34 +45,11 @@ func OpenStores(ctx context.Context, opts StoresOptions) (*Stores, error) {
 		return nil, err
 	}
 	s := &Stores{DB: pool, Layout: opts.Layout}
-	if err := s.prepare(ctx, opts.Migrate, opts.Logger); err != nil {
+	if err := startup.Prepare(ctx, s.DB, s.Layout, opts.Migrate, opts.Logger); err != nil {
 		pool.Close()
 		return nil, err
 	}
 	return s, nil
-}
-
-func (s *Stores) prepare(ctx context.Context, migrate bool, log *slog.Logger) error {
-	if migrate {
-		start := time.Now()
-		applied, err := s.DB.Migrate(ctx, log)
-		if err != nil {
-			return err
-		}
-		log.Info("schema up to date", "applied", applied, "took_ms", time.Since(start).Milliseconds())
-	}
-	if err := s.DB.CheckSchema(ctx, s.Layout,
-		"database.columnMapping.inbox.headers", "database.columnMapping.outbox.sequence"); err != nil {
-		return err
-	}
-	warnings, err := s.DB.IndexWarnings(ctx, s.Layout)
-	if err != nil {
-		return err
-	}
-	for _, w := range warnings {
-		log.Warn("schema", "warning", w)
-	}
-	return nil
 }
 
 // Outbox implements queuebox.Stores.

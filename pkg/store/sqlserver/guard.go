@@ -35,26 +35,26 @@ func (db *DB) CheckSchema(ctx context.Context, l schema.Layout, headersKey, sequ
 	if err != nil {
 		return err
 	}
-	if inboxCols == nil {
-		return fmt.Errorf("the inbox table %s does not exist: apply the migrations (database.migrate: true) or create it (see the custom tables guide)", l.I.Table)
+	if err := l.MissingTable(inboxCols, outboxCols); err != nil {
+		return err
 	}
-	if outboxCols == nil {
-		return fmt.Errorf("the outbox table %s does not exist: apply the migrations (database.migrate: true) or create it (see the custom tables guide)", l.O.Table)
+	if missing := missingColumns(l, inboxCols, outboxCols, headersKey, sequenceKey); len(missing) > 0 {
+		return errors.New(strings.Join(missing, " "))
 	}
-	return errors.Join(missingColumns(l, inboxCols, outboxCols, headersKey, sequenceKey)...)
+	return nil
 }
 
-// missingColumns returns one error per checked column that the tables
+// missingColumns returns one message per checked column that the tables
 // lack, each with the T-SQL that adds it.
-func missingColumns(l schema.Layout, inboxCols, outboxCols map[string]bool, headersKey, sequenceKey string) []error {
-	var missing []error
+func missingColumns(l schema.Layout, inboxCols, outboxCols map[string]bool, headersKey, sequenceKey string) []string {
+	var missing []string
 	if !inboxCols[schema.Unquote(l.I.Headers)] {
-		missing = append(missing, fmt.Errorf("the inbox table %s has no column %s (%s). Add it: ALTER TABLE %s ADD %s NVARCHAR(MAX) NOT NULL DEFAULT '{}';",
+		missing = append(missing, fmt.Sprintf("the inbox table %s has no column %s (%s). Add it: ALTER TABLE %s ADD %s NVARCHAR(MAX) NOT NULL DEFAULT '{}';",
 			l.I.Table, l.I.Headers, headersKey, l.I.Table, l.I.Headers))
 	}
 	if !outboxCols[schema.Unquote(l.O.Sequence)] {
 		index := schema.SQLServer.Quote("ix_" + l.OutboxTable + "_key_sequence")
-		missing = append(missing, fmt.Errorf("the outbox table %s has no column %s (%s). Add it: ALTER TABLE %s ADD %s BIGINT IDENTITY(1,1) NOT NULL; CREATE INDEX %s ON %s (%s, %s) WHERE %s IN ('pending', 'processing');",
+		missing = append(missing, fmt.Sprintf("the outbox table %s has no column %s (%s). Add it: ALTER TABLE %s ADD %s BIGINT IDENTITY(1,1) NOT NULL; CREATE INDEX %s ON %s (%s, %s) WHERE %s IN ('pending', 'processing');",
 			l.O.Table, l.O.Sequence, sequenceKey, l.O.Table, l.O.Sequence, index, l.O.Table, l.O.Key, l.O.Sequence, l.O.State))
 	}
 	return missing

@@ -96,8 +96,8 @@ func TestSchemaGuardPrintsTSQL(t *testing.T) {
 	l := schematest.MappedLayout(schema.SQLServer)
 	got := missingColumns(l, map[string]bool{}, map[string]bool{}, "database.columnMapping.inbox.headers", "database.columnMapping.outbox.sequence")
 	require.Len(t, got, 2)
-	require.Contains(t, got[0].Error(), "ALTER TABLE [qb_inbox] ADD [ib_headers] NVARCHAR(MAX) NOT NULL DEFAULT '{}';")
-	require.Contains(t, got[1].Error(), "ALTER TABLE [qb_outbox] ADD [ob_sequence] BIGINT IDENTITY(1,1) NOT NULL;")
-	require.Contains(t, got[1].Error(), "CREATE INDEX [ix_qb_outbox_key_sequence] ON [qb_outbox] ([ob_key], [ob_sequence]) WHERE [ob_state] IN ('pending', 'processing');")
+	require.Contains(t, got[0], "ALTER TABLE [qb_inbox] ADD [ib_headers] NVARCHAR(MAX) NOT NULL DEFAULT '{}';")
+	require.Contains(t, got[1], "ALTER TABLE [qb_outbox] ADD [ob_sequence] BIGINT IDENTITY(1,1) NOT NULL;")
+	require.Contains(t, got[1], "CREATE INDEX [ix_qb_outbox_key_sequence] ON [qb_outbox] ([ob_key], [ob_sequence]) WHERE [ob_state] IN ('pending', 'processing');")
 	require.Empty(t, missingColumns(l, map[string]bool{"ib_headers": true}, map[string]bool{"ob_sequence": true}, "", ""))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/internal/leaseclock"
 	"github.com/alternayte/queuebox/pkg/store/internal/rowcodec"
 	"github.com/alternayte/queuebox/pkg/store/internal/walk"
 )
@@ -18,7 +19,7 @@ import (
 type Outbox struct {
 	db      *DB
 	lease   time.Duration
-	opts    options
+	opts    leaseclock.Options
 	lockKey string
 
 	claimKeyedFirst, claimUnkeyedFirst  string
@@ -32,7 +33,7 @@ type Outbox struct {
 // outbox.claimTimeoutMs. Several Outbox values over one DB behave as
 // several replicas: the claim lock and the row locks keep them apart.
 func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*Outbox, error) {
-	o := &Outbox{db: db, lease: lease, opts: newOptions(opts), lockKey: "queuebox_outbox_claim_" + l.OutboxTable}
+	o := &Outbox{db: db, lease: lease, opts: leaseclock.New(opts), lockKey: "queuebox_outbox_claim_" + l.OutboxTable}
 	if err := renderAll(claimData{l, true}, map[*string]string{&o.claimKeyedFirst: "outbox_claim"}); err != nil {
 		return nil, err
 	}
@@ -59,17 +60,13 @@ var (
 // lost a deadlock or waited past the lock's 10 s is tried again. When ctx
 // ends, the transaction is rolled back and no row is returned.
 func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessage, error) {
-	cursor, keyedFirst := o.walk.Next()
-	stmt := o.claimUnkeyedFirst
-	if keyedFirst {
-		stmt = o.claimKeyedFirst
-	}
+	cursor, stmt := o.walk.Pick(o.claimKeyedFirst, o.claimUnkeyedFirst)
 	var out []queuebox.ClaimedMessage
 	err := o.db.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, o.lock, o.lockKey); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, stmt, limit, cursor, o.lease.Milliseconds(), o.opts.clock())
+		rows, err := tx.QueryContext(ctx, stmt, limit, cursor, o.lease.Milliseconds(), o.opts.Clock())
 		if err != nil {
 			return err
 		}

@@ -61,44 +61,32 @@ func outcomeRows(outcomes []queuebox.Outcome) []leaseRow {
 // known); after any other error the fate is unknown, and the caller
 // tries again with FinishAgain.
 func (o *Outbox) Finish(ctx context.Context, outcomes []queuebox.Outcome) (map[string]bool, error) {
-	return o.db.queryIDs(ctx, "finish outbox rows", o.finish, jsonRows(outcomeRows(outcomes)), o.opts.clock())
+	return o.db.queryIDs(ctx, "finish outbox rows", o.finish, jsonRows(outcomeRows(outcomes)), o.opts.Clock())
 }
 
 // FinishAgain is Finish for a later try of the same outcomes, after a try
 // that failed: a row whose fence fails now but that already shows its
 // outcome under its claim token counts as written, not as a lost claim.
 func (o *Outbox) FinishAgain(ctx context.Context, outcomes []queuebox.Outcome) (map[string]bool, error) {
-	kept, err := o.Finish(ctx, outcomes)
-	if err != nil || len(kept) == len(outcomes) {
-		return kept, err
-	}
-	var rest []queuebox.Outcome
-	for _, oc := range outcomes {
-		if !kept[oc.Lease.ID] {
-			rest = append(rest, oc)
-		}
-	}
-	written, err := o.db.queryIDs(ctx, "confirm outbox outcomes", o.written, jsonRows(outcomeRows(rest)))
-	if err != nil {
-		return nil, err
-	}
-	for id := range written {
-		kept[id] = true
-	}
-	return kept, nil
+	return rowcodec.FinishAgain(ctx, outcomes, o.Finish, o.confirm)
+}
+
+// confirm finds the outcomes that an earlier try wrote.
+func (o *Outbox) confirm(ctx context.Context, outcomes []queuebox.Outcome) (map[string]bool, error) {
+	return o.db.queryIDs(ctx, "confirm outbox outcomes", o.written, jsonRows(outcomeRows(outcomes)))
 }
 
 // Renew extends the leases still held by the store's lease and returns
 // their ids; a missing id lost its claim. It is safe to repeat.
 func (o *Outbox) Renew(ctx context.Context, leases []queuebox.Lease) (map[string]bool, error) {
 	return o.db.queryIDs(ctx, "renew outbox leases", o.renew, jsonRows(leaseRows(leases)),
-		o.lease.Milliseconds(), o.opts.clock())
+		o.lease.Milliseconds(), o.opts.Clock())
 }
 
 // Reclaim returns processing rows whose lease ended before now to
 // pending and says how many; a row another statement holds is skipped.
 func (o *Outbox) Reclaim(ctx context.Context) (int64, error) {
-	return o.db.execCount(ctx, "reclaim expired outbox claims", o.reclaim, o.opts.clock())
+	return o.db.execCount(ctx, "reclaim expired outbox claims", o.reclaim, o.opts.Clock())
 }
 
 // NextDue implements queuebox.NextDuer by the clock the claims use (the
@@ -106,7 +94,7 @@ func (o *Outbox) Reclaim(ctx context.Context) (int64, error) {
 func (o *Outbox) NextDue(ctx context.Context, since time.Duration) (time.Duration, bool, error) {
 	var ms sql.NullInt64
 	err := o.db.on(ctx, func(ctx context.Context, conn *sql.Conn) error {
-		return conn.QueryRowContext(ctx, o.nextDue, o.opts.clock(), max(since, 0).Milliseconds()).Scan(&ms)
+		return conn.QueryRowContext(ctx, o.nextDue, o.opts.Clock(), max(since, 0).Milliseconds()).Scan(&ms)
 	})
 	if err != nil {
 		return 0, false, fmt.Errorf("read the next due outbox row: %w", err)

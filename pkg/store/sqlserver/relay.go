@@ -9,6 +9,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/internal/leaseclock"
 	"github.com/alternayte/queuebox/pkg/store/internal/rowcodec"
 	"github.com/alternayte/queuebox/pkg/store/internal/walk"
 )
@@ -19,7 +20,7 @@ import (
 type Relay struct {
 	db      *DB
 	lease   time.Duration
-	opts    options
+	opts    leaseclock.Options
 	lockKey string
 	sources string // the JSON array of the sources whose rows the claim takes
 	// maxAttempts ends a row whose relay claims keep expiring; 0: never.
@@ -38,7 +39,7 @@ func NewRelay(db *DB, l schema.Layout, p queuebox.RelayParams, opts ...Option) (
 		return nil, fmt.Errorf("encode relay sources: %w", err)
 	}
 	r := &Relay{db: db, lease: p.Lease, lockKey: "queuebox_inbox_claim_" + l.InboxTable, sources: string(sources),
-		maxAttempts: p.MaxAttempts, opts: newOptions(opts)}
+		maxAttempts: p.MaxAttempts, opts: leaseclock.New(opts)}
 	if err := renderAll(claimData{l, true}, map[*string]string{&r.claimKeyedFirst: "inbox_relay_claim"}); err != nil {
 		return nil, err
 	}
@@ -60,17 +61,13 @@ var _ queuebox.RelayStore = (*Relay)(nil)
 // per aggregate in flight across every relay, each aggregate in
 // created_at order. The commit releases the lock before any forward.
 func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, error) {
-	cursor, keyedFirst := r.walk.Next()
-	stmt := r.claimUnkeyedFirst
-	if keyedFirst {
-		stmt = r.claimKeyedFirst
-	}
+	cursor, stmt := r.walk.Pick(r.claimKeyedFirst, r.claimUnkeyedFirst)
 	var out []queuebox.InboxRow
 	err := r.db.withTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, r.lock, r.lockKey); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, stmt, limit, r.lease.Milliseconds(), r.sources, r.opts.clock(), cursor)
+		rows, err := tx.QueryContext(ctx, stmt, limit, r.lease.Milliseconds(), r.sources, r.opts.Clock(), cursor)
 		if err != nil {
 			return err
 		}
@@ -115,7 +112,7 @@ func (r *Relay) Forward(ctx context.Context, p queuebox.ForwardParams) (map[stri
 	for i, f := range p.Rows {
 		rows[i] = leaseRow{ID: f.Lease.ID, Token: f.Lease.Token, Topic: f.Topic, Headers: json.RawMessage(f.Headers)}
 	}
-	return r.db.queryIDs(ctx, "forward inbox rows", r.forward, jsonRows(rows), p.MaxAttempts, r.opts.clock())
+	return r.db.queryIDs(ctx, "forward inbox rows", r.forward, jsonRows(rows), p.MaxAttempts, r.opts.Clock())
 }
 
 // Dead marks claimed rows dead with a reason, fenced, and returns the ids
@@ -126,20 +123,20 @@ func (r *Relay) Dead(ctx context.Context, marks []queuebox.DeadMark) (map[string
 		reason := m.Reason
 		rows[i] = leaseRow{ID: m.Lease.ID, Token: m.Lease.Token, Error: &reason}
 	}
-	return r.db.queryIDs(ctx, "mark inbox rows dead", r.dead, jsonRows(rows), r.opts.clock())
+	return r.db.queryIDs(ctx, "mark inbox rows dead", r.dead, jsonRows(rows), r.opts.Clock())
 }
 
 // Renew extends the leases still held and returns their ids; it is safe
 // to repeat.
 func (r *Relay) Renew(ctx context.Context, leases []queuebox.Lease) (map[string]bool, error) {
 	return r.db.queryIDs(ctx, "renew relay leases", r.renew, jsonRows(leaseRows(leases)),
-		r.lease.Milliseconds(), r.opts.clock())
+		r.lease.Milliseconds(), r.opts.Clock())
 }
 
 // Reclaim returns push rows whose lease ended before now to pending (or
 // dead at RelayParams.MaxAttempts) and says how many.
 func (r *Relay) Reclaim(ctx context.Context) (int64, error) {
-	return r.db.execCount(ctx, "reclaim expired relay claims", r.reclaim, r.opts.clock(), r.maxAttempts)
+	return r.db.execCount(ctx, "reclaim expired relay claims", r.reclaim, r.opts.Clock(), r.maxAttempts)
 }
 
 // OldestPendingAge returns the age of the oldest pending row by the

@@ -58,18 +58,7 @@ func limitArg(n int) any {
 
 // Topics lists the distinct topics of the final rows the filter selects.
 func (r *Replay) Topics(ctx context.Context, f queuebox.ReplayFilter) ([]string, error) {
-	var out []string
-	err := r.db.on(ctx, func(ctx context.Context, conn *sql.Conn) error {
-		rows, err := conn.QueryContext(ctx, r.topics, replayArgs(f)...)
-		if err != nil {
-			return err
-		}
-		out, err = collect(rows, func(rows *sql.Rows) (string, error) {
-			var s string
-			return s, rows.Scan(&s)
-		})
-		return err
-	})
+	out, err := r.db.strings(ctx, r.topics, replayArgs(f)...)
 	if err != nil {
 		return nil, fmt.Errorf("list replay topics: %w", err)
 	}

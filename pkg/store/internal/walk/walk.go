@@ -52,3 +52,13 @@ func (w *Walk) Advance(old string, keys []string) {
 		w.cursor = after
 	}
 }
+
+// Pick is Next for a claim rendered twice, once per class order: it
+// returns the cursor and the statement of the class that comes first.
+func (w *Walk) Pick(keyedFirst, unkeyedFirst string) (cursor, stmt string) {
+	cursor, keyed := w.Next()
+	if keyed {
+		return cursor, keyedFirst
+	}
+	return cursor, unkeyedFirst
+}
