@@ -9,6 +9,8 @@ BIN := $(CURDIR)/bin
 TOOLS := $(CURDIR)/bin/tools
 STATICCHECK_VERSION := v0.8.2
 SERVICES := ingest relay deliver capture
+# The one-process binary: every role, the health probe and `queuebox dev`.
+SINGLE := queuebox
 # Every Go module of the workspace; go.work lists the same set.
 MODULES := pkg pkg/jsonata migrations services integration bench compose/receiver clients/go clients/go/pgtest examples/pull/go
 
@@ -28,8 +30,10 @@ endif
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
-build: ## Build the four binaries into bin/.
+build: ## Build queuebox (every role in one process) and the four role binaries into bin/.
 	@mkdir -p $(BIN)
+	@echo "go build $(SINGLE)"
+	@go build -ldflags '$(LDFLAGS)' -o $(BIN)/$(SINGLE) ./services/$(SINGLE)
 	@for s in $(SERVICES); do \
 		echo "go build queuebox-$$s"; \
 		go build -ldflags '$(LDFLAGS)' -o $(BIN)/queuebox-$$s ./services/$$s; \

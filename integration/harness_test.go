@@ -28,29 +28,38 @@ var (
 	buildErr  error
 )
 
-// binary returns the path of a QueueBox binary, building all four once
-// when QUEUEBOX_BIN_DIR is not set.
+// binary returns the path of a QueueBox binary, building all five once
+// when QUEUEBOX_BIN_DIR is not set. The name "queuebox" is the
+// one-process binary; any other name is a role (queuebox-<name>).
 func binary(t *testing.T, name string) string {
 	t.Helper()
+	file := "queuebox-" + name
+	if name == "queuebox" {
+		file = name
+	}
 	if dir := os.Getenv("QUEUEBOX_BIN_DIR"); dir != "" {
-		return filepath.Join(dir, "queuebox-"+name)
+		return filepath.Join(dir, file)
 	}
 	buildOnce.Do(func() {
 		builtDir, buildErr = os.MkdirTemp("", "queuebox-bin-")
 		if buildErr != nil {
 			return
 		}
-		for _, s := range []string{"ingest", "relay", "deliver", "capture"} {
-			cmd := exec.Command("go", "build", "-o", filepath.Join(builtDir, "queuebox-"+s), "./services/"+s)
+		for _, s := range []string{"ingest", "relay", "deliver", "capture", ""} {
+			out, dir := "queuebox-"+s, "./services/"+s
+			if s == "" {
+				out, dir = "queuebox", "./services/queuebox"
+			}
+			cmd := exec.Command("go", "build", "-o", filepath.Join(builtDir, out), dir)
 			cmd.Dir = ".."
-			if out, err := cmd.CombinedOutput(); err != nil {
-				buildErr = fmt.Errorf("build queuebox-%s: %v\n%s", s, err, out)
+			if msg, err := cmd.CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("build %s: %v\n%s", out, err, msg)
 				return
 			}
 		}
 	})
 	require.NoError(t, buildErr)
-	return filepath.Join(builtDir, "queuebox-"+name)
+	return filepath.Join(builtDir, file)
 }
 
 // database creates an empty database for one test and drops it after.

@@ -16,6 +16,8 @@ var processVars = map[string]bool{
 	EnvPrefix + "CONFIG_FILE": true,
 	EnvPrefix + "LOG_LEVEL":   true,
 	EnvPrefix + "LOG_FORMAT":  true,
+	// The roles of the queuebox binary (queuebox run --roles).
+	EnvPrefix + "ROLES": true,
 }
 
 // testVarPrefix marks the settings of the test harness.

@@ -5,6 +5,7 @@ package health
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"sort"
 	"sync"
@@ -36,7 +37,8 @@ type Registry struct {
 // New returns an empty registry.
 func New() *Registry { return &Registry{timeout: CheckTimeout} }
 
-// Add registers a component that decides readiness.
+// Add registers a component that decides readiness. A name that is
+// already registered joins that component (see add).
 func (r *Registry) Add(name string, check Check) { r.add(component{name: name, check: check}) }
 
 // AddAdvisory registers a component that is shown but never makes the
@@ -45,9 +47,21 @@ func (r *Registry) AddAdvisory(name string, check Check) {
 	r.add(component{name: name, check: check, advisory: true})
 }
 
+// add appends c, or joins it to the component of the same name: a process
+// that runs several roles reports one component per name (relay and
+// deliver each add a retention-service), which is up only while every
+// check of that name is up, and decides readiness when any of them does.
 func (r *Registry) add(c component) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for i, old := range r.components {
+		if old.name == c.name {
+			first, second := old.check, c.check
+			r.components[i] = component{name: c.name, advisory: old.advisory && c.advisory,
+				check: func(ctx context.Context) error { return errors.Join(first(ctx), second(ctx)) }}
+			return
+		}
+	}
 	r.components = append(r.components, c)
 }
 

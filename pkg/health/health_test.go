@@ -246,3 +246,35 @@ func TestRegistryIsSafeForConcurrentUse(t *testing.T) {
 	require.True(t, ok)
 	require.Len(t, report.Components, 100)
 }
+
+// Two roles of one process that add the same component name show one
+// component, down while either check is down, with both reasons.
+func TestAddJoinsAComponentOfTheSameName(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		first   health.Check
+		second  health.Check
+		healthy bool
+		errs    []string
+	}{
+		{"both up", up, up, true, nil},
+		{"first down", down("outbox cleanup failed"), up, false, []string{"outbox cleanup failed"}},
+		{"second down", up, down("inbox cleanup failed"), false, []string{"inbox cleanup failed"}},
+		{"both down", down("outbox cleanup failed"), down("inbox cleanup failed"), false,
+			[]string{"outbox cleanup failed", "inbox cleanup failed"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := registry(comp{name: "database", check: up},
+				comp{name: "retention-service", check: tc.first}, comp{name: "retention-service", check: tc.second})
+			require.Equal(t, []string{"database", "retention-service"}, r.Names())
+			report, healthy := r.Ready(context.Background())
+			require.Equal(t, tc.healthy, healthy)
+			require.Len(t, report.Components, 2)
+			for _, e := range tc.errs {
+				require.Contains(t, report.Components["retention-service"].Error, e)
+			}
+		})
+	}
+}

@@ -28,7 +28,8 @@ type Timer struct {
 	max     *maxCollector
 }
 
-// NewTimer registers name (a summary) and name_max (a gauge) on reg.
+// NewTimer registers name (a summary) and name_max (a gauge) on reg, or
+// shares them when reg already holds a timer of that name and labels.
 func NewTimer(reg prometheus.Registerer, name, help string, labels ...string) *Timer {
 	t := &Timer{
 		summary: prometheus.NewSummaryVec(prometheus.SummaryOpts{
@@ -36,7 +37,10 @@ func NewTimer(reg prometheus.Registerer, name, help string, labels ...string) *T
 		}, labels),
 		max: newMaxCollector(name+"_max", "The largest value of "+name+" in the current window.", labels),
 	}
-	reg.MustRegister(t.summary, t.max)
+	// A second timer of the same name on reg (the outbox and inbox
+	// cleanup of one process) shares the registered collectors.
+	t.summary = MustRegister(reg, t.summary)
+	t.max = MustRegister(reg, t.max)
 	return t
 }
 

@@ -221,3 +221,19 @@ func TestRunRetriesAFailedCycleBeforeTheInterval(t *testing.T) {
 		"a later cycle ran within the hour-long interval")
 	require.Eventually(t, func() bool { return job.Check(context.Background()) == nil }, 10*time.Second, time.Millisecond)
 }
+
+// The outbox and inbox jobs of one process (queuebox with relay and
+// deliver) each call NewMetrics on the one registry: the second call
+// shares the families instead of panicking, and both count into them.
+func TestNewMetricsTwiceOnOneRegistryShares(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	first, second := retention.NewMetrics(reg), retention.NewMetrics(reg)
+	newJob("outbox", 10, first, (&rows{left: 3}).step).RunOnce(context.Background())
+	newJob("inbox", 10, second, (&rows{left: 2}).step).RunOnce(context.Background())
+	require.Equal(t, 3.0, testutil.ToFloat64(second.Deleted.WithLabelValues("outbox")))
+	require.Equal(t, 2.0, testutil.ToFloat64(first.Deleted.WithLabelValues("inbox")))
+	n, err := testutil.GatherAndCount(reg, "queuebox_cleanup_duration_seconds")
+	require.NoError(t, err)
+	require.Equal(t, 2, n, "one summary series per table")
+}

@@ -26,19 +26,20 @@ type Metrics struct {
 	LastRun  *prometheus.GaugeVec
 }
 
-// NewMetrics registers the cleanup families on reg.
+// NewMetrics registers the cleanup families on reg, or returns the ones
+// already there: the outbox job and the inbox job of one process (relay
+// and deliver in one queuebox) count into the same families, told apart
+// by the table label.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
-	m := &Metrics{
-		Deleted: prometheus.NewCounterVec(prometheus.CounterOpts{
+	return &Metrics{
+		Deleted: metrics.MustRegister(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "queuebox_cleanup_messages_deleted_total", Help: "Rows the retention cleanup deleted, per table.",
-		}, []string{"table"}),
-		LastRun: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		}, []string{"table"})),
+		LastRun: metrics.MustRegister(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "queuebox_cleanup_last_run_timestamp", Help: "Unix time in seconds of the last cleanup run, per table.",
-		}, []string{"table"}),
+		}, []string{"table"})),
+		Duration: metrics.NewTimer(reg, "queuebox_cleanup_duration_seconds", "Time of one cleanup run, per table.", "table"),
 	}
-	reg.MustRegister(m.Deleted, m.LastRun)
-	m.Duration = metrics.NewTimer(reg, "queuebox_cleanup_duration_seconds", "Time of one cleanup run, per table.", "table")
-	return m
 }
 
 // Job cleans one table on its interval. It implements the component

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -61,48 +62,118 @@ type App struct {
 // its components.
 type Wire func(ctx context.Context, app *App) ([]Component, error)
 
+// Binary describes one QueueBox executable: its name, the roles it runs
+// and the wiring that adds them.
+type Binary struct {
+	// Name is the executable's name: queuebox or queuebox-<role>. It
+	// prefixes every log line (service) and error message.
+	Name string
+	// Roles lists the roles the process runs, for --version, --help and
+	// the start log.
+	Roles []string
+	// About is the text --help prints above the flags: what the binary
+	// runs and where it takes its configuration from.
+	About string
+	// Wire adds the roles to the app.
+	Wire Wire
+}
+
 // Main runs a binary and returns its exit code: 0 after a clean stop, 1
 // when the start fails or a component fails, 2 on a bad flag.
-func Main(name string, wire Wire) int {
-	return MainWith(name, os.Args[1:], os.Stdout, os.Stderr, wire)
+func Main(b Binary) int {
+	return MainWith(b, os.Args[1:], os.Stdout, os.Stderr)
 }
 
 // MainWith is Main with explicit arguments and output, for tests.
-func MainWith(name string, args []string, stdout, stderr io.Writer, wire Wire) int {
-	flags := flag.NewFlagSet(name, flag.ContinueOnError)
-	flags.SetOutput(stderr)
-	showVersion := flags.Bool("version", false, "print the version and exit")
-	if err := flags.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+func MainWith(b Binary, args []string, stdout, stderr io.Writer) int {
+	flags := NewFlagSet(b.Name, stderr)
+	showVersion := flags.Bool("version", false, "print the version and the roles, then exit")
+	if code, stop := Parse(flags, b, args, stdout); stop {
+		return code
 	}
 	if flags.NArg() > 0 {
-		fmt.Fprintf(stderr, "%s: unexpected argument %q; the configuration comes from QUEUEBOX_ variables and QUEUEBOX_CONFIG_FILE\n", name, flags.Arg(0))
+		fmt.Fprintf(stderr, "%s: unexpected argument %q; the configuration comes from QUEUEBOX_ variables and QUEUEBOX_CONFIG_FILE\n", b.Name, flags.Arg(0))
 		return 2
 	}
 	if *showVersion {
-		fmt.Fprintf(stdout, "%s %s\n", name, buildinfo.Version)
+		PrintVersion(stdout, b)
 		return 0
 	}
+	return Start(b, stderr)
+}
+
+// NewFlagSet returns an empty flag set that reports a bad flag on stderr
+// and leaves --help to Parse.
+func NewFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	flags := flag.NewFlagSet(name, flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	flags.Usage = func() {}
+	return flags
+}
+
+// Parse parses args into flags. On --help it prints b.About, the roles
+// and the flags to stdout and returns (0, true); on a bad flag, which the
+// flag set already reported, (2, true); otherwise (0, false) and the
+// caller goes on.
+func Parse(flags *flag.FlagSet, b Binary, args []string, stdout io.Writer) (int, bool) {
+	err := flags.Parse(args)
+	switch {
+	case err == nil:
+		return 0, false
+	case errors.Is(err, flag.ErrHelp):
+		PrintHelp(stdout, b, flags)
+		return 0, true
+	default:
+		fmt.Fprintf(flags.Output(), "run %s --help for the flags\n", b.Name)
+		return 2, true
+	}
+}
+
+// PrintHelp writes b.About, the roles of b and the flags to w.
+func PrintHelp(w io.Writer, b Binary, flags *flag.FlagSet) {
+	if b.About != "" {
+		fmt.Fprintln(w, strings.TrimRight(b.About, "\n"))
+	}
+	if len(b.Roles) > 0 {
+		fmt.Fprintf(w, "\nRoles: %s\n", strings.Join(b.Roles, ", "))
+	}
+	fmt.Fprintf(w, "\nFlags of %s:\n", flags.Name())
+	out := flags.Output()
+	flags.SetOutput(w)
+	flags.PrintDefaults()
+	flags.SetOutput(out)
+}
+
+// PrintVersion writes the name, the version and the roles of b.
+func PrintVersion(w io.Writer, b Binary) {
+	fmt.Fprintf(w, "%s %s\n", b.Name, buildinfo.Version)
+	if len(b.Roles) > 0 {
+		fmt.Fprintf(w, "roles: %s\n", strings.Join(b.Roles, ","))
+	}
+}
+
+// Start runs b after its flags were parsed: it reads the bootstrap
+// variables, loads the configuration, wires the roles and serves until
+// SIGTERM or SIGINT (then drains) or until a component fails. It returns
+// the exit code: 0 after a clean stop, 1 otherwise.
+func Start(b Binary, stderr io.Writer) int {
 	boot, err := config.LoadBootstrap()
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		fmt.Fprintf(stderr, "%s: %v\n", b.Name, err)
 		return 1
 	}
-	log := NewLogger(stderr, boot.LogLevel, boot.LogFormat).With("service", name)
+	log := NewLogger(stderr, boot.LogLevel, boot.LogFormat).With("service", b.Name)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	if err := run(ctx, name, boot, log, wire); err != nil {
+	if err := run(ctx, b, log); err != nil {
 		log.Error("stopped with an error", "err", err)
-		fmt.Fprintf(stderr, "%s: %s\n", name, config.FormatError(err))
+		fmt.Fprintf(stderr, "%s: %s\n", b.Name, config.FormatError(err))
 		return 1
 	}
 	return 0
 }
 
-func run(ctx context.Context, name string, boot config.Bootstrap, log *slog.Logger, wire Wire) error {
+func run(ctx context.Context, b Binary, log *slog.Logger) error {
 	cfg, err := config.Load(config.Options{CompileExpression: transform.Check})
 	if err != nil {
 		return err
@@ -110,7 +181,7 @@ func run(ctx context.Context, name string, boot config.Bootstrap, log *slog.Logg
 	for _, w := range cfg.Warnings() {
 		log.Warn("configuration", "warning", w)
 	}
-	app := &App{Name: name, Config: cfg, Log: log, Health: health.New()}
+	app := &App{Name: b.Name, Config: cfg, Log: log, Health: health.New()}
 	app.Registry = metrics.NewRegistry(buildinfo.Version, time.Now())
 	if err := openDatabase(ctx, app); err != nil {
 		return err
@@ -119,7 +190,7 @@ func run(ctx context.Context, name string, boot config.Bootstrap, log *slog.Logg
 	app.Health.Add("database", app.Stores.Ping)
 
 	servers := newServers(app)
-	components, err := wire(ctx, app)
+	components, err := b.Wire(ctx, app)
 	if err != nil {
 		return err
 	}
@@ -128,7 +199,7 @@ func run(ctx context.Context, name string, boot config.Bootstrap, log *slog.Logg
 			return err
 		}
 	}
-	log.Info("started", "version", buildinfo.Version, "components", componentNames(components),
+	log.Info("started", "version", buildinfo.Version, "roles", b.Roles, "components", componentNames(components),
 		"health", app.Health.Names())
 	return serve(ctx, log, servers, components)
 }

@@ -4,7 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/alternayte/queuebox/pkg/run"
+	"github.com/alternayte/queuebox/services/internal/deliverrole"
+	"github.com/alternayte/queuebox/services/internal/wiring"
 )
 
-func main() { os.Exit(run.Main("queuebox-deliver", wire)) }
+func main() { os.Exit(wiring.Main(deliverrole.Role)) }

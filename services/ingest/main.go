@@ -4,7 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/alternayte/queuebox/pkg/run"
+	"github.com/alternayte/queuebox/services/internal/ingestrole"
+	"github.com/alternayte/queuebox/services/internal/wiring"
 )
 
-func main() { os.Exit(run.Main("queuebox-ingest", wire)) }
+func main() { os.Exit(wiring.Main(ingestrole.Role)) }

@@ -4,7 +4,8 @@ package main
 import (
 	"os"
 
-	"github.com/alternayte/queuebox/pkg/run"
+	"github.com/alternayte/queuebox/services/internal/relayrole"
+	"github.com/alternayte/queuebox/services/internal/wiring"
 )
 
-func main() { os.Exit(run.Main("queuebox-relay", wire)) }
+func main() { os.Exit(wiring.Main(relayrole.Role)) }

@@ -1,4 +1,4 @@
-package main
+package relayrole
 
 import (
 	"github.com/alternayte/queuebox/pkg/config"

@@ -1,4 +1,4 @@
-package main
+package capturerole
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/capture"
 	"github.com/alternayte/queuebox/pkg/run"
+	"github.com/alternayte/queuebox/services/internal/wiring"
 )
 
 // errNoCaptureStore is what the advisory component reports when the store
@@ -13,6 +14,10 @@ import (
 // the SQL Server store exists, and the connector's SQL and logic exist
 // (pkg/capture/sqlserver), but this build does not join the two yet.
 var errNoCaptureStore = errors.New("sqlserver-cdc capture is not wired to the SQL Server store in this build; delivery continues through polling")
+
+// Role is the capture role: the change-data-capture connector, only when
+// outbox.capture.enabled is true (one owner per database).
+var Role = wiring.Role{Name: "capture", Runs: "the outbox capture connector (outbox.capture.enabled)", Wire: wire}
 
 // wire adds the capture connector when outbox.capture.enabled is true. Its
 // outbox-capture component is advisory: a capture fault shows in the

@@ -1,4 +1,4 @@
-package main
+package relayrole
 
 import (
 	"context"
@@ -12,6 +12,9 @@ import (
 	"github.com/alternayte/queuebox/pkg/run"
 	"github.com/alternayte/queuebox/services/internal/wiring"
 )
+
+// Role is the relay role: the inbox relay and the inbox retention job.
+var Role = wiring.Role{Name: "relay", Runs: "the inbox relay (inbox.relay.enabled) and inbox retention", Wire: wire}
 
 // wire adds the inbox relay (when inbox.relay.enabled) and the inbox
 // retention job (when retention.enabled and its policy is AGE). The relay

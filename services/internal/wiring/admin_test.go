@@ -1,8 +1,7 @@
-package main
+package wiring
 
 import (
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -12,32 +11,6 @@ import (
 	"github.com/alternayte/queuebox/pkg/secret"
 )
 
-func TestPollIntervalFollowsCapture(t *testing.T) {
-	t.Parallel()
-	ob := config.Default().Outbox
-	ob.PollIntervalMs = 60000
-	ob.Capture.ReconciliationIntervalMs = 1500
-	require.Equal(t, 60*time.Second, pollInterval(ob), "polling mode keeps pollIntervalMs")
-	for _, mode := range []string{config.CapturePostgresLogical, config.CaptureSQLServerCDC} {
-		ob.Capture.Mode = mode
-		ob.Capture.Enabled = false // a replica that does not own capture is woken too
-		require.Equal(t, 1500*time.Millisecond, pollInterval(ob), mode)
-	}
-}
-
-// The defaults of the poller are the defaults of the outbox keys, so a
-// poller built in code behaves as a loaded configuration does.
-func TestPollerSettingsOfTheDefaults(t *testing.T) {
-	t.Parallel()
-	cfg := config.Default()
-	require.Equal(t, deliver.Options{
-		BatchSize: deliver.DefaultBatchSize, Concurrency: deliver.DefaultConcurrency,
-		PollInterval: deliver.DefaultPollInterval, ClaimTimeout: deliver.DefaultClaimTimeout,
-		ShutdownTimeout: deliver.DefaultShutdownTimeout, RetryBaseDelay: time.Second,
-		PendingGaugeInterval: deliver.DefaultPendingGaugeInterval, MaxErrorBytes: deliver.DefaultMaxErrorBytes,
-	}, pollerSettings(&cfg))
-}
-
 func TestRouteSpecsKeepEveryKey(t *testing.T) {
 	t.Parallel()
 	cfg := config.Default()
@@ -46,7 +19,7 @@ func TestRouteSpecsKeepEveryKey(t *testing.T) {
 	cfg.Destinations = map[string]*config.Destination{"api": {Name: "api", Kind: config.KindHTTP, Transform: tr}}
 	cfg.Routes = []config.Route{{TopicPattern: "order.*", Destination: "api", RoutingKeyTemplate: &key,
 		RoutingKeyMissingFieldDefault: "none", Transform: tr}}
-	routes, dests := routeSpecs(&cfg)
+	routes, dests := RouteSpecs(&cfg)
 	spec := &deliver.TransformSpec{Expression: "$", TimeoutMs: 5, MaxDepth: 6, OnError: deliver.StrategySkip}
 	require.Equal(t, []deliver.RouteSpec{{TopicPattern: "order.*", Destination: "api", RoutingKeyTemplate: &key,
 		RoutingKeyMissingFieldDefault: "none", Transform: spec}}, routes)

@@ -1,9 +1,8 @@
-package main
+package deliverrole
 
 import (
 	"context"
 
-	"github.com/alternayte/queuebox/pkg/admin"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
 	"github.com/alternayte/queuebox/pkg/queuebox"
@@ -15,7 +14,12 @@ import (
 	"github.com/alternayte/queuebox/services/internal/wiring"
 )
 
-// wire adds the outbox poller, its publishers, the admin routes and the
+// Role is the deliver role: the outbox poller with its publishers, the
+// wake listener when capture wakes the poller, and the outbox retention
+// job.
+var Role = wiring.Role{Name: "deliver", Runs: "the outbox poller and its publishers, the wake listener, outbox retention", Wire: wire}
+
+// wire adds the outbox poller, its publishers, the wake listener and the
 // outbox retention job.
 func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 	cfg := app.Config
@@ -23,7 +27,7 @@ func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 	if err != nil {
 		return nil, err
 	}
-	routes, dests := routeSpecs(cfg)
+	routes, dests := wiring.RouteSpecs(cfg)
 	router, err := deliver.NewRouter(routes, dests)
 	if err != nil {
 		return nil, err
@@ -46,9 +50,6 @@ func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 		return nil, err
 	}
 	app.Health.Add("outbox-poller", poller.Check)
-	if err := mountAdmin(app, router); err != nil {
-		return nil, err
-	}
 	components := []run.Component{closeAfter{poller, publishers}}
 	// A store set without a wake source leaves the poller on its timer.
 	if cfg.Outbox.Capture.Wakes() {
@@ -86,30 +87,4 @@ func (c closeAfter) Run(ctx context.Context) error {
 		_ = p.Close()
 	}
 	return err
-}
-
-// mountAdmin registers the admin routes on the management router when
-// admin.enabled is true.
-func mountAdmin(app *run.App, router *deliver.Router) error {
-	if !app.Config.Admin.Enabled {
-		return nil
-	}
-	store, err := app.Stores.Replay()
-	if err != nil {
-		return err
-	}
-	opts, err := adminOptions(app.Config.Admin)
-	if err != nil {
-		return err
-	}
-	replay, err := admin.NewReplay(opts, store, router.DestinationOf, app.Log.With("component", "admin"))
-	if err != nil {
-		return err
-	}
-	test, err := admin.NewTransformTest(opts, transform.JSONata)
-	if err != nil {
-		return err
-	}
-	admin.Mount(app.Management, opts, admin.Routes{Replay: replay, TransformTest: test}, app.Log)
-	return nil
 }

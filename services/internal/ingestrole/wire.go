@@ -1,4 +1,4 @@
-package main
+package ingestrole
 
 import (
 	"context"
@@ -16,10 +16,15 @@ import (
 	"github.com/alternayte/queuebox/pkg/secret"
 	"github.com/alternayte/queuebox/pkg/source/webhook"
 	"github.com/alternayte/queuebox/pkg/transform"
+	"github.com/alternayte/queuebox/services/internal/wiring"
 )
 
+// Role is the ingest role: the HTTP inbox sources on the data port and one
+// consumer per broker source.
+var Role = wiring.Role{Name: "ingest", Runs: "the HTTP inbox sources and the RabbitMQ, NATS and Kafka sources", Wire: wire}
+
 // wire mounts the HTTP inbox sources on the data port (the HTTP server
-// itself is run by run.Main) and returns one consumer per broker source
+// itself is run by package run) and returns one consumer per broker source
 // (RabbitMQ, NATS, Kafka), each with its health component
 // <kind>.<source>.
 func wire(_ context.Context, app *run.App) ([]run.Component, error) {

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/alternayte/queuebox/pkg/run"
+	"github.com/alternayte/queuebox/services/internal/capturerole"
+	"github.com/alternayte/queuebox/services/internal/deliverrole"
+	"github.com/alternayte/queuebox/services/internal/ingestrole"
+	"github.com/alternayte/queuebox/services/internal/relayrole"
+	"github.com/alternayte/queuebox/services/internal/wiring"
+)
+
+// name is the executable's name in logs, --version and --help.
+const name = "queuebox"
+
+// roles are every role the binary can run, in the order they are wired.
+var roles = []wiring.Role{ingestrole.Role, relayrole.Role, deliverrole.Role, capturerole.Role}
+
+const about = `queuebox runs QueueBox in one process.
+
+Usage:
+  queuebox [run] [--roles ingest,relay,deliver,capture]
+  queuebox health [--url URL]
+
+Commands:
+  run     serve the roles (the default): every role, or those that --roles
+          or QUEUEBOX_ROLES names, on one database pool and one data port
+  health  probe the health route once; exit 0 on a 2xx answer, 1 otherwise`
+
+// cli runs one command and returns the exit code.
+func cli(args []string, stdout, stderr io.Writer) int {
+	cmd := "run"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "run":
+		return runCmd(args, stdout, stderr)
+	case "health":
+		return healthCmd(args, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "%s: unknown command %q; the commands are run and health (see %s --help)\n", name, cmd, name)
+	return 2
+}
+
+// runCmd serves the selected roles until SIGTERM or SIGINT.
+func runCmd(args []string, stdout, stderr io.Writer) int {
+	help := wiring.Binary(name, about, roles...)
+	flags := run.NewFlagSet(name+" run", stderr)
+	list := flags.String("roles", wiring.RolesFromEnv(), "comma-separated roles to run (default: every role; env "+wiring.RolesVar+")")
+	showVersion := flags.Bool("version", false, "print the version and the roles, then exit")
+	if code, stop := run.Parse(flags, help, args, stdout); stop {
+		return code
+	}
+	if flags.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q; the configuration comes from QUEUEBOX_ variables and QUEUEBOX_CONFIG_FILE\n", name, flags.Arg(0))
+		return 2
+	}
+	selected, err := wiring.Select(roles, *list)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: --roles or %s: %v\n", name, wiring.RolesVar, err)
+		return 2
+	}
+	b := wiring.Binary(name, about, selected...)
+	if *showVersion {
+		run.PrintVersion(stdout, b)
+		return 0
+	}
+	return run.Start(b, stderr)
+}
