@@ -91,7 +91,6 @@ func TestSingleProcessRunsTheSelectedRoles(t *testing.T) {
 	db := newDatabase(t)
 	env := stripeEnv(db.env())
 
-
 	only := startWithArgs(t, env, "run", "--roles", "ingest")
 	only.waitHTTP(t, "/health/ready", http.StatusOK)
 	_, components := readyComponents(t, only.url("/health/ready"))
