@@ -127,17 +127,6 @@ func TestNATSStreamReachesTheInbox(t *testing.T) {
 	require.JSONEq(t, `{"raw":"plain text"}`, rows[1].Payload)
 }
 
-// TestNATSMissingStreamStopsIngest: a stream that does not exist stops
-// the start, and the error names it.
-func TestNATSMissingStreamStopsIngest(t *testing.T) {
-	t.Parallel()
-	db := newDatabase(t)
-	missing := natsStream{name: "QBTEST_NOPE_" + natstest.Suffix()}
-	p := startOnFreePort(t, "ingest", natsSourceEnv(db.env(), natstest.URL(), missing))
-	require.Equal(t, 1, p.wait(t, 60*time.Second))
-	require.Contains(t, p.out.String(), missing.name)
-}
-
 // TestOutboxReachesTheNATSSubject: queuebox-deliver publishes a row to
 // the rendered subject with the documented headers and marks it sent.
 func TestOutboxReachesTheNATSSubject(t *testing.T) {

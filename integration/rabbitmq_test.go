@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,16 +66,21 @@ func TestRabbitMQQueueToInbox(t *testing.T) {
 	require.JSONEq(t, `{"raw":"not json"}`, payload)
 }
 
-// TestRabbitMQMissingQueueStopsIngest: a source whose queue does not exist
-// stops the binary with an error that names the queue.
-func TestRabbitMQMissingQueueStopsIngest(t *testing.T) {
+// TestRabbitMQMissingQueueStopsOnlyTheSource: queuebox-ingest keeps
+// running with a source whose queue does not exist; the source is down
+// with a reason that names the queue, and no password shows.
+func TestRabbitMQMissingQueueStopsOnlyTheSource(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
 	queue := rabbitName("missing")
-	p := startOnFreePort(t, "ingest", configEnv(t, db, rabbitSourceYAML(queue, "amqp://guest:guest@"+rabbitHost(t)+"/")))
-	require.Equal(t, 1, p.wait(t, 60*time.Second))
-	require.Contains(t, p.out.String(), queue)
-	require.NotContains(t, p.out.String(), "guest:guest@", "the password is masked")
+	p := startServing(t, "ingest", configEnv(t, db, rabbitSourceYAML(queue, "amqp://guest:guest@"+rabbitHost(t)+"/")))
+	require.Eventually(t, func() bool {
+		code, status, reason := componentError(t, p, "rabbitmq.orders-queue")
+		return code == http.StatusServiceUnavailable && status == "down" && strings.Contains(reason, queue)
+	}, 60*time.Second, 50*time.Millisecond, "the source is down with the queue's name")
+	require.Eventually(t, func() bool { return strings.Contains(p.out.String(), queue) }, 30*time.Second, 50*time.Millisecond)
+	_, body := get(t, p.url("/health/ready"))
+	require.NotContains(t, p.out.String()+body, "guest:guest@", "the password is masked")
 }
 
 // TestOutboxToRabbitMQ inserts outbox rows that queuebox-deliver publishes

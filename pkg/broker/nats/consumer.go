@@ -151,11 +151,11 @@ func (c *Consumer) Check(context.Context) error {
 func (c *Consumer) setErr(text string) { c.lastErr.Store(&text) }
 
 // Run connects and consumes until ctx ends, then returns nil after the
-// message in hand is stored and answered. It returns an error when the
-// stream does not exist (QueueBox never creates a stream), at start or
-// later. Every other failure (no server, a lost connection, a consumer
-// that was deleted) is retried with a backoff of MinBackoff …
-// MaxBackoff.
+// message in hand is stored and answered. A stream that does not exist
+// (QueueBox never creates one), at start or later, stops only this
+// source: Check reports it with the stream's name, and the source tries
+// again with the backoff of every other failure (no server, a lost
+// connection, a consumer that was deleted): MinBackoff … MaxBackoff.
 func (c *Consumer) Run(ctx context.Context) error {
 	nc, err := c.opts.Conn.dial("queuebox source "+c.source, c.log, c.redactor,
 		gonats.ReconnectHandler(func(*gonats.Conn) {
@@ -177,10 +177,17 @@ func (c *Consumer) Run(ctx context.Context) error {
 	return source.Reconnect{
 		Session: func(ctx context.Context) (bool, error) { return c.session(ctx, js) },
 		Failed: func(err error, retryIn time.Duration) error {
-			if errors.Is(err, errStreamMissing) {
-				return fmt.Errorf("sources.%s: %w", c.source, err)
-			}
 			text := c.redactor.Redact(err.Error())
+			// A missing stream stops this source, not the process: the
+			// operator creates it (QueueBox never does) and the source
+			// binds at its next try.
+			if errors.Is(err, errStreamMissing) {
+				text = fmt.Sprintf("sources.%s.stream: %s", c.source, text)
+				c.setErr(text)
+				c.log.Error("nats source stopped: its stream does not exist; retrying", "err", text,
+					"setting", "sources."+c.source+".stream", "retry_in", retryIn.String())
+				return nil
+			}
 			c.setErr(text)
 			c.log.Warn("nats source paused; retrying", "err", text, "retry_in", retryIn.String())
 			return nil
@@ -203,7 +210,8 @@ func (c *Consumer) session(ctx context.Context, js jetstream.JetStream) (bool, e
 	return true, err
 }
 
-// errStreamMissing marks the one failure that stops the source.
+// errStreamMissing marks a missing stream, the failure that the source
+// reports with the setting that names the stream.
 var errStreamMissing = errors.New("stream missing")
 
 // bind looks the stream up and creates or updates the durable consumer.
@@ -212,7 +220,7 @@ func (c *Consumer) bind(ctx context.Context, js jetstream.JetStream) (jetstream.
 	defer cancel()
 	stream, err := js.Stream(bctx, c.opts.Stream)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		return nil, fmt.Errorf("%w: the JetStream stream %q does not exist; create it before QueueBox starts (QueueBox never creates a stream)",
+		return nil, fmt.Errorf("%w: the JetStream stream %q does not exist; create it (QueueBox never creates a stream), and the source binds at its next try",
 			errStreamMissing, c.opts.Stream)
 	}
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -174,23 +175,32 @@ func TestConsumerFilterSubject(t *testing.T) {
 	require.Equal(t, "wanted", rows[0].IdempotencyKey)
 }
 
-// TestConsumerMissingStream stops the source with an error that names
-// the stream.
+// TestConsumerMissingStream: a missing stream stops the source, not Run;
+// the source reports the stream and its setting, and binds once the
+// stream exists.
 func TestConsumerMissingStream(t *testing.T) {
 	t.Parallel()
-	src := natsSource("orders", "QBTEST_MISSING_"+natstest.Suffix())
-	c := consumerFor(t, src, &ingesttest.Inbox{})
-	done := make(chan error, 1)
-	go func() { done <- c.Run(context.Background()) }()
-	select {
-	case err := <-done:
-		require.ErrorContains(t, err, src.Stream)
-		require.ErrorContains(t, err, "sources.orders")
-	case <-time.After(30 * time.Second):
-		t.Fatal("Run did not stop on a missing stream")
-	}
-	require.Error(t, c.Check(context.Background()))
+	_, js := natstest.Connect(t, natstest.URL())
+	sfx := natstest.Suffix()
+	subject := "qbtest." + strings.ToLower(sfx) + ".late"
+	src := natsSource("orders", "QBTEST_LATE_"+sfx)
+	store := &ingesttest.Inbox{}
+	c := consumerFor(t, src, store)
+	runConsumer(t, c)
+	require.Eventually(t, func() bool {
+		err := c.Check(context.Background())
+		return err != nil && strings.Contains(err.Error(), src.Stream)
+	}, 30*time.Second, 10*time.Millisecond, "down with the missing stream")
+	err := c.Check(context.Background())
+	require.ErrorContains(t, err, "sources.orders.stream")
+	require.ErrorContains(t, err, "never creates a stream")
 	require.Equal(t, "nats.orders", c.Name())
+
+	natstest.StreamOn(t, js, src.Stream, subject)
+	require.Eventually(t, func() bool { return c.Check(context.Background()) == nil },
+		60*time.Second, 10*time.Millisecond, "up once the stream exists")
+	natstest.Publish(t, js, subject, []byte(`{"id":"late-1"}`), nil)
+	require.Eventually(t, func() bool { return len(store.Rows()) == 1 }, 30*time.Second, 10*time.Millisecond, "stored")
 }
 
 func TestNewConsumerRefusesBadOptions(t *testing.T) {

@@ -71,8 +71,8 @@ type ConsumerOptions struct {
 	DialTimeout time.Duration
 }
 
-// MissingQueueError stops a source whose queue does not exist and that
-// may not declare it.
+// MissingQueueError is why a source whose queue does not exist and that
+// may not declare it is down: Check returns it until the queue appears.
 type MissingQueueError struct {
 	Source, Queue string
 }
@@ -92,10 +92,11 @@ func (e *MissingQueueError) Error() string {
 // holds it: a crash or a lost connection returns every unacknowledged
 // message to the queue, and the inbox finds a redelivery a duplicate.
 //
-// The consumer never declares its queue unless DeclareQueue is true; a
-// missing queue ends Run with a *MissingQueueError. Any other connection
-// failure is retried with a backoff of MinBackoff doubling to MaxBackoff;
-// Check reports the source down meanwhile. A Consumer is safe for
+// The consumer never declares its queue unless DeclareQueue is true. A
+// missing queue, like any other connection failure, is retried with a
+// backoff of MinBackoff doubling to MaxBackoff; Check reports the source
+// down meanwhile, a missing queue as a *MissingQueueError that names the
+// queue and the declareQueue setting. A Consumer is safe for
 // concurrent use of Check while Run runs; Run runs once.
 type Consumer struct {
 	source   string
@@ -162,16 +163,23 @@ func (c *Consumer) setDown(err error) {
 	c.state.Store(&err)
 }
 
-// Run consumes until ctx ends (it then returns nil, after the message in
+// Run consumes until ctx ends, and then returns nil, after the message in
 // hand was stored or DrainTimeout passed, and the connection closed, which
-// requeues the prefetched messages) or the queue is missing.
+// requeues the prefetched messages. It returns no other way: a missing
+// queue stops only this source, which keeps trying.
 func (c *Consumer) Run(ctx context.Context) error {
 	return source.Reconnect{
 		Session: c.session, MinBackoff: c.opts.MinBackoff, MaxBackoff: c.opts.MaxBackoff,
 		Failed: func(err error, retryIn time.Duration) error {
 			c.setDown(err)
+			// A missing queue stops this source, not the process: the
+			// other sources keep running, and the queue may be created
+			// while QueueBox runs. The error names the queue and the
+			// setting that would declare it.
 			if missing := (*MissingQueueError)(nil); errors.As(err, &missing) {
-				return err
+				c.log.Error("rabbitmq source stopped: its queue does not exist; retrying", "err", err.Error(),
+					"setting", "sources."+c.source+".declareQueue", "backoff", retryIn.String())
+				return nil
 			}
 			c.log.Warn("rabbitmq source disconnected; reconnecting", "err", c.redactor.Redact(err.Error()),
 				"backoff", retryIn.String())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 	"testing"
 	"time"
 
@@ -188,20 +189,37 @@ func TestConsumerDeadLettersWhatNoConsumerCanRead(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
-func TestAMissingQueueStopsTheSource(t *testing.T) {
+// A missing queue stops the source, not Run: the source reports the
+// queue and the setting that would declare it, declares nothing, and
+// consumes once the queue exists.
+func TestAMissingQueueStopsOnlyTheSource(t *testing.T) {
 	t.Parallel()
 	queue := name(t, "missing")
-	r := consume(t, rabbitSource("orders", queue), &ingesttest.Inbox{}, fastOptions())
-	err := r.wait(t)
-	var missing *rabbitmq.MissingQueueError
-	require.ErrorAs(t, err, &missing)
+	store := &ingesttest.Inbox{}
+	r := consume(t, rabbitSource("orders", queue), store, fastOptions())
+	eventually(t, func() bool {
+		err := r.c.Check(t.Context())
+		return err != nil && strings.Contains(err.Error(), "does not exist")
+	}, "down with the missing queue")
+	err := r.c.Check(t.Context())
 	require.Contains(t, err.Error(), queue)
-	require.Contains(t, err.Error(), "declareQueue")
+	require.Contains(t, err.Error(), "sources.orders.declareQueue")
+	select {
+	case <-r.done:
+		t.Fatalf("Run returned on a missing queue: %v", r.err)
+	default:
+	}
 	a := newAdmin(t)
 	require.Error(t, a.do(func(ch *amqp.Channel) error {
 		_, err := ch.QueueDeclarePassive(queue, true, false, false, false, nil)
 		return err
 	}), "the consumer declared nothing")
+
+	a.queue(queue, "", "")
+	eventually(t, func() bool { return r.c.Check(t.Context()) == nil }, "up once the queue exists")
+	a.publish(queue, amqp.Publishing{Body: []byte(`{"id":"late-1"}`)})
+	eventually(t, func() bool { return len(store.Rows()) == 1 }, "stored")
+	require.NoError(t, r.stop(t))
 }
 
 func TestDeclareQueueCreatesIt(t *testing.T) {
