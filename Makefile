@@ -25,7 +25,7 @@ export QUEUEBOX_SPEC_DIR ?= $(SHARED)/spec
 export QUEUEBOX_JSONATA_SHARED ?= $(SHARED)/jsonata
 endif
 
-.PHONY: help build test test-unit test-integration test-examples test-clients lint fmt run bench services compose-config clean
+.PHONY: help build test test-unit test-integration test-examples test-clients lint fmt run run-roles bench services compose-config clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -80,7 +80,12 @@ $(TOOLS)/staticcheck:
 	@mkdir -p $(TOOLS)
 	GOBIN=$(TOOLS) GOWORK=off go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
-run: services build ## Start the whole stack locally with a demo; Ctrl+C stops it.
+run: services build ## Start queuebox dev: a private PostgreSQL, every role and a demo receiver; Ctrl+C removes it all.
+	@echo "make run: queuebox dev (one process, its own PostgreSQL in a temporary folder)."
+	@echo "For the per-role stack instead (four binaries on 8080-8083 against the local PostgreSQL): make run-roles"
+	@$(BIN)/$(SINGLE) dev
+
+run-roles: services build ## Start the four role binaries and the demo receiver against the local PostgreSQL; Ctrl+C stops them.
 	@deploy/local/run-stack.sh
 
 compose-config: ## Validate the Compose file with docker compose config.

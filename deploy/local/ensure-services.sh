@@ -92,9 +92,11 @@ ensure_nats() {
   wait_port NATS 4222
 }
 
-# The command-line clients the example smoke tests use.
+# The command-line clients the example smoke tests use, and the C compiler
+# that cgo needs to build the binaries (the Kafka client links librdkafka).
 ensure_clients() {
   local missing=()
+  command -v gcc >/dev/null || missing+=(gcc libc6-dev)
   command -v psql >/dev/null || missing+=(postgresql-client)
   command -v amqp-publish >/dev/null || missing+=(amqp-tools)
   command -v python3 >/dev/null || missing+=(python3)

@@ -2,7 +2,8 @@
 # Starts the whole QueueBox stack on this machine: creates the `queuebox`
 # database when it is absent, starts the demo receiver and the four roles
 # on their own ports with deploy/local/queuebox.yml, prints what to try,
-# and stops everything on Ctrl+C. `make run` builds the binaries first.
+# and stops everything on Ctrl+C. `make run-roles` builds the binaries first
+# and runs it; `make run` runs the one-process `queuebox dev` instead.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -76,6 +77,10 @@ type Binary struct {
 	About string
 	// Wire adds the roles to the app.
 	Wire Wire
+	// Host is the address the HTTP servers listen on: empty for every
+	// interface (the default of every binary), 127.0.0.1 for queuebox dev,
+	// which must be reachable from this machine only.
+	Host string
 }
 
 // Main runs a binary and returns its exit code: 0 after a clean stop, 1
@@ -189,7 +194,7 @@ func run(ctx context.Context, b Binary, log *slog.Logger) error {
 	defer app.Stores.Close()
 	app.Health.Add("database", app.Stores.Ping)
 
-	servers := newServers(app)
+	servers := newServers(app, b.Host)
 	components, err := b.Wire(ctx, app)
 	if err != nil {
 		return err
@@ -257,9 +262,9 @@ func componentNames(cs []Component) []string {
 
 // newServers builds the data server and, with server.managementPort, the
 // management server; then mounts the shared routes.
-func newServers(app *App) []*Server {
+func newServers(app *App, host string) []*Server {
 	cfg := app.Config
-	data := NewServer("data", ":"+strconv.Itoa(cfg.Server.HTTPPort), app.Log)
+	data := NewServer("data", net.JoinHostPort(host, strconv.Itoa(cfg.Server.HTTPPort)), app.Log)
 	data.Echo.Use(httpbody.Limit(cfg.Inbox.MaxBodyBytes))
 	data.Echo.Use(httpbody.Budget(httpbody.BudgetFactor*cfg.Inbox.MaxBodyBytes, cfg.Inbox.MaxBodyBytes))
 	conns := metrics.NewConnectionsGauge(app.Registry)
@@ -269,7 +274,7 @@ func newServers(app *App) []*Server {
 	app.Data, app.Management = data.Echo, data.Echo
 	healthPort := data
 	if cfg.Server.ManagementPort != nil {
-		mgmt := NewServer("management", ":"+strconv.Itoa(*cfg.Server.ManagementPort), app.Log)
+		mgmt := NewServer("management", net.JoinHostPort(host, strconv.Itoa(*cfg.Server.ManagementPort)), app.Log)
 		mgmt.CountConnections(conns.WithLabelValues("management"))
 		app.Management = mgmt.Echo
 		servers = append(servers, mgmt)

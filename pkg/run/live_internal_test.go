@@ -35,7 +35,7 @@ func TestLivenessAnswers200WhileDraining(t *testing.T) {
 				cfg.Server.ManagementPort = &port
 			}
 			app := &App{Config: &cfg, Log: quietInternal(), Registry: prometheus.NewRegistry(), Health: health.New()}
-			servers := newServers(app)
+			servers := newServers(app, "127.0.0.1")
 			// A request in flight on the health port holds the drain open.
 			entered, release := make(chan struct{}), make(chan struct{})
 			var once sync.Once

@@ -24,11 +24,14 @@ const about = `queuebox runs QueueBox in one process.
 Usage:
   queuebox [run] [--roles ingest,relay,deliver,capture]
   queuebox health [--url URL]
+  queuebox dev [--data DIR]
 
 Commands:
   run     serve the roles (the default): every role, or those that --roles
           or QUEUEBOX_ROLES names, on one database pool and one data port
-  health  probe the health route once; exit 0 on a 2xx answer, 1 otherwise`
+  health  probe the health route once; exit 0 on a 2xx answer, 1 otherwise
+  dev     a private PostgreSQL, every role and a demo receiver on 127.0.0.1,
+          for a first try without Docker; Ctrl-C removes everything`
 
 // cli runs one command and returns the exit code.
 func cli(args []string, stdout, stderr io.Writer) int {
@@ -41,8 +44,10 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		return runCmd(args, stdout, stderr)
 	case "health":
 		return healthCmd(args, stdout, stderr)
+	case "dev":
+		return devCmd(args, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "%s: unknown command %q; the commands are run and health (see %s --help)\n", name, cmd, name)
+	fmt.Fprintf(stderr, "%s: unknown command %q; the commands are run, health and dev (see %s --help)\n", name, cmd, name)
 	return 2
 }
 

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/run"
+	"github.com/alternayte/queuebox/pkg/store"
+	"github.com/alternayte/queuebox/pkg/transform"
+	"github.com/alternayte/queuebox/services/internal/wiring"
+)
+
+const devAbout = `queuebox dev starts QueueBox for a first try, with nothing but this binary
+and the machine's PostgreSQL server binaries (no Docker): a private
+PostgreSQL cluster in a temporary folder (wal_level=logical, a free port on
+127.0.0.1; as the user nobody when run as root), the migrations, every role
+with capture, and a demo receiver that prints each delivery. It listens on
+127.0.0.1 only. Ctrl-C stops everything and removes the folder, unless
+--data names a folder to keep between runs.`
+
+// devFlags are the settings of queuebox dev.
+type devFlags struct {
+	data         string
+	pgBin        string
+	httpPort     int
+	receiverPort int
+}
+
+// devCmd runs the development stack until SIGINT or SIGTERM.
+func devCmd(args []string, stdout, stderr io.Writer) int {
+	b := run.Binary{Name: name + " dev", About: devAbout}
+	flags := run.NewFlagSet(b.Name, stderr)
+	var f devFlags
+	flags.StringVar(&f.data, "data", "", "keep the PostgreSQL data and capture state in this folder between runs (default: a temporary folder, removed on exit)")
+	flags.StringVar(&f.pgBin, "pg-bin", "", "the folder of initdb and postgres (default: the newest /usr/lib/postgresql/*/bin, else PATH)")
+	flags.IntVar(&f.httpPort, "http-port", 8080, "the data port of QueueBox on 127.0.0.1")
+	flags.IntVar(&f.receiverPort, "receiver-port", 9999, "the port of the demo receiver on 127.0.0.1")
+	if code, stop := run.Parse(flags, b, args, stdout); stop {
+		return code
+	}
+	if err := dev(f, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", b.Name, err)
+		return 1
+	}
+	return 0
+}
+
+// dev sets up the folder, the cluster and the receiver, runs every role
+// in this process, and tears all of it down again, whatever failed.
+func dev(f devFlags, stdout, stderr io.Writer) error {
+	// Ctrl-C during the setup must still run the cleanup below.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	cred, err := unprivileged()
+	if err != nil {
+		return err
+	}
+	bin, err := postgresBin(f.pgBin)
+	if err != nil {
+		return err
+	}
+	root, keep, err := devFolder(f.data, cred)
+	if err != nil {
+		return err
+	}
+	if !keep {
+		defer os.RemoveAll(root)
+	}
+	logFile, err := os.Create(filepath.Join(root, "postgres.log"))
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	started := time.Now()
+	c := &cluster{bin: bin, dir: filepath.Join(root, "pgdata"), cred: cred}
+	defer c.stop()
+	if err := c.prepare(logFile); err != nil {
+		return err
+	}
+	if err := c.start(ctx, logFile); err != nil {
+		return err
+	}
+	rc, err := startReceiver(net.JoinHostPort("127.0.0.1", strconv.Itoa(f.receiverPort)), stdout)
+	if err != nil {
+		return err
+	}
+	defer rc.stop()
+	if err := devEnvironment(root, c.port, f); err != nil {
+		return err
+	}
+	if err := devDatabase(ctx, c); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	fmt.Fprintf(stdout, "PostgreSQL and the schema ready in %s; starting every role\n", time.Since(started).Round(10*time.Millisecond))
+	go announce(ctx, f.httpPort, stdout, devTry(c.port, f.httpPort, root, keep))
+	b := wiring.Binary(name, about, roles...)
+	b.Host = "127.0.0.1"
+	if code := run.Start(b, stderr); code != 0 {
+		return errors.New("QueueBox stopped with an error (see above)")
+	}
+	return nil
+}
+
+// devFolder returns the folder of the data and the capture state: the
+// one named (kept), or a new temporary one (removed on exit). Run as
+// root, the folder belongs to the user PostgreSQL runs as.
+func devFolder(named string, cred *syscall.Credential) (string, bool, error) {
+	if named != "" {
+		abs, err := filepath.Abs(named)
+		if err != nil {
+			return "", false, err
+		}
+		if err := os.MkdirAll(abs, 0o700); err != nil {
+			return "", false, err
+		}
+		return abs, true, nil
+	}
+	dir, err := os.MkdirTemp("", "queuebox-dev-")
+	if err != nil {
+		return "", false, err
+	}
+	if cred != nil {
+		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
+			os.RemoveAll(dir)
+			return "", false, err
+		}
+	}
+	return dir, false, nil
+}
+
+// devEnvironment writes the configuration into the folder and points the
+// process at it; variables the user set win, as everywhere.
+func devEnvironment(root string, pgPort int, f devFlags) error {
+	state := filepath.Join(root, "capture")
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		return err
+	}
+	file := filepath.Join(root, "queuebox.yml")
+	if err := os.WriteFile(file, []byte(devConfig(pgPort, f.httpPort, f.receiverPort, state)), 0o600); err != nil {
+		return err
+	}
+	if os.Getenv("QUEUEBOX_LOG_FORMAT") == "" {
+		os.Setenv("QUEUEBOX_LOG_FORMAT", "text")
+	}
+	return os.Setenv("QUEUEBOX_CONFIG_FILE", file)
+}
+
+// devDatabase creates the queuebox database, migrates it and creates the
+// publication that capture reads (QueueBox itself never creates one).
+func devDatabase(ctx context.Context, c *cluster) error {
+	conn, err := pgx.Connect(ctx, c.url("postgres"))
+	if err != nil {
+		return err
+	}
+	var exists bool
+	err = conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = 'queuebox')`).Scan(&exists)
+	if err == nil && !exists {
+		_, err = conn.Exec(ctx, `CREATE DATABASE queuebox`)
+	}
+	_ = conn.Close(ctx)
+	if err != nil {
+		return fmt.Errorf("create the database queuebox: %w", err)
+	}
+	cfg, err := config.Load(config.Options{CompileExpression: transform.Check})
+	if err != nil {
+		return err
+	}
+	stores, err := store.Open(ctx, cfg.Database, store.Options{PoolName: "queuebox-dev", Registerer: prometheus.NewRegistry(),
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	stores.Close()
+	conn, err = pgx.Connect(ctx, c.url("queuebox"))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, `DO $$ BEGIN
+		IF NOT EXISTS (SELECT 1 FROM pg_publication WHERE pubname = '`+devPublication+`') THEN
+			CREATE PUBLICATION `+devPublication+` FOR TABLE outbox;
+		END IF; END $$`)
+	return err
+}
+
+// announce prints the lines to try once the data port answers ready.
+func announce(ctx context.Context, port int, out io.Writer, text string) {
+	url := fmt.Sprintf("http://127.0.0.1:%d/health/ready", port)
+	for ctx.Err() == nil {
+		if code, err := probe(url, time.Second); err == nil && code == 200 {
+			fmt.Fprint(out, text)
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
