@@ -46,12 +46,22 @@ func TestDevRunsEverythingAndLeavesNothing(t *testing.T) {
 	var wal string
 	require.NoError(t, conn.QueryRow(ctx, `SHOW wal_level`).Scan(&wal))
 	require.Equal(t, "logical", wal)
-	require.NoError(t, conn.Close(ctx))
 	require.Eventually(t, func() bool {
 		out := p.out.String()
 		return strings.Contains(out, `receiver: delivered POST /events {"id":"evt-1","type":"payment.completed","orderId":"1001"}`) &&
 			strings.Contains(out, `receiver: delivered POST /events {"amount":42,"orderId":"1001"}`)
 	}, 60*time.Second, 20*time.Millisecond, "the webhook and the outbox row reach the receiver")
+
+	// The connections of one process with capture: the pool (poolSize 10
+	// in the dev configuration), the LISTEN connection, and capture's
+	// replication connection, lock connection and pool of two.
+	var total, walsenders int
+	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE backend_type = 'walsender')
+		FROM pg_stat_activity WHERE datname = 'queuebox' AND pid <> pg_backend_pid()`).Scan(&total, &walsenders))
+	t.Logf("queuebox dev holds %d connections, %d of them replication", total, walsenders)
+	require.Equal(t, 1, walsenders, "one replication connection")
+	require.LessOrEqual(t, total, 10+1+1+1+2)
+	require.NoError(t, conn.Close(ctx))
 	_, health := get(t, p.url("/health/ready"))
 	require.Contains(t, health, `"outbox-capture":{"status":"up"}`, "capture streams from the private cluster")
 
