@@ -145,7 +145,7 @@ func TestVariableValueConversion(t *testing.T) {
 
 func TestProcessVariablesAreNotConfiguration(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"QUEUEBOX_CONFIG_FILE", "QUEUEBOX_LOG_LEVEL", "QUEUEBOX_LOG_FORMAT", "QUEUEBOX_TEST_POSTGRES_URL"} {
+	for _, name := range []string{"QUEUEBOX_CONFIG_FILE", "QUEUEBOX_LOG_LEVEL", "QUEUEBOX_LOG_FORMAT", "QUEUEBOX_ROLES", "QUEUEBOX_TEST_POSTGRES_URL"} {
 		require.False(t, isConfigVar(name), name)
 	}
 	require.True(t, isConfigVar("QUEUEBOX_DATABASE_URL"))
