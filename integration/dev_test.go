@@ -52,6 +52,10 @@ func TestDevRunsEverythingAndLeavesNothing(t *testing.T) {
 			strings.Contains(out, `receiver: delivered POST /events {"amount":42,"orderId":"1001"}`)
 	}, 60*time.Second, 20*time.Millisecond, "the webhook and the outbox row reach the receiver")
 
+	require.Eventually(t, func() bool {
+		_, health := get(t, p.url("/health/ready"))
+		return strings.Contains(health, `"outbox-capture":{"status":"up"}`)
+	}, 60*time.Second, 20*time.Millisecond, "capture streams from the private cluster")
 	// The connections of one process with capture: the pool (poolSize 10
 	// in the dev configuration), the LISTEN connection, and capture's
 	// replication connection, lock connection and pool of two.
@@ -62,8 +66,6 @@ func TestDevRunsEverythingAndLeavesNothing(t *testing.T) {
 	require.Equal(t, 1, walsenders, "one replication connection")
 	require.LessOrEqual(t, total, 10+1+1+1+2)
 	require.NoError(t, conn.Close(ctx))
-	_, health := get(t, p.url("/health/ready"))
-	require.Contains(t, health, `"outbox-capture":{"status":"up"}`, "capture streams from the private cluster")
 
 	require.NoError(t, p.cmd.Process.Signal(syscall.SIGINT))
 	require.Equal(t, 0, p.wait(t, 60*time.Second), p.out.String())
