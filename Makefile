@@ -80,7 +80,9 @@ $(TOOLS)/staticcheck:
 	@mkdir -p $(TOOLS)
 	GOBIN=$(TOOLS) GOWORK=off go install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
-run: services build ## Start queuebox dev: a private PostgreSQL, every role and a demo receiver; Ctrl+C removes it all.
+run: ## Start queuebox dev: a private PostgreSQL, every role and a demo receiver; Ctrl+C removes it all.
+	@deploy/local/ensure-services.sh --install-only
+	@$(MAKE) --no-print-directory build
 	@echo "make run: queuebox dev (one process, its own PostgreSQL in a temporary folder)."
 	@echo "For the per-role stack instead (four binaries on 8080-8083 against the local PostgreSQL): make run-roles"
 	@$(BIN)/$(SINGLE) dev

@@ -106,6 +106,19 @@ ensure_clients() {
   fi
 }
 
+# --install-only installs what `make run` (queuebox dev) needs, the
+# PostgreSQL server binaries and the C compiler, and starts nothing.
+if [ "${1:-}" = "--install-only" ]; then
+  missing=()
+  compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
+  command -v gcc >/dev/null || missing+=(gcc libc6-dev)
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "ensure-services: installing ${missing[*]}" >&2
+    apt_install "${missing[@]}"
+  fi
+  exit 0
+fi
+
 ensure_postgres
 ensure_rabbitmq
 ensure_nats
