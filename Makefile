@@ -90,7 +90,7 @@ run: ## Start queuebox dev: a private PostgreSQL, every role and a demo receiver
 run-roles: services build ## Start the four role binaries and the demo receiver against the local PostgreSQL; Ctrl+C stops them.
 	@deploy/local/run-stack.sh
 
-compose-config: ## Validate the Compose file with docker compose config.
+compose-config: ## Check every Compose file with docker compose config, and that published ports neither overlap nor block --scale.
 	@deploy/local/compose-config.sh
 
 clean: ## Remove build output.

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Validates compose/docker-compose.yml, alone and with the release overlay,
-# with `docker compose config`. There is no Docker engine on the build
-# machines, and Debian's docker.io has no compose plugin, so the plugin is
-# built once from the Go module proxy
-# into ~/.docker/cli-plugins when it is missing (a few minutes, once).
+# Validates every Compose file of the repository with `docker compose
+# config`, alone and with the overlays and profiles it is documented with,
+# and checks the published ports of each resolved project
+# (deploy/local/compose-ports.py): a service that runs with --scale
+# publishes no fixed host port, and no two published ranges overlap.
+# There is no Docker engine on the build machines, and Debian's docker.io
+# has no compose plugin, so the plugin is built once from the Go module
+# proxy into ~/.docker/cli-plugins when it is missing (a few minutes, once).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 version=v2.40.3
@@ -17,26 +20,44 @@ if ! docker compose version >/dev/null 2>&1; then
   (cd "$work" && GOWORK=off go build -o "$HOME/.docker/cli-plugins/docker-compose" ./cmd)
   rm -rf "$work"
 fi
-docker compose -f compose/docker-compose.yml --env-file compose/.env.example config --quiet
-docker compose -f compose/docker-compose.yml --env-file compose/.env.example --profile rabbitmq --profile nats --profile kafka config --quiet
-echo "compose-config: compose/docker-compose.yml is valid, with and without the rabbitmq, nats and kafka profiles"
-# The roles that scale must not publish a fixed host port: a second
-# replica could not bind it.
-docker compose -f compose/docker-compose.yml --env-file compose/.env.example config --format json |
-  python3 -c '
-import json, sys
-services = json.load(sys.stdin)["services"]
-for name in ("relay", "deliver"):
-    for port in services[name].get("ports", []):
-        published = str(port.get("published", ""))
-        if published and "-" not in published:
-            sys.exit(f"compose-config: {name} publishes the fixed host port {published}; --scale {name}=2 could not start")
-print("compose-config: relay and deliver scale with --scale (no fixed host port)")'
+
+# check LABEL ARGS...: `docker compose ARGS config` is valid, and its ports
+# pass compose-ports.py. A variable of the caller's shell must not hide a
+# missing --env-file, so the database variables are cleared.
+check() {
+  local label=$1
+  shift
+  env -u POSTGRES_DB -u POSTGRES_USER -u POSTGRES_PASSWORD docker compose "$@" config --quiet
+  env -u POSTGRES_DB -u POSTGRES_USER -u POSTGRES_PASSWORD docker compose "$@" config --format json |
+    python3 deploy/local/compose-ports.py "$label"
+}
+profiles=(--profile rabbitmq --profile nats --profile kafka)
+release=ghcr.io/alternayte/queuebox:0.1.0
+
+# The one-process stack of the tutorials, at the root.
+check "docker-compose.yml" -f docker-compose.yml --env-file .env.example
+check "docker-compose.yml with every profile" -f docker-compose.yml --env-file .env.example "${profiles[@]}"
+# Without -f, Compose adds docker-compose.override.yml: the development loop.
+check "docker-compose.yml with docker-compose.override.yml" --env-file .env.example "${profiles[@]}"
+RELEASE_IMAGE=$release check "docker-compose.yml with docker-compose.release.yml" \
+  -f docker-compose.yml -f docker-compose.release.yml --env-file .env.example
+# The deploy page promises that a start without the env file names the
+# variables to set.
+if err=$(env -u POSTGRES_DB -u POSTGRES_USER -u POSTGRES_PASSWORD docker compose -f docker-compose.yml config --quiet 2>&1); then
+  echo "compose-config: docker-compose.yml starts without POSTGRES_ variables" >&2
+  exit 1
+fi
+grep -q 'POSTGRES_' <<<"$err" || { echo "compose-config: the missing-variable error names no variable: $err" >&2; exit 1; }
+echo "compose-config: docker-compose.yml without --env-file fails and names the variables"
+
+# The per-role stack.
+check "compose/docker-compose.yml" -f compose/docker-compose.yml --env-file .env.example
+check "compose/docker-compose.yml with every profile" -f compose/docker-compose.yml --env-file .env.example "${profiles[@]}"
+RELEASE_IMAGE=$release check "compose/docker-compose.yml with compose/docker-compose.release.yml" \
+  -f compose/docker-compose.yml -f compose/docker-compose.release.yml --env-file .env.example
+
+# The bridge examples.
 for f in examples/*/docker-compose.yml; do
-  docker compose -f "$f" config --quiet
-  docker compose -f "$f" --profile broker config --quiet
-  echo "compose-config: $f is valid"
+  check "$f" -f "$f"
+  check "$f with the broker profile" -f "$f" --profile broker
 done
-RELEASE_IMAGE=ghcr.io/alternayte/queuebox:0.1.0 docker compose -f compose/docker-compose.yml \
-  -f compose/docker-compose.release.yml --env-file compose/.env.example config --quiet
-echo "compose-config: compose/docker-compose.release.yml is valid"
