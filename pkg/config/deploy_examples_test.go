@@ -67,53 +67,5 @@ func secretFileRefs(text string) []string {
 	return refs
 }
 
-// Every Deployment sets only QUEUEBOX_ variables that name a documented
-// key or QUEUEBOX_CONFIG_FILE, and points that file at the ConfigMap.
-func TestKubernetesDeploymentsUseDocumentedVariables(t *testing.T) {
-	t.Parallel()
-	manifests, err := filepath.Glob(filepath.Join(repoRoot, "deploy/kubernetes/*.yaml"))
-	require.NoError(t, err)
-	deployments := 0
-	for _, path := range manifests {
-		data, err := os.ReadFile(path)
-		require.NoError(t, err)
-		dec := yaml.NewDecoder(strings.NewReader(string(data)))
-		for {
-			var doc struct {
-				Kind string `yaml:"kind"`
-				Spec struct {
-					Template struct {
-						Spec struct {
-							Containers []struct {
-								Env []struct {
-									Name  string `yaml:"name"`
-									Value string `yaml:"value"`
-								} `yaml:"env"`
-							} `yaml:"containers"`
-						} `yaml:"spec"`
-					} `yaml:"template"`
-				} `yaml:"spec"`
-			}
-			if dec.Decode(&doc) != nil {
-				break
-			}
-			if doc.Kind != "Deployment" {
-				continue
-			}
-			deployments++
-			for _, c := range doc.Spec.Template.Spec.Containers {
-				configFile := ""
-				for _, e := range c.Env {
-					if e.Name == configFileVar {
-						configFile = e.Value
-						continue
-					}
-					require.True(t, schema.Has(EnvKeyToPath(e.Name)),
-						"%s sets %s, which names no configuration key", path, e.Name)
-				}
-				require.Equal(t, DefaultConfigFile, configFile, path)
-			}
-		}
-	}
-	require.Equal(t, 4, deployments, "one Deployment per role")
-}
+// The Deployments of deploy/kubernetes (every shape, with each container's
+// variables) are checked where the manifests live: deploy/kubernetes_test.go.
