@@ -28,7 +28,7 @@ check() {
   local label=$1
   shift
   env -u POSTGRES_DB -u POSTGRES_USER -u POSTGRES_PASSWORD docker compose "$@" config --quiet
-  env -u POSTGRES_DB -u POSTGRES_USER -u POSTGRES_PASSWORD docker compose "$@" config --format json |
+  env -u POSTGRES_DB -u POSTGRES_USER -u POSTGRES_PASSWORD docker compose "$@" config |
     python3 deploy/local/compose-ports.py "$label"
 }
 profiles=(--profile rabbitmq --profile nats --profile kafka)

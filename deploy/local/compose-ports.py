@@ -1,6 +1,7 @@
 """Checks the published ports of one resolved Compose project.
 
-Reads the output of `docker compose config --format json` on stdin and
+Reads the output of `docker compose config` (YAML: the JSON form drops the
+x- extension fields) on stdin and
 exits non-zero with a message when
   * a service marked `x-scales: true` (one that runs with --scale) publishes
     a fixed host port, which a second replica could not bind, or
@@ -8,8 +9,9 @@ exits non-zero with a message when
     for the same host port.
 The first argument names the project in the messages.
 """
-import json
 import sys
+
+import yaml  # python3-yaml
 
 
 def ranges(services):
@@ -44,7 +46,7 @@ def problems(services):
 
 def main():
     label = sys.argv[1]
-    services = json.load(sys.stdin)["services"]
+    services = yaml.safe_load(sys.stdin)["services"]
     found = problems(services)
     for p in found:
         print(f"compose-config: {label}: {p}", file=sys.stderr)
