@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
-	"k8s.io/apimachinery/pkg/labels"
 )
 
 // manifests decodes every YAML file of one directory of deploy/kubernetes
@@ -189,21 +188,12 @@ func TestKubernetesSelectorsMatchOneDeployment(t *testing.T) {
 	t.Parallel()
 	single, roles := loadVariant(t, "."), loadVariant(t, "roles")
 	all := append(append([]*appsv1.Deployment(nil), single.deployments...), roles.deployments...)
-	matches := func(what string, sel map[string]string) {
-		var hit []string
-		for _, d := range all {
-			if labels.SelectorFromSet(sel).Matches(labels.Set(d.Spec.Template.Labels)) {
-				hit = append(hit, d.Name)
-			}
-		}
-		require.Len(t, hit, 1, "%s selects %v", what, hit)
-	}
 	for _, v := range []variant{single, roles} {
 		for _, s := range v.services {
-			matches("Service "+s.Name, s.Spec.Selector)
+			requireSelectsOne(t, "Service "+s.Name, s.Spec.Selector, all)
 		}
 		for _, p := range v.pdbs {
-			matches("PodDisruptionBudget "+p.Name, p.Spec.Selector.MatchLabels)
+			requireSelectsOne(t, "PodDisruptionBudget "+p.Name, p.Spec.Selector.MatchLabels, all)
 			require.NotNil(t, p.Spec.MinAvailable)
 		}
 		for _, d := range v.deployments {
