@@ -15,7 +15,6 @@ import (
 	"helm.sh/helm/v3/pkg/lint/support"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -115,29 +114,24 @@ func merge(a, b map[string]any) map[string]any {
 func chartVariant(t *testing.T, objs []object) variant {
 	t.Helper()
 	v := variant{pvcs: map[string]bool{}}
-	for _, o := range objs {
-		switch x := o.Value.(type) {
-		case *appsv1.Deployment:
-			v.deployments = append(v.deployments, x)
-		case *corev1.Service:
-			v.services = append(v.services, x)
-		case *corev1.PersistentVolumeClaim:
-			v.pvcs[x.Name] = true
-		case *corev1.ConfigMap:
-			v.config = x.Data["queuebox.yml"]
-		case *networkingv1.Ingress:
-			v.ingresses = append(v.ingresses, x)
-		}
-	}
+	v.add(objs)
+	require.NotEmpty(t, v.config, "the chart's ConfigMap holds queuebox.yml")
 	return v
+}
+
+// defaultValues reads the chart's values.yaml.
+func defaultValues(t *testing.T) map[string]any {
+	t.Helper()
+	defaults, err := chartutil.ReadValuesFile(chartDir + "/values.yaml")
+	require.NoError(t, err)
+	return defaults
 }
 
 // helm lint passes on the chart with every value set: Chart.yaml, the
 // templates and values.schema.json.
 func TestHelmChartLints(t *testing.T) {
 	t.Parallel()
-	defaults, err := chartutil.ReadValuesFile(chartDir + "/values.yaml")
-	require.NoError(t, err)
+	defaults := defaultValues(t)
 	for name, values := range valueSets {
 		t.Run(name, func(t *testing.T) {
 			linter := lint.All(chartDir, merge(defaults, values), "apps", false)
@@ -154,8 +148,7 @@ func TestHelmChartLints(t *testing.T) {
 // pods of one Deployment.
 func TestHelmChartRendersBothModes(t *testing.T) {
 	t.Parallel()
-	defaults, err := chartutil.ReadValuesFile(chartDir + "/values.yaml")
-	require.NoError(t, err)
+	defaults := defaultValues(t)
 	for name, values := range valueSets {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

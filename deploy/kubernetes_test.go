@@ -79,29 +79,34 @@ func loadVariant(t *testing.T, dirs ...string) variant {
 	t.Helper()
 	v := variant{pvcs: map[string]bool{}}
 	for _, dir := range dirs {
-		for _, o := range manifests(t, dir) {
-			switch x := o.Value.(type) {
-			case *appsv1.Deployment:
-				v.deployments = append(v.deployments, x)
-			case *corev1.Service:
-				v.services = append(v.services, x)
-			case *policyv1.PodDisruptionBudget:
-				v.pdbs = append(v.pdbs, x)
-			case *networkingv1.Ingress:
-				v.ingresses = append(v.ingresses, x)
-			case *batchv1.Job:
-				v.jobs = append(v.jobs, x)
-			case *corev1.PersistentVolumeClaim:
-				v.pvcs[x.Name] = true
-			case *corev1.ConfigMap:
-				if x.Name == "queuebox-config" {
-					v.config = x.Data["queuebox.yml"]
-				}
-			}
-		}
+		v.add(manifests(t, dir))
 	}
 	require.NotEmpty(t, v.config, "%v: the ConfigMap queuebox-config holds queuebox.yml", dirs)
 	return v
+}
+
+// add sorts decoded objects into the variant by kind.
+func (v *variant) add(objs []object) {
+	for _, o := range objs {
+		switch x := o.Value.(type) {
+		case *appsv1.Deployment:
+			v.deployments = append(v.deployments, x)
+		case *corev1.Service:
+			v.services = append(v.services, x)
+		case *policyv1.PodDisruptionBudget:
+			v.pdbs = append(v.pdbs, x)
+		case *networkingv1.Ingress:
+			v.ingresses = append(v.ingresses, x)
+		case *batchv1.Job:
+			v.jobs = append(v.jobs, x)
+		case *corev1.PersistentVolumeClaim:
+			v.pvcs[x.Name] = true
+		case *corev1.ConfigMap:
+			if x.Name == "queuebox-config" {
+				v.config = x.Data["queuebox.yml"]
+			}
+		}
+	}
 }
 
 // secretFiles gives every file: reference of a configuration a content, and
