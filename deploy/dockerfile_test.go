@@ -95,7 +95,8 @@ func TestDockerfileBuildsEveryBinaryFromExistingSources(t *testing.T) {
 
 	ignore := readDockerignore(t)
 	for _, s := range stages {
-		require.Regexp(t, `^[a-z0-9./-]+:[0-9][a-z0-9.-]*$`, s.Base, "stage %s: a base image pinned by tag", s.Name)
+		require.Regexp(t, `^[a-z0-9./-]+:[a-z0-9][a-z0-9._-]*$`, s.Base, "stage %s: a base image with a tag", s.Name)
+		require.False(t, strings.HasSuffix(s.Base, ":latest"), "stage %s: a tag that does not move", s.Name)
 		for _, cp := range s.find("COPY") {
 			if cp.Flags["from"] != "" {
 				continue
