@@ -21,6 +21,18 @@ if ! docker compose version >/dev/null 2>&1; then
   rm -rf "$work"
 fi
 
+# compose-ports.py reads the resolved project as YAML with PyYAML, which a
+# minimal Debian may lack: install its package once, as root, or name it.
+if ! python3 -c 'import yaml' 2>/dev/null; then
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "compose-config: installing python3-yaml (once)" >&2
+    apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-yaml >/dev/null
+  else
+    echo "compose-config: PyYAML is missing: run 'sudo apt-get install python3-yaml'" >&2
+    exit 1
+  fi
+fi
+
 # check LABEL ARGS...: `docker compose ARGS config` is valid, and its ports
 # pass compose-ports.py. A variable of the caller's shell must not hide a
 # missing --env-file, so the database variables are cleared.
