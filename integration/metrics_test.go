@@ -49,16 +49,73 @@ func documentedMetrics(t *testing.T) map[string]bool {
 	return names
 }
 
-var typeLine = regexp.MustCompile(`(?m)^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) `)
+var typeLine = regexp.MustCompile(`(?m)^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) ([a-z]+)$`)
 
 // families lists the metric families of a scrape.
 func families(scrape string) []string {
 	var out []string
-	for _, m := range typeLine.FindAllStringSubmatch(scrape, -1) {
-		out = append(out, m[1])
+	for name := range familyTypes(scrape) {
+		out = append(out, name)
 	}
 	sort.Strings(out)
 	return out
+}
+
+// familyTypes maps each family of a scrape to its type (counter, gauge,
+// summary...).
+func familyTypes(scrape string) map[string]string {
+	out := map[string]string{}
+	for _, m := range typeLine.FindAllStringSubmatch(scrape, -1) {
+		out[m[1]] = m[2]
+	}
+	return out
+}
+
+// retentionEnv is a deliver-side environment with one HTTP destination
+// and retention on for both tables, so the cleanup families exist.
+func retentionEnv(db database, receiverURL string) map[string]string {
+	return with(destinationEnv(db.env(), receiverURL),
+		"QUEUEBOX_RETENTION_ENABLED", "true",
+		"QUEUEBOX_RETENTION_OUTBOX_POLICY", "AGE",
+		"QUEUEBOX_RETENTION_OUTBOX_MAXAGE", "7d",
+		"QUEUEBOX_RETENTION_INBOX_POLICY", "AGE",
+		"QUEUEBOX_RETENTION_INBOX_MAXAGE", "30d",
+		"QUEUEBOX_OUTBOX_PENDINGGAUGEINTERVALMS", "100")
+}
+
+// scrapeAfterDelivery starts queuebox-deliver with env, inserts one row,
+// and returns the process and its scrape once the row was delivered to rc
+// and the outbox cleanup ran: by then every family of deliver exists.
+func scrapeAfterDelivery(t *testing.T, db database, rc *brokertest.HTTPReceiver, env map[string]string) (*process, string) {
+	t.Helper()
+	deliver := startServing(t, "deliver", env)
+	_, err := db.connect(t).Exec(context.Background(), `INSERT INTO outbox (topic, payload) VALUES ('order.created', '{}')`)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(rc.Requests()) == 1 }, 30*time.Second, 10*time.Millisecond)
+	scrape := scrapeUntil(t, deliver,
+		`queuebox_outbox_queue_depth{destination="webhook"}`,
+		`queuebox_outbox_messages_total{status="sent"} 1`,
+		// The cleanup runs at the start, beside the delivery and in no
+		// fixed order with it: its families exist once it ran.
+		`queuebox_cleanup_messages_deleted_total{table="outbox"}`)
+	return deliver, scrape
+}
+
+// scrapeUntil scrapes p until the body holds every one of want, and
+// returns that body.
+func scrapeUntil(t *testing.T, p *process, want ...string) string {
+	t.Helper()
+	var scrape string
+	require.Eventually(t, func() bool {
+		_, scrape = get(t, p.url("/metrics"))
+		for _, w := range want {
+			if !strings.Contains(scrape, w) {
+				return false
+			}
+		}
+		return true
+	}, 60*time.Second, 50*time.Millisecond, "queuebox-%s's scrape never held %q:\n%s", p.name, want, scrape)
+	return scrape
 }
 
 // TestMetricsMatchTheReference scrapes queuebox-deliver after it delivered
@@ -70,26 +127,8 @@ func TestMetricsMatchTheReference(t *testing.T) {
 	documented := documentedMetrics(t)
 	db := newDatabase(t)
 	rc := brokertest.NewHTTPReceiver(t, nil)
-	env := with(destinationEnv(db.env(), rc.URL),
-		"QUEUEBOX_RETENTION_ENABLED", "true",
-		"QUEUEBOX_RETENTION_OUTBOX_POLICY", "AGE",
-		"QUEUEBOX_RETENTION_OUTBOX_MAXAGE", "7d",
-		"QUEUEBOX_RETENTION_INBOX_POLICY", "AGE",
-		"QUEUEBOX_RETENTION_INBOX_MAXAGE", "30d",
-		"QUEUEBOX_OUTBOX_PENDINGGAUGEINTERVALMS", "100")
-	deliver := startServing(t, "deliver", env)
-	_, err := db.connect(t).Exec(context.Background(), `INSERT INTO outbox (topic, payload) VALUES ('order.created', '{}')`)
-	require.NoError(t, err)
-	require.Eventually(t, func() bool { return len(rc.Requests()) == 1 }, 30*time.Second, 10*time.Millisecond)
-	var scrape string
-	require.Eventually(t, func() bool {
-		_, scrape = get(t, deliver.url("/metrics"))
-		// The cleanup runs at the start, beside the delivery and in no
-		// fixed order with it: its families exist once it ran.
-		return strings.Contains(scrape, `queuebox_outbox_queue_depth{destination="webhook"}`) &&
-			strings.Contains(scrape, `queuebox_outbox_messages_total{status="sent"} 1`) &&
-			strings.Contains(scrape, `queuebox_cleanup_messages_deleted_total{table="outbox"}`) // set last of the three
-	}, 30*time.Second, 50*time.Millisecond, "a delivery and a cleanup run in the scrape:\n%s", scrape)
+	env := retentionEnv(db, rc.URL)
+	deliver, scrape := scrapeAfterDelivery(t, db, rc, env)
 	got := families(scrape)
 	for _, name := range got {
 		require.True(t, documented[name], "queuebox-deliver exposes %s, which the reference does not list", name)
