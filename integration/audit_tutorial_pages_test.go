@@ -26,8 +26,15 @@ func pageBlocks(t *testing.T, page string) []pageBlock {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(specDir(), page))
 	require.NoError(t, err, "the page %s (set QUEUEBOX_SPEC_DIR)", page)
+	return markdownBlocks(t, page, string(raw))
+}
+
+// markdownBlocks returns the fenced blocks of the Markdown text of page,
+// in order.
+func markdownBlocks(t *testing.T, page, raw string) []pageBlock {
+	t.Helper()
 	var out []pageBlock
-	text, heading := string(raw), ""
+	text, heading := raw, ""
 	var prev pageBlock
 	for {
 		open := strings.Index(text, "```")

@@ -21,18 +21,15 @@ import (
 // skillFile is the agent skill of the repository.
 var skillFile = filepath.Join("..", "skills", "queuebox", "SKILL.md")
 
-// fence matches a fenced block of the skill with its language.
-var fence = regexp.MustCompile("(?ms)^```([a-z]*)\n(.*?)^```")
-
 // skillBlocks returns the blocks of the skill written in lang.
 func skillBlocks(t *testing.T, lang string) []string {
 	t.Helper()
 	page, err := os.ReadFile(skillFile)
 	require.NoError(t, err)
 	var out []string
-	for _, m := range fence.FindAllStringSubmatch(string(page), -1) {
-		if m[1] == lang {
-			out = append(out, m[2])
+	for _, b := range markdownBlocks(t, skillFile, string(page)) {
+		if b.Lang == lang {
+			out = append(out, b.Text)
 		}
 	}
 	require.NotEmpty(t, out, "the skill holds %s blocks", lang)
