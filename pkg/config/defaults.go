@@ -97,6 +97,24 @@ func newDestination() *Destination {
 		KeyTemplate:        "{{ key }}",
 		SecurityProtocol:   "PLAINTEXT",
 		JetStream:          true,
+		FlowControl:        defaultFlowControl(),
+	}
+}
+
+// The defaults of flowControl; maxInFlight depends on outbox.concurrency.
+const (
+	DefaultFailureThreshold = 5
+	DefaultOpenMs           = 30000
+	DefaultMaxRetryAfterMs  = 3600000
+	// MaxOpenMs bounds circuitBreaker.openMs and its doubling: ten minutes.
+	MaxOpenMs = 600000
+)
+
+func defaultFlowControl() FlowControl {
+	return FlowControl{
+		CircuitBreaker:  CircuitBreaker{Enabled: true, FailureThreshold: DefaultFailureThreshold, OpenMs: DefaultOpenMs},
+		HonorRetryAfter: true,
+		MaxRetryAfterMs: DefaultMaxRetryAfterMs,
 	}
 }
 

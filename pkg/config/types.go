@@ -214,6 +214,9 @@ type Destination struct {
 	Headers   map[string]string `yaml:"headers"`
 	Transform *Transform        `yaml:"transform"`
 	TimeoutMs int               `yaml:"timeoutMs"`
+	// FlowControl paces the publishes to this destination; every kind
+	// has it.
+	FlowControl FlowControl `yaml:"flowControl"`
 
 	// Signing signs every delivery (Standard Webhooks); nil signs none.
 	// Every kind accepts it.
@@ -250,6 +253,36 @@ type Destination struct {
 	Username    string        `yaml:"username"`
 	Password    secret.Secret `yaml:"password"`
 	Token       secret.Secret `yaml:"token"`
+}
+
+// FlowControl is the flowControl block of a destination: the brakes that
+// keep one slow or failing destination from holding back the others.
+type FlowControl struct {
+	// MaxInFlight is nil when unset: the default then follows
+	// outbox.concurrency (see EffectiveMaxInFlight).
+	MaxInFlight    *int           `yaml:"maxInFlight"`
+	RatePerSecond  int            `yaml:"ratePerSecond"`
+	CircuitBreaker CircuitBreaker `yaml:"circuitBreaker"`
+	// HonorRetryAfter pauses the destination for the time a 429 or 503
+	// names, and for a broker's refusal.
+	HonorRetryAfter bool `yaml:"honorRetryAfter"`
+	MaxRetryAfterMs int  `yaml:"maxRetryAfterMs"`
+}
+
+// CircuitBreaker is flowControl.circuitBreaker.
+type CircuitBreaker struct {
+	Enabled          bool `yaml:"enabled"`
+	FailureThreshold int  `yaml:"failureThreshold"`
+	OpenMs           int  `yaml:"openMs"`
+}
+
+// EffectiveMaxInFlight is flowControl.maxInFlight, or when unset half of
+// concurrency (outbox.concurrency), at least 1.
+func (f FlowControl) EffectiveMaxInFlight(concurrency int) int {
+	if f.MaxInFlight != nil {
+		return *f.MaxInFlight
+	}
+	return max(1, concurrency/2)
 }
 
 // Destination auth kinds.

@@ -22,6 +22,7 @@ func (v *validator) destinations() {
 			v.transform(d.Transform, path.key("transform"))
 		}
 		v.signing(d, path)
+		v.flowControl(d.FlowControl, path.key("flowControl"))
 		switch d.Kind {
 		case KindHTTP:
 			v.httpDestination(d, path)
@@ -181,5 +182,20 @@ func (v *validator) natsCredentials(path keyPath, username string, password, tok
 	}
 	if hasUser && !token.IsEmpty() {
 		v.add(path.key("token"), "must not be set together with %s: set a token or a user name, not both", path.key("username").ref())
+	}
+}
+
+// flowControl checks the flowControl block that every kind has.
+func (v *validator) flowControl(f FlowControl, path keyPath) {
+	if f.MaxInFlight != nil {
+		v.positive(path.key("maxInFlight"), int64(*f.MaxInFlight))
+	}
+	v.nonNegative(path.key("ratePerSecond"), int64(f.RatePerSecond))
+	v.positive(path.key("maxRetryAfterMs"), int64(f.MaxRetryAfterMs))
+	cb, cpath := f.CircuitBreaker, path.key("circuitBreaker")
+	v.positive(cpath.key("failureThreshold"), int64(cb.FailureThreshold))
+	v.positive(cpath.key("openMs"), int64(cb.OpenMs))
+	if cb.OpenMs > MaxOpenMs {
+		v.add(cpath.key("openMs"), "must be at most %d (ten minutes), got %d", MaxOpenMs, cb.OpenMs)
 	}
 }
