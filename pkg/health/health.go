@@ -65,6 +65,23 @@ func (r *Registry) add(c component) {
 	r.components = append(r.components, c)
 }
 
+// StatusDown is the status of a component that does not work.
+const StatusDown = "down"
+
+// StatusDegraded is the status of a component that works in part: it is
+// shown in the body and never makes the answer unhealthy.
+const StatusDegraded = "degraded"
+
+// degraded is the error of Degraded.
+type degraded struct{ reason string }
+
+func (d degraded) Error() string { return d.reason }
+
+// Degraded is the error a check returns for a component that works in
+// part (a destination whose circuit breaker is open): the component shows
+// as degraded with reason, and readiness stays up.
+func Degraded(reason string) error { return degraded{reason: reason} }
+
 // Status is one component in the JSON answer.
 type Status struct {
 	Status string `json:"status"`
@@ -101,7 +118,7 @@ func (r *Registry) Ready(ctx context.Context) (Report, bool) {
 	healthy := true
 	for i, c := range comps {
 		report.Components[c.name] = results[i]
-		if results[i].Status != "up" && !c.advisory {
+		if results[i].Status == StatusDown && !c.advisory {
 			healthy = false
 		}
 	}
@@ -118,12 +135,16 @@ func runCheck(parent context.Context, check Check, timeout time.Duration) Status
 	go func() { done <- check(ctx) }()
 	select {
 	case err := <-done:
+		var d degraded
+		if errors.As(err, &d) {
+			return Status{Status: StatusDegraded, Error: d.reason}
+		}
 		if err != nil {
-			return Status{Status: "down", Error: err.Error()}
+			return Status{Status: StatusDown, Error: err.Error()}
 		}
 		return Status{Status: "up"}
 	case <-ctx.Done():
-		return Status{Status: "down", Error: "check did not answer within " + timeout.String()}
+		return Status{Status: StatusDown, Error: "check did not answer within " + timeout.String()}
 	}
 }
 

@@ -278,3 +278,15 @@ func TestAddJoinsAComponentOfTheSameName(t *testing.T) {
 		})
 	}
 }
+
+func TestDegradedComponentKeepsReadiness(t *testing.T) {
+	t.Parallel()
+	r := registry(comp{name: "database", check: up},
+		comp{name: "destination.orders", check: func(context.Context) error {
+			return fmt.Errorf("wrapped: %w", health.Degraded("circuit breaker open"))
+		}})
+	report, ok := r.Ready(context.Background())
+	require.True(t, ok)
+	require.Equal(t, "healthy", report.Status)
+	require.Equal(t, health.Status{Status: "degraded", Error: "circuit breaker open"}, report.Components["destination.orders"])
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Delivery is what a publisher sends for one message: the body after the
@@ -65,4 +66,22 @@ func (e *UndeliverableError) Is(target error) bool { return target == ErrUndeliv
 // Undeliverable returns an *UndeliverableError with the reason fmt builds.
 func Undeliverable(format string, args ...any) error {
 	return &UndeliverableError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// PauseRequest is implemented by a publish error with which the
+// destination asked not to be sent to for a while: an HTTP 429 or 503
+// with Retry-After, a broker that refuses for now (a full stream, a full
+// producer queue). The poller then starts no publish to that destination
+// before the pause ends. Pause says how long from now, and false when
+// the error asks for no pause.
+type PauseRequest interface {
+	Pause(now time.Time) (time.Duration, bool)
+}
+
+// RowRefusal is implemented by a publish error that the destination gave
+// on purpose about this one row (an HTTP 4xx other than 408 and 429):
+// the destination works, so the failure does not count toward opening
+// its circuit breaker. The attempt still fails and retries.
+type RowRefusal interface {
+	RowRefused() bool
 }

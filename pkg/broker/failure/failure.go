@@ -8,6 +8,7 @@ package failure
 import (
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/alternayte/queuebox/pkg/netguard"
 	"github.com/alternayte/queuebox/pkg/queuebox"
@@ -65,4 +66,23 @@ func Blocked(kind, destination string, err error) error {
 		return nil
 	}
 	return &queuebox.UndeliverableError{Reason: Prefix(kind, destination) + ": " + blocked.Reason(), Err: blocked}
+}
+
+// ErrRefused is the cause of a publish that the broker refused for now:
+// a full stream, a full producer queue. Such a failure asks the poller to
+// pause the destination for RefusalPause (see Pause).
+var ErrRefused = errors.New("the broker refuses messages for now")
+
+// RefusalPause is how long a broker's refusal pauses its destination: a
+// broker names no time, so the pause is short and the next publish
+// after it finds out whether the broker takes messages again.
+const RefusalPause = 5 * time.Second
+
+// Pause implements queuebox.PauseRequest: a failure caused by ErrRefused
+// asks for RefusalPause.
+func (e *Error) Pause(time.Time) (time.Duration, bool) {
+	if errors.Is(e.cause, ErrRefused) {
+		return RefusalPause, true
+	}
+	return 0, false
 }

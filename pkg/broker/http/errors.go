@@ -35,6 +35,9 @@ type Error struct {
 	// TokenRequest is true when the OAuth2 token request failed, so no
 	// publish request was sent.
 	TokenRequest bool
+	// RetryAfter is the Retry-After header of a 429 or 503 answer, empty
+	// otherwise (see Pause).
+	RetryAfter string
 
 	msg string
 	// blocked is true when the private-address guard refused the
@@ -82,6 +85,9 @@ func destPrefix(name string) string {
 func (p *Publisher) statusError(resp *http.Response, token bool, r *redact.Redactor) *Error {
 	defer drainClose(resp.Body)
 	e := &Error{Destination: p.opts.Name, StatusCode: resp.StatusCode, TokenRequest: token}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		e.RetryAfter = resp.Header.Get("Retry-After")
+	}
 	e.Body = readErrorBody(resp.Body, p.opts.MaxErrorBodyBytes, r)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: status %d %s", p.stage(token), resp.StatusCode, http.StatusText(resp.StatusCode))

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
+
 	"github.com/alternayte/queuebox/pkg/broker/failure"
 )
 
@@ -27,8 +29,18 @@ func (p *Publisher) fail(ctx context.Context, topic string, err error) *Error {
 	case errors.Is(err, errTimeout):
 		cause = context.DeadlineExceeded
 		text += fmt.Sprintf(" (timeout %s)", p.opts.Timeout)
+	case queueFull(err):
+		cause = failure.ErrRefused
 	}
 	return failure.New("kafka", p.opts.Name, "produce to", topic, text, cause)
 }
 
 func destPrefix(name string) string { return failure.Prefix("kafka", name) }
+
+// queueFull reports a produce refused because the producer's local queue
+// is full: the brokers take messages slower than they come (a quota
+// throttle among the causes).
+func queueFull(err error) bool {
+	var kerr ckafka.Error
+	return errors.As(err, &kerr) && kerr.Code() == ckafka.ErrQueueFull
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	gonats "github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -25,6 +26,8 @@ func (p *Publisher) fail(ctx context.Context, subject string, err error) *Error 
 		cause = ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, gonats.ErrTimeout):
 		cause = context.DeadlineExceeded
+	case streamFull(err):
+		cause = failure.ErrRefused
 	}
 	text := p.redactor.Redact(err.Error())
 	switch {
@@ -37,3 +40,19 @@ func (p *Publisher) fail(ctx context.Context, subject string, err error) *Error 
 }
 
 func destPrefix(name string) string { return failure.Prefix("nats", name) }
+
+// jsStreamStoreFailed is the server's error code of a message that the
+// stream could not store; the client library names no constant for it.
+const jsStreamStoreFailed jetstream.ErrorCode = 10077
+
+// streamFull reports a JetStream refusal because the stream reached a
+// limit with the discard policy new (maximum messages, bytes or messages
+// per subject): the stream takes messages again once a consumer or a
+// limit frees room.
+func streamFull(err error) bool {
+	var api *jetstream.APIError
+	if !errors.As(err, &api) {
+		return false
+	}
+	return api.ErrorCode == jsStreamStoreFailed || strings.Contains(api.Description, "maximum")
+}

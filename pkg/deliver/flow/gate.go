@@ -1,0 +1,257 @@
+package flow
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Reason says why a row was deferred: the reason label of
+// queuebox_destination_deferred_total.
+type Reason string
+
+// The deferral reasons.
+const (
+	ReasonInFlight    Reason = "in_flight"
+	ReasonRate        Reason = "rate"
+	ReasonCircuitOpen Reason = "circuit_open"
+	ReasonRetryAfter  Reason = "retry_after"
+)
+
+// Reasons lists every Reason, for metrics that start at zero.
+var Reasons = []Reason{ReasonInFlight, ReasonRate, ReasonCircuitOpen, ReasonRetryAfter}
+
+// Config is the flow control of one destination. Zero values of the
+// durations take the defaults named beside them.
+type Config struct {
+	// Name is the destination name, in logs and metric labels.
+	Name string
+	// MaxInFlight bounds the publishes under way at once; at least 1.
+	MaxInFlight int
+	// RatePerSecond bounds the publishes started per second; 0 is no
+	// limit.
+	RatePerSecond int
+	Breaker       BreakerConfig
+	// HonorRetryAfter pauses the destination when a publish result asks
+	// for it (Result.Pause), for at most MaxRetryAfter.
+	HonorRetryAfter bool
+	MaxRetryAfter   time.Duration
+
+	// InFlightWait is how long Admit waits for a free slot before it
+	// defers the row (DefaultInFlightWait): a destination that answers
+	// fast frees one in that time, so its rows wait instead of making a
+	// round trip through the table; one that hangs does not, and its rows
+	// leave the worker free for other destinations.
+	InFlightWait time.Duration
+	// RetryIn is how far a row is deferred when the destination has no
+	// known time to take it: every slot busy, or a probe in flight
+	// (DefaultRetryIn).
+	RetryIn time.Duration
+}
+
+// Defaults of Config.
+const (
+	DefaultInFlightWait = 20 * time.Millisecond
+	DefaultRetryIn      = time.Second
+	// DefaultMaxRetryAfter caps a requested pause: one hour.
+	DefaultMaxRetryAfter = time.Hour
+)
+
+// Deferral is the answer to a row the destination cannot take now.
+type Deferral struct {
+	Reason Reason
+	// Until is when the destination is expected to take the row.
+	Until time.Time
+}
+
+// Result is what a publish reports on its Permit.
+type Result struct {
+	// Failed is a failed attempt that counts for the breaker: a timeout,
+	// a connection error, a 5xx, a 429, a broker's failure. A refusal
+	// that the destination made on purpose (another 4xx) is not one.
+	Failed bool
+	// Skipped says no publish reached the destination (cancelled at
+	// shutdown): the result counts for nothing.
+	Skipped bool
+	// Pause is how long the destination asked not to be sent to, zero
+	// when it did not ask.
+	Pause time.Duration
+	// Reason describes the failure, for the log line of a state change.
+	Reason string
+}
+
+// Gate is the flow control of one destination. It is safe for
+// concurrent use; its methods never block longer than InFlightWait.
+type Gate struct {
+	cfg   Config
+	now   func() time.Time
+	log   *slog.Logger
+	hooks Hooks
+	slots chan struct{}
+
+	mu          sync.Mutex
+	bucket      bucket
+	breaker     breaker
+	pausedUntil time.Time
+}
+
+// Hooks observe a gate; nil fields are skipped. StateChanged runs under
+// the gate's lock and the others outside it; all must be quick and must
+// not call the gate.
+type Hooks struct {
+	StateChanged func(State)
+	InFlight     func(n int)
+	Deferred     func(Reason)
+}
+
+// NewGate returns the gate of one destination. now is the clock (nil:
+// time.Now) and log receives one line per breaker state change.
+func NewGate(cfg Config, now func() time.Time, log *slog.Logger, hooks Hooks) *Gate {
+	if now == nil {
+		now = time.Now
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cfg.MaxInFlight = max(1, cfg.MaxInFlight)
+	if cfg.InFlightWait <= 0 {
+		cfg.InFlightWait = DefaultInFlightWait
+	}
+	if cfg.RetryIn <= 0 {
+		cfg.RetryIn = DefaultRetryIn
+	}
+	if cfg.MaxRetryAfter <= 0 {
+		cfg.MaxRetryAfter = DefaultMaxRetryAfter
+	}
+	g := &Gate{cfg: cfg, now: now, log: log.With("destination", cfg.Name), hooks: hooks,
+		slots: make(chan struct{}, cfg.MaxInFlight)}
+	g.bucket = newBucket(cfg.RatePerSecond, now())
+	g.breaker = newBreaker(cfg.Breaker)
+	return g
+}
+
+// Admit asks to publish one row now. It returns a Permit, which the
+// caller must end with Done once the publish returned, or a Deferral. It
+// waits at most InFlightWait for a free slot, less when ctx ends.
+func (g *Gate) Admit(ctx context.Context) (*Permit, *Deferral) {
+	probe, d := g.precheck()
+	if d != nil {
+		return g.deferred(d)
+	}
+	if !g.acquireSlot(ctx) {
+		g.mu.Lock()
+		g.breaker.cancelProbe(probe)
+		g.mu.Unlock()
+		return g.deferred(&Deferral{Reason: ReasonInFlight, Until: g.now().Add(g.cfg.RetryIn)})
+	}
+	g.mu.Lock()
+	until, ok := g.bucket.take(g.now())
+	if !ok {
+		g.breaker.cancelProbe(probe)
+	}
+	g.mu.Unlock()
+	if !ok {
+		<-g.slots
+		return g.deferred(&Deferral{Reason: ReasonRate, Until: until})
+	}
+	g.inFlightChanged()
+	return &Permit{g: g, probe: probe}, nil
+}
+
+// precheck answers from the pause and the breaker, and says whether the
+// caller would carry the probe of a half-open breaker.
+func (g *Gate) precheck() (bool, *Deferral) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.now()
+	if now.Before(g.pausedUntil) {
+		return false, &Deferral{Reason: ReasonRetryAfter, Until: g.pausedUntil}
+	}
+	probe, until, ok := g.breaker.admit(now, g.cfg.RetryIn, g.changed)
+	if !ok {
+		return false, &Deferral{Reason: ReasonCircuitOpen, Until: until}
+	}
+	return probe, nil
+}
+
+func (g *Gate) acquireSlot(ctx context.Context) bool {
+	select {
+	case g.slots <- struct{}{}:
+		return true
+	default:
+	}
+	timer := time.NewTimer(g.cfg.InFlightWait)
+	defer timer.Stop()
+	select {
+	case g.slots <- struct{}{}:
+		return true
+	case <-timer.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (g *Gate) deferred(d *Deferral) (*Permit, *Deferral) {
+	if g.hooks.Deferred != nil {
+		g.hooks.Deferred(d.Reason)
+	}
+	return nil, d
+}
+
+func (g *Gate) inFlightChanged() {
+	if g.hooks.InFlight != nil {
+		g.hooks.InFlight(len(g.slots))
+	}
+}
+
+// changed logs a breaker state change and reports it; the caller holds
+// g.mu.
+func (g *Gate) changed(s State, reason string) {
+	g.log.Warn("circuit breaker "+s.String(), "state", s.String(), "reason", reason)
+	if g.hooks.StateChanged != nil {
+		g.hooks.StateChanged(s)
+	}
+}
+
+// State returns the breaker state and, while it is open, when the next
+// probe may start.
+func (g *Gate) State() (State, time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.breaker.state, g.breaker.openUntil
+}
+
+// InFlight returns the publishes under way.
+func (g *Gate) InFlight() int { return len(g.slots) }
+
+// Permit is one admitted publish. Done must be called once.
+type Permit struct {
+	g     *Gate
+	probe bool
+	once  sync.Once
+}
+
+// Probe reports whether this publish is the one probe of a half-open
+// breaker.
+func (p *Permit) Probe() bool { return p.probe }
+
+// Done frees the slot and reports the publish's result to the breaker
+// and the pause. Calls after the first do nothing.
+func (p *Permit) Done(r Result) {
+	p.once.Do(func() {
+		g := p.g
+		<-g.slots
+		g.mu.Lock()
+		now := g.now()
+		if r.Pause > 0 && g.cfg.HonorRetryAfter {
+			if until := now.Add(min(r.Pause, g.cfg.MaxRetryAfter)); until.After(g.pausedUntil) {
+				g.pausedUntil = until
+			}
+		}
+		g.breaker.report(now, p.probe, r, g.changed)
+		g.mu.Unlock()
+		g.inFlightChanged()
+	})
+}

@@ -1,0 +1,278 @@
+package flow
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// clock is a test clock that moves only when told.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock() *clock { return &clock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
+
+func breakerConfig() Config {
+	return Config{Name: "orders", MaxInFlight: 4, InFlightWait: time.Millisecond,
+		Breaker: BreakerConfig{Enabled: true, FailureThreshold: 3, Open: 10 * time.Second, MaxOpen: 25 * time.Second},
+		HonorRetryAfter: true, MaxRetryAfter: time.Minute}
+}
+
+func publish(t *testing.T, g *Gate, r Result) {
+	t.Helper()
+	p, d := g.Admit(context.Background())
+	require.Nil(t, d)
+	p.Done(r)
+}
+
+func requireDeferred(t *testing.T, g *Gate, reason Reason, until time.Time) {
+	t.Helper()
+	p, d := g.Admit(context.Background())
+	require.Nil(t, p)
+	require.Equal(t, reason, d.Reason)
+	if !until.IsZero() {
+		require.Equal(t, until, d.Until)
+	}
+}
+
+func TestBreakerStates(t *testing.T) {
+	t.Parallel()
+	failed := Result{Failed: true, Reason: "status 500"}
+	cases := []struct {
+		name  string
+		steps func(t *testing.T, g *Gate, c *clock)
+		want  State
+	}{
+		{"failures below the threshold keep it closed", func(t *testing.T, g *Gate, c *clock) {
+			publish(t, g, failed)
+			publish(t, g, failed)
+		}, Closed},
+		{"a success resets the count", func(t *testing.T, g *Gate, c *clock) {
+			publish(t, g, failed)
+			publish(t, g, failed)
+			publish(t, g, Result{})
+			publish(t, g, failed)
+			publish(t, g, failed)
+		}, Closed},
+		{"a row refusal is no failure", func(t *testing.T, g *Gate, c *clock) {
+			publish(t, g, failed)
+			publish(t, g, failed)
+			publish(t, g, Result{Reason: "status 400"})
+			publish(t, g, failed)
+		}, Closed},
+		{"the threshold opens it and rows are deferred to its end", func(t *testing.T, g *Gate, c *clock) {
+			for range 3 {
+				publish(t, g, failed)
+			}
+			requireDeferred(t, g, ReasonCircuitOpen, c.Now().Add(10*time.Second))
+		}, Open},
+		{"after the open period one probe, the rest deferred", func(t *testing.T, g *Gate, c *clock) {
+			for range 3 {
+				publish(t, g, failed)
+			}
+			c.Advance(10 * time.Second)
+			p, d := g.Admit(context.Background())
+			require.Nil(t, d)
+			require.True(t, p.Probe())
+			requireDeferred(t, g, ReasonCircuitOpen, time.Time{})
+		}, HalfOpen},
+		{"a probe success closes it", func(t *testing.T, g *Gate, c *clock) {
+			for range 3 {
+				publish(t, g, failed)
+			}
+			c.Advance(10 * time.Second)
+			publish(t, g, Result{})
+			publish(t, g, Result{})
+		}, Closed},
+		{"a failed probe reopens it for twice as long, capped", func(t *testing.T, g *Gate, c *clock) {
+			for range 3 {
+				publish(t, g, failed)
+			}
+			c.Advance(10 * time.Second)
+			publish(t, g, failed)
+			requireDeferred(t, g, ReasonCircuitOpen, c.Now().Add(20*time.Second))
+			c.Advance(20 * time.Second)
+			publish(t, g, failed)
+			requireDeferred(t, g, ReasonCircuitOpen, c.Now().Add(25*time.Second))
+		}, Open},
+		{"a skipped probe hands the probe on", func(t *testing.T, g *Gate, c *clock) {
+			for range 3 {
+				publish(t, g, failed)
+			}
+			c.Advance(10 * time.Second)
+			publish(t, g, Result{Skipped: true})
+			p, d := g.Admit(context.Background())
+			require.Nil(t, d)
+			require.True(t, p.Probe())
+		}, HalfOpen},
+		{"a late failure while open changes nothing", func(t *testing.T, g *Gate, c *clock) {
+			late, d := g.Admit(context.Background())
+			require.Nil(t, d)
+			for range 3 {
+				publish(t, g, failed)
+			}
+			late.Done(failed)
+			requireDeferred(t, g, ReasonCircuitOpen, c.Now().Add(10*time.Second))
+		}, Open},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := newClock()
+			var changes []State
+			g := NewGate(breakerConfig(), c.Now, nil, Hooks{StateChanged: func(s State) { changes = append(changes, s) }})
+			tc.steps(t, g, c)
+			state, _ := g.State()
+			require.Equal(t, tc.want, state)
+			if len(changes) > 0 {
+				require.Equal(t, tc.want, changes[len(changes)-1], "the hook saw the last change")
+			}
+		})
+	}
+}
+
+func TestDisabledBreakerNeverOpens(t *testing.T) {
+	t.Parallel()
+	cfg := breakerConfig()
+	cfg.Breaker.Enabled = false
+	g := NewGate(cfg, newClock().Now, nil, Hooks{})
+	for range 10 {
+		publish(t, g, Result{Failed: true})
+	}
+	state, _ := g.State()
+	require.Equal(t, Closed, state)
+}
+
+func TestRetryAfterPausesTheDestination(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		honor  bool
+		pause  time.Duration
+		paused time.Duration // 0: not paused
+	}{
+		{"pause as asked", true, 3 * time.Second, 3 * time.Second},
+		{"capped by maxRetryAfter", true, time.Hour, time.Minute},
+		{"ignored when not honoured", false, 3 * time.Second, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := newClock()
+			cfg := breakerConfig()
+			cfg.HonorRetryAfter = tc.honor
+			g := NewGate(cfg, c.Now, nil, Hooks{})
+			publish(t, g, Result{Failed: true, Pause: tc.pause})
+			if tc.paused == 0 {
+				publish(t, g, Result{})
+				return
+			}
+			requireDeferred(t, g, ReasonRetryAfter, c.Now().Add(tc.paused))
+			c.Advance(tc.paused - time.Millisecond)
+			requireDeferred(t, g, ReasonRetryAfter, time.Time{})
+			c.Advance(time.Millisecond)
+			publish(t, g, Result{})
+		})
+	}
+}
+
+func TestRateLimitSpreadsDeferredRows(t *testing.T) {
+	t.Parallel()
+	c := newClock()
+	cfg := breakerConfig()
+	cfg.RatePerSecond = 50 // a bucket of 5, one token per 20 ms
+	g := NewGate(cfg, c.Now, nil, Hooks{})
+	for range 5 {
+		publish(t, g, Result{})
+	}
+	start := c.Now()
+	for i := 1; i <= 3; i++ {
+		requireDeferred(t, g, ReasonRate, start.Add(time.Duration(i)*20*time.Millisecond))
+	}
+	c.Advance(20 * time.Millisecond)
+	publish(t, g, Result{})
+	requireDeferred(t, g, ReasonRate, time.Time{})
+}
+
+func TestInFlightCap(t *testing.T) {
+	t.Parallel()
+	c := newClock()
+	g := NewGate(breakerConfig(), c.Now, nil, Hooks{})
+	var held []*Permit
+	for range 4 {
+		p, d := g.Admit(context.Background())
+		require.Nil(t, d)
+		held = append(held, p)
+	}
+	requireDeferred(t, g, ReasonInFlight, c.Now().Add(DefaultRetryIn))
+	require.Equal(t, 4, g.InFlight())
+	held[0].Done(Result{})
+	held[0].Done(Result{}) // a second Done frees nothing more
+	publish(t, g, Result{})
+	require.Equal(t, 3, g.InFlight())
+}
+
+// TestConcurrentAdmissions runs many goroutines against one gate: the
+// publishes in flight never pass maxInFlight, and a half-open breaker
+// lets exactly one probe through however many ask at once.
+func TestConcurrentAdmissions(t *testing.T) {
+	t.Parallel()
+	c := newClock()
+	cfg := breakerConfig()
+	cfg.InFlightWait = 5 * time.Millisecond
+	g := NewGate(cfg, c.Now, nil, Hooks{})
+	var running, peak atomic.Int32
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				p, d := g.Admit(context.Background())
+				if d != nil {
+					continue
+				}
+				n := running.Add(1)
+				for old := peak.Load(); n > old && !peak.CompareAndSwap(old, n); old = peak.Load() {
+				}
+				running.Add(-1)
+				p.Done(Result{})
+			}
+		}()
+	}
+	wg.Wait()
+	require.LessOrEqual(t, peak.Load(), int32(cfg.MaxInFlight))
+	require.Zero(t, g.InFlight())
+
+	for range 3 {
+		publish(t, g, Result{Failed: true})
+	}
+	c.Advance(cfg.Breaker.Open)
+	var probes atomic.Int32
+	permits := make(chan *Permit, 64)
+	for range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if p, d := g.Admit(context.Background()); d == nil {
+				probes.Add(1)
+				permits <- p
+			}
+		}()
+	}
+	wg.Wait()
+	require.Equal(t, int32(1), probes.Load(), "one probe")
+	(<-permits).Done(Result{})
+	state, _ := g.State()
+	require.Equal(t, Closed, state)
+}
