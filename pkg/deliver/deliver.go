@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/alternayte/queuebox/pkg/deliver/flow"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
 )
@@ -65,8 +66,15 @@ func (p *Poller) deliver(ctx context.Context, row queuebox.ClaimedMessage) queue
 		// requeues it.
 		return p.dead("Row cannot be delivered: " + row.HeadersErr.Error())
 	}
+	// The destination's gate comes before the transform: a row that its
+	// destination cannot take now costs no transform and no attempt.
+	permit, deferral := p.admit(ctx, dest.Name)
+	if deferral != nil {
+		return *deferral
+	}
 	body, outcome, ok := p.transform(ctx, route, m)
 	if !ok {
+		permit.Done(flow.Result{Skipped: true})
 		return outcome
 	}
 	start := time.Now()
@@ -81,14 +89,34 @@ func (p *Poller) deliver(ctx context.Context, row queuebox.ClaimedMessage) queue
 	if err != nil {
 		p.opts.Metrics.DestinationMessages.WithLabelValues(dest.Name, "failure").Inc()
 		reason := fmt.Sprintf("Publish to %s failed: %v", dest.Name, err)
+		permit.Done(flow.Classify(ctx, err, p.lastError(reason), time.Now()))
 		if errors.Is(err, queuebox.ErrUndeliverable) {
 			// No attempt can succeed: retrying would only burn them.
 			return p.dead(reason)
 		}
 		return p.failure(m, reason)
 	}
+	permit.Done(flow.Result{})
 	p.opts.Metrics.DestinationMessages.WithLabelValues(dest.Name, "success").Inc()
 	return queuebox.Sent()
+}
+
+// admit asks the destination's gate for a publish. A nil permit with a
+// nil deferral means the destination has no gate; Permit.Done is safe on
+// it. A deferral is the outcome of a row the destination cannot take now:
+// back to pending until the time the gate names, no attempt spent, still
+// the head of its key.
+func (p *Poller) admit(ctx context.Context, dest string) (*flow.Permit, *queuebox.Outcome) {
+	gate := p.opts.Flow.Gate(dest)
+	if gate == nil {
+		return nil, nil
+	}
+	permit, d := gate.Admit(ctx)
+	if d == nil {
+		return permit, nil
+	}
+	outcome := queuebox.Defer(max(0, time.Until(d.Until)))
+	return nil, &outcome
 }
 
 // transform runs the route and destination transforms. ok is false when a
@@ -188,6 +216,10 @@ func (p *Poller) logFailure(m *queuebox.OutboxMessage, outcome queuebox.Outcome)
 }
 
 func (p *Poller) count(kind queuebox.OutcomeKind) {
+	if kind == queuebox.OutcomeDefer {
+		// Counted by reason in queuebox_destination_deferred_total.
+		return
+	}
 	status := string(kind)
 	if kind == queuebox.OutcomeRetry {
 		status = "failed"

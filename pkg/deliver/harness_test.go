@@ -85,6 +85,7 @@ func (e *env) build(t *testing.T, opts deliver.Options) *deliver.Poller {
 	s := e.settings
 	s.Store, s.Router, s.Transforms = store, router, e.transforms
 	s.Publishers, s.Redactor, s.Metrics, s.Logger = opts.Publishers, opts.Redactor, opts.Metrics, opts.Logger
+	s.Flow = opts.Flow
 	p, err := deliver.NewPoller(s)
 	require.NoError(t, err)
 	return p

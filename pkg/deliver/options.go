@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/alternayte/queuebox/pkg/deliver/flow"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
 )
@@ -18,6 +19,7 @@ type Options struct {
 	Router     *Router
 	Publishers map[string]queuebox.Publisher // by destination name
 	Transforms *Transforms                   // nil when no transform is configured
+	Flow       *flow.Set                     // nil: no flow control
 	Redactor   *redact.Redactor              // nil applies the key rules only
 	Metrics    *Metrics
 	Logger     *slog.Logger // nil discards

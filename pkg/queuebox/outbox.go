@@ -39,10 +39,13 @@ func (m ClaimedMessage) Lease() Lease { return Lease{ID: m.ID, Token: m.ClaimTok
 type OutcomeKind string
 
 // Outcome kinds. A retry returns the row to pending after its delay with
-// attempt + 1; sent and dead are final.
+// attempt + 1; a deferral returns it to pending after its delay with
+// attempt and last_error unchanged (its destination could not take it, so
+// no attempt was made); sent and dead are final.
 const (
 	OutcomeSent  OutcomeKind = "sent"
 	OutcomeRetry OutcomeKind = "retry"
+	OutcomeDefer OutcomeKind = "defer"
 	OutcomeDead  OutcomeKind = "dead"
 )
 
@@ -64,6 +67,11 @@ func Sent() Outcome { return Outcome{Kind: OutcomeSent} }
 func Retry(delay time.Duration, reason string) Outcome {
 	return Outcome{Kind: OutcomeRetry, Delay: delay, Error: reason}
 }
+
+// Defer is the outcome of a row whose destination cannot take it now: it
+// is due again after delay, with no attempt spent. The row keeps its
+// place as the head of its key, so no later row of the key passes it.
+func Defer(delay time.Duration) Outcome { return Outcome{Kind: OutcomeDefer, Delay: delay} }
 
 // Dead is the outcome of a row that no attempt can deliver.
 func Dead(reason string) Outcome { return Outcome{Kind: OutcomeDead, Error: reason} }
@@ -95,7 +103,8 @@ type OutboxStore interface {
 	// Reclaim returns processing rows whose lease expired to pending
 	// and says how many it returned.
 	Reclaim(ctx context.Context) (int64, error)
-	// Finish writes many outcomes in one fenced statement.
+	// Finish writes many outcomes in one fenced statement, each of the
+	// kinds above (a deferral included).
 	Finish(ctx context.Context, outcomes []Outcome) (map[string]bool, error)
 	// FinishAgain is Finish for a later try of the same outcomes after a
 	// try that failed: an earlier try may have committed before its answer

@@ -99,6 +99,13 @@ func (b *breaker) cancelProbe(probe bool) {
 	}
 }
 
+// suspect says whether a closed breaker that has seen failures would let
+// more publishes run (inFlight, this one included) than could still be
+// needed to reach the threshold.
+func (b *breaker) suspect(inFlight int) bool {
+	return b.cfg.Enabled && b.state == Closed && b.failures > 0 && b.failures+inFlight > b.cfg.FailureThreshold
+}
+
 // report takes the result of a publish that admit let through.
 func (b *breaker) report(now time.Time, probe bool, r Result, changed onChange) {
 	if !b.cfg.Enabled {

@@ -146,11 +146,24 @@ func (g *Gate) Admit(ctx context.Context) (*Permit, *Deferral) {
 		return g.deferred(&Deferral{Reason: ReasonInFlight, Until: g.now().Add(g.cfg.RetryIn)})
 	}
 	g.mu.Lock()
-	until, ok := g.bucket.take(g.now())
+	now := g.now()
+	// While failures accumulate, no more publishes run than could still
+	// be needed to reach the threshold, so a dead destination sees at most
+	// failureThreshold requests before the breaker opens.
+	suspect := g.breaker.suspect(len(g.slots))
+	var until time.Time
+	ok := !suspect
+	if ok {
+		until, ok = g.bucket.take(now)
+	}
 	if !ok {
 		g.breaker.cancelProbe(probe)
 	}
 	g.mu.Unlock()
+	if suspect {
+		<-g.slots
+		return g.deferred(&Deferral{Reason: ReasonInFlight, Until: now.Add(g.cfg.RetryIn)})
+	}
 	if !ok {
 		<-g.slots
 		return g.deferred(&Deferral{Reason: ReasonRate, Until: until})
@@ -238,12 +251,18 @@ type Permit struct {
 func (p *Permit) Probe() bool { return p.probe }
 
 // Done frees the slot and reports the publish's result to the breaker
-// and the pause. Calls after the first do nothing.
+// and the pause. Calls after the first do nothing, and so does a call on
+// a nil Permit (a destination without a gate).
 func (p *Permit) Done(r Result) {
+	if p == nil {
+		return
+	}
 	p.once.Do(func() {
 		g := p.g
-		<-g.slots
 		g.mu.Lock()
+		// The slot is freed after the result counts, so an Admit that
+		// sees the slot free also sees the failure (see suspect).
+		defer func() { <-g.slots; g.inFlightChanged() }()
 		now := g.now()
 		if r.Pause > 0 && g.cfg.HonorRetryAfter {
 			if until := now.Add(min(r.Pause, g.cfg.MaxRetryAfter)); until.After(g.pausedUntil) {
@@ -252,6 +271,5 @@ func (p *Permit) Done(r Result) {
 		}
 		g.breaker.report(now, p.probe, r, g.changed)
 		g.mu.Unlock()
-		g.inFlightChanged()
 	})
 }

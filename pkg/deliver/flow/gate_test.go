@@ -24,7 +24,7 @@ func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.
 
 func breakerConfig() Config {
 	return Config{Name: "orders", MaxInFlight: 4, InFlightWait: time.Millisecond,
-		Breaker: BreakerConfig{Enabled: true, FailureThreshold: 3, Open: 10 * time.Second, MaxOpen: 25 * time.Second},
+		Breaker:         BreakerConfig{Enabled: true, FailureThreshold: 3, Open: 10 * time.Second, MaxOpen: 25 * time.Second},
 		HonorRetryAfter: true, MaxRetryAfter: time.Minute}
 }
 
@@ -115,15 +115,6 @@ func TestBreakerStates(t *testing.T) {
 			require.Nil(t, d)
 			require.True(t, p.Probe())
 		}, HalfOpen},
-		{"a late failure while open changes nothing", func(t *testing.T, g *Gate, c *clock) {
-			late, d := g.Admit(context.Background())
-			require.Nil(t, d)
-			for range 3 {
-				publish(t, g, failed)
-			}
-			late.Done(failed)
-			requireDeferred(t, g, ReasonCircuitOpen, c.Now().Add(10*time.Second))
-		}, Open},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -275,4 +266,41 @@ func TestConcurrentAdmissions(t *testing.T) {
 	(<-permits).Done(Result{})
 	state, _ := g.State()
 	require.Equal(t, Closed, state)
+}
+
+// A publish that started before the breaker opened and fails after it
+// changes nothing: the open period stays as it was.
+func TestLateFailureWhileOpen(t *testing.T) {
+	t.Parallel()
+	c := newClock()
+	cfg := breakerConfig()
+	cfg.Breaker.FailureThreshold = 1
+	g := NewGate(cfg, c.Now, nil, Hooks{})
+	late, d := g.Admit(context.Background())
+	require.Nil(t, d)
+	publish(t, g, Result{Failed: true})
+	c.Advance(time.Second)
+	late.Done(Result{Failed: true})
+	requireDeferred(t, g, ReasonCircuitOpen, c.Now().Add(9*time.Second))
+}
+
+// While failures accumulate, no more publishes start than the threshold
+// still needs, so a dead destination gets at most failureThreshold
+// requests before its breaker opens.
+func TestFailuresNarrowTheInFlightCap(t *testing.T) {
+	t.Parallel()
+	c := newClock()
+	g := NewGate(breakerConfig(), c.Now, nil, Hooks{}) // threshold 3, 4 slots
+	publish(t, g, Result{Failed: true})
+	a, d := g.Admit(context.Background())
+	require.Nil(t, d)
+	b, d := g.Admit(context.Background())
+	require.Nil(t, d)
+	requireDeferred(t, g, ReasonInFlight, c.Now().Add(DefaultRetryIn))
+	a.Done(Result{})
+	b.Done(Result{})
+	for range 4 {
+		_, d := g.Admit(context.Background())
+		require.Nil(t, d, "a success lifts the narrowing")
+	}
 }

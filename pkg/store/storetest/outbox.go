@@ -216,3 +216,51 @@ func outboxFinishAgainCountsCommittedWrites(t *testing.T, db Database) {
 	}
 	require.Equal(t, []string{"sent:0", "dead:0", "pending:1", "processing:0"}, states, "written once, not twice")
 }
+
+// A deferral returns the row to pending after its delay with its attempt
+// and last_error as they were and no lease, and the row stays the head of
+// its key: the next row of the key waits for it. A later try confirms a
+// deferral that committed unanswered.
+func outboxDeferKeepsAttemptAndHoldsItsKey(t *testing.T, db Database) {
+	ctx := context.Background()
+	clock := NewClock()
+	db.InsertOutbox(t, keyRows(key("k1"), 2)...)
+	o := outboxStore(t, db, clock)
+	got, err := o.Claim(ctx, 10)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	retry := queuebox.Retry(time.Minute, "HTTP 503")
+	retry.Lease = got[0].Lease()
+	_, err = o.Finish(ctx, []queuebox.Outcome{retry})
+	require.NoError(t, err)
+	clock.Advance(time.Minute)
+	got, err = o.Claim(ctx, 10)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+
+	deferral := queuebox.Defer(10 * time.Minute)
+	deferral.Lease = got[0].Lease()
+	kept, err := o.Finish(ctx, []queuebox.Outcome{deferral})
+	require.NoError(t, err)
+	require.Equal(t, idSet(got[0].ID), kept)
+	row := db.Outbox(t, got[0].ID)
+	require.Equal(t, queuebox.StatePending, row.State)
+	require.Equal(t, 1, row.Attempt, "no attempt spent")
+	require.Equal(t, "HTTP 503", *row.LastError, "last_error kept")
+	require.Nil(t, row.LeaseExpiresAt)
+	require.True(t, row.ScheduledAt.Equal(clock.Now().Add(10*time.Minute)))
+	again, err := o.FinishAgain(ctx, []queuebox.Outcome{deferral})
+	require.NoError(t, err)
+	require.Equal(t, idSet(got[0].ID), again, "a committed deferral counts as written")
+
+	clock.Advance(10*time.Minute - time.Millisecond)
+	early, err := o.Claim(ctx, 10)
+	require.NoError(t, err)
+	require.Empty(t, early, "the deferred head holds back its key until it is due")
+	clock.Advance(time.Millisecond)
+	due, err := o.Claim(ctx, 10)
+	require.NoError(t, err)
+	require.Len(t, due, 1)
+	require.Equal(t, got[0].ID, due[0].ID, "still the head of its key")
+	require.Equal(t, 1, due[0].Attempt)
+}

@@ -195,6 +195,7 @@ func Exercise(t *testing.T, newDatabase Factory) {
 		"OutboxClaimSkipsLockedRows":                outboxClaimSkipsLockedRows,
 		"OutboxRetryWaitsForItsDelay":               outboxRetryWaitsForItsDelay,
 		"OutboxFinishAgainCountsCommittedWrites":    outboxFinishAgainCountsCommittedWrites,
+		"OutboxDeferKeepsAttemptAndHoldsItsKey":     outboxDeferKeepsAttemptAndHoldsItsKey,
 		"InboxInsertDeduplicates":                   inboxInsertDeduplicates,
 		"InboxConcurrentInsertsOfOneKey":            inboxConcurrentInsertsOfOneKey,
 		"RelayClaimKeepsAggregateOrder":             relayClaimKeepsAggregateOrder,

@@ -5,6 +5,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
+	"github.com/alternayte/queuebox/pkg/deliver/flow"
 )
 
 // pollerSettings maps the outbox keys and http.maxErrorBodyBytes onto the
@@ -32,4 +33,22 @@ func pollInterval(ob config.Outbox) time.Duration {
 		return config.Ms(ob.Capture.ReconciliationIntervalMs)
 	}
 	return config.Ms(ob.PollIntervalMs)
+}
+// flowConfigs maps the flowControl block of every destination onto the
+// gates of the poller.
+func flowConfigs(cfg *config.Config) []flow.Config {
+	out := make([]flow.Config, 0, len(cfg.Destinations))
+	for name, d := range cfg.Destinations {
+		f := d.FlowControl
+		out = append(out, flow.Config{
+			Name:          name,
+			MaxInFlight:   f.EffectiveMaxInFlight(cfg.Outbox.Concurrency),
+			RatePerSecond: f.RatePerSecond,
+			Breaker: flow.BreakerConfig{Enabled: f.CircuitBreaker.Enabled, FailureThreshold: f.CircuitBreaker.FailureThreshold,
+				Open: config.Ms(f.CircuitBreaker.OpenMs), MaxOpen: config.Ms(config.MaxOpenMs)},
+			HonorRetryAfter: f.HonorRetryAfter,
+			MaxRetryAfter:   config.Ms(f.MaxRetryAfterMs),
+		})
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
+	"github.com/alternayte/queuebox/pkg/deliver/flow"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
 	"github.com/alternayte/queuebox/pkg/retention"
@@ -45,11 +46,16 @@ func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 	opts := pollerSettings(cfg)
 	opts.Store, opts.Router, opts.Publishers, opts.Transforms = store, router, publishers, transforms
 	opts.Redactor, opts.Metrics, opts.Logger = redactor, m, app.Log.With("component", "outbox-poller")
+	opts.Flow = flow.NewSet(flowConfigs(cfg), app.Registry, nil, app.Log.With("component", "flow-control"))
 	poller, err := deliver.NewPoller(opts)
 	if err != nil {
 		return nil, err
 	}
 	app.Health.Add("outbox-poller", poller.Check)
+	for _, name := range opts.Flow.Names() {
+		// Degraded while its breaker is open: shown, never a 503.
+		app.Health.Add("destination."+name, opts.Flow.Check(name))
+	}
 	components := []run.Component{closeAfter{poller, publishers}}
 	// A store set without a wake source leaves the poller on its timer.
 	if cfg.Outbox.Capture.Wakes() {

@@ -2,7 +2,9 @@
 -- fenced (partials.sql) on its id, the processing state, its claim token
 -- and a live lease; a row missing from RETURNING lost its claim and keeps
 -- the new owner's state. outcome: sent, retry (back to pending after
--- delay_ms) or dead. The fence locks the rows first, in id order, as the
+-- delay_ms, one attempt more), defer (back to pending after delay_ms with
+-- attempt and last_error as they were: the destination could not take
+-- the row, so no attempt was made) or dead. The fence locks the rows first, in id order, as the
 -- renewal locks them: the writer and the renewal of one replica run on
 -- two connections at once, and two statements that lock shared rows in
 -- different orders deadlock.
@@ -13,12 +15,12 @@ WITH d AS MATERIALIZED (
     {{template "fence" args "T" .O "A" "o" "Now" "$6"}}
 )
 UPDATE {{.O.Table}} o
-SET {{.O.State}} = CASE d.outcome WHEN 'retry' THEN 'pending' ELSE d.outcome END,
+SET {{.O.State}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN 'pending' ELSE d.outcome END,
     {{.O.Attempt}} = CASE d.outcome WHEN 'retry' THEN o.{{.O.Attempt}} + 1 ELSE o.{{.O.Attempt}} END,
-    {{.O.ScheduledAt}} = CASE d.outcome WHEN 'retry' THEN {{template "now" "$6"}} + d.delay_ms * interval '1 millisecond'
+    {{.O.ScheduledAt}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN {{template "now" "$6"}} + d.delay_ms * interval '1 millisecond'
                          ELSE o.{{.O.ScheduledAt}} END,
-    {{.O.LastError}} = CASE d.outcome WHEN 'sent' THEN o.{{.O.LastError}} ELSE d.error END,
-    {{.O.LeaseExpiresAt}} = CASE d.outcome WHEN 'retry' THEN NULL ELSE o.{{.O.LeaseExpiresAt}} END,
+    {{.O.LastError}} = CASE WHEN d.outcome IN ('sent', 'defer') THEN o.{{.O.LastError}} ELSE d.error END,
+    {{.O.LeaseExpiresAt}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN NULL ELSE o.{{.O.LeaseExpiresAt}} END,
     {{.O.UpdatedAt}} = {{template "now" "$6"}}
 FROM d, owned
 WHERE o.{{.O.ID}} = owned.id
