@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"sync"
@@ -201,4 +202,67 @@ func TestRateLimitHolds(t *testing.T) {
 	t.Logf("%d publishes in 10 s at ratePerSecond 50", n)
 	require.LessOrEqual(t, n, 550, "never above the rate by more than 10 %")
 	require.GreaterOrEqual(t, n, 450, "and not far below it")
+}
+
+// TestTwoReplicasKeepOrderThroughDeferrals: two replicas deliver keyed
+// rows to a receiver that answers 429 with Retry-After: 1 now and then,
+// under a rate limit and a small in-flight cap, so many rows are
+// deferred. Every key still reaches the receiver in insert order, and the
+// publishes in flight never pass the two replicas' caps together.
+func TestTwoReplicasKeepOrderThroughDeferrals(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	var mu sync.Mutex
+	seen := map[string][]int{}
+	var open, peak atomic.Int32
+	rc := brokertest.NewHTTPReceiver(t, func(r brokertest.HTTPRequest) brokertest.Answer {
+		n := open.Add(1)
+		defer open.Add(-1)
+		for old := peak.Load(); n > old && !peak.CompareAndSwap(old, n); old = peak.Load() {
+		}
+		if r.Seq%11 == 5 {
+			return brokertest.Answer{Status: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {"1"}}}
+		}
+		var body struct {
+			Key string `json:"key"`
+			N   int    `json:"n"`
+		}
+		if err := json.Unmarshal([]byte(r.Body), &body); err != nil {
+			t.Errorf("body %q: %v", r.Body, err)
+		}
+		mu.Lock()
+		seen[body.Key] = append(seen[body.Key], body.N)
+		mu.Unlock()
+		return brokertest.Answer{Delay: 5 * time.Millisecond}
+	})
+	env := with(destinationEnv(db.env(), rc.URL),
+		"QUEUEBOX_DESTINATIONS_WEBHOOK_FLOWCONTROL_MAXINFLIGHT", "2",
+		"QUEUEBOX_DESTINATIONS_WEBHOOK_FLOWCONTROL_RATEPERSECOND", "60",
+		"QUEUEBOX_OUTBOX_RETRYBASEDELAYMS", "10")
+	a := startServing(t, "deliver", env)
+	b := startServing(t, "deliver", env)
+	const keys, perKey = 8, 10
+	_, err := db.connect(t).Exec(context.Background(),
+		`INSERT INTO outbox (topic, key, payload, max_attempts)
+		 SELECT 'order.created', 'k' || k, json_build_object('key', 'k' || k, 'n', n)::jsonb, 100
+		 FROM generate_series(0, $1::int - 1) n, generate_series(1, $2::int) k ORDER BY n, k`, perKey, keys)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return countState(t, db, "order", "sent") == keys*perKey }, 90*time.Second, 20*time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, seen, keys)
+	for k, got := range seen {
+		require.Len(t, got, perKey, "key %s", k)
+		for i := range got {
+			require.Equal(t, i, got[i], "key %s in insert order: %v", k, got)
+		}
+	}
+	require.LessOrEqual(t, peak.Load(), int32(4), "each replica holds its own cap of 2")
+	for _, p := range []*process{a, b} {
+		resp, err := http.Get(p.url("/metrics"))
+		require.NoError(t, err)
+		scrape, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Contains(t, string(scrape), `queuebox_destination_in_flight{destination="webhook"}`)
+	}
 }
