@@ -57,6 +57,7 @@ func (p *Poller) deliver(ctx context.Context, row queuebox.ClaimedMessage) queue
 		return p.dead("No route matches topic " + m.Topic)
 	}
 	dest := route.Destination
+	p.postponer.routed(m.Topic, dest.Name)
 	pub := p.opts.Publishers[dest.Name]
 	if pub == nil {
 		return p.dead(fmt.Sprintf("Destination %s of type %s has no publisher in this build", dest.Name, dest.Kind))
@@ -115,6 +116,7 @@ func (p *Poller) admit(ctx context.Context, dest string) (*flow.Permit, *queuebo
 	if d == nil {
 		return permit, nil
 	}
+	p.postpone(ctx, dest, d)
 	outcome := queuebox.Defer(max(0, time.Until(d.Until)))
 	return nil, &outcome
 }

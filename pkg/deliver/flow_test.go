@@ -1,6 +1,7 @@
 package deliver_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -129,4 +130,29 @@ func counterSum(t *testing.T, reg *prometheus.Registry, name string) float64 {
 		}
 	}
 	return sum
+}
+
+// TestAnOpenBreakerMovesTheBacklogOutOfTheClaims: once the breaker of a
+// destination opens, one statement moves its due backlog to the end of
+// the open period, so the claims stop taking and deferring its rows batch
+// by batch.
+func TestAnOpenBreakerMovesTheBacklogOutOfTheClaims(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t, func(request) int { return http.StatusInternalServerError })
+	e := newEnv(t, rc.URL)
+	e.settings.BatchSize = 10
+	e.exec(t, `INSERT INTO outbox (topic, payload, max_attempts) SELECT 'order.created', '{}', 100 FROM generate_series(1, 300)`)
+	p, reg := e.gated(t, flow.Config{MaxInFlight: 1,
+		Breaker: flow.BreakerConfig{Enabled: true, FailureThreshold: 2, Open: time.Hour}})
+	start(t, p)
+	conn := e.s.Connect(t)
+	require.Eventually(t, func() bool {
+		var due int
+		require.NoError(t, conn.QueryRow(context.Background(),
+			`SELECT count(*) FROM outbox WHERE scheduled_at < now() + interval '30 minutes'`).Scan(&due))
+		return due == 0
+	}, 30*time.Second, 20*time.Millisecond, "every row waits for the end of the open period")
+	require.Len(t, rc.Requests(), 2)
+	require.Less(t, counterSum(t, reg, "queuebox_destination_deferred_total"), float64(60),
+		"a few batches deferred row by row, not the whole backlog")
 }

@@ -19,6 +19,7 @@ type Poller struct {
 	// depth gauge reports them (at zero when nothing waits) from then on.
 	published sync.Map
 	health    *claim.Health
+	postponer *postponer
 }
 
 // NewPoller builds the poller. It returns an error when a required option
@@ -30,6 +31,7 @@ func NewPoller(opts Options) (*Poller, error) {
 	}
 	p := &Poller{opts: opts,
 		health: claim.NewHealth(opts.Logger, "claims fail", "claims succeed again; the outbox poller is up")}
+	p.postponer = newPostponer(opts.Store)
 	p.finisher = newFinisher(opts.Store.Finish, opts.Store.FinishAgain, opts.ClaimTimeout, opts.Logger)
 	p.loop = claim.NewAsync(claim.Config{
 		Name:            "outbox",

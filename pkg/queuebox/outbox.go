@@ -135,6 +135,22 @@ type NextDuer interface {
 	NextDue(ctx context.Context, since time.Duration) (delay time.Duration, ok bool, err error)
 }
 
+// Postponer is an extension of an OutboxStore that every dialect
+// implements (storetest checks it): the deliver side calls it when a
+// destination pauses for a while (an open circuit breaker, a Retry-After),
+// so the rows of that destination stop coming back in every claim.
+type Postponer interface {
+	// Postpone moves every pending row whose topic is one of topics and
+	// that falls due before delay from now (by the store's clock) to
+	// exactly delay from now, in one statement, and says how many it
+	// moved. It changes nothing else: not the state, attempt, last_error
+	// or updated_at, and never a row that a claim holds (processing). The
+	// order of a key is unchanged, because the claim orders a key's rows
+	// by sequence, not by scheduled_at. It is safe to repeat; when ctx
+	// ends, the statement is cancelled and moves nothing.
+	Postpone(ctx context.Context, topics []string, delay time.Duration) (int64, error)
+}
+
 // ReplayFilter selects final outbox rows; a nil field does not filter.
 type ReplayFilter struct {
 	IDs           []string

@@ -135,55 +135,62 @@ func NewGate(cfg Config, now func() time.Time, log *slog.Logger, hooks Hooks) *G
 // caller must end with Done once the publish returned, or a Deferral. It
 // waits at most InFlightWait for a free slot, less when ctx ends.
 func (g *Gate) Admit(ctx context.Context) (*Permit, *Deferral) {
-	probe, d := g.precheck()
+	// A paused or open destination answers before any wait for a slot.
+	g.mu.Lock()
+	d := g.closedDoor(g.now())
+	g.mu.Unlock()
 	if d != nil {
 		return g.deferred(d)
 	}
 	if !g.acquireSlot(ctx) {
-		g.mu.Lock()
-		g.breaker.cancelProbe(probe)
-		g.mu.Unlock()
 		return g.deferred(&Deferral{Reason: ReasonInFlight, Until: g.now().Add(g.cfg.RetryIn)})
 	}
+	// Everything again with the slot held: the breaker may have opened
+	// during the wait.
 	g.mu.Lock()
-	now := g.now()
-	// While failures accumulate, no more publishes run than could still
-	// be needed to reach the threshold, so a dead destination sees at most
-	// failureThreshold requests before the breaker opens.
-	suspect := g.breaker.suspect(len(g.slots))
-	var until time.Time
-	ok := !suspect
-	if ok {
-		until, ok = g.bucket.take(now)
-	}
-	if !ok {
-		g.breaker.cancelProbe(probe)
-	}
+	probe, d := g.decide(g.now())
 	g.mu.Unlock()
-	if suspect {
+	if d != nil {
 		<-g.slots
-		return g.deferred(&Deferral{Reason: ReasonInFlight, Until: now.Add(g.cfg.RetryIn)})
-	}
-	if !ok {
-		<-g.slots
-		return g.deferred(&Deferral{Reason: ReasonRate, Until: until})
+		return g.deferred(d)
 	}
 	g.inFlightChanged()
 	return &Permit{g: g, probe: probe}, nil
 }
 
-// precheck answers from the pause and the breaker, and says whether the
-// caller would carry the probe of a half-open breaker.
-func (g *Gate) precheck() (bool, *Deferral) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	now := g.now()
+// closedDoor is the deferral of a paused destination or an open breaker
+// whose period has not ended, nil otherwise. The caller holds g.mu.
+func (g *Gate) closedDoor(now time.Time) *Deferral {
 	if now.Before(g.pausedUntil) {
-		return false, &Deferral{Reason: ReasonRetryAfter, Until: g.pausedUntil}
+		return &Deferral{Reason: ReasonRetryAfter, Until: g.pausedUntil}
+	}
+	if b := &g.breaker; b.cfg.Enabled && b.state == Open && now.Before(b.openUntil) {
+		return &Deferral{Reason: ReasonCircuitOpen, Until: b.openUntil}
+	}
+	return nil
+}
+
+// decide takes the decision for a caller that holds a slot: the pause,
+// the breaker (and whether the caller carries the probe of a half-open
+// one), the narrowing while failures accumulate, the rate. The caller
+// holds g.mu.
+func (g *Gate) decide(now time.Time) (bool, *Deferral) {
+	if d := g.closedDoor(now); d != nil {
+		return false, d
 	}
 	probe, until, ok := g.breaker.admit(now, g.cfg.RetryIn, g.changed)
 	if !ok {
 		return false, &Deferral{Reason: ReasonCircuitOpen, Until: until}
+	}
+	// While failures accumulate, no more publishes run than could still
+	// be needed to reach the threshold, so a dead destination sees at
+	// most failureThreshold requests before the breaker opens.
+	if g.breaker.suspect(len(g.slots)) {
+		return false, &Deferral{Reason: ReasonInFlight, Until: now.Add(g.cfg.RetryIn)}
+	}
+	if until, ok := g.bucket.take(now); !ok {
+		g.breaker.cancelProbe(probe)
+		return false, &Deferral{Reason: ReasonRate, Until: until}
 	}
 	return probe, nil
 }

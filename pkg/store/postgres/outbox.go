@@ -44,7 +44,7 @@ type Outbox struct {
 
 	claimKeyedFirst, claimUnkeyedFirst   string
 	finish, renew, reclaim, pendingStats string
-	written, nextDue                     string
+	written, nextDue, postpone           string
 
 	walk walk.Walk
 }
@@ -68,12 +68,14 @@ func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*O
 	render(&o.reclaim, "outbox_reclaim", l)
 	render(&o.pendingStats, "outbox_pending_stats", l)
 	render(&o.nextDue, "outbox_next_due", l)
+	render(&o.postpone, "outbox_postpone", l)
 	return o, err
 }
 
 var (
 	_ queuebox.OutboxStore = (*Outbox)(nil)
 	_ queuebox.NextDuer    = (*Outbox)(nil)
+	_ queuebox.Postponer   = (*Outbox)(nil)
 )
 
 // Claim takes up to limit due rows under new tokens and leases: the head

@@ -130,3 +130,13 @@ func (db *DB) queryIDs(ctx context.Context, r repeat, what, stmt string, args ..
 	}
 	return kept, nil
 }
+
+// Postpone implements queuebox.Postponer: one statement moves the due
+// pending rows of topics to delay from now by the claims' clock. It is
+// safe to repeat.
+func (o *Outbox) Postpone(ctx context.Context, topics []string, delay time.Duration) (int64, error) {
+	if len(topics) == 0 {
+		return 0, nil
+	}
+	return o.db.execCount(ctx, repeatable, "postpone outbox rows", o.postpone, topics, delay.Milliseconds(), o.opts.Clock())
+}

@@ -264,3 +264,48 @@ func outboxDeferKeepsAttemptAndHoldsItsKey(t *testing.T, db Database) {
 	require.Equal(t, got[0].ID, due[0].ID, "still the head of its key")
 	require.Equal(t, 1, due[0].Attempt)
 }
+
+// Postpone moves the due pending rows of the named topics, and only
+// those, to the delay from now; a row scheduled later keeps its time, a
+// processing row is left to its claim, and attempt and last_error stay.
+// A postponed key keeps its order once it is due again.
+func outboxPostponeMovesTheDueRowsOfItsTopics(t *testing.T, db Database) {
+	ctx := context.Background()
+	clock := NewClock()
+	store := outboxStore(t, db, clock)
+	o, ok := store.(queuebox.Postponer)
+	require.True(t, ok, "a dialect's outbox store implements queuebox.Postponer")
+	later := clock.Now().Add(time.Hour)
+	lastError := "HTTP 503"
+	ids := db.InsertOutbox(t,
+		OutboxRow{Topic: "slow.a", Key: key("k"), Payload: `{"n":1}`, Attempt: 2, LastError: &lastError},
+		OutboxRow{Topic: "slow.a", Key: key("k"), Payload: `{"n":2}`},
+		OutboxRow{Topic: "slow.b", Payload: `{}`, ScheduledAt: later},
+		OutboxRow{Topic: "slow.b", Payload: `{}`, State: queuebox.StateProcessing},
+		OutboxRow{Topic: "fast", Payload: `{}`})
+	n, err := o.Postpone(ctx, []string{"slow.a", "slow.b"}, 10*time.Minute)
+	require.NoError(t, err)
+	require.Equal(t, int64(2), n, "the two due pending rows of the topics")
+	due := clock.Now().Add(10 * time.Minute)
+	head := db.Outbox(t, ids[0])
+	require.True(t, head.ScheduledAt.Equal(due))
+	require.Equal(t, queuebox.StatePending, head.State)
+	require.Equal(t, 2, head.Attempt)
+	require.Equal(t, lastError, *head.LastError)
+	require.True(t, db.Outbox(t, ids[2]).ScheduledAt.Equal(later), "a later row keeps its time")
+	require.Equal(t, queuebox.StateProcessing, db.Outbox(t, ids[3]).State)
+
+	got, err := store.Claim(ctx, 10)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, ids[4], got[0].ID, "only the other topic is claimed")
+	n, err = o.Postpone(ctx, nil, time.Minute)
+	require.NoError(t, err)
+	require.Zero(t, n)
+
+	clock.Advance(10 * time.Minute)
+	got, err = store.Claim(ctx, 10)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, ids[0], got[0].ID, "the head of the key first")
+}

@@ -196,6 +196,7 @@ func Exercise(t *testing.T, newDatabase Factory) {
 		"OutboxRetryWaitsForItsDelay":               outboxRetryWaitsForItsDelay,
 		"OutboxFinishAgainCountsCommittedWrites":    outboxFinishAgainCountsCommittedWrites,
 		"OutboxDeferKeepsAttemptAndHoldsItsKey":     outboxDeferKeepsAttemptAndHoldsItsKey,
+		"OutboxPostponeMovesTheDueRowsOfItsTopics":  outboxPostponeMovesTheDueRowsOfItsTopics,
 		"InboxInsertDeduplicates":                   inboxInsertDeduplicates,
 		"InboxConcurrentInsertsOfOneKey":            inboxConcurrentInsertsOfOneKey,
 		"RelayClaimKeepsAggregateOrder":             relayClaimKeepsAggregateOrder,

@@ -1,0 +1,94 @@
+package deliver
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/alternayte/queuebox/pkg/deliver/flow"
+	"github.com/alternayte/queuebox/pkg/queuebox"
+)
+
+// minPostpone is the shortest pause worth a bulk move. Shorter ones (a
+// probe in flight, a full in-flight cap, the rate) defer row by row: their
+// rows come back soon anyway.
+const minPostpone = 2 * time.Second
+
+// postponer moves the backlog of a paused destination out of the claims.
+// A deferral writes one claimed row back to pending; without more, the
+// next claims would take the destination's other due rows and defer them
+// batch by batch, a claim and an outcome write per batch spent on rows
+// that cannot be sent, taken from the other destinations' throughput.
+// The claim selects rows by topic and key order and does not know routes
+// (a glob per route), so it cannot skip a destination itself; instead,
+// once per pause, one statement moves the due pending rows of the topics
+// that route to the paused destination to the pause's end. Those topics
+// are the ones this poller has routed there, so a topic it never saw is
+// deferred row by row until the next pause. Per-key order is untouched:
+// the claim orders a key's rows by sequence, and the head stays first.
+// It is safe for concurrent use.
+type postponer struct {
+	store queuebox.Postponer // nil: the store has none, rows defer one by one
+	// topics maps each topic seen to its destination's name.
+	topics sync.Map
+	mu     sync.Mutex
+	// until is the end of the last pause moved, per destination.
+	until map[string]time.Time
+}
+
+func newPostponer(store queuebox.OutboxStore) *postponer {
+	pp, _ := store.(queuebox.Postponer)
+	return &postponer{store: pp, until: map[string]time.Time{}}
+}
+
+// routed records that topic routes to dest.
+func (pp *postponer) routed(topic, dest string) {
+	if _, ok := pp.topics.Load(topic); !ok {
+		pp.topics.Store(topic, dest)
+	}
+}
+
+// claim says whether the caller should move dest's backlog to until: the
+// pause is long enough and no caller moved it to until or later yet.
+func (pp *postponer) claim(dest string, d *flow.Deferral, now time.Time) bool {
+	if pp.store == nil || d.Until.Sub(now) < minPostpone ||
+		(d.Reason != flow.ReasonCircuitOpen && d.Reason != flow.ReasonRetryAfter) {
+		return false
+	}
+	pp.mu.Lock()
+	defer pp.mu.Unlock()
+	if !d.Until.After(pp.until[dest]) {
+		return false
+	}
+	pp.until[dest] = d.Until
+	return true
+}
+
+// topicsOf lists the topics seen routed to dest.
+func (pp *postponer) topicsOf(dest string) []string {
+	var out []string
+	pp.topics.Range(func(topic, d any) bool {
+		if d == dest {
+			out = append(out, topic.(string))
+		}
+		return true
+	})
+	return out
+}
+
+// postpone moves dest's due backlog to the end of the pause d, once per
+// pause. A failure costs only efficiency: the rows defer one by one.
+func (p *Poller) postpone(ctx context.Context, dest string, d *flow.Deferral) {
+	now := time.Now()
+	if !p.postponer.claim(dest, d, now) {
+		return
+	}
+	n, err := p.postponer.store.Postpone(ctx, p.postponer.topicsOf(dest), d.Until.Sub(now))
+	if err != nil {
+		p.opts.Logger.Warn("moving a paused destination's rows out of the claims failed; they are deferred one by one",
+			"destination", dest, "err", err)
+		return
+	}
+	p.opts.Logger.Info("paused destination's pending rows moved to the end of the pause",
+		"destination", dest, "reason", string(d.Reason), "rows", n, "until", d.Until.UTC())
+}
