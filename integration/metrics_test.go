@@ -26,10 +26,12 @@ func specDir() string {
 }
 
 // additions are the families that QueueBox exposes beyond the reference,
-// each named in the README's Security section: the process memory and
-// the open connections of each server, which the reference's scrape has
-// no family for (it allows no Go runtime or process collectors).
-var additions = []string{"queuebox_process_memory_bytes", "queuebox_http_connections_open"}
+// each named in the README: the process memory and the open connections
+// of each server (Security section), which the reference's scrape has no
+// family for (it allows no Go runtime or process collectors), and the
+// three flow control families of each destination (Flow control section).
+var additions = []string{"queuebox_process_memory_bytes", "queuebox_http_connections_open",
+	"queuebox_destination_circuit_state", "queuebox_destination_deferred_total", "queuebox_destination_in_flight"}
 
 var documentedName = regexp.MustCompile("(?m)^\\| `((?:queuebox|hikaricp)[a-z_]*)` +\\|")
 
