@@ -24,6 +24,8 @@
 //	          at the source's concurrency (brokers.go)
 //	signing   queuebox-deliver over HTTP with a Standard Webhooks signing block
 //	          (current and previous key) vs the same drain unsigned (signing.go)
+//	flow      9 HTTP destinations alone vs beside a 10th that hangs, and
+//	          beside a 10th with an open breaker over 100,000 rows (flow.go)
 //
 // Every scenario makes its own database (CREATE DATABASE, the bundled
 // migrations, a set-based INSERT … SELECT generate_series, VACUUM
@@ -194,6 +196,7 @@ var scenarios = []scenario{
 	{"capture", (*bench).capture},
 	{"brokers", (*bench).brokers},
 	{"signing", (*bench).signing},
+	{"flow", (*bench).flow},
 }
 
 func scenarioNames() []string {

@@ -2,9 +2,10 @@ package flow
 
 import "time"
 
-// bucket is the token bucket of ratePerSecond. It holds at most a tenth
-// of a second of tokens, so a rate holds over any window of a second or
-// more without a burst above it. A row that finds it empty is deferred
+// bucket is the token bucket of ratePerSecond. It holds at most half a
+// second of tokens: enough that a claim loop slowed down by a busy machine
+// (a deferred row comes back through a claim) loses no tokens, and little
+// enough that any window of ten seconds sees at most 5 % above the rate. A row that finds it empty is deferred
 // to a slot of its own after the slots handed out before it, so a
 // backlog spreads over the coming seconds instead of coming back all at
 // once. It is not safe for concurrent use: the gate's lock guards it.
@@ -22,7 +23,7 @@ func newBucket(perSecond int, now time.Time) bucket {
 		return bucket{}
 	}
 	rate := float64(perSecond)
-	capacity := max(1, rate/10)
+	capacity := max(1, rate/2)
 	return bucket{rate: rate, capacity: capacity, tokens: capacity, last: now}
 }
 

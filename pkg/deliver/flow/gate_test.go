@@ -181,9 +181,9 @@ func TestRateLimitSpreadsDeferredRows(t *testing.T) {
 	t.Parallel()
 	c := newClock()
 	cfg := breakerConfig()
-	cfg.RatePerSecond = 50 // a bucket of 5, one token per 20 ms
+	cfg.RatePerSecond = 50 // a bucket of 25, one token per 20 ms
 	g := NewGate(cfg, c.Now, nil, Hooks{})
-	for range 5 {
+	for range 25 {
 		publish(t, g, Result{})
 	}
 	start := c.Now()
