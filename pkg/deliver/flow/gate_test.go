@@ -35,6 +35,14 @@ func publish(t *testing.T, g *Gate, r Result) {
 	p.Done(r)
 }
 
+// openBreaker fails as many publishes as breakerConfig's threshold.
+func openBreaker(t *testing.T, g *Gate) {
+	t.Helper()
+	for range 3 {
+		publish(t, g, Result{Failed: true, Reason: "status 500"})
+	}
+}
+
 func requireDeferred(t *testing.T, g *Gate, reason Reason, until time.Time) {
 	t.Helper()
 	p, d := g.Admit(context.Background())
@@ -71,15 +79,11 @@ func TestBreakerStates(t *testing.T) {
 			publish(t, g, failed)
 		}, Closed},
 		{"the threshold opens it and rows are deferred to its end", func(t *testing.T, g *Gate, c *clock) {
-			for range 3 {
-				publish(t, g, failed)
-			}
+			openBreaker(t, g)
 			requireDeferred(t, g, ReasonCircuitOpen, c.Now().Add(10*time.Second))
 		}, Open},
 		{"after the open period one probe, the rest deferred", func(t *testing.T, g *Gate, c *clock) {
-			for range 3 {
-				publish(t, g, failed)
-			}
+			openBreaker(t, g)
 			c.Advance(10 * time.Second)
 			p, d := g.Admit(context.Background())
 			require.Nil(t, d)
@@ -87,17 +91,13 @@ func TestBreakerStates(t *testing.T) {
 			requireDeferred(t, g, ReasonCircuitOpen, time.Time{})
 		}, HalfOpen},
 		{"a probe success closes it", func(t *testing.T, g *Gate, c *clock) {
-			for range 3 {
-				publish(t, g, failed)
-			}
+			openBreaker(t, g)
 			c.Advance(10 * time.Second)
 			publish(t, g, Result{})
 			publish(t, g, Result{})
 		}, Closed},
 		{"a failed probe reopens it for twice as long, capped", func(t *testing.T, g *Gate, c *clock) {
-			for range 3 {
-				publish(t, g, failed)
-			}
+			openBreaker(t, g)
 			c.Advance(10 * time.Second)
 			publish(t, g, failed)
 			requireDeferred(t, g, ReasonCircuitOpen, c.Now().Add(20*time.Second))
@@ -106,9 +106,7 @@ func TestBreakerStates(t *testing.T) {
 			requireDeferred(t, g, ReasonCircuitOpen, c.Now().Add(25*time.Second))
 		}, Open},
 		{"a skipped probe hands the probe on", func(t *testing.T, g *Gate, c *clock) {
-			for range 3 {
-				publish(t, g, failed)
-			}
+			openBreaker(t, g)
 			c.Advance(10 * time.Second)
 			publish(t, g, Result{Skipped: true})
 			p, d := g.Admit(context.Background())
@@ -245,9 +243,7 @@ func TestConcurrentAdmissions(t *testing.T) {
 	require.LessOrEqual(t, peak.Load(), int32(cfg.MaxInFlight))
 	require.Zero(t, g.InFlight())
 
-	for range 3 {
-		publish(t, g, Result{Failed: true})
-	}
+	openBreaker(t, g)
 	c.Advance(cfg.Breaker.Open)
 	var probes atomic.Int32
 	permits := make(chan *Permit, 64)
