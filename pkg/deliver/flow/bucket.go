@@ -2,13 +2,20 @@ package flow
 
 import "time"
 
+// maxSpread bounds how far ahead of now the bucket books a deferred row.
+const maxSpread = time.Second
+
 // bucket is the token bucket of ratePerSecond. It holds at most half a
 // second of tokens: enough that a claim loop slowed down by a busy machine
 // (a deferred row comes back through a claim) loses no tokens, and little
-// enough that any window of ten seconds sees at most 5 % above the rate. A row that finds it empty is deferred
-// to a slot of its own after the slots handed out before it, so a
-// backlog spreads over the coming seconds instead of coming back all at
-// once. It is not safe for concurrent use: the gate's lock guards it.
+// enough that any window of ten seconds sees at most 5 % above the rate.
+// A row that finds it empty is deferred to a slot one token after the
+// slot handed out before it, so the rows of a backlog come back spread
+// over the next second instead of all at once; past maxSpread the slots
+// start again at the next token, so a row that comes back to find its
+// token taken waits at most that long again, never behind a growing
+// queue of bookings. It is not safe for concurrent use: the gate's lock
+// guards it.
 type bucket struct {
 	rate     float64 // tokens per second; 0: no limit
 	capacity float64
@@ -40,11 +47,11 @@ func (b *bucket) take(now time.Time) (time.Time, bool) {
 		b.tokens--
 		return time.Time{}, true
 	}
-	interval := time.Duration(float64(time.Second) / b.rate)
 	next := now.Add(time.Duration((1 - b.tokens) * float64(time.Second) / b.rate))
-	if slot := b.booked.Add(interval); slot.After(next) {
-		next = slot
+	slot := b.booked.Add(time.Duration(float64(time.Second) / b.rate))
+	if slot.Before(next) || slot.After(now.Add(maxSpread)) {
+		slot = next
 	}
-	b.booked = next
-	return next, false
+	b.booked = slot
+	return slot, false
 }

@@ -193,6 +193,25 @@ func TestRateLimitSpreadsDeferredRows(t *testing.T) {
 	requireDeferred(t, g, ReasonRate, time.Time{})
 }
 
+// The slots of deferred rows reach at most a second ahead, then start
+// again at the next token: a backlog never books rows further out.
+func TestRateSlotsStayWithinASecond(t *testing.T) {
+	t.Parallel()
+	c := newClock()
+	cfg := breakerConfig()
+	cfg.RatePerSecond = 50
+	g := NewGate(cfg, c.Now, nil, Hooks{})
+	for range 25 {
+		publish(t, g, Result{})
+	}
+	for range 500 {
+		_, d := g.Admit(context.Background())
+		require.NotNil(t, d)
+		require.False(t, d.Until.After(c.Now().Add(time.Second)), "booked %v ahead", d.Until.Sub(c.Now()))
+		require.True(t, d.Until.After(c.Now()))
+	}
+}
+
 func TestInFlightCap(t *testing.T) {
 	t.Parallel()
 	c := newClock()
