@@ -2,7 +2,9 @@
 -- fenced (partials.sql) on its id, the processing state, its claim token
 -- and a live lease; a row missing from RETURNING lost its claim and keeps
 -- the new owner's state. outcome: sent, retry (back to pending after
--- delay_ms) or dead. The fence locks the rows first, in id order, as the
+-- delay_ms, one attempt more), defer (back to pending after delay_ms with
+-- attempt and last_error as they were: the destination could not take
+-- the row, so no attempt was made) or dead. The fence locks the rows first, in id order, as the
 -- renewal locks them: the writer and the renewal of one replica run on
 -- two connections at once, and two statements that lock shared rows in
 -- different orders deadlock.
@@ -18,12 +20,12 @@ WITH d AS MATERIALIZED (
     FOR UPDATE OF o
 )
 UPDATE "qb_outbox" o
-SET "ob_state" = CASE d.outcome WHEN 'retry' THEN 'pending' ELSE d.outcome END,
+SET "ob_state" = CASE WHEN d.outcome IN ('retry', 'defer') THEN 'pending' ELSE d.outcome END,
     "ob_attempt" = CASE d.outcome WHEN 'retry' THEN o."ob_attempt" + 1 ELSE o."ob_attempt" END,
-    "ob_scheduledat" = CASE d.outcome WHEN 'retry' THEN COALESCE($6::timestamptz, now()) + d.delay_ms * interval '1 millisecond'
+    "ob_scheduledat" = CASE WHEN d.outcome IN ('retry', 'defer') THEN COALESCE($6::timestamptz, now()) + d.delay_ms * interval '1 millisecond'
                          ELSE o."ob_scheduledat" END,
-    "ob_lasterror" = CASE d.outcome WHEN 'sent' THEN o."ob_lasterror" ELSE d.error END,
-    "ob_leaseexpiresat" = CASE d.outcome WHEN 'retry' THEN NULL ELSE o."ob_leaseexpiresat" END,
+    "ob_lasterror" = CASE WHEN d.outcome IN ('sent', 'defer') THEN o."ob_lasterror" ELSE d.error END,
+    "ob_leaseexpiresat" = CASE WHEN d.outcome IN ('retry', 'defer') THEN NULL ELSE o."ob_leaseexpiresat" END,
     "ob_updatedat" = COALESCE($6::timestamptz, now())
 FROM d, owned
 WHERE o."ob_id" = owned.id

@@ -4,7 +4,8 @@
 -- taken for claims another replica won. The outcome write keeps the claim
 -- token, so a row that still carries the outcome's token and shows the
 -- state (and, for a retry or a dead mark, the reason) that the outcome
--- sets was written by it.
+-- sets was written by it. A deferral keeps last_error, so its state alone
+-- confirms it.
 SELECT o."ob_id"::text
 FROM "qb_outbox" o
 JOIN unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) AS d(id, token, outcome, error)
@@ -12,4 +13,5 @@ JOIN unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) AS d(id, token, outc
 WHERE o."ob_claimtoken" = d.token
   AND (   (d.outcome = 'sent' AND o."ob_state" = 'sent')
        OR (d.outcome = 'dead' AND o."ob_state" = 'dead' AND o."ob_lasterror" IS NOT DISTINCT FROM d.error)
-       OR (d.outcome = 'retry' AND o."ob_state" = 'pending' AND o."ob_lasterror" IS NOT DISTINCT FROM d.error))
+       OR (d.outcome = 'retry' AND o."ob_state" = 'pending' AND o."ob_lasterror" IS NOT DISTINCT FROM d.error)
+       OR (d.outcome = 'defer' AND o."ob_state" = 'pending'))
