@@ -24,7 +24,7 @@ type Outbox struct {
 
 	claimKeyedFirst, claimUnkeyedFirst  string
 	lock, finish, renew, reclaim, stats string
-	written, nextDue                    string
+	written, nextDue, postpone          string
 
 	walk walk.Walk
 }
@@ -42,7 +42,7 @@ func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*O
 		err = renderAll(l, map[*string]string{
 			&o.lock: "outbox_claim_lock", &o.finish: "outbox_finish", &o.written: "outbox_written",
 			&o.renew: "outbox_renew", &o.reclaim: "outbox_reclaim", &o.stats: "outbox_pending_stats",
-			&o.nextDue: "outbox_next_due",
+			&o.nextDue: "outbox_next_due", &o.postpone: "outbox_postpone",
 		})
 	}
 	return o, err
@@ -51,6 +51,7 @@ func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*O
 var (
 	_ queuebox.OutboxStore = (*Outbox)(nil)
 	_ queuebox.NextDuer    = (*Outbox)(nil)
+	_ queuebox.Postponer   = (*Outbox)(nil)
 )
 
 // Claim takes up to limit due rows under new tokens and leases, in one

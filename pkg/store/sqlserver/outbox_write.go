@@ -133,3 +133,17 @@ func (o *Outbox) Pending(ctx context.Context) (queuebox.PendingStats, error) {
 	}
 	return st, nil
 }
+
+// Postpone implements queuebox.Postponer: one statement moves the due
+// pending rows of topics (sent as one JSON array) to delay from now by
+// the claims' clock. It is safe to repeat.
+func (o *Outbox) Postpone(ctx context.Context, topics []string, delay time.Duration) (int64, error) {
+	if len(topics) == 0 {
+		return 0, nil
+	}
+	list, err := json.Marshal(topics)
+	if err != nil {
+		return 0, fmt.Errorf("postpone outbox rows: %w", err)
+	}
+	return o.db.execCount(ctx, "postpone outbox rows", o.postpone, string(list), delay.Milliseconds(), o.opts.Clock())
+}

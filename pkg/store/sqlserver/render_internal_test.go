@@ -87,6 +87,7 @@ func renderedStatements(t *testing.T, l schema.Layout) map[string]string {
 		"outbox_reclaim":                  o.reclaim,
 		"outbox_pending_stats":            o.stats,
 		"outbox_next_due":                 o.nextDue,
+		"outbox_postpone":                 o.postpone,
 		"inbox_relay_lock":                r.lock,
 		"inbox_relay_claim_keyed_first":   r.claimKeyedFirst,
 		"inbox_relay_claim_unkeyed_first": r.claimUnkeyedFirst,

@@ -2,7 +2,9 @@
 -- the PostgreSQL outbox_finish.sql. Each row is fenced (partials.sql) on
 -- its id, the processing state, its claim token and a live lease; a row
 -- missing from OUTPUT lost its claim and keeps the new owner's state.
--- outcome: sent, retry (back to pending after delay_ms; an absent delay_ms is 0) or dead.
+-- outcome: sent, retry (back to pending after delay_ms; an absent delay_ms is 0), defer
+-- (back to pending after delay_ms with attempt and last_error as they
+-- were: the destination could not take the row) or dead.
 --
 -- T-SQL points: the outcomes arrive as one JSON array (@p1) read by
 -- OPENJSON ... WITH, since T-SQL has no array parameters; UPDATE ... FROM
@@ -18,12 +20,12 @@ WITH d AS (
         outcome NVARCHAR(10) '$.outcome', delay_ms BIGINT '$.delay_ms', error NVARCHAR(MAX) '$.error')
 )
 UPDATE o
-SET {{.O.State}} = CASE d.outcome WHEN 'retry' THEN 'pending' ELSE d.outcome END,
+SET {{.O.State}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN 'pending' ELSE d.outcome END,
     {{.O.Attempt}} = CASE d.outcome WHEN 'retry' THEN o.{{.O.Attempt}} + 1 ELSE o.{{.O.Attempt}} END,
-    {{.O.ScheduledAt}} = CASE d.outcome WHEN 'retry' THEN {{template "after" args "Ms" "COALESCE(d.delay_ms, 0)" "Now" "@p2"}}
+    {{.O.ScheduledAt}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN {{template "after" args "Ms" "COALESCE(d.delay_ms, 0)" "Now" "@p2"}}
                          ELSE o.{{.O.ScheduledAt}} END,
-    {{.O.LastError}} = CASE d.outcome WHEN 'sent' THEN o.{{.O.LastError}} ELSE d.error END,
-    {{.O.LeaseExpiresAt}} = CASE d.outcome WHEN 'retry' THEN NULL ELSE o.{{.O.LeaseExpiresAt}} END,
+    {{.O.LastError}} = CASE WHEN d.outcome IN ('sent', 'defer') THEN o.{{.O.LastError}} ELSE d.error END,
+    {{.O.LeaseExpiresAt}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN NULL ELSE o.{{.O.LeaseExpiresAt}} END,
     {{.O.UpdatedAt}} = {{template "now" "@p2"}}
 OUTPUT LOWER(CONVERT(NVARCHAR(36), inserted.{{.O.ID}}))
 FROM {{.O.Table}} AS o WITH (UPDLOCK, ROWLOCK)

@@ -2,7 +2,8 @@
 -- although its answer never arrived; the twin of the PostgreSQL
 -- outbox_written.sql. A row that still carries the outcome's token and
 -- shows the state (and, for a retry or a dead mark, the reason) that the
--- outcome sets was written by it.
+-- outcome sets was written by it. A deferral keeps last_error, so its
+-- state alone confirms it.
 --
 -- T-SQL points: the outcomes as one JSON array (@p1) through OPENJSON;
 -- IS NOT DISTINCT FROM is written out (SQL Server before 2022 lacks it).
@@ -16,6 +17,7 @@ FROM {{.O.Table}} AS o
 JOIN d ON o.{{.O.ID}} = d.id
 WHERE o.{{.O.ClaimToken}} = d.token
   AND (   (d.outcome = 'sent' AND o.{{.O.State}} = 'sent')
+       OR (d.outcome = 'defer' AND o.{{.O.State}} = 'pending')
        OR (d.outcome IN ('dead', 'retry')
            AND o.{{.O.State}} = CASE d.outcome WHEN 'dead' THEN 'dead' ELSE 'pending' END
            AND (o.{{.O.LastError}} = d.error OR (o.{{.O.LastError}} IS NULL AND d.error IS NULL))))
