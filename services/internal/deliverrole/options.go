@@ -34,6 +34,7 @@ func pollInterval(ob config.Outbox) time.Duration {
 	}
 	return config.Ms(ob.PollIntervalMs)
 }
+
 // flowConfigs maps the flowControl block of every destination onto the
 // gates of the poller.
 func flowConfigs(cfg *config.Config) []flow.Config {
