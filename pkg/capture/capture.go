@@ -277,7 +277,7 @@ func (c *Capture) captureOnce(ctx context.Context) error {
 	c.notifier.Wake()
 	return runStream(ctx, conn, s, start, events{
 		inserted: func(xid uint32, commit time.Time) {
-			c.opts.Metrics.event(commit)
+			c.opts.Metrics.Event(commit)
 			c.notifier.WakeAfter(xid)
 		},
 		persist: func(lsn pglogrepl.LSN) error { return c.dir.WriteOffset(lsn.String()) },

@@ -43,7 +43,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	return m
 }
 
-func (m *Metrics) event(commit time.Time) {
+// Event counts one captured event that committed at commit and moves the
+// last-event age to it. It is safe for concurrent use.
+func (m *Metrics) Event(commit time.Time) {
 	m.Events.Inc()
 	m.lastEvent.Store(commit.UnixNano())
 }

@@ -34,15 +34,20 @@ const RecoveryDoc = "see Capture changes, Recover capture (/how-to/capture-chang
 type Fault struct {
 	Kind   FaultKind
 	Detail string
+	// Next, when set, is the step that clears the fault (a command to
+	// run); empty means the recovery steps of the documentation.
+	Next string
 }
 
 // Error renders the report: the fault, its detail and where to go next.
 func (f *Fault) Error() string {
 	next := RecoveryDoc
-	switch f.Kind {
-	case FaultPublicationMissing:
+	switch {
+	case f.Next != "":
+		next = f.Next
+	case f.Kind == FaultPublicationMissing:
 		next = "create it (CREATE PUBLICATION ... FOR TABLE ...), then restart this process; QueueBox never creates a publication"
-	case FaultIdentityOwned:
+	case f.Kind == FaultIdentityOwned:
 		next = "set outbox.capture.enabled: false on every replica but the owner"
 	}
 	return fmt.Sprintf("capture stopped (%s): %s; delivery continues through SQL; %s", f.Kind, f.Detail, next)

@@ -23,6 +23,10 @@ const (
 // safe for concurrent use; the owner lock keeps a second process away.
 type StateDir struct{ path string }
 
+// NewStateDir returns the state directory at path (outbox.capture.
+// stateDirectory); nothing is created until the first write.
+func NewStateDir(path string) StateDir { return StateDir{path: path} }
+
 // Identity is the content of the identity file: the identity and instance
 // that the files belong to, and the settings they were recorded under
 // (to name the setting that changed).

@@ -3,9 +3,11 @@
 // the change tables from the stored LSN, and wakes the deliver replicas
 // through a wake row, because SQL Server has no LISTEN/NOTIFY.
 //
-// It is written against a small DB interface and is not wired: this build
-// has no SQL Server driver or store (pkg/store refuses database.type
-// sqlserver), so none of it has run against a server.
+// Runner is the capture component of queuebox-capture for this mode: the
+// owner lock, the checks, the reconciliation of the state files and the
+// reader loop. Everything is written against small interfaces (DB,
+// Locker) so that the decisions are tested with fakes; none of it has
+// run against a SQL Server on the machines it was written on.
 package sqlserver
 
 import (
@@ -16,6 +18,8 @@ import (
 	"regexp"
 	"strings"
 	"text/template"
+
+	"github.com/alternayte/queuebox/pkg/capture"
 )
 
 //go:embed queries/*.sql
@@ -55,6 +59,11 @@ func Statement(name, instance string) (string, error) {
 	return b.String(), nil
 }
 
+// statementNames are the statements a Connector renders.
+var statementNames = []string{"cdc_database_enabled", "cdc_table_enabled", "cdc_agent_running", "cdc_max_lsn",
+	"cdc_min_lsn", "cdc_inserts", "wake_table", "wake_bump", "wake_read", "capture_state_find",
+	"capture_state_insert", "capture_state_delete", "capture_state_touch", "owner_lock_try", "owner_lock_release"}
+
 // Connector reads the change tables of one capture instance.
 type Connector struct {
 	db       DB
@@ -71,8 +80,7 @@ func New(db DB, schema, table string) (*Connector, error) {
 		return nil, fmt.Errorf("sqlserver capture: schema %q and table %q must be SQL identifiers", schema, table)
 	}
 	c := &Connector{db: db, schema: schema, table: table, instance: schema + "_" + table, sql: map[string]string{}}
-	for _, name := range []string{"cdc_database_enabled", "cdc_table_enabled", "cdc_max_lsn", "cdc_min_lsn",
-		"cdc_inserts", "wake_table", "wake_bump", "wake_read"} {
+	for _, name := range statementNames {
 		s, err := Statement(name, c.instance)
 		if err != nil {
 			return nil, err
@@ -82,58 +90,107 @@ func New(db DB, schema, table string) (*Connector, error) {
 	return c, nil
 }
 
-// Check returns a clear error unless change data capture is enabled on
-// the database and tracks the outbox table; run it before the connector
-// starts, so it does not fail in a loop.
-func (c *Connector) Check(ctx context.Context) error {
+// The faults of the start checks of page 09: each stops capture and
+// names the command that clears it.
+const (
+	FaultDatabaseNotEnabled capture.FaultKind = "cdc-database-disabled"
+	FaultTableNotEnabled    capture.FaultKind = "cdc-table-disabled"
+	FaultTableMissing       capture.FaultKind = "outbox-table-missing"
+	FaultAgentStopped       capture.FaultKind = "agent-stopped"
+)
+
+// restart is the last step of every check fault: a fault stops capture
+// until the process starts again.
+const restart = ", then restart this process"
+
+// Check runs the start checks: change data capture on the database and
+// on the outbox table, and the SQL Server Agent, whose jobs fill the
+// change tables. A failed check is a *capture.Fault naming the fix, so
+// the connector reports it once instead of failing in a loop; a query
+// that fails is a plain error, retried. agentUnknown is true when the
+// login may not see the Agent's sessions (no VIEW SERVER STATE): the
+// check then passes and the caller says so in the log. Check also
+// creates the wake table when it is missing.
+func (c *Connector) Check(ctx context.Context) (agentUnknown bool, err error) {
 	var on int
-	err := c.db.QueryRow(ctx, c.sql["cdc_database_enabled"], nil, &on)
+	err = c.db.QueryRow(ctx, c.sql["cdc_database_enabled"], nil, &on)
 	if err != nil && !errors.Is(err, ErrNoRows) {
-		return fmt.Errorf("check change data capture on the database: %w", err)
+		return false, fmt.Errorf("check change data capture on the database: %w", err)
 	}
 	if on != 1 {
-		return errors.New("change data capture is not enabled on this database: run EXEC sys.sp_cdc_enable_db (the SQL Server Agent must run)")
+		return false, &capture.Fault{Kind: FaultDatabaseNotEnabled,
+			Detail: "change data capture is not enabled on this database",
+			Next:   "run EXEC sys.sp_cdc_enable_db in it" + restart}
 	}
-	on = 0
-	err = c.db.QueryRow(ctx, c.sql["cdc_table_enabled"], []any{c.schema, c.table}, &on)
+	if err := c.checkTable(ctx); err != nil {
+		return false, err
+	}
+	var agent int
+	if err := c.db.QueryRow(ctx, c.sql["cdc_agent_running"], nil, &agent); err != nil {
+		return false, fmt.Errorf("check the SQL Server Agent: %w", err)
+	}
+	if agent == 0 {
+		return false, &capture.Fault{Kind: FaultAgentStopped,
+			Detail: "the SQL Server Agent does not run, so nothing fills the change tables",
+			Next:   "start the SQL Server Agent (on Linux: mssql-conf set sqlagent.enabled true)" + restart}
+	}
+	if err := c.db.Exec(ctx, c.sql["wake_table"]); err != nil {
+		return false, fmt.Errorf("create the wake table: %w", err)
+	}
+	return agent < 0, nil
+}
+
+// checkTable checks that the outbox table exists and is tracked.
+func (c *Connector) checkTable(ctx context.Context) error {
+	var on int
+	err := c.db.QueryRow(ctx, c.sql["cdc_table_enabled"], []any{c.schema, c.table}, &on)
 	if errors.Is(err, ErrNoRows) {
-		return fmt.Errorf("the outbox table %s.%s does not exist", c.schema, c.table)
+		return &capture.Fault{Kind: FaultTableMissing,
+			Detail: fmt.Sprintf("the outbox table %s.%s does not exist", c.schema, c.table),
+			Next:   "check outbox.capture.schema and database.outboxTableName" + restart}
 	}
 	if err != nil {
 		return fmt.Errorf("check change data capture on %s.%s: %w", c.schema, c.table, err)
 	}
 	if on != 1 {
-		return fmt.Errorf("change data capture does not track %s.%s: run EXEC sys.sp_cdc_enable_table @source_schema = N'%s', @source_name = N'%s', @role_name = NULL, @supports_net_changes = 0",
-			c.schema, c.table, c.schema, c.table)
+		return &capture.Fault{Kind: FaultTableNotEnabled,
+			Detail: fmt.Sprintf("change data capture does not track %s.%s", c.schema, c.table),
+			Next: fmt.Sprintf("run EXEC sys.sp_cdc_enable_table @source_schema = N'%s', @source_name = N'%s', @role_name = NULL, @supports_net_changes = 0",
+				c.schema, c.table) + restart}
 	}
-	return c.db.Exec(ctx, c.sql["wake_table"])
+	return nil
 }
 
-// Poll reads the inserts after from (the stored LSN; nil on a first
-// start, which begins at the lowest LSN still held), bumps the wake row
-// when there were any, and returns the LSN to store next.
-func (c *Connector) Poll(ctx context.Context, from []byte) (next []byte, inserts int64, err error) {
-	var max []byte
-	if err := c.db.QueryRow(ctx, c.sql["cdc_max_lsn"], nil, &max); err != nil {
-		return from, 0, fmt.Errorf("read the highest change LSN: %w", err)
+// Bounds returns the range of LSNs the change table of the capture
+// instance holds now: the lowest still held (cleanup moves it) and the
+// highest of the database. Either is nil when the server has none yet.
+func (c *Connector) Bounds(ctx context.Context) (low, high LSN, err error) {
+	if err := c.db.QueryRow(ctx, c.sql["cdc_min_lsn"], []any{c.instance}, &low); err != nil {
+		return nil, nil, fmt.Errorf("read the lowest change LSN of %s: %w", c.instance, err)
 	}
-	if from == nil {
-		if err := c.db.QueryRow(ctx, c.sql["cdc_min_lsn"], []any{c.instance}, &from); err != nil {
-			return nil, 0, fmt.Errorf("read the lowest change LSN of %s: %w", c.instance, err)
-		}
+	if err := c.db.QueryRow(ctx, c.sql["cdc_max_lsn"], nil, &high); err != nil {
+		return nil, nil, fmt.Errorf("read the highest change LSN: %w", err)
 	}
-	if max == nil || string(max) <= string(from) {
-		return from, 0, nil // nothing new; LSNs are binary(10), compared bytewise
+	return low, high, nil
+}
+
+// Inserts counts the inserts after from (exclusive) up to to
+// (inclusive); from must lie in the held range and before to.
+func (c *Connector) Inserts(ctx context.Context, from, to LSN) (int64, error) {
+	var n int64
+	if err := c.db.QueryRow(ctx, c.sql["cdc_inserts"], []any{[]byte(from), []byte(to)}, &n); err != nil {
+		return 0, fmt.Errorf("read the changes of %s: %w", c.instance, err)
 	}
-	if err := c.db.QueryRow(ctx, c.sql["cdc_inserts"], []any{from, max}, &inserts); err != nil {
-		return from, 0, fmt.Errorf("read the changes of %s: %w", c.instance, err)
+	return n, nil
+}
+
+// Bump moves the generation of the wake row, which every deliver replica
+// polls (pkg/store/sqlserver WakeSource).
+func (c *Connector) Bump(ctx context.Context) error {
+	if err := c.db.Exec(ctx, c.sql["wake_bump"], Channel); err != nil {
+		return fmt.Errorf("bump the wake row: %w", err)
 	}
-	if inserts > 0 {
-		if err := c.db.Exec(ctx, c.sql["wake_bump"], Channel); err != nil {
-			return from, inserts, fmt.Errorf("bump the wake row: %w", err)
-		}
-	}
-	return max, inserts, nil
+	return nil
 }
 
 // WakeReader is the deliver side: it reads the wake row and reports a

@@ -2,14 +2,18 @@ package sqlserver
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/capture"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -40,14 +44,18 @@ func TestNewRefusesNonIdentifiers(t *testing.T) {
 	require.ErrorContains(t, err, "must be SQL identifiers")
 }
 
-// fakeDB answers by the first words of a statement and records calls.
+// fakeDB answers by statement name and records calls. It is safe for
+// concurrent use: a Runner calls it from its goroutine while a test reads.
 type fakeDB struct {
+	mu      sync.Mutex
 	answers map[string][]any // statement name -> scanned values; nil value: ErrNoRows
+	fail    map[string]error // statement name -> error
 	calls   []string
+	args    map[string][]any // statement name -> the arguments of its last call
 }
 
 func (f *fakeDB) name(query string) string {
-	for _, n := range []string{"cdc_database_enabled", "cdc_table_enabled", "cdc_max_lsn", "cdc_min_lsn", "cdc_inserts", "wake_bump", "wake_read", "wake_table"} {
+	for _, n := range statementNames {
 		s, _ := Statement(n, "dbo_outbox")
 		if s == query {
 			return n
@@ -56,78 +64,121 @@ func (f *fakeDB) name(query string) string {
 	return "unknown"
 }
 
-func (f *fakeDB) QueryRow(_ context.Context, query string, _ []any, dest ...any) error {
+func (f *fakeDB) record(query string, args []any) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	n := f.name(query)
 	f.calls = append(f.calls, n)
+	if f.args == nil {
+		f.args = map[string][]any{}
+	}
+	f.args[n] = args
+	return n, f.fail[n]
+}
+
+func (f *fakeDB) QueryRow(_ context.Context, query string, args []any, dest ...any) error {
+	n, err := f.record(query, args)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	v, ok := f.answers[n]
 	if !ok || v == nil {
 		return ErrNoRows
 	}
 	for i := range dest {
+		if v[i] == nil {
+			continue
+		}
 		reflect.ValueOf(dest[i]).Elem().Set(reflect.ValueOf(v[i]))
 	}
 	return nil
 }
 
-func (f *fakeDB) Exec(_ context.Context, query string, _ ...any) error {
-	f.calls = append(f.calls, f.name(query))
-	return nil
+func (f *fakeDB) Exec(_ context.Context, query string, args ...any) error {
+	n, err := f.record(query, args)
+	if err == nil && n == "capture_state_insert" {
+		// The row is there from now on, as in a database.
+		f.set("capture_state_find", args[1], args[2])
+	}
+	return err
+}
+
+// set replaces one answer while a Runner may read.
+func (f *fakeDB) set(name string, v ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.answers[name] = v
+}
+
+// count returns how often the statement ran.
+func (f *fakeDB) count(name string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, c := range f.calls {
+		if c == name {
+			n++
+		}
+	}
+	return n
 }
 
 func TestCheck(t *testing.T) {
 	t.Parallel()
+	on := map[string][]any{"cdc_database_enabled": {1}, "cdc_table_enabled": {1}, "cdc_agent_running": {2}}
+	with := func(k string, v []any) map[string][]any {
+		m := map[string][]any{}
+		for a, b := range on {
+			m[a] = b
+		}
+		m[k] = v
+		return m
+	}
 	for _, tc := range []struct {
 		name    string
 		answers map[string][]any
+		kind    capture.FaultKind
 		want    string
 	}{
-		{"database off", map[string][]any{"cdc_database_enabled": {0}}, "sys.sp_cdc_enable_db"},
-		{"no such database row", map[string][]any{}, "not enabled on this database"},
-		{"table missing", map[string][]any{"cdc_database_enabled": {1}}, "dbo.outbox does not exist"},
-		{"table off", map[string][]any{"cdc_database_enabled": {1}, "cdc_table_enabled": {0}}, "sys.sp_cdc_enable_table @source_schema = N'dbo'"},
-		{"both on", map[string][]any{"cdc_database_enabled": {1}, "cdc_table_enabled": {1}}, ""},
+		{"database off", with("cdc_database_enabled", []any{0}), FaultDatabaseNotEnabled, "run EXEC sys.sp_cdc_enable_db in it, then restart"},
+		{"no such database row", with("cdc_database_enabled", nil), FaultDatabaseNotEnabled, "not enabled on this database"},
+		{"table missing", with("cdc_table_enabled", nil), FaultTableMissing, "dbo.outbox does not exist"},
+		{"table off", with("cdc_table_enabled", []any{0}), FaultTableNotEnabled, "sys.sp_cdc_enable_table @source_schema = N'dbo', @source_name = N'outbox'"},
+		{"agent stopped", with("cdc_agent_running", []any{0}), FaultAgentStopped, "start the SQL Server Agent"},
+		{"all on", on, "", ""},
+		{"agent not visible", with("cdc_agent_running", []any{-1}), "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			db := &fakeDB{answers: tc.answers}
 			c, err := New(db, "dbo", "outbox")
 			require.NoError(t, err)
-			err = c.Check(context.Background())
-			if tc.want == "" {
+			unknown, err := c.Check(context.Background())
+			if tc.kind == "" {
 				require.NoError(t, err)
+				require.Equal(t, tc.name == "agent not visible", unknown)
 				require.Equal(t, "wake_table", db.calls[len(db.calls)-1], "the wake row's table is ensured")
 				return
 			}
+			var fault *capture.Fault
+			require.ErrorAs(t, err, &fault)
+			require.Equal(t, tc.kind, fault.Kind)
 			require.ErrorContains(t, err, tc.want)
+			require.NotContains(t, db.calls, "wake_table")
 		})
 	}
-}
-
-func TestPollWakesOnInsertsFromTheStoredLSN(t *testing.T) {
-	t.Parallel()
-	lsn := func(b byte) []byte { return []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, b} }
-	db := &fakeDB{answers: map[string][]any{"cdc_max_lsn": {lsn(9)}, "cdc_min_lsn": {lsn(1)}, "cdc_inserts": {int64(3)}}}
-	c, err := New(db, "dbo", "outbox")
-	require.NoError(t, err)
-
-	next, n, err := c.Poll(context.Background(), nil)
-	require.NoError(t, err)
-	require.Equal(t, lsn(9), next)
-	require.EqualValues(t, 3, n)
-	require.Equal(t, []string{"cdc_max_lsn", "cdc_min_lsn", "cdc_inserts", "wake_bump"}, db.calls, "a first start reads from the lowest LSN")
-
-	db.calls = nil
-	next, n, err = c.Poll(context.Background(), next)
-	require.NoError(t, err)
-	require.Equal(t, lsn(9), next)
-	require.Zero(t, n)
-	require.Equal(t, []string{"cdc_max_lsn"}, db.calls, "nothing new: no change read, no wake")
-
-	db.answers["cdc_max_lsn"], db.answers["cdc_inserts"] = []any{lsn(12)}, []any{int64(0)}
-	db.calls = nil
-	_, _, err = c.Poll(context.Background(), next)
-	require.NoError(t, err)
-	require.Equal(t, []string{"cdc_max_lsn", "cdc_inserts"}, db.calls, "updates only: no wake")
+	t.Run("a failed query is retried, not a fault", func(t *testing.T) {
+		t.Parallel()
+		db := &fakeDB{answers: on, fail: map[string]error{"cdc_agent_running": errors.New("boom")}}
+		c, err := New(db, "dbo", "outbox")
+		require.NoError(t, err)
+		_, err = c.Check(context.Background())
+		var fault *capture.Fault
+		require.False(t, errors.As(err, &fault))
+		require.ErrorContains(t, err, "check the SQL Server Agent: boom")
+	})
 }
 
 func TestWakeReader(t *testing.T) {

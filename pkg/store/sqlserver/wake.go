@@ -104,3 +104,12 @@ func (r rowDB) Exec(ctx context.Context, query string, args ...any) error {
 		return err
 	})
 }
+
+var _ capsql.Database = (*Stores)(nil)
+
+// CaptureDB implements capsql.Database: capture's statements run on the
+// pool of the set, with its acquire timeout and retries.
+func (s *Stores) CaptureDB() capsql.DB { return rowDB{s.DB} }
+
+// CapturePool implements capsql.Database.
+func (s *Stores) CapturePool() *sql.DB { return s.DB.SQL }

@@ -14,6 +14,8 @@ import (
 	"github.com/alternayte/queuebox/pkg/run"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
+	"github.com/alternayte/queuebox/pkg/store/sqlserver"
+	"github.com/alternayte/queuebox/pkg/store/sqlserver/sqlfake"
 )
 
 func captureApp(t *testing.T, stores queuebox.Stores) *run.App {
@@ -38,6 +40,30 @@ func TestWireStartsTheConnectorOnAStoreSetThatOffersCapture(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	require.NoError(t, components[0].Run(ctx))
+}
+
+func TestWireStartsSQLServerCDCOnTheSQLServerStoreSet(t *testing.T) {
+	t.Parallel()
+	fake := sqlfake.Open(func(sqlfake.Call) sqlfake.Result { return sqlfake.Result{} })
+	t.Cleanup(func() { _ = fake.SQL.Close() })
+	db, err := sqlserver.OpenDB(context.Background(), fake.SQL, sqlserver.Options{})
+	require.NoError(t, err)
+	app := captureApp(t, &sqlserver.Stores{DB: db})
+	app.Config.Database.Type = config.DatabaseSQLServer
+	app.Config.Database.URL = "jdbc:sqlserver://db.internal:1433;databaseName=queuebox"
+	app.Config.Outbox.Capture.Mode = config.CaptureSQLServerCDC
+	components, err := wire(context.Background(), app)
+	require.NoError(t, err)
+	require.Len(t, components, 1)
+	require.Equal(t, "outbox-capture", components[0].Name())
+	require.Equal(t, []string{"outbox-capture"}, app.Health.Names())
+	report, ready := app.Health.Ready(context.Background())
+	require.True(t, ready, "the capture component is advisory")
+	require.Equal(t, "capture is starting", report.Components["outbox-capture"].Error)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.NoError(t, components[0].Run(ctx))
+	require.Empty(t, fake.Calls(), "a cancelled connector runs no statement")
 }
 
 // noCapture is a store set that cannot run the connector, as a SQL

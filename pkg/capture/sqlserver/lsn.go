@@ -1,0 +1,63 @@
+package sqlserver
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/alternayte/queuebox/pkg/capture"
+)
+
+// LSN is a SQL Server log sequence number, binary(10); two LSNs compare
+// bytewise.
+type LSN []byte
+
+// lsnSize is the width of binary(10).
+const lsnSize = 10
+
+// String renders the LSN as offsets.dat holds it: 0x and 20 hex digits,
+// the form SQL Server prints.
+func (l LSN) String() string { return "0x" + strings.ToUpper(hex.EncodeToString(l)) }
+
+// Before reports whether l comes before o.
+func (l LSN) Before(o LSN) bool { return bytes.Compare(l, o) < 0 }
+
+// ParseLSN reads the form String writes.
+func ParseLSN(s string) (LSN, error) {
+	digits, ok := strings.CutPrefix(strings.ToLower(s), "0x")
+	if !ok || len(digits) != 2*lsnSize {
+		return nil, fmt.Errorf("%q is not an LSN (0x and %d hex digits)", s, 2*lsnSize)
+	}
+	b, err := hex.DecodeString(digits)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not an LSN: %w", s, err)
+	}
+	return LSN(b), nil
+}
+
+// checkStored decides on the stored LSN of offsets.dat (file names it in
+// the report) against the range the change table holds now: it returns
+// the LSN to read after, or a state-corrupt fault when the LSN does not
+// parse, lies ahead of the highest LSN (the file was changed or belongs to
+// another server) or before the lowest one still held (cleanup removed
+// changes capture never saw, or the instance was recreated). Either way
+// reading on would skip or replay changes without an operator's word. It
+// is pure.
+func checkStored(file, stored string, low, high LSN) (LSN, *capture.Fault) {
+	pos, err := ParseLSN(stored)
+	if err != nil {
+		return nil, &capture.Fault{Kind: capture.FaultStateCorrupt, Detail: fmt.Sprintf("%s holds %q, which is not an LSN", file, stored)}
+	}
+	if high != nil && high.Before(pos) {
+		return nil, &capture.Fault{Kind: capture.FaultStateCorrupt, Detail: fmt.Sprintf(
+			"%s holds LSN %s, ahead of the highest LSN of the database %s: the file was changed or belongs to another server",
+			file, pos, high)}
+	}
+	if low != nil && pos.Before(low) {
+		return nil, &capture.Fault{Kind: capture.FaultStateCorrupt, Detail: fmt.Sprintf(
+			"%s holds LSN %s, before the lowest LSN %s that the change table still holds: cleanup removed changes that capture never read, or the capture instance was recreated",
+			file, pos, low)}
+	}
+	return pos, nil
+}

@@ -1,0 +1,76 @@
+package sqlserver
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/alternayte/queuebox/pkg/backoff"
+)
+
+// read polls the change table from pos until ctx ends or a read fails.
+// Each batch is the changes after pos up to the highest LSN of the
+// moment; a batch that holds inserts bumps the wake row before offsets.dat
+// moves past it, so a crash between the two costs a second wake-up, never
+// a lost one. The owner lock session is checked every Heartbeat.
+func (r *Runner) read(ctx context.Context, lock Lock, pos LSN) error {
+	beat := time.Now()
+	for backoff.Sleep(ctx, r.opts.Poll) {
+		if time.Since(beat) >= r.opts.Heartbeat {
+			if err := lock.Heartbeat(ctx); err != nil {
+				return &lockLostError{err}
+			}
+			beat = time.Now()
+		}
+		next, err := r.batch(ctx, pos)
+		if err != nil {
+			return err
+		}
+		pos = next
+	}
+	return nil
+}
+
+// batch reads the changes after pos once and returns the LSN to read
+// after next time.
+func (r *Runner) batch(ctx context.Context, pos LSN) (LSN, error) {
+	low, high, err := r.conn.Bounds(ctx)
+	if err != nil {
+		return pos, err
+	}
+	if high == nil || !pos.Before(high) {
+		return pos, nil
+	}
+	if low != nil && pos.Before(low) {
+		// Cleanup overtook the reader while it ran: the same decision as
+		// at the start.
+		_, fault := checkStored(filepath.Join(r.opts.Settings.StateDirectory, "offsets.dat"), pos.String(), low, high)
+		return pos, fault
+	}
+	n, err := r.conn.Inserts(ctx, pos, high)
+	if err != nil {
+		return pos, err
+	}
+	if n > 0 {
+		if err := r.conn.Bump(ctx); err != nil {
+			return pos, err
+		}
+		r.opts.Metrics.Wakeups.Inc()
+		r.opts.Metrics.Event(time.Now())
+	}
+	if err := r.dir.WriteOffset(high.String()); err != nil {
+		return pos, fmt.Errorf("record the capture position: %w", err)
+	}
+	return high, nil
+}
+
+// wake bumps the wake row once, on each attempt; a failure is logged and
+// costs latency only, as delivery polls on its own timer.
+func (r *Runner) wake(ctx context.Context) {
+	if err := r.conn.Bump(ctx); err != nil {
+		r.opts.Logger.Warn("wake delivery", "err", err)
+		return
+	}
+	r.opts.Metrics.Wakeups.Inc()
+}
