@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Starts SQL Server 2022 in Docker and runs the tests that need one:
 # the shared store suite (storetest.Exercise) on the SQL Server store,
-# which covers every store interface, behind the sqlserver build tag;
-# then the statement-level tests of capture sqlserver-cdc and of the pull
-# clients' SQL Server dialect, which need no server. Leaves the container
+# which covers every store interface, and the capture sqlserver-cdc tests
+# (checks, wake-up on insert, owner lock, state-corrupt), both behind the
+# sqlserver build tag; then the statement-level tests of capture and of
+# the pull clients' SQL Server dialect, which need no server. Leaves the container
 # running with KEEP=1. Never run on the machines this was written on.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -20,9 +21,12 @@ fi
 export QUEUEBOX_SQLSERVER_DSN="sqlserver://sa:${password}@127.0.0.1:${port}?database=master&encrypt=disable"
 
 echo "== store suite on SQL Server"
-(cd "$root/pkg" && go test -count=1 -tags sqlserver ./store/sqlserver/...)
+(cd "$root/pkg" && go test -count=1 -tags sqlserver -run 'TestStore' ./store/sqlserver/...)
 
-echo "== capture sqlserver-cdc statements and wake source (no server needed)"
+echo "== capture sqlserver-cdc on SQL Server (the Agent runs in the container)"
+(cd "$root/pkg" && go test -count=1 -tags sqlserver -run 'TestCaptureSQLServer' ./store/sqlserver/...)
+
+echo "== capture sqlserver-cdc statements, loop and wake source on fakes (no server needed)"
 (cd "$root/pkg" && go test -count=1 ./capture/sqlserver/... ./store/sqlserver/...)
 
 echo "== pull clients, SQL Server statements (no server needed)"
