@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/alternayte/queuebox/pkg/backoff"
 	"github.com/alternayte/queuebox/pkg/wake"
 )
 
@@ -55,13 +54,8 @@ type Capture struct {
 	mainConn string
 	pool     *pgxpool.Pool
 	notifier *wake.Notifier
-
-	mu     sync.Mutex
-	status error
+	status   *Status
 }
-
-// errStarting is the status before the first stream started.
-var errStarting = errors.New("capture is starting")
 
 // New sets the defaults, checks the options and prepares the pool of
 // database.url (it connects on first use). Run closes it.
@@ -83,7 +77,7 @@ func New(opts Options) (*Capture, error) {
 	if err != nil {
 		return nil, fmt.Errorf("capture database connection: %w", err)
 	}
-	c := &Capture{opts: opts, dir: StateDir{path: opts.Settings.StateDirectory}, mainConn: mainConn, pool: pool, status: errStarting}
+	c := &Capture{opts: opts, dir: StateDir{path: opts.Settings.StateDirectory}, mainConn: mainConn, pool: pool, status: NewStatus()}
 	c.notifier = wake.NewNotifier(wake.PG{Q: pool}, wake.Channel, opts.Logger, opts.Metrics.Wakeups.Inc)
 	return c, nil
 }
@@ -118,17 +112,9 @@ func (c *Capture) Name() string { return "outbox-capture" }
 
 // Check reports the connector: nil while it streams, the fault or the
 // failure otherwise. It never blocks.
-func (c *Capture) Check(context.Context) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.status
-}
+func (c *Capture) Check(ctx context.Context) error { return c.status.Check(ctx) }
 
-func (c *Capture) setStatus(err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.status = err
-}
+func (c *Capture) setStatus(err error) { c.status.Set(err) }
 
 // Run captures until ctx ends and returns nil: a capture failure never
 // stops the process, because delivery goes on through SQL. A connector
@@ -148,32 +134,9 @@ func (c *Capture) Run(ctx context.Context) error {
 			own.release()
 		}
 	}()
-	log := c.opts.Logger
-	retry := backoff.Doubling{Min: c.opts.MinBackoff, Max: c.opts.MaxBackoff}
-	for {
-		c.notifier.Wake()
-		started := time.Now()
-		err := c.attempt(ctx, &own)
-		if ctx.Err() != nil {
-			return nil
-		}
-		var fault *Fault
-		if errors.As(err, &fault) {
-			c.setStatus(fault)
-			log.Error("capture stopped; it needs an operator and is not retried", "fault", string(fault.Kind), "err", fault.Error())
-			<-ctx.Done()
-			return nil
-		}
-		if time.Since(started) > c.opts.MaxBackoff {
-			retry.Reset()
-		}
-		wait := retry.Next()
-		c.setStatus(fmt.Errorf("capture connector failed, retrying in %s: %w", wait, err))
-		log.Warn("capture connector failed; delivery continues through SQL", "retry_in_ms", wait.Milliseconds(), "err", err)
-		if !backoff.Sleep(ctx, wait) {
-			return nil
-		}
-	}
+	Supervisor{Status: c.status, Logger: c.opts.Logger, MinBackoff: c.opts.MinBackoff, MaxBackoff: c.opts.MaxBackoff,
+		BeforeAttempt: c.notifier.Wake}.Run(ctx, func(ctx context.Context) error { return c.attempt(ctx, &own) })
+	return nil
 }
 
 // attempt takes (or checks) the owner lock, reconciles the state and

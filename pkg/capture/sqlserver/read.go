@@ -65,11 +65,12 @@ func (r *Runner) batch(ctx context.Context, pos LSN) (LSN, error) {
 	return high, nil
 }
 
-// wake bumps the wake row once, on each attempt; a failure is logged and
-// costs latency only, as delivery polls on its own timer.
+// wake bumps the wake row once; a failure is logged (at debug level: the
+// first attempt on a new database has no wake table yet) and costs
+// latency only, as delivery polls on its own timer.
 func (r *Runner) wake(ctx context.Context) {
 	if err := r.conn.Bump(ctx); err != nil {
-		r.opts.Logger.Warn("wake delivery", "err", err)
+		r.opts.Logger.Debug("wake delivery", "err", err)
 		return
 	}
 	r.opts.Metrics.Wakeups.Inc()

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"sync"
 	"time"
 
-	"github.com/alternayte/queuebox/pkg/backoff"
 	"github.com/alternayte/queuebox/pkg/capture"
 )
 
@@ -44,16 +42,11 @@ type Options struct {
 // the component contract of package run. Check is the advisory
 // outbox-capture health check and is safe for concurrent use.
 type Runner struct {
-	opts Options
-	conn *Connector
-	dir  capture.StateDir
-
-	mu     sync.Mutex
-	status error
+	opts   Options
+	conn   *Connector
+	dir    capture.StateDir
+	status *capture.Status
 }
-
-// errStarting is the status before the first read.
-var errStarting = errors.New("capture is starting")
 
 // NewRunner sets the defaults, checks the options and renders the
 // statements. It opens nothing.
@@ -69,7 +62,7 @@ func NewRunner(opts Options) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Runner{opts: opts, conn: conn, dir: capture.NewStateDir(opts.Settings.StateDirectory), status: errStarting}, nil
+	return &Runner{opts: opts, conn: conn, dir: capture.NewStateDir(opts.Settings.StateDirectory), status: capture.NewStatus()}, nil
 }
 
 func (o *Options) setDefaults() {
@@ -97,17 +90,7 @@ func (r *Runner) Name() string { return "outbox-capture" }
 
 // Check reports the connector: nil while it reads, the fault or the
 // failure otherwise. It never blocks.
-func (r *Runner) Check(context.Context) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.status
-}
-
-func (r *Runner) setStatus(err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.status = err
-}
+func (r *Runner) Check(ctx context.Context) error { return r.status.Check(ctx) }
 
 // Run captures until ctx ends and returns nil: a capture failure never
 // stops the process, because delivery goes on through SQL. A failure
@@ -121,31 +104,12 @@ func (r *Runner) Run(ctx context.Context) error {
 			lock.Release()
 		}
 	}()
-	log := r.opts.Logger
-	retry := backoff.Doubling{Min: r.opts.MinBackoff, Max: r.opts.MaxBackoff}
-	for {
-		started := time.Now()
-		err := r.attempt(ctx, &lock)
-		if ctx.Err() != nil {
-			return nil
-		}
-		var fault *capture.Fault
-		if errors.As(err, &fault) {
-			r.setStatus(fault)
-			log.Error("capture stopped; it needs an operator and is not retried", "fault", string(fault.Kind), "err", fault.Error())
-			<-ctx.Done()
-			return nil
-		}
-		if time.Since(started) > r.opts.MaxBackoff {
-			retry.Reset()
-		}
-		wait := retry.Next()
-		r.setStatus(fmt.Errorf("capture connector failed, retrying in %s: %w", wait, err))
-		log.Warn("capture connector failed; delivery continues through SQL", "retry_in_ms", wait.Milliseconds(), "err", err)
-		if !backoff.Sleep(ctx, wait) {
-			return nil
-		}
-	}
+	// Every attempt wakes delivery, as for PostgreSQL; the very first one
+	// may find no wake table yet, which the start after the checks makes
+	// up for.
+	capture.Supervisor{Status: r.status, Logger: r.opts.Logger, MinBackoff: r.opts.MinBackoff, MaxBackoff: r.opts.MaxBackoff,
+		BeforeAttempt: func() { r.wake(ctx) }}.Run(ctx, func(ctx context.Context) error { return r.attempt(ctx, &lock) })
+	return nil
 }
 
 // attempt takes (or checks) the owner lock and captures until ctx ends or
@@ -213,7 +177,7 @@ func (r *Runner) captureOnce(ctx context.Context, lock Lock) error {
 	// Rows already in the table, or written while capture was down, need
 	// one claim: wake delivery on every attempt.
 	r.wake(ctx)
-	r.setStatus(nil)
+	r.status.Set(nil)
 	log.Info("capture reading", "identity", s.Identity, "instance", r.conn.instance, "from", pos.String(), "host", s.DisplayURL)
 	return r.read(ctx, lock, pos)
 }

@@ -109,24 +109,24 @@ func TestRunnerFirstStartRecordsThePresentAndWakesOnInserts(t *testing.T) {
 	id, err := capture.NewStateDir(dir).ReadIdentity()
 	require.NoError(t, err)
 	require.Equal(t, "queuebox", id.Name)
-	require.Equal(t, 1, db.count("wake_bump"), "one wake-up for the rows already there")
+	require.Equal(t, 2, db.count("wake_bump"), "a wake-up for the attempt, one for the rows already there")
 	require.Zero(t, db.count("cdc_inserts"), "nothing after the recorded LSN yet")
 
 	db.set("cdc_max_lsn", []byte(lsn(8)))
 	db.set("cdc_inserts", int64(3))
 	require.Eventually(t, func() bool { return offset(t, dir) == lsn(8).String()+"\n" }, wait, tick)
-	require.Eventually(t, func() bool { return db.count("wake_bump") == 2 }, wait, tick)
+	require.Eventually(t, func() bool { return db.count("wake_bump") == 3 }, wait, tick)
 	db.mu.Lock()
 	require.Equal(t, []any{[]byte(lsn(5)), []byte(lsn(8))}, db.args["cdc_inserts"], "reads after the stored LSN up to the highest")
 	db.mu.Unlock()
 	require.Equal(t, 1.0, testutil.ToFloat64(r.opts.Metrics.Events))
-	require.Equal(t, 2.0, testutil.ToFloat64(r.opts.Metrics.Wakeups))
+	require.Equal(t, 3.0, testutil.ToFloat64(r.opts.Metrics.Wakeups))
 
 	// Updates and deletes only: the position moves, nobody wakes.
 	db.set("cdc_max_lsn", []byte(lsn(9)))
 	db.set("cdc_inserts", int64(0))
 	require.Eventually(t, func() bool { return offset(t, dir) == lsn(9).String()+"\n" }, wait, tick)
-	require.Equal(t, 2, db.count("wake_bump"))
+	require.Equal(t, 3, db.count("wake_bump"))
 }
 
 func TestRunnerRestartReadsFromTheStoredLSN(t *testing.T) {

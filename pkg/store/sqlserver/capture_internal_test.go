@@ -64,31 +64,33 @@ func runCapture(t *testing.T, script sqlfake.Script, cond func(steps []string, s
 	return fake.Steps(captureMarkers...), status
 }
 
-// TestCaptureStatementSequenceOnAFirstStart: the lock, the checks, the
-// registration, the present LSN and one wake-up, then reads; the lock is
+// TestCaptureStatementSequenceOnAFirstStart: the wake-up of the attempt,
+// the lock, the checks, the registration, the present LSN and a wake-up
+// for the rows already there, then reads; the lock is
 // released when capture stops.
 func TestCaptureStatementSequenceOnAFirstStart(t *testing.T) {
 	t.Parallel()
 	steps, status := runCapture(t, cdcScript(0), func(steps []string, status error) bool {
-		return status == nil && len(steps) > 14
+		return status == nil && len(steps) > 15
 	})
 	require.NoError(t, status)
-	require.Equal(t, []string{"sys.sp_getapplock", "is_cdc_enabled", "is_tracked_by_cdc", "dm_exec_sessions",
+	require.Equal(t, []string{"UPDATE queuebox_wake", "sys.sp_getapplock", "is_cdc_enabled", "is_tracked_by_cdc", "dm_exec_sessions",
 		"CREATE TABLE queuebox_wake", "FROM queuebox_capture_state", "INSERT INTO queuebox_capture_state", "SET updated_at",
 		"fn_cdc_get_min_lsn(@p1)", "fn_cdc_get_max_lsn()", "UPDATE queuebox_wake",
-		"fn_cdc_get_min_lsn(@p1)", "fn_cdc_get_max_lsn()"}, steps[:13])
+		"fn_cdc_get_min_lsn(@p1)", "fn_cdc_get_max_lsn()"}, steps[:14])
 	require.Equal(t, "sys.sp_releaseapplock", steps[len(steps)-1])
 	require.NotContains(t, steps, "cdc.fn_cdc_get_all_changes", "nothing after the present LSN")
 }
 
 // TestCaptureLockHeldElsewhere: sp_getapplock answers -1 (timeout 0), so
-// capture reports identity-owned and runs nothing else.
+// capture reports identity-owned and runs nothing else after the
+// wake-up of its attempt.
 func TestCaptureLockHeldElsewhere(t *testing.T) {
 	t.Parallel()
 	steps, status := runCapture(t, cdcScript(-1), func(_ []string, status error) bool {
 		return status != nil && strings.Contains(status.Error(), "identity-owned")
 	})
 	require.ErrorContains(t, status, "identity-owned")
-	require.Equal(t, []string{"sys.sp_getapplock"}, steps)
+	require.Equal(t, []string{"UPDATE queuebox_wake", "sys.sp_getapplock"}, steps)
 	require.False(t, slices.Contains(steps, "sys.sp_releaseapplock"), "no lock, nothing to release")
 }
