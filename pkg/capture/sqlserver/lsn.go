@@ -20,6 +20,11 @@ const lsnSize = 10
 // the form SQL Server prints.
 func (l LSN) String() string { return "0x" + strings.ToUpper(hex.EncodeToString(l)) }
 
+// unset reports whether l is the zero LSN that a first start records on
+// a database whose capture job has logged nothing yet: before every
+// change, but not a position the change functions accept.
+func (l LSN) unset() bool { return len(bytes.Trim(l, "\x00")) == 0 }
+
 // Before reports whether l comes before o.
 func (l LSN) Before(o LSN) bool { return bytes.Compare(l, o) < 0 }
 
@@ -42,8 +47,8 @@ func ParseLSN(s string) (LSN, error) {
 // parse, lies ahead of the highest LSN (the file was changed or belongs to
 // another server) or before the lowest one still held (cleanup removed
 // changes capture never saw, or the instance was recreated). Either way
-// reading on would skip or replay changes without an operator's word. It
-// is pure.
+// reading on would skip or replay changes without an operator's word. The
+// zero LSN (unset) is never before the range. It is pure.
 func checkStored(file, stored string, low, high LSN) (LSN, *capture.Fault) {
 	pos, err := ParseLSN(stored)
 	if err != nil {
@@ -54,7 +59,7 @@ func checkStored(file, stored string, low, high LSN) (LSN, *capture.Fault) {
 			"%s holds LSN %s, ahead of the highest LSN of the database %s: the file was changed or belongs to another server",
 			file, pos, high)}
 	}
-	if low != nil && pos.Before(low) {
+	if low != nil && pos.Before(low) && !pos.unset() {
 		return nil, &capture.Fault{Kind: capture.FaultStateCorrupt, Detail: fmt.Sprintf(
 			"%s holds LSN %s, before the lowest LSN %s that the change table still holds: cleanup removed changes that capture never read, or the capture instance was recreated",
 			file, pos, low)}

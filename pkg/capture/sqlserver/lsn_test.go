@@ -38,6 +38,7 @@ func TestCheckStored(t *testing.T) {
 		{"at the highest", lsn(9).String(), lsn(2), lsn(9), lsn(9), ""},
 		{"at the lowest", lsn(2).String(), lsn(2), lsn(9), lsn(2), ""},
 		{"no changes held yet", lsn(0).String(), nil, nil, lsn(0), ""},
+		{"unset, changes held now", lsn(0).String(), lsn(2), lsn(9), lsn(0), ""},
 		{"not an LSN", "0/16B3748", lsn(2), lsn(9), nil, `holds "0/16B3748", which is not an LSN`},
 		{"ahead of the server", lsn(10).String(), lsn(2), lsn(9), nil, "ahead of the highest LSN of the database 0x00000000000000000009"},
 		{"cleaned up", lsn(1).String(), lsn(2), lsn(9), nil, "before the lowest LSN 0x00000000000000000002"},

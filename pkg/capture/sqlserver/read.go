@@ -42,11 +42,17 @@ func (r *Runner) batch(ctx context.Context, pos LSN) (LSN, error) {
 	if high == nil || !pos.Before(high) {
 		return pos, nil
 	}
+	if pos.unset() && low != nil && !low.unset() {
+		if pos, err = r.firstLSN(ctx, low, high); err != nil || !pos.Before(high) {
+			return pos, err
+		}
+	}
 	if low != nil && pos.Before(low) {
 		// Cleanup overtook the reader while it ran: the same decision as
 		// at the start.
-		_, fault := checkStored(filepath.Join(r.opts.Settings.StateDirectory, "offsets.dat"), pos.String(), low, high)
-		return pos, fault
+		if _, fault := checkStored(filepath.Join(r.opts.Settings.StateDirectory, "offsets.dat"), pos.String(), low, high); fault != nil {
+			return pos, fault
+		}
 	}
 	n, err := r.conn.Inserts(ctx, pos, high)
 	if err != nil {
@@ -63,6 +69,23 @@ func (r *Runner) batch(ctx context.Context, pos LSN) (LSN, error) {
 		return pos, fmt.Errorf("record the capture position: %w", err)
 	}
 	return high, nil
+}
+
+// firstLSN moves an unset position (a first start on a database whose
+// capture job had logged nothing) to the lowest LSN held: the change
+// functions refuse anything before it, and a change logged at it would
+// be skipped, so it wakes delivery once instead.
+func (r *Runner) firstLSN(ctx context.Context, low, high LSN) (LSN, error) {
+	if err := r.conn.Bump(ctx); err != nil {
+		return nil, err
+	}
+	r.opts.Metrics.Wakeups.Inc()
+	if !low.Before(high) {
+		if err := r.dir.WriteOffset(low.String()); err != nil {
+			return nil, fmt.Errorf("record the capture position: %w", err)
+		}
+	}
+	return low, nil
 }
 
 // wake bumps the wake row once; a failure is logged (at debug level: the

@@ -228,3 +228,26 @@ func TestNewRunnerNeedsTheStateDirectory(t *testing.T) {
 	_, err := NewRunner(Options{DB: cdcOn(), Locker: &fakeLocker{}})
 	require.ErrorContains(t, err, "outbox.capture.stateDirectory (QUEUEBOX_OUTBOX_CAPTURE_STATEDIRECTORY): required")
 }
+
+// TestRunnerFirstStartBeforeAnyLSN: the highest LSN is NULL at the first
+// start, so capture records the zero LSN; once changes exist it wakes
+// once, moves to the lowest LSN held and reads from there, without a
+// state-corrupt fault.
+func TestRunnerFirstStartBeforeAnyLSN(t *testing.T) {
+	t.Parallel()
+	db, dir := cdcOn(), t.TempDir()
+	db.answers["cdc_min_lsn"], db.answers["cdc_max_lsn"] = []any{nil}, []any{nil}
+	r := started(t, db, &fakeLocker{}, dir)
+	require.Eventually(t, func() bool { return r.Check(context.Background()) == nil }, wait, tick)
+	require.Equal(t, make(LSN, lsnSize).String()+"\n", offset(t, dir))
+	bumps := db.count("wake_bump")
+	db.set("cdc_min_lsn", []byte(lsn(2)))
+	db.set("cdc_max_lsn", []byte(lsn(6)))
+	db.set("cdc_inserts", int64(1))
+	require.Eventually(t, func() bool { return offset(t, dir) == lsn(6).String()+"\n" }, wait, tick)
+	require.NoError(t, r.Check(context.Background()))
+	require.Equal(t, bumps+2, db.count("wake_bump"), "one for the first LSN, one for the insert")
+	db.mu.Lock()
+	require.Equal(t, []any{[]byte(lsn(2)), []byte(lsn(6))}, db.args["cdc_inserts"])
+	db.mu.Unlock()
+}

@@ -165,13 +165,17 @@ func (c *Connector) checkTable(ctx context.Context) error {
 // instance holds now: the lowest still held (cleanup moves it) and the
 // highest of the database. Either is nil when the server has none yet.
 func (c *Connector) Bounds(ctx context.Context) (low, high LSN, err error) {
-	if err := c.db.QueryRow(ctx, c.sql["cdc_min_lsn"], []any{c.instance}, &low); err != nil {
+	// Scanned as []byte, which database/sql sets to nil for a NULL (a
+	// database whose capture job has not logged anything yet); a named
+	// slice type would refuse the NULL.
+	var lo, hi []byte
+	if err := c.db.QueryRow(ctx, c.sql["cdc_min_lsn"], []any{c.instance}, &lo); err != nil {
 		return nil, nil, fmt.Errorf("read the lowest change LSN of %s: %w", c.instance, err)
 	}
-	if err := c.db.QueryRow(ctx, c.sql["cdc_max_lsn"], nil, &high); err != nil {
+	if err := c.db.QueryRow(ctx, c.sql["cdc_max_lsn"], nil, &hi); err != nil {
 		return nil, nil, fmt.Errorf("read the highest change LSN: %w", err)
 	}
-	return low, high, nil
+	return LSN(lo), LSN(hi), nil
 }
 
 // Inserts counts the inserts after from (exclusive) up to to

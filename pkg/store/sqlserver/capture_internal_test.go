@@ -23,7 +23,10 @@ var captureMarkers = []string{"sys.sp_getapplock", "sys.sp_releaseapplock", "is_
 
 // cdcScript answers as a SQL Server with change data capture ready, no
 // registration yet, and lockStatus from sp_getapplock.
-func cdcScript(lockStatus int64) sqlfake.Script {
+func cdcScript(lockStatus int64) sqlfake.Script { return cdcScriptMax(lockStatus, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 5}) }
+
+// cdcScriptMax is cdcScript with max as the highest LSN (nil: NULL).
+func cdcScriptMax(lockStatus int64, maxLSN []byte) sqlfake.Script {
 	lsn := func(b byte) []byte { return []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, b} }
 	return func(c sqlfake.Call) sqlfake.Result {
 		one := func(v any) sqlfake.Result { return sqlfake.Result{Columns: []string{"v"}, Rows: [][]any{{v}}} }
@@ -35,7 +38,7 @@ func cdcScript(lockStatus int64) sqlfake.Script {
 		case strings.Contains(c.SQL, "fn_cdc_get_min_lsn"):
 			return one(lsn(2))
 		case strings.Contains(c.SQL, "fn_cdc_get_max_lsn"):
-			return one(lsn(5))
+			return one(maxLSN)
 		case strings.Contains(c.SQL, "SELECT CONVERT(NVARCHAR(36), instance_id)"):
 			return sqlfake.Result{Columns: []string{"instance_id", "fingerprint"}}
 		}
@@ -93,4 +96,16 @@ func TestCaptureLockHeldElsewhere(t *testing.T) {
 	require.ErrorContains(t, status, "identity-owned")
 	require.Equal(t, []string{"UPDATE queuebox_wake", "sys.sp_getapplock"}, steps)
 	require.False(t, slices.Contains(steps, "sys.sp_releaseapplock"), "no lock, nothing to release")
+}
+
+// TestCaptureStartsOnADatabaseWithNoLSNYet: fn_cdc_get_max_lsn answers
+// NULL before the capture job logged anything; capture starts from the
+// zero LSN and reads nothing until the highest LSN moves.
+func TestCaptureStartsOnADatabaseWithNoLSNYet(t *testing.T) {
+	t.Parallel()
+	steps, status := runCapture(t, cdcScriptMax(0, nil), func(steps []string, status error) bool {
+		return status == nil && len(steps) > 15
+	})
+	require.NoError(t, status)
+	require.NotContains(t, steps, "cdc.fn_cdc_get_all_changes")
 }
