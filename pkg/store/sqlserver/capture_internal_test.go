@@ -23,7 +23,9 @@ var captureMarkers = []string{"sys.sp_getapplock", "sys.sp_releaseapplock", "is_
 
 // cdcScript answers as a SQL Server with change data capture ready, no
 // registration yet, and lockStatus from sp_getapplock.
-func cdcScript(lockStatus int64) sqlfake.Script { return cdcScriptMax(lockStatus, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 5}) }
+func cdcScript(lockStatus int64) sqlfake.Script {
+	return cdcScriptMax(lockStatus, []byte{0, 0, 0, 0, 0, 0, 0, 0, 0, 5})
+}
 
 // cdcScriptMax is cdcScript with max as the highest LSN (nil: NULL).
 func cdcScriptMax(lockStatus int64, maxLSN []byte) sqlfake.Script {
