@@ -44,11 +44,13 @@ func ParseLSN(s string) (LSN, error) {
 // checkStored decides on the stored LSN of offsets.dat (file names it in
 // the report) against the range the change table holds now: it returns
 // the LSN to read after, or a state-corrupt fault when the LSN does not
-// parse, lies ahead of the highest LSN (the file was changed or belongs to
-// another server) or before the lowest one still held (cleanup removed
-// changes capture never saw, or the instance was recreated). Either way
-// reading on would skip or replay changes without an operator's word. The
-// zero LSN (unset) is never before the range. It is pure.
+// parse or lies ahead of the highest LSN (the file was changed or belongs
+// to another server: reading on would skip changes). A position before
+// the lowest LSN still held is no fault: the change table's cleanup moves
+// that bound on an idle table while capture is stopped, and capture only
+// wakes delivery, which polls anyway, so the reader wakes it once and goes
+// on from the lowest LSN (catchUp), as PostgreSQL capture does with a
+// position behind its slot. It is pure.
 func checkStored(file, stored string, low, high LSN) (LSN, *capture.Fault) {
 	pos, err := ParseLSN(stored)
 	if err != nil {
@@ -58,11 +60,6 @@ func checkStored(file, stored string, low, high LSN) (LSN, *capture.Fault) {
 		return nil, &capture.Fault{Kind: capture.FaultStateCorrupt, Detail: fmt.Sprintf(
 			"%s holds LSN %s, ahead of the highest LSN of the database %s: the file was changed or belongs to another server",
 			file, pos, high)}
-	}
-	if low != nil && pos.Before(low) && !pos.unset() {
-		return nil, &capture.Fault{Kind: capture.FaultStateCorrupt, Detail: fmt.Sprintf(
-			"%s holds LSN %s, before the lowest LSN %s that the change table still holds: cleanup removed changes that capture never read, or the capture instance was recreated",
-			file, pos, low)}
 	}
 	return pos, nil
 }

@@ -3,7 +3,6 @@ package sqlserver
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/alternayte/queuebox/pkg/backoff"
@@ -48,10 +47,13 @@ func (r *Runner) batch(ctx context.Context, pos LSN) (LSN, error) {
 		}
 	}
 	if low != nil && pos.Before(low) {
-		// Cleanup overtook the reader while it ran: the same decision as
-		// at the start.
-		if _, fault := checkStored(filepath.Join(r.opts.Settings.StateDirectory, "offsets.dat"), pos.String(), low, high); fault != nil {
-			return pos, fault
+		// Cleanup removed changes after pos before capture read them (an
+		// idle table while capture was stopped, or a reader slower than
+		// the retention): wake delivery once for whatever they held.
+		r.opts.Logger.Warn("the capture position is before the lowest LSN the change table holds; delivery is woken once and reading goes on from the lowest LSN",
+			"position", pos.String(), "lowest", low.String())
+		if pos, err = r.firstLSN(ctx, low, high); err != nil || !pos.Before(high) {
+			return pos, err
 		}
 	}
 	n, err := r.conn.Inserts(ctx, pos, high)
