@@ -154,8 +154,15 @@ func (s *syncBuffer) String() string {
 // printed when the test failed.
 func start(t *testing.T, name string, env map[string]string, args ...string) *process {
 	t.Helper()
+	return startIn(t, "", name, env, args...)
+}
+
+// startIn is start with the working directory dir ("" is the test's).
+func startIn(t *testing.T, dir, name string, env map[string]string, args ...string) *process {
+	t.Helper()
 	p := &process{name: name, out: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(binary(t, name), args...)
+	p.cmd.Dir = dir
 	p.cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "QUEUEBOX_CONFIG_FILE=/nonexistent/queuebox.yml"}
 	for k, v := range env {
 		p.cmd.Env = append(p.cmd.Env, k+"="+v)

@@ -24,7 +24,7 @@ const about = `queuebox runs QueueBox in one process.
 Usage:
   queuebox [run] [--roles ingest,relay,deliver,capture]
   queuebox health [--url URL]
-  queuebox dev [--data DIR]
+  queuebox dev [--data DIR] [--config FILE]
 
 Commands:
   run     serve the roles (the default): every role, or those that --roles

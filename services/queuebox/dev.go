@@ -35,6 +35,7 @@ with capture, and a demo receiver that prints each delivery. It listens on
 // devFlags are the settings of queuebox dev.
 type devFlags struct {
 	data         string
+	config       string
 	pgBin        string
 	httpPort     int
 	receiverPort int
@@ -46,6 +47,8 @@ func devCmd(args []string, stdout, stderr io.Writer) int {
 	flags := run.NewFlagSet(b.Name, stderr)
 	var f devFlags
 	flags.StringVar(&f.data, "data", "", "keep the PostgreSQL data and capture state in this folder between runs (default: a temporary folder, removed on exit)")
+	flags.StringVar(&f.config, "config", "", "merge this configuration file (such as examples/queuebox.yml) over the dev defaults in place of the demo routing; "+
+		"the database, the data port and capture stay dev's, and "+composeReceiver+" means the demo receiver")
 	flags.StringVar(&f.pgBin, "pg-bin", "", "the folder of initdb and postgres (default: the newest /usr/lib/postgresql/*/bin, else PATH)")
 	flags.IntVar(&f.httpPort, "http-port", 8080, "the data port of QueueBox on 127.0.0.1")
 	flags.IntVar(&f.receiverPort, "receiver-port", 9999, "the port of the demo receiver on 127.0.0.1")
@@ -109,7 +112,7 @@ func dev(f devFlags, stdout, stderr io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(stdout, "PostgreSQL and the schema ready in %s; starting every role\n", time.Since(started).Round(10*time.Millisecond))
-	go announce(ctx, f.httpPort, stdout, devTry(c.port, f.httpPort, root, keep))
+	go announce(ctx, f.httpPort, stdout, devTry(c.port, f, root, keep))
 	b := wiring.Binary(name, about, roles...)
 	b.Host = "127.0.0.1"
 	if code := run.Start(b, stderr); code != 0 {
@@ -152,8 +155,12 @@ func devEnvironment(root string, pgPort int, f devFlags) error {
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		return err
 	}
+	text, err := devConfig(f, pgPort, state)
+	if err != nil {
+		return err
+	}
 	file := filepath.Join(root, "queuebox.yml")
-	if err := os.WriteFile(file, []byte(devConfig(pgPort, f.httpPort, f.receiverPort, state)), 0o600); err != nil {
+	if err := os.WriteFile(file, text, 0o600); err != nil {
 		return err
 	}
 	if os.Getenv("QUEUEBOX_LOG_FORMAT") == "" {

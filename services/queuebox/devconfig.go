@@ -1,30 +1,18 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
-// devConfig is the configuration of queuebox dev: the demo of the local
-// stack (deploy/local/queuebox.yml) with capture on, against the private
-// cluster, delivering to the in-process receiver.
-func devConfig(pgPort, httpPort, receiverPort int, stateDir string) string {
-	return fmt.Sprintf(`server:
-  httpPort: %d
-database:
-  url: jdbc:postgresql://127.0.0.1:%d/queuebox
-  username: postgres
-  password: ""
-  poolSize: 10
-outbox:
+// devBase is the part of the configuration of queuebox dev that a
+// --config file is merged over: the settings a first try needs (capture
+// on, the relay, the admin routes with a demo token).
+const devBase = `outbox:
   pollIntervalMs: 1000
   retryBaseDelayMs: 1000
   maxAttempts: 5
   shutdownTimeoutMs: 5000
-  capture:
-    enabled: true
-    mode: postgres-logical
-    slot: queuebox_dev
-    publication: %s
-    stateDirectory: %s
-    reconciliationIntervalMs: 5000
 inbox:
   relay:
     enabled: true
@@ -33,8 +21,17 @@ admin:
   enabled: true
   auth:
     type: bearer
-    token: %s
-destinations:
+    token: ` + devAdminToken + `
+database:
+  poolSize: 10
+`
+
+// devDemo is the routing of queuebox dev without --config: the demo of
+// the local stack (deploy/local/queuebox.yml), delivering to the
+// in-process receiver. A --config file replaces it, so only the file's
+// sources answer, as in the Compose stack the file belongs to.
+func devDemo(receiverPort int) string {
+	return fmt.Sprintf(`destinations:
   receiver:
     type: http
     baseUrl: http://127.0.0.1:%d
@@ -60,7 +57,7 @@ sources:
     path: /orders
     idempotencyKeyPath: $.id
     consumption: pull
-`, httpPort, pgPort, devPublication, stateDir, devAdminToken, receiverPort)
+`, receiverPort)
 }
 
 const (
@@ -68,33 +65,43 @@ const (
 	devAdminToken  = "demo-admin-token"
 )
 
-// devTry is what queuebox dev prints once everything is ready.
-func devTry(pgPort, httpPort int, dir string, keep bool) string {
+// devTry is what queuebox dev prints once everything is ready: where
+// everything is, and lines to try. The demo's sources exist only without
+// --config, so a configuration file of the user's gets the general lines.
+func devTry(pgPort int, f devFlags, dir string, keep bool) string {
 	psql := fmt.Sprintf("psql -h 127.0.0.1 -p %d -U postgres -d queuebox", pgPort)
 	left := "Ctrl-C stops everything and removes " + dir
 	if keep {
 		left = "Ctrl-C stops everything; the data stays in " + dir
 	}
-	return fmt.Sprintf(`
+	head := fmt.Sprintf(`
 QueueBox is ready: every role, capture included, on http://127.0.0.1:%[2]d
 PostgreSQL: 127.0.0.1:%[1]d (user postgres, database queuebox), data in %[3]s
+`, pgPort, f.httpPort, dir)
+	tail := fmt.Sprintf(`
+Replay what was sent, health and metrics:
+  curl -X POST http://127.0.0.1:%[1]d/admin/replay -H 'Authorization: Bearer %[2]s' -d '{"destination":"%[3]s"}'
+  curl -s http://127.0.0.1:%[1]d/health/ready
+  curl -s http://127.0.0.1:%[1]d/metrics | grep ^queuebox
 
+%[4]s.
+`, f.httpPort, devAdminToken, "receiver", left)
+	if f.config != "" {
+		return head + fmt.Sprintf(`Configuration: %[1]s over the dev defaults (%[2]s is the demo receiver, whose lines start with "receiver:")
+  %[3]s -c "SELECT topic, key, state, attempt FROM outbox"
+  %[3]s -c "SELECT source, idempotency_key, consumption, state FROM inbox"
+`, f.config, composeReceiver, psql) + strings.Replace(tail, `"destination":"receiver"`, `"destination":"<name>"`, 1)
+	}
+	return head + fmt.Sprintf(`
 Deliver an outbox row to the demo receiver (its lines start with "receiver:"):
-  %[4]s -c "INSERT INTO outbox (topic, key, payload) VALUES ('order.created', 'order-1001', '{\"orderId\":\"1001\",\"amount\":42}')"
-  %[4]s -c "SELECT topic, key, state, attempt FROM outbox"
+  %[2]s -c "INSERT INTO outbox (topic, key, payload) VALUES ('order.created', 'order-1001', '{\"orderId\":\"1001\",\"amount\":42}')"
+  %[2]s -c "SELECT topic, key, state, attempt FROM outbox"
 
 Post a webhook (stored once, relayed to the outbox, delivered):
-  curl -i -X POST http://127.0.0.1:%[2]d/inbox/webhooks -H 'Content-Type: application/json' -d '{"id":"evt-1","type":"payment.completed","orderId":"1001"}'
+  curl -i -X POST http://127.0.0.1:%[1]d/inbox/webhooks -H 'Content-Type: application/json' -d '{"id":"evt-1","type":"payment.completed","orderId":"1001"}'
 
 A pull source keeps its rows for your worker:
-  curl -i -X POST http://127.0.0.1:%[2]d/inbox/orders -H 'Content-Type: application/json' -d '{"id":"order-1","total":42}'
-  %[4]s -c "SELECT source, idempotency_key, consumption, state FROM inbox"
-
-Replay what was sent to the receiver, health and metrics:
-  curl -X POST http://127.0.0.1:%[2]d/admin/replay -H 'Authorization: Bearer %[5]s' -d '{"destination":"receiver"}'
-  curl -s http://127.0.0.1:%[2]d/health/ready
-  curl -s http://127.0.0.1:%[2]d/metrics | grep ^queuebox
-
-%[6]s.
-`, pgPort, httpPort, dir, psql, devAdminToken, left)
+  curl -i -X POST http://127.0.0.1:%[1]d/inbox/orders -H 'Content-Type: application/json' -d '{"id":"order-1","total":42}'
+  %[2]s -c "SELECT source, idempotency_key, consumption, state FROM inbox"
+`, f.httpPort, psql) + tail
 }
