@@ -23,12 +23,15 @@ const about = `queuebox runs QueueBox in one process.
 
 Usage:
   queuebox [run] [--roles ingest,relay,deliver,capture]
+  queuebox migrate
   queuebox health [--url URL]
   queuebox dev [--data DIR] [--config FILE]
 
 Commands:
   run     serve the roles (the default): every role, or those that --roles
           or QUEUEBOX_ROLES names, on one database pool and one data port
+  migrate apply the migrations to the configured database and exit 0, or
+          name the problem and exit 1
   health  probe the health route once; exit 0 on a 2xx answer, 1 otherwise
   dev     a private PostgreSQL, every role and a demo receiver on 127.0.0.1,
           for a first try without Docker; Ctrl-C removes everything`
@@ -46,8 +49,10 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		return healthCmd(args, stdout, stderr)
 	case "dev":
 		return devCmd(args, stdout, stderr)
+	case "migrate":
+		return migrateCmd(args, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "%s: unknown command %q; the commands are run, health and dev (see %s --help)\n", name, cmd, name)
+	fmt.Fprintf(stderr, "%s: unknown command %q; the commands are run, migrate, health and dev (see %s --help)\n", name, cmd, name)
 	return 2
 }
 

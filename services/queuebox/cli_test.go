@@ -23,6 +23,8 @@ func TestCLI(t *testing.T) {
 			"queuebox " + buildinfo.Version + "\nroles: relay,deliver\n", ""},
 		{"help lists the commands and roles", []string{"--help"}, 0, "queuebox health [--url URL]", ""},
 		{"help of health", []string{"health", "--help"}, 0, "exits 0 when the route answers 2xx", ""},
+		{"help of migrate", []string{"migrate", "--help"}, 0, "applies the migrations", ""},
+		{"stray argument to migrate", []string{"migrate", "now"}, 2, "", `unexpected argument "now"`},
 		{"unknown command", []string{"serve"}, 2, "", `unknown command "serve"`},
 		{"unknown role", []string{"run", "--roles", "ingest,router"}, 2, "", "ingest, relay, deliver, capture"},
 		{"stray argument", []string{"run", "extra"}, 2, "", `unexpected argument "extra"`},

@@ -15,11 +15,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/run"
-	"github.com/alternayte/queuebox/pkg/store"
 	"github.com/alternayte/queuebox/pkg/transform"
 	"github.com/alternayte/queuebox/services/internal/wiring"
 )
@@ -189,12 +187,9 @@ func devDatabase(ctx context.Context, c *cluster) error {
 	if err != nil {
 		return err
 	}
-	stores, err := store.Open(ctx, cfg.Database, store.Options{PoolName: "queuebox-dev", Registerer: prometheus.NewRegistry(),
-		Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
+	if err := migrate(ctx, cfg.Database, slog.New(slog.DiscardHandler)); err != nil {
 		return err
 	}
-	stores.Close()
 	conn, err = pgx.Connect(ctx, c.url("queuebox"))
 	if err != nil {
 		return err

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os/signal"
+	"syscall"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/run"
+	"github.com/alternayte/queuebox/pkg/store"
+	"github.com/alternayte/queuebox/pkg/transform"
+)
+
+const migrateAbout = `queuebox migrate applies the migrations to the configured database and
+exits: 0 when the schema is up to date, 1 with the problem named otherwise.
+It runs what every role runs at its start with database.migrate: true,
+whatever database.migrate says, so a Job can migrate for replicas that run
+with database.migrate: false. The configuration comes from the same
+QUEUEBOX_ variables and QUEUEBOX_CONFIG_FILE as the server; point
+QUEUEBOX_DATABASE_USERNAME and QUEUEBOX_DATABASE_PASSWORD at an account
+with the right to change the schema.`
+
+// migrateCmd migrates the configured database once and returns the exit
+// code.
+func migrateCmd(args []string, stdout, stderr io.Writer) int {
+	b := run.Binary{Name: name + " migrate", About: migrateAbout}
+	flags := run.NewFlagSet(b.Name, stderr)
+	if code, stop := run.Parse(flags, b, args, stdout); stop {
+		return code
+	}
+	if flags.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", b.Name, flags.Arg(0))
+		return 2
+	}
+	boot, err := config.LoadBootstrap()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", b.Name, err)
+		return 1
+	}
+	log := run.NewLogger(stderr, boot.LogLevel, boot.LogFormat).With("service", b.Name)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	cfg, err := config.Load(config.Options{CompileExpression: transform.Check})
+	if err == nil {
+		err = migrate(ctx, cfg.Database, log)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", b.Name, config.FormatError(err))
+		return 1
+	}
+	fmt.Fprintln(stdout, "the schema is up to date")
+	return 0
+}
+
+// migrate connects to the database, applies the migrations that are
+// missing and checks the schema, with the runner every role uses at its
+// start; it closes what it opened.
+func migrate(ctx context.Context, db config.Database, log *slog.Logger) error {
+	db.Migrate = true
+	stores, err := store.Open(ctx, db, store.Options{PoolName: "queuebox-migrate", Registerer: prometheus.NewRegistry(), Logger: log})
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	stores.Close()
+	return nil
+}
