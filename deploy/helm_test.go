@@ -190,6 +190,10 @@ func TestHelmChartRendersBothModes(t *testing.T) {
 
 			migrate := vals["migrate"].(map[string]any)["job"] == true
 			require.Equal(t, migrate, kinds["Job"] == 1)
+			if migrate {
+				checkMigrateJob(t, v, v.jobs[0], "queuebox-migrate-config", "queuebox-secrets")
+				requireHookConfig(t, objs, v.config)
+			}
 			for _, d := range v.deployments {
 				cfg := containerConfig(t, v, d.Spec.Template.Spec.Containers[0])
 				require.Equal(t, !migrate, cfg.Database.Migrate, d.Name)
@@ -311,4 +315,20 @@ func requireSelectsOne(t *testing.T, what string, sel map[string]string, deploym
 		}
 	}
 	require.Len(t, hit, 1, "%s selects %v", what, hit)
+}
+
+// requireHookConfig: the migrate hook runs before the chart's ConfigMap
+// exists, so its own copy is a hook that comes first and holds the same
+// configuration.
+func requireHookConfig(t *testing.T, objs []object, config string) {
+	t.Helper()
+	for _, o := range objs {
+		if cm, ok := o.Value.(*corev1.ConfigMap); ok && cm.Name == "queuebox-migrate-config" {
+			require.Equal(t, config, cm.Data["queuebox.yml"])
+			require.Equal(t, "pre-install,pre-upgrade", cm.Annotations["helm.sh/hook"])
+			require.Equal(t, "-1", cm.Annotations["helm.sh/hook-weight"])
+			return
+		}
+	}
+	t.Fatal("no ConfigMap queuebox-migrate-config for the migrate hook")
 }

@@ -134,7 +134,8 @@ func containerConfig(t *testing.T, v variant, c corev1.Container) *config.Config
 		}
 		env = append(env, e.Name+"="+e.Value)
 	}
-	return loadConfig(t, v.config, secretFiles(t, v.config), env...)
+	// A variable's file: reference (the migrate Job's password) too.
+	return loadConfig(t, v.config, secretFiles(t, v.config+" "+strings.Join(env, " ")), env...)
 }
 
 // The one-process Deployment is page 20's, hardened: two replicas of the
@@ -244,7 +245,7 @@ func TestKubernetesIngressPublishesTheInboxOnly(t *testing.T) {
 }
 
 // The migrate variant turns database.migrate off on the pods and runs a
-// Job that mounts the migration files where it reads them.
+// Job of queuebox migrate on the pods' configuration.
 func TestKubernetesMigrateVariant(t *testing.T) {
 	t.Parallel()
 	v := loadVariant(t, ".", "migrate")
@@ -254,21 +255,44 @@ func TestKubernetesMigrateVariant(t *testing.T) {
 	require.Equal(t, v.deployments[0].Spec.Template.Spec.Containers[0].Name, patch.Name, "the patch names the container it changes")
 	cfg := containerConfig(t, v, corev1.Container{Name: patch.Name, Env: append(v.deployments[0].Spec.Template.Spec.Containers[0].Env, patch.Env...)})
 	require.False(t, cfg.Database.Migrate)
+	checkMigrateJob(t, v, v.jobs[0], "queuebox-config", "queuebox-secrets")
+}
 
-	job := v.jobs[0].Spec.Template.Spec
-	require.Equal(t, corev1.RestartPolicyNever, job.RestartPolicy)
-	env := map[string]string{}
-	for _, e := range job.Containers[0].Env {
-		env[e.Name] = e.Value
+// checkMigrateJob: the Job runs queuebox migrate from the pods' image on
+// the pods' database, with the configuration from configMap, the pods'
+// secret files, and the owner's password from a Secret of its own; no
+// other image and no migration files to mount.
+func checkMigrateJob(t *testing.T, v variant, job *batchv1.Job, configMap, secrets string) {
+	t.Helper()
+	pod := job.Spec.Template.Spec
+	require.Equal(t, corev1.RestartPolicyNever, pod.RestartPolicy)
+	require.Len(t, pod.Containers, 1)
+	c := pod.Containers[0]
+	require.Equal(t, []string{"queuebox", "migrate"}, c.Command)
+	app := v.deployments[0].Spec.Template.Spec.Containers[0]
+	require.Equal(t, app.Image, c.Image, "the Job runs the release the pods run")
+	cfg := containerConfig(t, v, c)
+	require.Equal(t, containerConfig(t, v, app).Database.URL, cfg.Database.URL, "the Job migrates the database the pods use")
+	require.NotEqual(t, containerConfig(t, v, app).Database.Username, cfg.Database.Username, "the schema owner's account")
+	require.Equal(t, "from-migrate-password", cfg.Database.Password.Reveal())
+
+	mounts := map[string]string{}
+	for _, m := range c.VolumeMounts {
+		mounts[m.MountPath] = m.Name
 	}
-	location, ok := strings.CutPrefix(env["FLYWAY_LOCATIONS"], "filesystem:")
-	require.True(t, ok)
-	var mounted bool
-	for _, m := range job.Containers[0].VolumeMounts {
-		mounted = mounted || m.MountPath == location
+	vols := map[string]corev1.Volume{}
+	for _, vol := range pod.Volumes {
+		vols[vol.Name] = vol
 	}
-	require.True(t, mounted, "the migration files are mounted at %s", location)
-	require.Equal(t, cfg.Database.URL, env["FLYWAY_URL"], "the Job migrates the database the pods use")
+	require.Len(t, vols, 2, "the configuration and the secrets, nothing else")
+	require.Equal(t, configMap, vols[mounts["/etc/queuebox"]].ConfigMap.Name)
+	projected := vols[mounts["/run/secrets"]].Projected
+	require.NotNil(t, projected)
+	require.Len(t, projected.Sources, 2)
+	require.Equal(t, secrets, projected.Sources[0].Secret.Name)
+	own := projected.Sources[1].Secret
+	require.NotEqual(t, secrets, own.Name)
+	require.Equal(t, []corev1.KeyToPath{{Key: "password", Path: "migrate-password"}}, own.Items)
 }
 
 // checkPod applies the rules every QueueBox pod follows and returns its
