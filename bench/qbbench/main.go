@@ -197,6 +197,7 @@ var scenarios = []scenario{
 	{"brokers", (*bench).brokers},
 	{"signing", (*bench).signing},
 	{"flow", (*bench).flow},
+	{"single", (*bench).single},
 }
 
 func scenarioNames() []string {
@@ -220,8 +221,8 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "qbbench:", err)
 		return 2
 	}
-	for _, role := range []string{"deliver", "ingest", "relay", "capture"} {
-		if _, err := os.Stat(fmt.Sprintf("%s/queuebox-%s", o.binDir, role)); err != nil {
+	for _, bin := range []string{"queuebox-deliver", "queuebox-ingest", "queuebox-relay", "queuebox-capture", "queuebox"} {
+		if _, err := os.Stat(fmt.Sprintf("%s/%s", o.binDir, bin)); err != nil {
 			fmt.Fprintf(os.Stderr, "qbbench: %v (run make build or pass -bin)\n", err)
 			return 1
 		}

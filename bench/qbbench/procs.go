@@ -36,7 +36,10 @@ const stopTimeout = 45 * time.Second
 // startAttempts bounds the starts of one binary whose data port was taken.
 const startAttempts = 3
 
-// startBinary starts bin/queuebox-<role> with exactly env (plus PATH and
+// singleRole names the one-process binary bin/queuebox to startBinary.
+const singleRole = "single"
+
+// startBinary starts bin/queuebox-<role> (bin/queuebox for singleRole) with exactly env (plus PATH and
 // HOME, no configuration file, warn-level logs) on a free data port and
 // waits until it answers /health/live. A binary that exits or does not
 // answer in time is an error.
@@ -61,7 +64,11 @@ func startOnce(ctx context.Context, binDir, role string, env map[string]string) 
 	if err != nil {
 		return nil, err
 	}
-	p := &proc{name: "queuebox-" + role, port: port, out: &tail{max: 16 << 10}, done: make(chan struct{})}
+	name := "queuebox-" + role
+	if role == singleRole {
+		name = "queuebox" // every role in one process
+	}
+	p := &proc{name: name, port: port, out: &tail{max: 16 << 10}, done: make(chan struct{})}
 	p.cmd = exec.Command(filepath.Join(binDir, p.name))
 	p.cmd.Env = []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"),
