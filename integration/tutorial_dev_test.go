@@ -253,4 +253,3 @@ func TestTutorialReceiveAWebhookOnMakeRun(t *testing.T) {
 	// The TypeScript and C# workers belong to their clients' tests.
 	w.requireAllRan(t, "npm ", "node worker.ts", "dotnet ")
 }
-
