@@ -144,8 +144,8 @@ func TestSingleProcessUnionOfHealthAndMetrics(t *testing.T) {
 	admin.waitHTTP(t, "/health/ready", http.StatusOK)
 	code, components := readyComponents(t, admin.url("/health/ready"))
 	require.Equal(t, http.StatusOK, code)
-	require.Equal(t, []string{"database", "inbox-relay", "outbox-capture", "outbox-poller", "retention-service"},
-		componentNames(components))
+	require.Equal(t, []string{"database", "destination.webhook", "inbox-relay", "outbox-capture", "outbox-poller", "retention-service"},
+		componentNames(components), "the flow-control state of each destination shows beside the roles' components")
 	code, _ = get(t, qb.url("/health/ready"))
 	require.Equal(t, http.StatusNotFound, code, "the data port serves no health route with a management port")
 
