@@ -23,13 +23,14 @@ CREATE TABLE chaos_audit (
     token       uuid,
     old_attempt int NOT NULL,
     new_attempt int NOT NULL,
+    rescheduled boolean NOT NULL,
     actor       text NOT NULL
 );
 CREATE FUNCTION chaos_audit_row() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    INSERT INTO chaos_audit (id, key, old_state, new_state, token, old_attempt, new_attempt, actor)
+    INSERT INTO chaos_audit (id, key, old_state, new_state, token, old_attempt, new_attempt, rescheduled, actor)
     VALUES (NEW.id, NEW.key, OLD.state, NEW.state, NEW.claim_token, OLD.attempt, NEW.attempt,
-            current_setting('application_name'));
+            OLD.scheduled_at IS DISTINCT FROM NEW.scheduled_at, current_setting('application_name'));
     RETURN NULL;
 END $$;
 CREATE TRIGGER chaos_audit AFTER UPDATE ON outbox FOR EACH ROW
@@ -38,12 +39,15 @@ CREATE TRIGGER chaos_audit AFTER UPDATE ON outbox FOR EACH ROW
 type auditEvent struct {
 	id, key, from, to, token, actor string
 	oldAttempt, newAttempt          int
+	// rescheduled tells a deferral (back to pending at a later time, no
+	// attempt spent) from a reclaim, which leaves scheduled_at alone.
+	rescheduled bool
 }
 
 // claimSpan is one claim of a row: who took it, and how it ended.
 type claimSpan struct {
 	id, key, owner, token string
-	// end is sent, dead, retry or reclaim; endActor is who wrote it.
+	// end is sent, dead, retry, defer or reclaim; endActor is who wrote it.
 	end, endActor string
 }
 
@@ -59,14 +63,14 @@ func readAudit(t *testing.T, db database) []auditEvent {
 	t.Helper()
 	rows, err := db.connect(t).Query(context.Background(),
 		`SELECT id::text, coalesce(key, ''), old_state, new_state, coalesce(token::text, ''),
-		        old_attempt, new_attempt, actor
+		        old_attempt, new_attempt, rescheduled, actor
 		 FROM chaos_audit ORDER BY n`)
 	require.NoError(t, err)
 	defer rows.Close()
 	var out []auditEvent
 	for rows.Next() {
 		var e auditEvent
-		require.NoError(t, rows.Scan(&e.id, &e.key, &e.from, &e.to, &e.token, &e.oldAttempt, &e.newAttempt, &e.actor))
+		require.NoError(t, rows.Scan(&e.id, &e.key, &e.from, &e.to, &e.token, &e.oldAttempt, &e.newAttempt, &e.rescheduled, &e.actor))
 		out = append(out, e)
 	}
 	require.NoError(t, rows.Err())
@@ -113,6 +117,10 @@ func endKind(e auditEvent) string {
 	switch {
 	case e.to == "pending" && e.newAttempt == e.oldAttempt+1:
 		return "retry"
+	case e.to == "pending" && e.rescheduled:
+		// Flow control put the row back without an attempt: the owner's
+		// outcome like any other, checked as such.
+		return "defer"
 	case e.to == "pending":
 		return "reclaim"
 	default:
