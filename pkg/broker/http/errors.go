@@ -52,6 +52,10 @@ type Error struct {
 // Error returns the redacted description.
 func (e *Error) Error() string { return e.msg }
 
+// HTTPStatusCode returns StatusCode; tracing reads it through an
+// interface, so it needs no import of this package.
+func (e *Error) HTTPStatusCode() int { return e.StatusCode }
+
 // Unwrap returns context.Canceled or context.DeadlineExceeded when the
 // attempt ended that way, so errors.Is works on them, and nil otherwise.
 func (e *Error) Unwrap() error { return e.cause }

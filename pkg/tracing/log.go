@@ -1,0 +1,38 @@
+package tracing
+
+import (
+	"context"
+	"log/slog"
+
+	"go.opentelemetry.io/otel/trace"
+)
+
+// LogHandler adds trace_id and span_id to every record logged with a
+// context that holds a valid span context, and passes every record to the
+// handler it wraps. It is as safe for concurrent use as that handler.
+type LogHandler struct{ next slog.Handler }
+
+var _ slog.Handler = LogHandler{}
+
+// NewLogHandler wraps next.
+func NewLogHandler(next slog.Handler) LogHandler { return LogHandler{next: next} }
+
+// Enabled reports what the wrapped handler reports.
+func (h LogHandler) Enabled(ctx context.Context, l slog.Level) bool { return h.next.Enabled(ctx, l) }
+
+// Handle adds the trace ids of ctx, when there are any, and hands r on.
+func (h LogHandler) Handle(ctx context.Context, r slog.Record) error {
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		r = r.Clone()
+		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
+	}
+	return h.next.Handle(ctx, r)
+}
+
+// WithAttrs wraps the wrapped handler's WithAttrs.
+func (h LogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return LogHandler{next: h.next.WithAttrs(attrs)}
+}
+
+// WithGroup wraps the wrapped handler's WithGroup.
+func (h LogHandler) WithGroup(name string) slog.Handler { return LogHandler{next: h.next.WithGroup(name)} }
