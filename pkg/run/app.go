@@ -170,6 +170,12 @@ func Start(b Binary, stderr io.Writer) int {
 	log := NewLogger(stderr, boot.LogLevel, boot.LogFormat).With("service", b.Name)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	stopTracing, err := startTracing(ctx, b.Name, os.Stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", b.Name, err)
+		return 1
+	}
+	defer stopTracing(log)
 	if err := run(ctx, b, log); err != nil {
 		log.Error("stopped with an error", "err", err)
 		fmt.Fprintf(stderr, "%s: %s\n", b.Name, config.FormatError(err))
@@ -195,6 +201,7 @@ func run(ctx context.Context, b Binary, log *slog.Logger) error {
 	app.Health.Add("database", app.Stores.Ping)
 
 	servers := newServers(app, b.Host)
+	traceInbox(app.Data)
 	components, err := b.Wire(ctx, app)
 	if err != nil {
 		return err

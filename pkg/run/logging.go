@@ -4,6 +4,8 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+
+	"github.com/alternayte/queuebox/pkg/tracing"
 )
 
 // NewLogger returns the process logger: JSON lines by default, text when
@@ -21,8 +23,9 @@ func NewLogger(w io.Writer, level, format string) *slog.Logger {
 		lvl = slog.LevelInfo
 	}
 	opts := &slog.HandlerOptions{Level: lvl}
+	// Every line logged with a traced context carries trace_id and span_id.
 	if strings.EqualFold(format, "text") {
-		return slog.New(slog.NewTextHandler(w, opts))
+		return slog.New(tracing.NewLogHandler(slog.NewTextHandler(w, opts)))
 	}
-	return slog.New(slog.NewJSONHandler(w, opts))
+	return slog.New(tracing.NewLogHandler(slog.NewJSONHandler(w, opts)))
 }

@@ -16,11 +16,23 @@ import (
 	"github.com/alternayte/queuebox/pkg/tracing"
 )
 
-func TestEchoServerSpanRewritesTraceparent(t *testing.T) {
+func TestServerSpanRewritesTraceparent(t *testing.T) {
 	t.Parallel()
 	rec, tp := newRecorder()
 	e := echo.New()
-	e.Use(tracing.Echo(tracing.ServerOptions{TracerProvider: tp, Propagator: propagation.TraceContext{}}))
+	server := tracing.NewServer(tracing.ServerOptions{TracerProvider: tp, Propagator: propagation.TraceContext{}})
+	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if c.Request().Method != http.MethodPost {
+				return next(c)
+			}
+			r, end := server.Start(c.Request(), c.Path())
+			c.SetRequest(r)
+			err := next(c)
+			end(c.Response().Status)
+			return err
+		}
+	})
 	var stored string
 	e.POST("/webhooks/:source", func(c echo.Context) error {
 		stored = c.Request().Header.Get("traceparent")

@@ -14,6 +14,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
 	"github.com/alternayte/queuebox/pkg/run"
+	"github.com/alternayte/queuebox/pkg/tracing"
 	"github.com/alternayte/queuebox/pkg/webhooksig"
 )
 
@@ -48,7 +49,9 @@ func newPublishers(_ context.Context, app *run.App, redactor *redact.Redactor) (
 		if err != nil {
 			return nil, fmt.Errorf("destinations.%s: %w", name, err)
 		}
-		out[name] = p
+		// Outermost, so the send span covers the signing too; the
+		// signature covers no header, so the traceparent changes none.
+		out[name] = tracing.WrapPublisher(p, tracing.PublisherOptions{System: string(d.Kind), Destination: name})
 	}
 	return out, nil
 }

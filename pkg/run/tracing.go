@@ -1,0 +1,60 @@
+package run
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/alternayte/queuebox/pkg/tracing"
+)
+
+// traceInbox gives every POST of e (the inbox routes; on a shared router
+// also the admin actions) a server span when tracing is on; see
+// tracing.Server. Other methods pass through: health and metrics scrapes
+// would only add noise.
+func traceInbox(e *echo.Echo) {
+	if !tracing.Active() {
+		return
+	}
+	server := tracing.NewServer(tracing.ServerOptions{})
+	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if c.Request().Method != http.MethodPost {
+				return next(c)
+			}
+			r, end := server.Start(c.Request(), c.Path())
+			c.SetRequest(r)
+			if err := next(c); err != nil {
+				// Let the router write the error now, so the span sees
+				// the status that the client gets.
+				c.Error(err)
+			}
+			end(c.Response().Status)
+			return nil
+		}
+	})
+}
+
+// tracingFlushTimeout bounds the export of the last spans on exit.
+const tracingFlushTimeout = 5 * time.Second
+
+// startTracing installs the tracer provider that the OTEL_* variables ask
+// for (none when they ask for nothing) and returns its bounded shutdown,
+// which logs a failed flush and never fails the exit.
+func startTracing(ctx context.Context, name string, console io.Writer) (func(*slog.Logger), error) {
+	shutdown, err := tracing.Setup(ctx, name, tracing.OSEnv, console)
+	if err != nil {
+		return nil, err
+	}
+	return func(log *slog.Logger) {
+		flushCtx, cancel := context.WithTimeout(context.Background(), tracingFlushTimeout)
+		defer cancel()
+		if err := shutdown(flushCtx); err != nil {
+			log.Warn("tracing: the last spans were not exported", "err", err)
+		}
+	}, nil
+}
