@@ -3,7 +3,6 @@ package tracing
 import (
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"encoding/hex"
 	"strings"
 
@@ -35,17 +34,11 @@ func RowTraceID(rowID string) (trace.TraceID, bool) {
 	return id, true
 }
 
-// FirstSpanID returns the span id of the first attempt of a row whose
-// trace is RowTraceID: later attempts link to it.
-func FirstSpanID(id trace.TraceID) trace.SpanID {
-	var s trace.SpanID
-	binary.BigEndian.PutUint64(s[:], binary.BigEndian.Uint64(id[:8])^binary.BigEndian.Uint64(id[8:])|1)
-	return s
-}
-
 // IDGenerator returns random ids, except for a root span started in a
-// context of withRowTrace: that one takes the row's trace id, and on the
-// first attempt the row's FirstSpanID. It is safe for concurrent use.
+// context of withRowTrace: that one takes the row's trace id. Span ids
+// stay random: a replayed row starts again at attempt 0, so an id derived
+// from the row and the attempt would repeat within the trace. It is safe
+// for concurrent use.
 type IDGenerator struct{}
 
 var _ sdktrace.IDGenerator = IDGenerator{}
@@ -57,9 +50,6 @@ func NewIDGenerator() IDGenerator { return IDGenerator{} }
 // NewIDs returns the ids of a root span.
 func (IDGenerator) NewIDs(ctx context.Context) (trace.TraceID, trace.SpanID) {
 	if id, ok := ctx.Value(rowKey{}).(trace.TraceID); ok {
-		if first, _ := ctx.Value(firstKey{}).(bool); first {
-			return id, FirstSpanID(id)
-		}
 		return id, randomSpan()
 	}
 	var t trace.TraceID
@@ -71,8 +61,6 @@ func (IDGenerator) NewIDs(ctx context.Context) (trace.TraceID, trace.SpanID) {
 
 // NewSpanID returns a random span id.
 func (IDGenerator) NewSpanID(context.Context, trace.TraceID) trace.SpanID { return randomSpan() }
-
-type firstKey struct{}
 
 func randomSpan() trace.SpanID {
 	var s trace.SpanID

@@ -35,8 +35,8 @@ type PublisherOptions struct {
 // Publisher gives each attempt a producer span "send <destination>" and
 // sends the row with a traceparent whose parent is that span. Its parent
 // is the context in the row's headers; a row without one gets a root span
-// in the trace of its id (RowTraceID), and each later attempt links to
-// the first. Safe for concurrent use when next is; Close closes next.
+// per attempt, all in the trace of its id (RowTraceID), so its attempts
+// are siblings there and no process has to remember a span of another. Safe for concurrent use when next is; Close closes next.
 //
 // Signing (webhooksig) covers the id, the timestamp and the body, never a
 // header, so the order of the two wrappers does not change a signature.
@@ -107,13 +107,7 @@ func (p *Publisher) parent(ctx context.Context, m *queuebox.OutboxMessage) (cont
 	if !ok {
 		return ctx, []trace.SpanStartOption{trace.WithNewRoot()}
 	}
-	ctx = withRowTrace(ctx, id)
-	if m.Attempt <= 1 {
-		return context.WithValue(ctx, firstKey{}, true), []trace.SpanStartOption{trace.WithNewRoot()}
-	}
-	first := trace.NewSpanContext(trace.SpanContextConfig{TraceID: id, SpanID: FirstSpanID(id), Remote: true})
-	return ctx, []trace.SpanStartOption{trace.WithNewRoot(), trace.WithLinks(trace.Link{SpanContext: first,
-		Attributes: []attribute.KeyValue{attribute.String("queuebox.link", "first_attempt")}})}
+	return withRowTrace(ctx, id), []trace.SpanStartOption{trace.WithNewRoot()}
 }
 
 // Close closes the wrapped publisher.
