@@ -1,0 +1,211 @@
+package integration
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/alternayte/queuebox/pkg/broker/brokertest"
+	"github.com/alternayte/queuebox/pkg/broker/nats/natstest"
+)
+
+// otlpReceiver is an OTLP/HTTP trace endpoint: it decodes every export
+// request and keeps the spans, and counts the connections made to it.
+type otlpReceiver struct {
+	srv   *httptest.Server
+	conns atomic.Int64
+	mu    sync.Mutex
+	spans []*tracepb.Span
+}
+
+func newOTLPReceiver(t *testing.T) *otlpReceiver {
+	t.Helper()
+	r := &otlpReceiver{}
+	r.srv = httptest.NewUnstartedServer(http.HandlerFunc(r.export))
+	r.srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			r.conns.Add(1)
+		}
+	}
+	r.srv.Start()
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *otlpReceiver) export(w http.ResponseWriter, req *http.Request) {
+	body, err := io.ReadAll(req.Body)
+	var msg collectortrace.ExportTraceServiceRequest
+	if err == nil {
+		err = proto.Unmarshal(body, &msg)
+	}
+	if err != nil || req.URL.Path != "/v1/traces" {
+		http.Error(w, "bad export", http.StatusBadRequest)
+		return
+	}
+	r.mu.Lock()
+	for _, rs := range msg.GetResourceSpans() {
+		for _, ss := range rs.GetScopeSpans() {
+			r.spans = append(r.spans, ss.GetSpans()...)
+		}
+	}
+	r.mu.Unlock()
+	out, _ := proto.Marshal(&collectortrace.ExportTraceServiceResponse{})
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	_, _ = w.Write(out)
+}
+
+// waitSpan returns the first span named name of the trace traceID.
+func (r *otlpReceiver) waitSpan(t *testing.T, traceID, name string) *tracepb.Span {
+	t.Helper()
+	var found *tracepb.Span
+	require.Eventually(t, func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for _, s := range r.spans {
+			if hex.EncodeToString(s.GetTraceId()) == traceID && s.GetName() == name {
+				found = s
+				return true
+			}
+		}
+		return false
+	}, 30*time.Second, 20*time.Millisecond, "span %q of trace %s", name, traceID)
+	return found
+}
+
+// tracingEnv turns tracing on towards r, exporting every 50 ms.
+func tracingEnv(env map[string]string, r *otlpReceiver) map[string]string {
+	return with(env, "OTEL_EXPORTER_OTLP_ENDPOINT", r.srv.URL, "OTEL_BSP_SCHEDULE_DELAY", "50")
+}
+
+const (
+	senderTraceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+	senderSpanID  = "00f067aa0ba902b7"
+	senderParent  = "00-" + senderTraceID + "-" + senderSpanID + "-01"
+)
+
+// parentOf splits a traceparent into its trace id and parent span id.
+func parentOf(t *testing.T, traceparent string) (traceID, spanID string) {
+	t.Helper()
+	parts := strings.Split(traceparent, "-")
+	require.Len(t, parts, 4, traceparent)
+	return parts[1], parts[2]
+}
+
+// TestTracingWebhookRelayedAndDeliveredIsOneTrace: a webhook posted with
+// a traceparent gets a server span in the sender's trace; the row relayed
+// from it is delivered by a send span, a child of that server span, and
+// the receiver gets a traceparent whose parent is the send span.
+func TestTracingWebhookRelayedAndDeliveredIsOneTrace(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	otlp := newOTLPReceiver(t)
+	rc := brokertest.NewHTTPReceiver(t, nil)
+	env := with(tracingEnv(tutorialConfig(t, db, fmt.Sprintf(`
+outbox:
+  pollIntervalMs: 20
+destinations:
+  receiver:
+    type: http
+    baseUrl: %s
+routes:
+  - topicPattern: "**"
+    destination: receiver
+`, rc.URL)), otlp),
+		"QUEUEBOX_SOURCES_STRIPE_TYPE", "http", "QUEUEBOX_SOURCES_STRIPE_PATH", "/stripe",
+		"QUEUEBOX_SOURCES_STRIPE_IDEMPOTENCYKEYPATH", "$.id", "QUEUEBOX_SOURCES_STRIPE_EVENTTYPEPATH", "$.type",
+		"QUEUEBOX_INBOX_RELAY_POLLINTERVALMS", "20")
+	ingest := startServing(t, "ingest", env)
+	startServing(t, "relay", env)
+	startServing(t, "deliver", env)
+
+	code, resp, _ := post(t, ingest.url("/inbox/stripe"), `{"id":"e1","type":"payment.succeeded"}`,
+		"traceparent", senderParent)
+	require.Equal(t, http.StatusAccepted, code, resp)
+	waitOutbox(t, db, "payment.succeeded", "sent")
+
+	got := rc.Requests()
+	require.Len(t, got, 1)
+	traceID, parentID := parentOf(t, got[0].Header.Get("traceparent"))
+	require.Equal(t, senderTraceID, traceID, "the receiver continues the sender's trace")
+
+	server := otlp.waitSpan(t, senderTraceID, "POST /inbox/stripe")
+	require.Equal(t, senderSpanID, hex.EncodeToString(server.GetParentSpanId()))
+	require.Equal(t, tracepb.Span_SPAN_KIND_SERVER, server.GetKind())
+	send := otlp.waitSpan(t, senderTraceID, "send receiver")
+	require.Equal(t, tracepb.Span_SPAN_KIND_PRODUCER, send.GetKind())
+	require.Equal(t, hex.EncodeToString(server.GetSpanId()), hex.EncodeToString(send.GetParentSpanId()),
+		"the relayed row continues the server span")
+	require.Equal(t, hex.EncodeToString(send.GetSpanId()), parentID, "the receiver's parent is the send span")
+}
+
+// TestTracingOverNATSHeaders: an outbox row with a traceparent reaches
+// the NATS subject with a traceparent header whose parent is the send
+// span, in the application's trace.
+func TestTracingOverNATSHeaders(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	otlp := newOTLPReceiver(t)
+	s := newNATSStream(t, natstest.URL())
+	startServing(t, "deliver", tracingEnv(natsDestinationEnv(db.env(), s.prefix+".{{ topic }}"), otlp))
+	conn := db.connect(t)
+	var id string
+	require.NoError(t, conn.QueryRow(context.Background(), `INSERT INTO outbox (topic, payload, headers)
+		VALUES ('order.created', '{"n":7}', jsonb_build_object('traceparent', $1::text)) RETURNING id::text`,
+		senderParent).Scan(&id))
+	waitOutbox(t, db, "order.created", "sent")
+
+	msgs := natstest.Messages(t, s.stream)
+	require.Len(t, msgs, 1)
+	traceID, parentID := parentOf(t, msgs[0].Header.Get("traceparent"))
+	require.Equal(t, senderTraceID, traceID)
+	send := otlp.waitSpan(t, senderTraceID, "send events")
+	require.Equal(t, senderSpanID, hex.EncodeToString(send.GetParentSpanId()), "the send span continues the row")
+	require.Equal(t, hex.EncodeToString(send.GetSpanId()), parentID)
+	attrs := map[string]string{}
+	for _, kv := range send.GetAttributes() {
+		attrs[kv.GetKey()] = kv.GetValue().GetStringValue()
+	}
+	require.Equal(t, "nats", attrs["messaging.system"])
+	require.Equal(t, id, attrs["messaging.message.id"])
+	require.Equal(t, "sent", attrs["queuebox.outcome"])
+}
+
+// TestTracingOffMakesNoConnection: with tracing off (OTEL_TRACES_EXPORTER
+// none beside an endpoint, which alone would turn it on) no process
+// connects to the endpoint, and the row's traceparent travels unchanged.
+func TestTracingOffMakesNoConnection(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	otlp := newOTLPReceiver(t)
+	rc := brokertest.NewHTTPReceiver(t, nil)
+	env := with(tracingEnv(db.env(), otlp), "OTEL_TRACES_EXPORTER", "none",
+		"QUEUEBOX_DESTINATIONS_RECEIVER_TYPE", "http", "QUEUEBOX_DESTINATIONS_RECEIVER_BASEURL", rc.URL,
+		"QUEUEBOX_ROUTES_0_TOPICPATTERN", "**", "QUEUEBOX_ROUTES_0_DESTINATION", "receiver",
+		"QUEUEBOX_OUTBOX_POLLINTERVALMS", "20")
+	deliver := startServing(t, "deliver", env)
+	conn := db.connect(t)
+	_, err := conn.Exec(context.Background(), `INSERT INTO outbox (topic, payload, headers)
+		VALUES ('order.created', '{}', jsonb_build_object('traceparent', $1::text))`, senderParent)
+	require.NoError(t, err)
+	waitOutbox(t, db, "order.created", "sent")
+	deliver.stop(t, 30*time.Second)
+
+	got := rc.Requests()
+	require.Len(t, got, 1)
+	require.Equal(t, senderParent, got[0].Header.Get("traceparent"))
+	require.Zero(t, otlp.conns.Load(), "no exporter connection with tracing off")
+}
