@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
+	"github.com/alternayte/queuebox/pkg/broker/kafka/kafkatest"
 	"github.com/alternayte/queuebox/pkg/broker/nats/natstest"
 )
 
@@ -152,36 +153,92 @@ routes:
 	require.Equal(t, hex.EncodeToString(send.GetSpanId()), parentID, "the receiver's parent is the send span")
 }
 
-// TestTracingOverNATSHeaders: an outbox row with a traceparent reaches
-// the NATS subject with a traceparent header whose parent is the send
-// span, in the application's trace.
+// insertTracedRow writes an outbox row whose headers carry the sender's
+// traceparent and returns its id.
+func insertTracedRow(t *testing.T, db database, topic string) string {
+	t.Helper()
+	var id string
+	require.NoError(t, db.connect(t).QueryRow(context.Background(), `INSERT INTO outbox (topic, key, payload, headers)
+		VALUES ($1, 'k-1', '{"region":"eu","n":7}', jsonb_build_object('traceparent', $2::text)) RETURNING id::text`,
+		topic, senderParent).Scan(&id))
+	return id
+}
+
+// requireSendSpan checks that the traceparent a destination received is
+// the child of QueueBox's send span, itself the child of the row's
+// context, with the messaging attributes of system.
+func requireSendSpan(t *testing.T, otlp *otlpReceiver, received, destination, system, id string) {
+	t.Helper()
+	traceID, parentID := parentOf(t, received)
+	require.Equal(t, senderTraceID, traceID, "the destination continues the application's trace")
+	send := otlp.waitSpan(t, senderTraceID, "send "+destination)
+	require.Equal(t, tracepb.Span_SPAN_KIND_PRODUCER, send.GetKind())
+	require.Equal(t, senderSpanID, hex.EncodeToString(send.GetParentSpanId()), "the send span continues the row")
+	require.Equal(t, hex.EncodeToString(send.GetSpanId()), parentID, "the destination's parent is the send span")
+	attrs := map[string]string{}
+	for _, kv := range send.GetAttributes() {
+		attrs[kv.GetKey()] = kv.GetValue().GetStringValue()
+	}
+	require.Equal(t, system, attrs["messaging.system"])
+	require.Equal(t, destination, attrs["messaging.destination.name"])
+	require.Equal(t, id, attrs["messaging.message.id"])
+	require.Equal(t, "sent", attrs["queuebox.outcome"])
+}
+
+// TestTracingOverNATSHeaders: the traceparent travels as a NATS header.
 func TestTracingOverNATSHeaders(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
 	otlp := newOTLPReceiver(t)
 	s := newNATSStream(t, natstest.URL())
 	startServing(t, "deliver", tracingEnv(natsDestinationEnv(db.env(), s.prefix+".{{ topic }}"), otlp))
-	conn := db.connect(t)
-	var id string
-	require.NoError(t, conn.QueryRow(context.Background(), `INSERT INTO outbox (topic, payload, headers)
-		VALUES ('order.created', '{"n":7}', jsonb_build_object('traceparent', $1::text)) RETURNING id::text`,
-		senderParent).Scan(&id))
+	id := insertTracedRow(t, db, "order.created")
 	waitOutbox(t, db, "order.created", "sent")
-
 	msgs := natstest.Messages(t, s.stream)
 	require.Len(t, msgs, 1)
-	traceID, parentID := parentOf(t, msgs[0].Header.Get("traceparent"))
-	require.Equal(t, senderTraceID, traceID)
-	send := otlp.waitSpan(t, senderTraceID, "send events")
-	require.Equal(t, senderSpanID, hex.EncodeToString(send.GetParentSpanId()), "the send span continues the row")
-	require.Equal(t, hex.EncodeToString(send.GetSpanId()), parentID)
-	attrs := map[string]string{}
-	for _, kv := range send.GetAttributes() {
-		attrs[kv.GetKey()] = kv.GetValue().GetStringValue()
-	}
-	require.Equal(t, "nats", attrs["messaging.system"])
-	require.Equal(t, id, attrs["messaging.message.id"])
-	require.Equal(t, "sent", attrs["queuebox.outcome"])
+	requireSendSpan(t, otlp, msgs[0].Header.Get("traceparent"), "events", "nats", id)
+}
+
+// TestTracingOverAMQPHeaders: the traceparent travels as an AMQP header.
+func TestTracingOverAMQPHeaders(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	otlp := newOTLPReceiver(t)
+	r := newRabbit(t)
+	exchange, queue := rabbitName("traced"), rabbitName("traced-out")
+	r.queue(queue, exchange, "#")
+	startServing(t, "deliver", tracingEnv(with(db.env(),
+		"QUEUEBOX_DESTINATIONS_EVENTS_TYPE", "rabbitmq", "QUEUEBOX_DESTINATIONS_EVENTS_URL", rabbitURL(),
+		"QUEUEBOX_DESTINATIONS_EVENTS_EXCHANGE", exchange, "QUEUEBOX_DESTINATIONS_EVENTS_EXCHANGETYPE", "topic",
+		"QUEUEBOX_ROUTES_0_TOPICPATTERN", "**", "QUEUEBOX_ROUTES_0_DESTINATION", "events",
+		"QUEUEBOX_OUTBOX_POLLINTERVALMS", "20"), otlp))
+	id := insertTracedRow(t, db, "order.created")
+	waitOutbox(t, db, "order.created", "sent")
+	got := r.drain(queue)
+	require.Len(t, got, 1)
+	received, _ := got[0].Headers["traceparent"].(string)
+	requireSendSpan(t, otlp, received, "events", "rabbitmq", id)
+}
+
+// TestTracingOverKafkaHeaders: the traceparent travels as a Kafka record
+// header.
+func TestTracingOverKafkaHeaders(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	otlp := newOTLPReceiver(t)
+	addr, topic := kafkaCluster(t, 1)
+	startServing(t, "deliver", tracingEnv(with(db.env(),
+		"QUEUEBOX_DESTINATIONS_EVENTS_TYPE", "kafka", "QUEUEBOX_DESTINATIONS_EVENTS_BOOTSTRAPSERVERS", addr,
+		"QUEUEBOX_DESTINATIONS_EVENTS_TOPIC", topic,
+		"QUEUEBOX_ROUTES_0_TOPICPATTERN", "**", "QUEUEBOX_ROUTES_0_DESTINATION", "events",
+		"QUEUEBOX_OUTBOX_POLLINTERVALMS", "20"), otlp))
+	id := insertTracedRow(t, db, "order.created")
+	waitOutbox(t, db, "order.created", "sent")
+	recs := kafkatest.Records(t, addr, topic)
+	require.Len(t, recs, 1)
+	received := kafkatest.Header(recs[0], "traceparent")
+	require.Len(t, received, 1)
+	requireSendSpan(t, otlp, received[0], "events", "kafka", id)
 }
 
 // TestTracingOffMakesNoConnection: with tracing off (OTEL_TRACES_EXPORTER
