@@ -7,6 +7,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/backoff"
 	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/tracing"
 )
 
 // Defaults that New applies to zero fields of Options.
@@ -61,6 +62,9 @@ type Options struct {
 	// StoreTimeout bounds one store, shutdown or not. Zero: no bound but
 	// the drain.
 	StoreTimeout time.Duration
+	// System is the broker's messaging.system (rabbitmq, kafka, nats) on
+	// the receive span of each message when tracing is on.
+	System string
 }
 
 // Result is what Handle did with one message.
@@ -78,6 +82,7 @@ type Result struct {
 type Runner struct {
 	opts     Options
 	failures backoff.Doubling
+	tracer   *tracing.Receiver // nil when tracing is off
 }
 
 // New validates opts and applies the defaults.
@@ -94,7 +99,8 @@ func New(opts Options) (*Runner, error) {
 	if opts.DrainTimeout <= 0 {
 		opts.DrainTimeout = DefaultDrainTimeout
 	}
-	return &Runner{opts: opts, failures: backoff.Doubling{Min: opts.MinBackoff, Max: opts.MaxBackoff}}, nil
+	return &Runner{opts: opts, failures: backoff.Doubling{Min: opts.MinBackoff, Max: opts.MaxBackoff},
+		tracer: tracing.NewReceiver(tracing.ReceiverOptions{System: opts.System, Source: opts.Receiver.Name()})}, nil
 }
 
 // Name is the source name.
@@ -106,8 +112,12 @@ func (r *Runner) Name() string { return r.opts.Receiver.Name() }
 // DrainTimeout; a Nak's backoff ends with ctx.
 func (r *Runner) Handle(ctx context.Context, m ingest.Message, a Answer) Result {
 	rctx, cancel := r.receiveContext(ctx)
+	// The stored row continues the receive span (tracing.Receiver).
+	var end func(outcome string, err error)
+	rctx, m.Headers, end = r.tracer.Start(rctx, m.Headers)
 	d, err := r.opts.Receiver.Receive(rctx, m)
 	cancel()
+	end(decisionName(d, err), err)
 	if err != nil {
 		// Receive logged the failure. The backoff keeps a broken store
 		// from turning the redelivery into a busy loop.
@@ -133,4 +143,12 @@ func (r *Runner) receiveContext(ctx context.Context) (context.Context, context.C
 	}
 	tctx, cancel := context.WithTimeout(dctx, r.opts.StoreTimeout)
 	return tctx, func() { cancel(); stop() }
+}
+
+// decisionName is the outcome of a receive span: empty after an error.
+func decisionName(d ingest.Decision, err error) string {
+	if err != nil {
+		return ""
+	}
+	return d.Outcome.String()
 }

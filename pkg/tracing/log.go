@@ -35,4 +35,6 @@ func (h LogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 }
 
 // WithGroup wraps the wrapped handler's WithGroup.
-func (h LogHandler) WithGroup(name string) slog.Handler { return LogHandler{next: h.next.WithGroup(name)} }
+func (h LogHandler) WithGroup(name string) slog.Handler {
+	return LogHandler{next: h.next.WithGroup(name)}
+}

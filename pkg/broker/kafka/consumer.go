@@ -143,7 +143,7 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 	if opts.DrainTimeout <= 0 {
 		opts.DrainTimeout = storeTimeout
 	}
-	runner, err := source.New(source.Options{Receiver: opts.Receiver, MinBackoff: opts.MinBackoff,
+	runner, err := source.New(source.Options{Receiver: opts.Receiver, System: "kafka", MinBackoff: opts.MinBackoff,
 		MaxBackoff: opts.MaxBackoff, DrainTimeout: opts.DrainTimeout, StoreTimeout: storeTimeout})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", prefix, err)

@@ -119,7 +119,7 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 	// The message in hand finishes even when the process stops: a store
 	// that commits and then gets its ack beats a nak of a row that may
 	// already be written. AckWait bounds it, as JetStream would.
-	runner, err := source.New(source.Options{Receiver: opts.Receiver, MinBackoff: opts.MinBackoff,
+	runner, err := source.New(source.Options{Receiver: opts.Receiver, System: "nats", MinBackoff: opts.MinBackoff,
 		MaxBackoff: opts.MaxBackoff, DrainTimeout: opts.DrainTimeout, StoreTimeout: opts.AckWait})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", prefix, err)

@@ -136,7 +136,7 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	runner, err := source.New(source.Options{Receiver: opts.Receiver, MinBackoff: opts.MinBackoff,
+	runner, err := source.New(source.Options{Receiver: opts.Receiver, System: "rabbitmq", MinBackoff: opts.MinBackoff,
 		MaxBackoff: opts.MaxBackoff, DrainTimeout: opts.DrainTimeout})
 	if err != nil {
 		return nil, fmt.Errorf("sources.%s: %w", name, err)

@@ -1,0 +1,77 @@
+package tracing
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// ReceiverOptions configure the receive spans of one broker source.
+type ReceiverOptions struct {
+	// System is messaging.system: rabbitmq, kafka or nats.
+	System string
+	// Source is the configured source name.
+	Source string
+	// TracerProvider and Propagator default to the globals of Setup. With
+	// neither set and Setup inactive, NewReceiver returns nil.
+	TracerProvider trace.TracerProvider
+	Propagator     propagation.TextMapPropagator
+}
+
+// Receiver starts the consumer span "receive <source>" of each message a
+// broker source hands to the inbox. A nil *Receiver starts nothing, so a
+// source holds one whether tracing is on or off. It is safe for
+// concurrent use.
+type Receiver struct {
+	tracer trace.Tracer
+	prop   propagation.TextMapPropagator
+	name   string
+	attrs  []attribute.KeyValue
+}
+
+// NewReceiver returns the Receiver of one source, or nil when tracing is
+// off.
+func NewReceiver(opts ReceiverOptions) *Receiver {
+	if opts.TracerProvider == nil {
+		if !Active() {
+			return nil
+		}
+		opts.TracerProvider = otel.GetTracerProvider()
+	}
+	if opts.Propagator == nil {
+		opts.Propagator = otel.GetTextMapPropagator()
+	}
+	return &Receiver{tracer: opts.TracerProvider.Tracer(ScopeName), prop: opts.Propagator,
+		name: "receive " + opts.Source, attrs: []attribute.KeyValue{
+			attribute.String("messaging.system", opts.System),
+			attribute.String("messaging.destination.name", opts.Source),
+			attribute.String("messaging.operation.type", "receive"),
+		}}
+}
+
+// Start begins the span of one message whose headers may hold the
+// sender's context, and returns the context and a copy of headers that
+// continue the span: the inbox row stores those headers, so the relay and
+// the deliveries join the trace. end records the decision (or the error)
+// and ends the span; the caller calls it once.
+func (r *Receiver) Start(ctx context.Context, headers map[string]string) (context.Context, map[string]string, func(outcome string, err error)) {
+	if r == nil {
+		return ctx, headers, func(string, error) {}
+	}
+	ctx = ExtractWith(r.prop, ctx, headers)
+	ctx, span := r.tracer.Start(ctx, r.name, trace.WithSpanKind(trace.SpanKindConsumer), trace.WithAttributes(r.attrs...))
+	return ctx, Inject(r.prop, ctx, headers), func(outcome string, err error) {
+		if outcome != "" {
+			span.SetAttributes(attribute.String("queuebox.outcome", outcome))
+		}
+		if err != nil {
+			span.SetAttributes(attribute.String("error.type", errorType(ctx, err)))
+			span.SetStatus(codes.Error, err.Error())
+		}
+		span.End()
+	}
+}
