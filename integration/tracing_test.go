@@ -151,6 +151,24 @@ routes:
 	require.Equal(t, hex.EncodeToString(server.GetSpanId()), hex.EncodeToString(send.GetParentSpanId()),
 		"the relayed row continues the server span")
 	require.Equal(t, hex.EncodeToString(send.GetSpanId()), parentID, "the receiver's parent is the send span")
+	otlp.waitLinked(t, "relay forward", server.GetSpanId())
+}
+
+// waitLinked waits for a span named name that links to the span spanID.
+func (r *otlpReceiver) waitLinked(t *testing.T, name string, spanID []byte) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for _, s := range r.spans {
+			for _, l := range s.GetLinks() {
+				if s.GetName() == name && string(l.GetSpanId()) == string(spanID) {
+					return true
+				}
+			}
+		}
+		return false
+	}, 30*time.Second, 20*time.Millisecond, "a %q span linked to the row", name)
 }
 
 // insertTracedRow writes an outbox row whose headers carry the sender's

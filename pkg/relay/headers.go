@@ -52,3 +52,20 @@ func isRelayHeader(name string) bool {
 	}
 	return false
 }
+
+// rowHeaders decodes the stored headers of rows for the links of the
+// batch span; it decodes nothing when tracing is off. A row whose headers
+// do not decode only goes without a link: prepare reports it.
+func (r *Relay) rowHeaders(rows []queuebox.InboxRow) []map[string]string {
+	if r.batch == nil {
+		return nil
+	}
+	out := make([]map[string]string, 0, len(rows))
+	for _, row := range rows {
+		var h map[string]string
+		if json.Unmarshal([]byte(row.Headers), &h) == nil {
+			out = append(out, h)
+		}
+	}
+	return out
+}

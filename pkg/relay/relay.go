@@ -9,6 +9,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/claim"
 	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/tracing"
 )
 
 // Store is the relay side of the inbox; see queuebox.RelayStore.
@@ -21,6 +22,7 @@ type Relay struct {
 	loop   *claim.Loop[queuebox.InboxRow]
 	writes claim.WriteRetry
 	health *claim.Health
+	batch  *tracing.Batch // nil when tracing is off
 }
 
 // New builds the relay. It returns an error when a required option is
@@ -31,7 +33,8 @@ func New(opts Options) (*Relay, error) {
 		return nil, err
 	}
 	r := &Relay{opts: opts, writes: claim.WriteRetry{Patience: opts.ClaimTimeout},
-		health: claim.NewHealth(opts.Logger, "relay fails", "claims succeed again; the inbox relay is up")}
+		health: claim.NewHealth(opts.Logger, "relay fails", "claims succeed again; the inbox relay is up"),
+		batch:  tracing.NewBatch()}
 	r.loop = claim.NewBatch(claim.Config{
 		Name:          "inbox-relay",
 		BatchSize:     opts.BatchSize,
@@ -71,6 +74,11 @@ func (r *Relay) Check(ctx context.Context) error { return r.health.Check(ctx) }
 // forwardBatch renders each row's topic and headers, forwards the rows
 // with a topic and marks the others dead, each in one fenced statement.
 func (r *Relay) forwardBatch(ctx context.Context, rows []queuebox.InboxRow) {
+	// One span for the batch, linked to each row's trace; the outbox rows
+	// keep their inbox row's context, so each delivery continues the
+	// request or message that brought it in.
+	ctx, end := r.batch.Start(ctx, "relay forward", len(rows), r.rowHeaders(rows))
+	defer end(-1, nil)
 	var forwards []queuebox.Forward
 	var dead []queuebox.DeadMark
 	for _, row := range rows {

@@ -11,6 +11,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/retention"
 	"github.com/alternayte/queuebox/pkg/run"
 	"github.com/alternayte/queuebox/pkg/secret"
+	"github.com/alternayte/queuebox/pkg/tracing"
 	"github.com/alternayte/queuebox/pkg/transform"
 	"github.com/alternayte/queuebox/services/internal/wiring"
 )
@@ -28,6 +29,7 @@ func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 	if err != nil {
 		return nil, err
 	}
+	store = tracing.WrapOutbox(store, tracing.NewBatch()) // claim and finish spans when tracing is on
 	routes, dests := wiring.RouteSpecs(cfg)
 	router, err := deliver.NewRouter(routes, dests)
 	if err != nil {
