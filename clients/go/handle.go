@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // handle runs the handler of one claimed row in a new transaction and
@@ -64,7 +65,34 @@ func (r *runner) call(ctx context.Context, msg Message, tx *sql.Tx) (err error) 
 			err = fmt.Errorf("handler panic: %v", p)
 		}
 	}()
-	return r.handler(ctx, msg, tx)
+	return r.handler(r.traceContext(ctx, msg), msg, tx)
+}
+
+// traceContext returns ctx as Options.TraceContext makes it for msg, or
+// ctx itself without the hook or without a stored traceparent.
+func (r *runner) traceContext(ctx context.Context, msg Message) context.Context {
+	hook := r.w.opts.TraceContext
+	if hook == nil {
+		return ctx
+	}
+	parent := headerFold(msg.Headers, "traceparent")
+	if parent == "" {
+		return ctx
+	}
+	return hook(ctx, parent, headerFold(msg.Headers, "tracestate"))
+}
+
+// headerFold returns the header name in any letter case, or "".
+func headerFold(headers map[string]string, name string) string {
+	if v, ok := headers[name]; ok {
+		return v
+	}
+	for k, v := range headers {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
 }
 
 // stopped reports whether the row's context was cancelled (a lost lease,

@@ -1,6 +1,7 @@
 package queuebox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -37,6 +38,14 @@ type Options struct {
 	RetryPolicy RetryPolicy
 	// Logger receives redacted log lines; nil prints nothing.
 	Logger Logger
+	// TraceContext, when set, gives the handler the trace of its message:
+	// it is called before each handler with the row's stored W3C
+	// traceparent and tracestate headers (in any letter case; tracestate
+	// may be empty) and returns the handler's context. A row without a
+	// traceparent does not call it. With OpenTelemetry, extract with the
+	// propagator into ctx and start the handler's span there; the client
+	// itself imports no tracing library.
+	TraceContext func(ctx context.Context, traceparent, tracestate string) context.Context
 }
 
 // Bounds of the options.
