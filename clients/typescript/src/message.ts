@@ -18,6 +18,22 @@ export interface InboxMessage {
   readonly attempt: number;
   /** Follows the message through the logs, or null. */
   readonly correlationId: string | null;
+  /**
+   * The stored W3C traceparent header (any letter case), or null: the
+   * context of the request or message that brought the row in. Pass it to
+   * your tracer's propagator to continue that trace in the handler.
+   */
+  readonly traceparent: string | null;
+  /** The stored W3C tracestate header, or null. */
+  readonly tracestate: string | null;
+}
+
+/** Returns the header name in any letter case, or null. */
+export function headerValue(headers: Readonly<Record<string, string>>, name: string): string | null {
+  if (Object.prototype.hasOwnProperty.call(headers, name)) return headers[name] ?? null;
+  const lower = name.toLowerCase();
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === lower) return v;
+  return null;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { InboxConnection, InboxTransaction } from "./connection.js";
-import { parseHeaders, parsePayload, type InboxMessage } from "./message.js";
+import { headerValue, parseHeaders, parsePayload, type InboxMessage } from "./message.js";
 import { candLimit, resolveOptions, type InboxWorkerOptions, type ResolvedInboxWorkerOptions } from "./options.js";
 import { errorText, sanitize, sanitizeError } from "./redact.js";
 import { retryAfter, type InboxFailureAction } from "./retry.js";
@@ -185,6 +185,7 @@ class Runner<Tx> {
     });
     const rows: Row[] = [];
     for (const r of got) {
+      const headers = parseHeaders(r[6]);
       const row: Row = {
         message: Object.freeze({
           id: String(r[0]),
@@ -193,9 +194,11 @@ class Runner<Tx> {
           aggregateId: r[3] == null ? null : String(r[3]),
           eventType: r[4] == null ? null : String(r[4]),
           payload: parsePayload(r[5]),
-          headers: Object.freeze(parseHeaders(r[6])),
+          headers: Object.freeze(headers),
           attempt: Number(r[7]),
           correlationId: r[8] == null ? null : String(r[8]),
+          traceparent: headerValue(headers, "traceparent"),
+          tracestate: headerValue(headers, "tracestate"),
         }),
         token: String(r[9]),
         control: new AbortController(),

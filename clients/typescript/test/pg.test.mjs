@@ -12,12 +12,14 @@ async function rowOf(pool, source, key) {
   return rows[0];
 }
 
+const TP = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
 test("the business row and the processed state commit together; a failing handler leaves neither", async (t) => {
   const db = await freshSchema(t);
   const pool = db.pool();
   await pool.query("CREATE TABLE orders (id text PRIMARY KEY, total int NOT NULL)");
   await insertRows(pool, [
-    { source: "orders", key: "order-1", payload: { id: "order-1", total: 42 }, headers: { "x-trace": "t1", n: 5 } },
+    { source: "orders", key: "order-1", payload: { id: "order-1", total: 42 }, headers: { "x-trace": "t1", n: 5, Traceparent: TP } },
     { source: "orders", key: "order-bad", payload: { id: "order-bad", total: 1 } },
   ]);
   const seen = [];
@@ -39,7 +41,10 @@ test("the business row and the processed state commit together; a failing handle
   const { rows } = await pool.query("SELECT id, total FROM orders ORDER BY id");
   assert.deepEqual(rows, [{ id: "order-1", total: 42 }]);
   const good = seen.find((m) => m.idempotencyKey === "order-1");
-  assert.deepEqual(good.headers, { "x-trace": "t1", n: "5" });
+  assert.deepEqual(good.headers, { "x-trace": "t1", n: "5", Traceparent: TP });
+  assert.equal(good.traceparent, TP, "the stored context, whatever the header's letter case");
+  assert.equal(good.tracestate, null);
+  assert.equal(seen.find((m) => m.idempotencyKey === "order-bad").traceparent, null);
   assert.equal(good.attempt, 0);
   assert.equal(good.source, "orders");
   assert.equal(good.aggregateId, null);
