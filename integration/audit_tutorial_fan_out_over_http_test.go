@@ -61,12 +61,12 @@ func TestAuditTutorialFanOutTwoRows(t *testing.T) {
 // startStripeStack starts ingest, relay and deliver on yaml with the http
 // source stripe (/inbox/stripe, the event type as the topic) and a fast
 // relay, and returns ingest.
-func startStripeStack(t *testing.T, db database, yaml string) *process {
+func startStripeStack(t *testing.T, db database, yaml string, kv ...string) *process {
 	t.Helper()
-	env := with(tutorialConfig(t, db, yaml),
+	env := with(with(tutorialConfig(t, db, yaml),
 		"QUEUEBOX_SOURCES_STRIPE_TYPE", "http", "QUEUEBOX_SOURCES_STRIPE_PATH", "/stripe",
 		"QUEUEBOX_SOURCES_STRIPE_IDEMPOTENCYKEYPATH", "$.id", "QUEUEBOX_SOURCES_STRIPE_EVENTTYPEPATH", "$.type",
-		"QUEUEBOX_INBOX_RELAY_POLLINTERVALMS", "20")
+		"QUEUEBOX_INBOX_RELAY_POLLINTERVALMS", "20"), kv...)
 	ingest := startServing(t, "ingest", env)
 	startServing(t, "relay", env)
 	startServing(t, "deliver", env)

@@ -18,17 +18,7 @@ func TestRelayedRowDropsTheSendersOverrides(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
 	rc := brokertest.NewHTTPReceiver(t, nil)
-	ingest := startStripeStack(t, db, fmt.Sprintf(`
-outbox:
-  pollIntervalMs: 20
-destinations:
-  receiver:
-    type: http
-    baseUrl: %s
-routes:
-  - topicPattern: "**"
-    destination: receiver
-`, rc.URL))
+	ingest := startStripeStack(t, db, receiverYAML(rc.URL))
 	dropped := []string{"X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override", "X-Original-URL",
 		"X-Rewrite-URL", "True-Client-IP", "CF-Connecting-IP", "X-Client-IP", "X-Cluster-Client-IP",
 		"Fastly-Client-IP", "Content-Encoding"}
@@ -45,4 +35,20 @@ routes:
 	for _, name := range dropped {
 		require.Empty(t, got[0].Header.Values(name), name)
 	}
+}
+
+// receiverYAML routes every topic to the HTTP destination receiver at
+// url, polling the outbox every 20 ms.
+func receiverYAML(url string) string {
+	return fmt.Sprintf(`
+outbox:
+  pollIntervalMs: 20
+destinations:
+  receiver:
+    type: http
+    baseUrl: %s
+routes:
+  - topicPattern: "**"
+    destination: receiver
+`, url)
 }

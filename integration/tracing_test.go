@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"encoding/hex"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -87,9 +86,14 @@ func (r *otlpReceiver) waitSpan(t *testing.T, traceID, name string) *tracepb.Spa
 	return found
 }
 
-// tracingEnv turns tracing on towards r, exporting every 50 ms.
+// tracingVars turn tracing on towards r, exporting every 50 ms.
+func (r *otlpReceiver) tracingVars() []string {
+	return []string{"OTEL_EXPORTER_OTLP_ENDPOINT", r.srv.URL, "OTEL_BSP_SCHEDULE_DELAY", "50"}
+}
+
+// tracingEnv is env with r's tracingVars.
 func tracingEnv(env map[string]string, r *otlpReceiver) map[string]string {
-	return with(env, "OTEL_EXPORTER_OTLP_ENDPOINT", r.srv.URL, "OTEL_BSP_SCHEDULE_DELAY", "50")
+	return with(env, r.tracingVars()...)
 }
 
 const (
@@ -115,23 +119,7 @@ func TestTracingWebhookRelayedAndDeliveredIsOneTrace(t *testing.T) {
 	db := newDatabase(t)
 	otlp := newOTLPReceiver(t)
 	rc := brokertest.NewHTTPReceiver(t, nil)
-	env := with(tracingEnv(tutorialConfig(t, db, fmt.Sprintf(`
-outbox:
-  pollIntervalMs: 20
-destinations:
-  receiver:
-    type: http
-    baseUrl: %s
-routes:
-  - topicPattern: "**"
-    destination: receiver
-`, rc.URL)), otlp),
-		"QUEUEBOX_SOURCES_STRIPE_TYPE", "http", "QUEUEBOX_SOURCES_STRIPE_PATH", "/stripe",
-		"QUEUEBOX_SOURCES_STRIPE_IDEMPOTENCYKEYPATH", "$.id", "QUEUEBOX_SOURCES_STRIPE_EVENTTYPEPATH", "$.type",
-		"QUEUEBOX_INBOX_RELAY_POLLINTERVALMS", "20")
-	ingest := startServing(t, "ingest", env)
-	startServing(t, "relay", env)
-	startServing(t, "deliver", env)
+	ingest := startStripeStack(t, db, receiverYAML(rc.URL), otlp.tracingVars()...)
 
 	code, resp, _ := post(t, ingest.url("/inbox/stripe"), `{"id":"e1","type":"payment.succeeded"}`,
 		"traceparent", senderParent)
