@@ -20,8 +20,12 @@ func traceInbox(e *echo.Echo) {
 	if !tracing.Active() {
 		return
 	}
-	server := tracing.NewServer(tracing.ServerOptions{})
-	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+	e.Use(inboxSpans(tracing.NewServer(tracing.ServerOptions{})))
+}
+
+// inboxSpans is the middleware of traceInbox.
+func inboxSpans(server *tracing.Server) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if c.Request().Method != http.MethodPost {
 				return next(c)
@@ -36,7 +40,7 @@ func traceInbox(e *echo.Echo) {
 			end(c.Response().Status)
 			return nil
 		}
-	})
+	}
 }
 
 // tracingFlushTimeout bounds the export of the last spans on exit.
