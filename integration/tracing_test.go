@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	amqp "github.com/rabbitmq/amqp091-go"
 	"github.com/stretchr/testify/require"
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -271,4 +272,39 @@ func TestTracingOffMakesNoConnection(t *testing.T) {
 	require.Len(t, got, 1)
 	require.Equal(t, senderParent, got[0].Header.Get("traceparent"))
 	require.Zero(t, otlp.conns.Load(), "no exporter connection with tracing off")
+}
+
+// TestTracingRabbitMQInRelayedAndDeliveredIsOneTrace: a RabbitMQ message
+// with a traceparent gets a receive span in the sender's trace; the row
+// relayed from it is delivered by a send span, a child of that receive
+// span, and the HTTP receiver's parent is the send span.
+func TestTracingRabbitMQInRelayedAndDeliveredIsOneTrace(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	otlp := newOTLPReceiver(t)
+	rc := brokertest.NewHTTPReceiver(t, nil)
+	r := newRabbit(t)
+	queue := rabbitName("traced-in")
+	r.queue(queue, "", "")
+	env := tracingEnv(configEnv(t, db, rabbitSourceYAML(queue, rabbitURL())+receiverYAML(rc.URL),
+		"QUEUEBOX_INBOX_RELAY_POLLINTERVALMS", "20"), otlp)
+	startServing(t, "ingest", env).waitHTTP(t, "/health/ready", http.StatusOK)
+	startServing(t, "relay", env)
+	startServing(t, "deliver", env)
+
+	r.publish(queue, amqp.Publishing{Body: []byte(`{"messageId":"m-1","orderId":"o-1","type":"created"}`),
+		Headers: amqp.Table{"traceparent": senderParent}})
+	waitOutbox(t, db, "orders.created", "sent")
+
+	got := rc.Requests()
+	require.Len(t, got, 1)
+	traceID, parentID := parentOf(t, got[0].Header.Get("traceparent"))
+	require.Equal(t, senderTraceID, traceID, "the receiver continues the sender's trace")
+	receive := otlp.waitSpan(t, senderTraceID, "receive orders-queue")
+	require.Equal(t, tracepb.Span_SPAN_KIND_CONSUMER, receive.GetKind())
+	require.Equal(t, senderSpanID, hex.EncodeToString(receive.GetParentSpanId()))
+	send := otlp.waitSpan(t, senderTraceID, "send receiver")
+	require.Equal(t, hex.EncodeToString(receive.GetSpanId()), hex.EncodeToString(send.GetParentSpanId()),
+		"the relayed row continues the receive span")
+	require.Equal(t, hex.EncodeToString(send.GetSpanId()), parentID)
 }
