@@ -127,19 +127,7 @@ func TestTracingWebhookRelayedAndDeliveredIsOneTrace(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, code, resp)
 	waitOutbox(t, db, "payment.succeeded", "sent")
 
-	got := rc.Requests()
-	require.Len(t, got, 1)
-	traceID, parentID := parentOf(t, got[0].Header.Get("traceparent"))
-	require.Equal(t, senderTraceID, traceID, "the receiver continues the sender's trace")
-
-	server := otlp.waitSpan(t, senderTraceID, "POST /inbox/stripe")
-	require.Equal(t, senderSpanID, hex.EncodeToString(server.GetParentSpanId()))
-	require.Equal(t, tracepb.Span_SPAN_KIND_SERVER, server.GetKind())
-	send := otlp.waitSpan(t, senderTraceID, "send receiver")
-	require.Equal(t, tracepb.Span_SPAN_KIND_PRODUCER, send.GetKind())
-	require.Equal(t, hex.EncodeToString(server.GetSpanId()), hex.EncodeToString(send.GetParentSpanId()),
-		"the relayed row continues the server span")
-	require.Equal(t, hex.EncodeToString(send.GetSpanId()), parentID, "the receiver's parent is the send span")
+	server := requireOneTrace(t, otlp, rc, "POST /inbox/stripe", tracepb.Span_SPAN_KIND_SERVER)
 	otlp.waitLinked(t, "relay forward", server.GetSpanId())
 }
 
@@ -296,15 +284,27 @@ func TestTracingRabbitMQInRelayedAndDeliveredIsOneTrace(t *testing.T) {
 		Headers: amqp.Table{"traceparent": senderParent}})
 	waitOutbox(t, db, "orders.created", "sent")
 
+	requireOneTrace(t, otlp, rc, "receive orders-queue", tracepb.Span_SPAN_KIND_CONSUMER)
+}
+
+// requireOneTrace checks the trace of a message that came in with the
+// sender's traceparent and was relayed to rc: the inbound span (name,
+// kind) is the sender's child, the send span its child, and the receiver's
+// parent is the send span. It returns the inbound span.
+func requireOneTrace(t *testing.T, otlp *otlpReceiver, rc *brokertest.HTTPReceiver, name string,
+	kind tracepb.Span_SpanKind) *tracepb.Span {
+	t.Helper()
 	got := rc.Requests()
 	require.Len(t, got, 1)
 	traceID, parentID := parentOf(t, got[0].Header.Get("traceparent"))
 	require.Equal(t, senderTraceID, traceID, "the receiver continues the sender's trace")
-	receive := otlp.waitSpan(t, senderTraceID, "receive orders-queue")
-	require.Equal(t, tracepb.Span_SPAN_KIND_CONSUMER, receive.GetKind())
-	require.Equal(t, senderSpanID, hex.EncodeToString(receive.GetParentSpanId()))
+	in := otlp.waitSpan(t, senderTraceID, name)
+	require.Equal(t, kind, in.GetKind())
+	require.Equal(t, senderSpanID, hex.EncodeToString(in.GetParentSpanId()))
 	send := otlp.waitSpan(t, senderTraceID, "send receiver")
-	require.Equal(t, hex.EncodeToString(receive.GetSpanId()), hex.EncodeToString(send.GetParentSpanId()),
-		"the relayed row continues the receive span")
-	require.Equal(t, hex.EncodeToString(send.GetSpanId()), parentID)
+	require.Equal(t, tracepb.Span_SPAN_KIND_PRODUCER, send.GetKind())
+	require.Equal(t, hex.EncodeToString(in.GetSpanId()), hex.EncodeToString(send.GetParentSpanId()),
+		"the relayed row continues the inbound span")
+	require.Equal(t, hex.EncodeToString(send.GetSpanId()), parentID, "the receiver's parent is the send span")
+	return in
 }
