@@ -43,7 +43,7 @@ check() {
   env -u POSTGRES_DB -u POSTGRES_USER -u POSTGRES_PASSWORD docker compose "$@" config |
     python3 deploy/local/compose-ports.py "$label"
 }
-profiles=(--profile rabbitmq --profile nats --profile kafka)
+profiles=(--profile rabbitmq --profile nats --profile kafka --profile monitoring --profile tracing)
 release=ghcr.io/alternayte/queuebox:0.1.0
 
 # The one-process stack of the tutorials, at the root.
