@@ -26,7 +26,7 @@ func specDir() string {
 }
 
 // additions are the families that QueueBox exposes beyond the reference,
-// each named in the README: the process memory and the open connections
+// each named in docs/metrics.md: the process memory and the open connections
 // of each server (Security section), which the reference's scrape has no
 // family for (it allows no Go runtime or process collectors), and the
 // three flow control families of each destination (Flow control section).

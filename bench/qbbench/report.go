@@ -125,7 +125,7 @@ func (r *report) text(w io.Writer, m machine) {
 	_ = tw.Flush()
 }
 
-// markdown writes the same table as Markdown, ready for the README.
+// markdown writes the same table as Markdown, ready for docs/performance.md.
 func (r *report) markdown(w io.Writer, m machine) {
 	fmt.Fprintf(w, "\n<!-- make bench output -->\n")
 	fmt.Fprintf(w, "Machine: %s\n\n", m.summary())

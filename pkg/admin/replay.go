@@ -22,7 +22,7 @@ type Replayer interface {
 	Count(ctx context.Context, f queuebox.ReplayFilter, limit int) (int64, error)
 }
 
-// The bounds of one replay request (README, Security; an addition to the
+// The bounds of one replay request (docs/security.md; an addition to the
 // HTTP API). A request whose filter selects more than MaxReplayRows sent
 // and dead rows is refused with 400 and moves nothing: the caller narrows
 // the filter (createdAfter and createdBefore walk a backlog window by

@@ -40,8 +40,8 @@ type testReply struct {
 const defaultTestTimeout = 100 * time.Millisecond
 
 // MaxTestResultBytes bounds the result of /admin/transform/test, and every
-// range, array and string the expression builds on the way (README,
-// Security). Past it the route answers 400. Evaluation and encoding both
+// range, array and string the expression builds on the way
+// (docs/security.md). Past it the route answers 400. Evaluation and encoding both
 // run inside the clamped timeout.
 const MaxTestResultBytes = 1 << 20
 

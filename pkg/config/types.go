@@ -181,7 +181,7 @@ type Relay struct {
 
 // HTTP holds the settings of every HTTP destination. BlockPrivateAddresses
 // reaches beyond them: it refuses a RabbitMQ, NATS or Kafka destination on
-// an inside address too (see the README's Security section).
+// an inside address too (see docs/security.md).
 type HTTP struct {
 	MaxErrorBodyBytes     int  `yaml:"maxErrorBodyBytes"`
 	BlockPrivateAddresses bool `yaml:"blockPrivateAddresses"`

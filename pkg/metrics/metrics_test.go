@@ -182,7 +182,7 @@ func TestNewRegistryCarriesBuildAndUptimeOnly(t *testing.T) {
 		require.False(t, strings.HasPrefix(f.GetName(), "go_"), f.GetName())
 		require.False(t, strings.HasPrefix(f.GetName(), "process_"), f.GetName())
 	}
-	// queuebox_process_memory_bytes is an addition (README, Security).
+	// queuebox_process_memory_bytes is an addition (docs/security.md).
 	require.Equal(t, []string{"queuebox", "queuebox_process_memory_bytes", "queuebox_uptime_seconds"}, names)
 }
 

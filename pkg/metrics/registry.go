@@ -37,7 +37,7 @@ func NewRegistry(version string, started time.Time) *prometheus.Registry {
 const memorySample = "/memory/classes/total:bytes"
 
 // newMemoryGauge is queuebox_process_memory_bytes, an addition to the
-// documented metrics (README, Security): the spec's scrape carries no
+// documented metrics (docs/security.md): the spec's scrape carries no
 // Go runtime or process families, and a process under a flood of requests
 // must still show its memory.
 func newMemoryGauge() prometheus.Collector {
@@ -55,7 +55,7 @@ func newMemoryGauge() prometheus.Collector {
 }
 
 // NewConnectionsGauge registers queuebox_http_connections_open, an
-// addition to the documented metrics (README, Security): the open
+// addition to the documented metrics (docs/security.md): the open
 // connections of each HTTP server, labelled server = data or management.
 func NewConnectionsGauge(reg prometheus.Registerer) *prometheus.GaugeVec {
 	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{

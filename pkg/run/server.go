@@ -18,7 +18,7 @@ import (
 // finish before it closes their connections.
 const HTTPDrainTimeout = 5 * time.Second
 
-// The connection limits of every server (README, Security). An inbox port
+// The connection limits of every server (docs/security.md). An inbox port
 // faces the internet: without them a client that trickles a body, or
 // holds idle keep-alive connections, keeps memory and sockets for as long
 // as it likes.

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The documented cap (README, Security), as literals.
+// The documented cap (docs/security.md), as literals.
 const (
 	maxStoredHeaders     = 64
 	maxStoredHeaderBytes = 16384

@@ -36,7 +36,7 @@ func TestProcessingOrder(t *testing.T) {
 	}{
 		{"rate limit before the body", strings.Repeat("x", maxBody+1), nil, true, 429, ""},
 		// Bearer and api-key credentials need no body: they are checked
-		// before it is read (README, Security), so an unauthenticated
+		// before it is read (docs/security.md), so an unauthenticated
 		// sender cannot make QueueBox read a body.
 		{"bearer auth before the chunked body cap", strings.Repeat("x", maxBody+1), nil, false, 401, `{"error":"Missing Authorization header"}`},
 		{"chunked body cap after bearer auth", strings.Repeat("x", maxBody+1), auth, false, 413, `{"error":"Request body exceeds 2048 bytes"}`},
