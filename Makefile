@@ -25,7 +25,7 @@ export QUEUEBOX_SPEC_DIR ?= $(SHARED)/spec
 export QUEUEBOX_JSONATA_SHARED ?= $(SHARED)/jsonata
 endif
 
-.PHONY: help build test test-unit test-integration test-examples test-clients lint fmt run run-roles bench services compose-config clean
+.PHONY: help build test test-unit test-integration test-examples test-clients lint fmt run run-roles bench chaos services compose-config clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -67,6 +67,21 @@ test-examples: build ## Run the smoke test of every example against the local se
 
 bench: services build ## Measure the binaries against SQL baselines and print the table (about 3 min here; BENCH_FLAGS adds flags).
 	@cd bench && go run ./qbbench -bin $(BIN) $(BENCH_FLAGS)
+
+# SEED replays a fault schedule; CHAOS_MESSAGES and CHAOS_FAULTS shrink a
+# run (the page then says it is not a full run).
+SEED ?=
+CHAOS_RESULTS := $(CURDIR)/bin/chaos-results.jsonl
+chaos: services build ## Run every fault scenario at full size (100,000 messages, 50 faults each) and rewrite docs/reliability.md.
+	@rm -f $(CHAOS_RESULTS)
+	@cd integration && status=0; \
+	QUEUEBOX_BIN_DIR=$(BIN) CHAOS_SIZE=full CHAOS_SEED=$(SEED) CHAOS_MESSAGES=$(CHAOS_MESSAGES) CHAOS_FAULTS=$(CHAOS_FAULTS) \
+		CHAOS_RESULTS=$(CHAOS_RESULTS) go test -count=1 -v -timeout 24h ./chaos/ > $(BIN)/chaos.log 2>&1 || status=$$?; \
+	grep -E '^(--- |ok|FAIL)|chaos result|seed [0-9]+' $(BIN)/chaos.log || true; \
+	go run ./chaos/cmd/chaosreport -results $(CHAOS_RESULTS) -out ../docs/reliability.md \
+		-commit "$$(git rev-parse --short HEAD)" \
+		-command "make chaos$(if $(SEED), SEED=$(SEED))$(if $(CHAOS_MESSAGES), CHAOS_MESSAGES=$(CHAOS_MESSAGES))$(if $(CHAOS_FAULTS), CHAOS_FAULTS=$(CHAOS_FAULTS))"; \
+	echo "wrote docs/reliability.md; the whole log is bin/chaos.log"; exit $$status
 
 lint: $(TOOLS)/staticcheck ## gofmt, go vet and staticcheck on every module.
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

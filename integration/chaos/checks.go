@@ -1,0 +1,91 @@
+package chaos
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// Check fills the ledger's part of a result: lost messages, first
+// deliveries out of key order, and every duplicate paired with the fault
+// it follows. A duplicate follows a fault that hit the sender of either
+// copy (or every process) between a lease before the first copy and the
+// arrival of the repeat: the window in which a fault can leave a
+// delivered row unmarked.
+func (l *Ledger) Check(r *Result, lease time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r.Messages = len(l.produced)
+	r.Faults = map[string]int{}
+	for _, f := range l.faults {
+		r.Faults[f.Kind]++
+	}
+	for id := range l.produced {
+		if _, ok := l.first[id]; !ok {
+			r.Lost++
+		}
+	}
+	for _, ns := range l.order {
+		highest := -1
+		for _, n := range ns {
+			if n < highest {
+				r.OutOfOrder++
+			}
+			highest = max(highest, n)
+		}
+	}
+	r.DuplicatesAfter = map[string]int{}
+	for _, d := range l.repeats {
+		r.Duplicates++
+		if f, ok := l.cause(l.first[d.ID], d, lease); ok {
+			r.DuplicatesAfter[f.Kind]++
+		} else {
+			r.Unexplained++
+		}
+	}
+}
+
+// cause returns the latest fault that explains the repeat d of first.
+func (l *Ledger) cause(first, d Delivery, lease time.Duration) (Fault, bool) {
+	for i := len(l.faults) - 1; i >= 0; i-- {
+		f := l.faults[i]
+		inWindow := !f.At.Before(first.At.Add(-lease)) && !f.At.After(d.At)
+		hit := f.Target == "" || f.Target == first.Replica || f.Target == d.Replica
+		if inWindow && hit {
+			return f, true
+		}
+	}
+	return Fault{}, false
+}
+
+// CheckInbox fills the inbox part of a result from the database: every
+// accepted idempotency key of source has exactly one inbox row, and every
+// processed inbox row has exactly one outbox row.
+func CheckInbox(t testing.TB, db *Database, source string, accepted []string, r *Result) {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := db.Pool.Query(ctx, `SELECT idempotency_key, count(*) FROM inbox WHERE source = $1 GROUP BY 1`, source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := map[string]int{}
+	for rows.Next() {
+		var key string
+		var n int
+		if err := rows.Scan(&key, &n); err != nil {
+			t.Fatal(err)
+		}
+		stored[key] = n
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range accepted {
+		if stored[key] != 1 {
+			r.InboxNotOne++
+		}
+	}
+	r.OutboxNotOne = db.Count(t, `SELECT count(*) FROM (
+		SELECT i.id FROM inbox i LEFT JOIN outbox o ON o.headers->>'x-inbox-id' = i.id::text
+		WHERE i.source = $1 AND i.state = 'processed' GROUP BY i.id HAVING count(o.id) <> 1) x`, source)
+}

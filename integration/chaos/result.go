@@ -1,0 +1,111 @@
+package chaos
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Result is the outcome of one scenario: one JSON line of the report and
+// one row of its table. Every count but Messages, Faults and Duplicates
+// must be zero.
+type Result struct {
+	Scenario string `json:"scenario"`
+	Seed     uint64 `json:"seed"`
+	Size     string `json:"size"`
+	Messages int    `json:"messages"`
+	// Faults counts the injected faults by kind.
+	Faults map[string]int `json:"faults"`
+	Lost   int            `json:"lost"`
+	// InboxNotOne counts accepted (source, key) pairs without exactly one
+	// inbox row; OutboxNotOne, forwarded inbox rows without exactly one
+	// outbox row. Both are zero on the outbox-only scenarios.
+	InboxNotOne  int `json:"inbox_rows_not_one"`
+	OutboxNotOne int `json:"outbox_rows_not_one"`
+	OutOfOrder   int `json:"first_deliveries_out_of_key_order"`
+	Duplicates   int `json:"duplicates"`
+	// DuplicatesAfter counts the duplicates by the kind of fault each
+	// follows; Unexplained, the duplicates that follow no fault.
+	DuplicatesAfter map[string]int `json:"duplicates_after"`
+	Unexplained     int            `json:"duplicates_after_no_fault"`
+	Seconds         float64        `json:"seconds"`
+}
+
+// DuplicateShare is the share of deliveries that were duplicates.
+func (r Result) DuplicateShare() float64 {
+	if r.Messages == 0 {
+		return 0
+	}
+	return float64(r.Duplicates) / float64(r.Messages)
+}
+
+// Failed lists the broken guarantees, empty when the scenario passed.
+func (r Result) Failed() []string {
+	var out []string
+	for name, n := range map[string]int{"lost": r.Lost, "inbox rows not one": r.InboxNotOne,
+		"outbox rows not one": r.OutboxNotOne, "out of key order": r.OutOfOrder,
+		"duplicates after no fault": r.Unexplained} {
+		if n != 0 {
+			out = append(out, fmt.Sprintf("%s: %d", name, n))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TableHeader is the header of the table that Row fills.
+const TableHeader = "| scenario | size | messages | faults | lost | inbox rows ≠ 1 | outbox rows ≠ 1 | out of key order | duplicates (share) | duplicates after | after no fault | seconds | seed |\n" +
+	"| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |"
+
+// Row is the result as a Markdown table row.
+func (r Result) Row() string {
+	return fmt.Sprintf("| %s | %s | %d | %s | %d | %d | %d | %d | %d (%.3f %%) | %s | %d | %.0f | %d |",
+		r.Scenario, r.Size, r.Messages, kinds(r.Faults), r.Lost, r.InboxNotOne, r.OutboxNotOne, r.OutOfOrder,
+		r.Duplicates, 100*r.DuplicateShare(), kinds(r.DuplicatesAfter), r.Unexplained, r.Seconds, r.Seed)
+}
+
+func kinds(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	var parts []string
+	for k, n := range m {
+		parts = append(parts, fmt.Sprintf("%s %d", k, n))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+// Report logs the JSON line and the table row of r, appends the line to
+// the file CHAOS_RESULTS names (when set), and fails the test for every
+// broken guarantee.
+func Report(t testing.TB, r Result, started time.Time) {
+	t.Helper()
+	r.Seconds = time.Since(started).Seconds()
+	line, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("chaos result: %s", line)
+	t.Logf("\n%s\n%s", TableHeader, r.Row())
+	if path := os.Getenv("CHAOS_RESULTS"); path != "" {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = fmt.Fprintf(f, "%s\n", line)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range r.Failed() {
+		t.Errorf("%s (seed %d): %s", r.Scenario, r.Seed, f)
+	}
+}

@@ -1,0 +1,154 @@
+package chaos
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// Scenario describes one run: the replicas of each role, the faults it
+// may draw, and how it feeds messages in.
+type Scenario struct {
+	Name string
+	// Roles lists the replicas to start, in start order (the first one
+	// migrates the schema).
+	Roles []string
+	// Choices are the faults a step may draw (Delivered and Pick are
+	// drawn by Plan).
+	Choices []Step
+	// ShortMessages and ShortFaults are the size of the short run.
+	ShortMessages, ShortFaults int
+	// Lease is the claim timeout of the outbox and the relay.
+	Lease time.Duration
+	// Inbox runs the webhook path: the poster feeds ingest, and the
+	// inbox checks run. Otherwise a producer writes outbox rows.
+	Inbox bool
+	// Server is the maintenance URL of the PostgreSQL server; empty is
+	// the shared one.
+	Server string
+	// Inject runs a step whose Kind the fleet does not know itself.
+	Inject func(r *Run, s Step)
+}
+
+// Run is a scenario in progress.
+type Run struct {
+	T      testing.TB
+	DB     *Database
+	Ledger *Ledger
+	Fleet  *Fleet
+	Lease  time.Duration
+}
+
+// hookSource is the webhook source of the inbox scenarios.
+const hookSource = "hooks"
+
+// env is the configuration every process of a scenario shares.
+func (sc Scenario) env(db *Database, receiver, name string) map[string]string {
+	env := db.Env(name)
+	lease := fmt.Sprint(sc.Lease.Milliseconds())
+	for k, v := range map[string]string{
+		"QUEUEBOX_DESTINATIONS_WEBHOOK_TYPE":    "http",
+		"QUEUEBOX_DESTINATIONS_WEBHOOK_BASEURL": receiver,
+		"QUEUEBOX_DESTINATIONS_WEBHOOK_PATH":    "/r/" + name,
+		// The receiver fails some requests on purpose; the breaker would
+		// pause a replica for 30 s after a few in a row.
+		"QUEUEBOX_DESTINATIONS_WEBHOOK_FLOWCONTROL_CIRCUITBREAKER_FAILURETHRESHOLD": "100000",
+		"QUEUEBOX_ROUTES_0_TOPICPATTERN":            "**",
+		"QUEUEBOX_ROUTES_0_DESTINATION":             "webhook",
+		"QUEUEBOX_OUTBOX_POLLINTERVALMS":            "20",
+		"QUEUEBOX_OUTBOX_CONCURRENCY":               "8",
+		"QUEUEBOX_OUTBOX_RETRYBASEDELAYMS":          "50",
+		"QUEUEBOX_OUTBOX_CLAIMTIMEOUTMS":            lease,
+		"QUEUEBOX_INBOX_RELAY_POLLINTERVALMS":       "20",
+		"QUEUEBOX_INBOX_RELAY_CLAIMTIMEOUTMS":       lease,
+		"QUEUEBOX_SOURCES_HOOKS_TYPE":               "http",
+		"QUEUEBOX_SOURCES_HOOKS_PATH":               "/" + hookSource,
+		"QUEUEBOX_SOURCES_HOOKS_IDEMPOTENCYKEYPATH": "$.id",
+		"QUEUEBOX_SOURCES_HOOKS_AGGREGATEIDPATH":    "$.k",
+		"QUEUEBOX_SOURCES_HOOKS_TOPIC":              "hooks.in",
+	} {
+		env[k] = v
+	}
+	return env
+}
+
+// Execute runs the scenario: it starts the fleet, feeds the messages,
+// plays the seeded schedule, waits for quiet and reports the checks.
+func Execute(t *testing.T, sc Scenario) Result {
+	started := time.Now()
+	seed := Seed(t)
+	size := SizeFor(t, sc.ShortMessages, sc.ShortFaults)
+	t.Logf("%s: seed %d (CHAOS_SEED=%d replays the schedule), %d messages, %d faults", sc.Name, seed, seed, size.Messages, size.Faults)
+	steps := Plan(NewRand(seed), size.Messages, size.Faults, sc.Choices)
+	server := sc.Server
+	if server == "" {
+		server = SharedServer()
+	}
+	r := &Run{T: t, DB: NewDatabase(t, server), Ledger: NewLedger(0.02, NewRand(seed+100)), Lease: sc.Lease}
+	receiver := r.Ledger.Receiver(t)
+	r.Fleet = NewFleet(t, r.Ledger, func(_, name string) map[string]string { return sc.env(r.DB, receiver, name) })
+	for _, role := range sc.Roles {
+		r.Fleet.Start(role)
+	}
+	fed := make(chan error, 1)
+	var poster *Poster
+	if sc.Inbox {
+		poster = &Poster{Ledger: r.Ledger, URL: func(n int) string {
+			return r.Fleet.Pick("ingest", n).URL("/inbox/" + hookSource)
+		}}
+		go func() { fed <- poster.Run(seed, size.Messages, 8, 10) }()
+	} else {
+		go func() { fed <- ProduceOutbox(r.DB, r.Ledger, size.Messages, 40) }()
+	}
+	budget := 3*time.Minute + time.Duration(size.Messages)*10*time.Millisecond
+	for i, s := range steps {
+		WaitFor(t, budget, fmt.Sprintf("step %d: %d messages delivered", i, s.Delivered), func() bool {
+			return r.Ledger.Delivered() >= s.Delivered
+		})
+		r.inject(sc, s)
+	}
+	if err := <-fed; err != nil {
+		t.Fatalf("feeding the messages: %v", err)
+	}
+	r.quiet(budget)
+	res := Result{Scenario: sc.Name, Seed: seed, Size: size.Name}
+	r.Ledger.Check(&res, sc.Lease)
+	if sc.Inbox {
+		CheckInbox(t, r.DB, hookSource, poster.Accepted(), &res)
+		res.InboxNotOne += poster.Restored
+	}
+	Report(t, res, started)
+	return res
+}
+
+// inject plays one step.
+func (r *Run) inject(sc Scenario, s Step) {
+	r.T.Helper()
+	switch s.Kind {
+	case "kill":
+		r.Fleet.Kill9(r.Fleet.Pick(s.Role, s.Pick))
+	default:
+		if sc.Inject == nil {
+			r.T.Fatalf("no injector for %q", s.Kind)
+		}
+		sc.Inject(r, s)
+	}
+	r.T.Logf("%s %s at %d delivered", s.Kind, s.Role, r.Ledger.Delivered())
+}
+
+// quiet waits until every message reached the receiver and no outbox or
+// inbox row is left to work on.
+func (r *Run) quiet(budget time.Duration) {
+	r.T.Helper()
+	WaitFor(r.T, budget, "every message delivered and both tables settled", func() bool {
+		if gone := r.Fleet.Revive(); len(gone) > 0 {
+			r.T.Logf("exited on their own and started again: %v", gone)
+		}
+		if !r.Ledger.AllDelivered() {
+			return false
+		}
+		n, err := r.DB.TryCount(`SELECT (SELECT count(*) FROM outbox WHERE state IN ('pending', 'processing'))
+			+ (SELECT count(*) FROM inbox WHERE state IN ('pending', 'processing'))`)
+		return err == nil && n == 0
+	})
+}

@@ -1,0 +1,57 @@
+package chaos
+
+import (
+	"testing"
+	"time"
+)
+
+// TestOutboxPathSurvivesKill9 is scenario 1: three deliver replicas, each
+// killed with SIGKILL at random points and replaced.
+func TestOutboxPathSurvivesKill9(t *testing.T) {
+	Execute(t, Scenario{
+		Name: "1 outbox path, kill -9", Roles: []string{"deliver", "deliver", "deliver"},
+		Choices:       []Step{{Kind: "kill", Role: "deliver"}},
+		ShortMessages: 2000, ShortFaults: 4, Lease: 3 * time.Second,
+	})
+}
+
+// TestInboxPathSurvivesKill9 is scenario 2: two replicas each of ingest,
+// relay and deliver; any of them killed with SIGKILL and replaced while
+// the poster sends webhooks.
+func TestInboxPathSurvivesKill9(t *testing.T) {
+	Execute(t, Scenario{
+		Name: "2 inbox path, kill -9 of any role", Inbox: true,
+		Roles: []string{"ingest", "ingest", "relay", "relay", "deliver", "deliver"},
+		Choices: []Step{{Kind: "kill", Role: "ingest"}, {Kind: "kill", Role: "relay"},
+			{Kind: "kill", Role: "deliver"}},
+		ShortMessages: 1600, ShortFaults: 4, Lease: 3 * time.Second,
+	})
+}
+
+// TestPausedReplicaIsFenced is scenario 6: a deliver or relay replica is
+// stopped with SIGSTOP past its lease and continued; its late writes must
+// be fenced: nothing lost, no second outbox row, every duplicate delivery
+// after the pause.
+func TestPausedReplicaIsFenced(t *testing.T) {
+	Execute(t, Scenario{
+		Name: "6 paused process (SIGSTOP past the lease)", Inbox: true,
+		Roles:         []string{"ingest", "relay", "relay", "deliver", "deliver"},
+		Choices:       []Step{{Kind: "pause", Role: "deliver"}, {Kind: "pause", Role: "relay"}},
+		ShortMessages: 1600, ShortFaults: 3, Lease: 2 * time.Second,
+		Inject:        PausePastLease,
+	})
+}
+
+// TestPostgresRestartUnderLoad is scenario 4: a private PostgreSQL server
+// restarted with fast and with immediate shutdown while deliver replicas
+// drain the outbox and the producer writes to it.
+func TestPostgresRestartUnderLoad(t *testing.T) {
+	pg := StartCluster(t)
+	Execute(t, Scenario{
+		Name: "4 PostgreSQL restart (fast, immediate)", Server: pg.URL(),
+		Roles:         []string{"deliver", "deliver", "deliver"},
+		Choices:       []Step{{Kind: "restart", Role: "fast"}, {Kind: "restart", Role: "immediate"}},
+		ShortMessages: 2000, ShortFaults: 3, Lease: 3 * time.Second,
+		Inject:        pg.RestartUnderLoad,
+	})
+}
