@@ -8,10 +8,7 @@ import (
 
 // Check fills the ledger's part of a result: lost messages, first
 // deliveries out of key order, and every duplicate paired with the fault
-// it follows. A duplicate follows a fault that hit the sender of either
-// copy (or every process) between a lease before the first copy and the
-// arrival of the repeat: the window in which a fault can leave a
-// delivered row unmarked.
+// it follows (see cause).
 func (l *Ledger) Check(r *Result, lease time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -41,17 +38,27 @@ func (l *Ledger) Check(r *Result, lease time.Duration) {
 			r.DuplicatesAfter[f.Kind]++
 		} else {
 			r.Unexplained++
+			l.unexplained = append(l.unexplained, [2]Delivery{l.first[d.ID], d})
 		}
 	}
 }
 
-// cause returns the latest fault that explains the repeat d of first.
+// cause returns the latest fault that explains the repeat d of first:
+//   - a fault that hit the sender of the first copy (or every process)
+//     between a lease before that copy and the repeat: it can leave a
+//     delivered row unmarked, and the row's next owner sends it again;
+//   - a fault that hit the sender of the repeat before it: a paused
+//     replica, once continued, finishes the publish it had started under
+//     a claim that expired meanwhile (the claim fence only stops its
+//     write to the database).
 func (l *Ledger) cause(first, d Delivery, lease time.Duration) (Fault, bool) {
 	for i := len(l.faults) - 1; i >= 0; i-- {
 		f := l.faults[i]
-		inWindow := !f.At.Before(first.At.Add(-lease)) && !f.At.After(d.At)
-		hit := f.Target == "" || f.Target == first.Replica || f.Target == d.Replica
-		if inWindow && hit {
+		if f.At.After(d.At) {
+			continue
+		}
+		afterFirst := (f.Target == "" || f.Target == first.Replica) && !f.At.Before(first.At.Add(-lease))
+		if afterFirst || f.Target == d.Replica {
 			return f, true
 		}
 	}

@@ -45,6 +45,9 @@ type Ledger struct {
 	order   map[string][]int
 	repeats []Delivery
 	faults  []Fault
+	// unexplained pairs the first copy and the repeat of every duplicate
+	// that follows no fault, for the failure message.
+	unexplained [][2]Delivery
 	// failRate is the share of requests the receiver answers with a 500.
 	failRate float64
 	rng      *rand.Rand

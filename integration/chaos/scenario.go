@@ -53,19 +53,19 @@ func (sc Scenario) env(db *Database, receiver, name string) map[string]string {
 		// The receiver fails some requests on purpose; the breaker would
 		// pause a replica for 30 s after a few in a row.
 		"QUEUEBOX_DESTINATIONS_WEBHOOK_FLOWCONTROL_CIRCUITBREAKER_FAILURETHRESHOLD": "100000",
-		"QUEUEBOX_ROUTES_0_TOPICPATTERN":            "**",
-		"QUEUEBOX_ROUTES_0_DESTINATION":             "webhook",
-		"QUEUEBOX_OUTBOX_POLLINTERVALMS":            "20",
-		"QUEUEBOX_OUTBOX_CONCURRENCY":               "8",
-		"QUEUEBOX_OUTBOX_RETRYBASEDELAYMS":          "50",
-		"QUEUEBOX_OUTBOX_CLAIMTIMEOUTMS":            lease,
-		"QUEUEBOX_INBOX_RELAY_POLLINTERVALMS":       "20",
-		"QUEUEBOX_INBOX_RELAY_CLAIMTIMEOUTMS":       lease,
-		"QUEUEBOX_SOURCES_HOOKS_TYPE":               "http",
-		"QUEUEBOX_SOURCES_HOOKS_PATH":               "/" + hookSource,
-		"QUEUEBOX_SOURCES_HOOKS_IDEMPOTENCYKEYPATH": "$.id",
-		"QUEUEBOX_SOURCES_HOOKS_AGGREGATEIDPATH":    "$.k",
-		"QUEUEBOX_SOURCES_HOOKS_TOPIC":              "hooks.in",
+		"QUEUEBOX_ROUTES_0_TOPICPATTERN":                                            "**",
+		"QUEUEBOX_ROUTES_0_DESTINATION":                                             "webhook",
+		"QUEUEBOX_OUTBOX_POLLINTERVALMS":                                            "20",
+		"QUEUEBOX_OUTBOX_CONCURRENCY":                                               "8",
+		"QUEUEBOX_OUTBOX_RETRYBASEDELAYMS":                                          "50",
+		"QUEUEBOX_OUTBOX_CLAIMTIMEOUTMS":                                            lease,
+		"QUEUEBOX_INBOX_RELAY_POLLINTERVALMS":                                       "20",
+		"QUEUEBOX_INBOX_RELAY_CLAIMTIMEOUTMS":                                       lease,
+		"QUEUEBOX_SOURCES_HOOKS_TYPE":                                               "http",
+		"QUEUEBOX_SOURCES_HOOKS_PATH":                                               "/" + hookSource,
+		"QUEUEBOX_SOURCES_HOOKS_IDEMPOTENCYKEYPATH":                                 "$.id",
+		"QUEUEBOX_SOURCES_HOOKS_AGGREGATEIDPATH":                                    "$.k",
+		"QUEUEBOX_SOURCES_HOOKS_TOPIC":                                              "hooks.in",
 	} {
 		env[k] = v
 	}
@@ -113,6 +113,13 @@ func Execute(t *testing.T, sc Scenario) Result {
 	r.quiet(budget)
 	res := Result{Scenario: sc.Name, Seed: seed, Size: size.Name}
 	r.Ledger.Check(&res, sc.Lease)
+	for _, pair := range r.Ledger.unexplained {
+		t.Logf("duplicate after no fault: %s first from %s at %s, again from %s at %s", pair[0].ID,
+			pair[0].Replica, pair[0].At.Format("15:04:05.000"), pair[1].Replica, pair[1].At.Format("15:04:05.000"))
+	}
+	for _, f := range r.Ledger.faults {
+		t.Logf("fault %s on %q at %s", f.Kind, f.Target, f.At.Format("15:04:05.000"))
+	}
 	if sc.Inbox {
 		CheckInbox(t, r.DB, hookSource, poster.Accepted(), &res)
 		res.InboxNotOne += poster.Restored

@@ -38,7 +38,7 @@ func TestPausedReplicaIsFenced(t *testing.T) {
 		Roles:         []string{"ingest", "relay", "relay", "deliver", "deliver"},
 		Choices:       []Step{{Kind: "pause", Role: "deliver"}, {Kind: "pause", Role: "relay"}},
 		ShortMessages: 1600, ShortFaults: 3, Lease: 2 * time.Second,
-		Inject:        PausePastLease,
+		Inject: PausePastLease,
 	})
 }
 
@@ -52,6 +52,6 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 		Roles:         []string{"deliver", "deliver", "deliver"},
 		Choices:       []Step{{Kind: "restart", Role: "fast"}, {Kind: "restart", Role: "immediate"}},
 		ShortMessages: 2000, ShortFaults: 3, Lease: 3 * time.Second,
-		Inject:        pg.RestartUnderLoad,
+		Inject: pg.RestartUnderLoad,
 	})
 }

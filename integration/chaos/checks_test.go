@@ -1,0 +1,42 @@
+package chaos
+
+import (
+	"testing"
+	"time"
+)
+
+// TestLedgerCheck feeds the ledger deliveries and faults and reads the
+// counts: a loss, a first delivery out of key order, and which repeats a
+// fault explains.
+func TestLedgerCheck(t *testing.T) {
+	t0 := time.Now()
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	l := NewLedger(0, NewRand(1))
+	for _, m := range []Message{{"a", "k", 0}, {"b", "k", 1}, {"c", "k", 2}, {"lost", "k", 3}} {
+		l.Produced(m)
+	}
+	l.faults = []Fault{{Kind: "kill", Target: "r1", At: at(10)}, {Kind: "pause", Target: "r3", At: at(20)}}
+	for _, d := range []Delivery{
+		{Message{"b", "k", 1}, "r1", at(9)},  // first of b, before a: out of order
+		{Message{"a", "k", 0}, "r2", at(11)}, // first of a
+		{Message{"b", "k", 1}, "r2", at(12)}, // repeat after the kill of r1, the first sender
+		{Message{"c", "k", 2}, "r2", at(30)}, // first of c
+		{Message{"c", "k", 2}, "r3", at(40)}, // repeat from the paused r3
+		{Message{"a", "k", 0}, "r2", at(50)}, // repeat that no fault explains
+	} {
+		l.accept(d)
+	}
+	var r Result
+	l.Check(&r, 3*time.Second)
+	want := Result{Messages: 4, Lost: 1, OutOfOrder: 1, Duplicates: 3, Unexplained: 1}
+	if r.Messages != want.Messages || r.Lost != want.Lost || r.OutOfOrder != want.OutOfOrder ||
+		r.Duplicates != want.Duplicates || r.Unexplained != want.Unexplained {
+		t.Fatalf("got %+v, want the counts of %+v", r, want)
+	}
+	if r.DuplicatesAfter["kill"] != 1 || r.DuplicatesAfter["pause"] != 1 {
+		t.Fatalf("duplicates by fault: %v", r.DuplicatesAfter)
+	}
+	if got := r.Failed(); len(got) != 3 {
+		t.Fatalf("failed guarantees: %v", got)
+	}
+}
