@@ -44,9 +44,10 @@ func (l *Ledger) Check(r *Result, lease time.Duration) {
 }
 
 // cause returns the latest fault that explains the repeat d of first:
-//   - a fault that hit the sender of the first copy (or every process)
-//     between a lease before that copy and the repeat: it can leave a
-//     delivered row unmarked, and the row's next owner sends it again;
+//   - a fault that hit the sender of the first copy (or every process),
+//     began before the repeat and lasted until a lease before the first
+//     copy or later: it can leave a delivered row unmarked, and the row's
+//     next owner sends it again;
 //   - a fault that hit the sender of the repeat before it: a paused
 //     replica, once continued, finishes the publish it had started under
 //     a claim that expired meanwhile (the claim fence only stops its
@@ -57,7 +58,7 @@ func (l *Ledger) cause(first, d Delivery, lease time.Duration) (Fault, bool) {
 		if f.At.After(d.At) {
 			continue
 		}
-		afterFirst := (f.Target == "" || f.Target == first.Replica) && !f.At.Before(first.At.Add(-lease))
+		afterFirst := (f.Target == "" || f.Target == first.Replica) && !f.End.Before(first.At.Add(-lease))
 		if afterFirst || f.Target == d.Replica {
 			return f, true
 		}

@@ -15,7 +15,7 @@ func TestLedgerCheck(t *testing.T) {
 	for _, m := range []Message{{"a", "k", 0}, {"b", "k", 1}, {"c", "k", 2}, {"lost", "k", 3}} {
 		l.Produced(m)
 	}
-	l.faults = []Fault{{Kind: "kill", Target: "r1", At: at(10)}, {Kind: "pause", Target: "r3", At: at(20)}}
+	l.faults = []Fault{{Kind: "kill", Target: "r1", At: at(10), End: at(10)}, {Kind: "pause", Target: "r3", At: at(20), End: at(25)}}
 	for _, d := range []Delivery{
 		{Message{"b", "k", 1}, "r1", at(9)},  // first of b, before a: out of order
 		{Message{"a", "k", 0}, "r2", at(11)}, // first of a

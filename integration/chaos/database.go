@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,8 +74,12 @@ func NewDatabase(t testing.TB, serverURL string) *Database {
 // Env is the database configuration of a binary. Every process gets a
 // small pool: a scenario runs up to eight of them on one server.
 func (d *Database) Env(appName string) map[string]string {
+	sep := "?"
+	if strings.Contains(d.JDBC, "?") {
+		sep = "&"
+	}
 	return map[string]string{
-		"QUEUEBOX_DATABASE_URL":      d.JDBC + "?ApplicationName=" + appName,
+		"QUEUEBOX_DATABASE_URL":      d.JDBC + sep + "ApplicationName=" + appName,
 		"QUEUEBOX_DATABASE_USERNAME": "postgres",
 		"QUEUEBOX_DATABASE_PASSWORD": "unused",
 		"QUEUEBOX_DATABASE_POOLSIZE": "4",

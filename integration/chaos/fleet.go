@@ -41,11 +41,19 @@ func (f *Fleet) Start(role string) *Proc {
 	return p
 }
 
-// Live returns the live replicas of role, in start order.
+// Live returns the live replicas of role, in start order; of every role
+// for "".
 func (f *Fleet) Live(role string) []*Proc {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]*Proc(nil), f.live[role]...)
+	if role != "" {
+		return append([]*Proc(nil), f.live[role]...)
+	}
+	var all []*Proc
+	for _, ps := range f.live {
+		all = append(all, ps...)
+	}
+	return all
 }
 
 // Pick returns the pick-th live replica of role, modulo their number.
@@ -80,14 +88,13 @@ func (f *Fleet) Kill9(p *Proc) {
 	f.Start(p.Role)
 }
 
-// Pause stops p with SIGSTOP and records the fault; Resume continues it.
-func (f *Fleet) Pause(p *Proc) {
-	f.ledger.Fault("SIGSTOP "+p.Role, p.Name)
+// Pause stops p with SIGSTOP and records the fault; the returned resume
+// continues it and ends the fault.
+func (f *Fleet) Pause(p *Proc) (resume func()) {
+	end := f.ledger.Fault("SIGSTOP "+p.Role, p.Name)
 	p.Signal(syscall.SIGSTOP)
+	return func() { p.Signal(syscall.SIGCONT); end() }
 }
-
-// Resume continues a process that Pause stopped.
-func (f *Fleet) Resume(p *Proc) { p.Signal(syscall.SIGCONT) }
 
 // Revive starts a replacement for every replica that exited on its own,
 // as an orchestrator would, and returns their names. A database fault may

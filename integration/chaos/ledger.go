@@ -29,10 +29,12 @@ type Delivery struct {
 }
 
 // Fault is one injected fault. Target names the process it hit; an empty
-// Target hits every process (a database restart).
+// Target hits every process (a database restart). It lasts from At to End:
+// a pause until the process continues, a failover until the new standby
+// streams; a kill ends when it starts.
 type Fault struct {
 	Kind, Target string
-	At           time.Time
+	At, End      time.Time
 }
 
 // Ledger records what the suite produced, the faults it injected and what
@@ -69,11 +71,19 @@ func (l *Ledger) Produced(m Message) {
 	l.produced[m.ID] = m
 }
 
-// Fault records a fault just before it is injected.
-func (l *Ledger) Fault(kind, target string) {
+// Fault records a fault just before it is injected; the returned func
+// records its end, for a fault that lasts.
+func (l *Ledger) Fault(kind, target string) (end func()) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.faults = append(l.faults, Fault{Kind: kind, Target: target, At: time.Now()})
+	now := time.Now()
+	i := len(l.faults)
+	l.faults = append(l.faults, Fault{Kind: kind, Target: target, At: now, End: now})
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.faults[i].End = time.Now()
+	}
 }
 
 // Delivered is the number of messages that reached the receiver.

@@ -17,7 +17,7 @@ func PausePastLease(r *Run, s Step) {
 		table = "inbox"
 	}
 	p := r.Fleet.Pick(s.Role, s.Pick)
-	r.Fleet.Pause(p)
+	resume := r.Fleet.Pause(p)
 	var until time.Time
 	WaitFor(r.T, time.Minute, "the lease horizon at the pause", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -30,5 +30,5 @@ func PausePastLease(r *Run, s Step) {
 			(SELECT count(*) FROM `+table+` WHERE state = 'processing' AND lease_expires_at < now()) END`, until)
 		return err == nil && n == 0
 	})
-	r.Fleet.Resume(p)
+	resume()
 }

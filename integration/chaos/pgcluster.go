@@ -33,19 +33,38 @@ type Cluster struct {
 // removed when the test ends.
 func StartCluster(t testing.TB) *Cluster {
 	t.Helper()
+	c := newCluster(t, FreePort(t))
+	c.run("initdb", "-D", c.data(), "-U", "postgres", "--auth=trust", "--no-sync")
+	c.start()
+	return c
+}
+
+// newCluster prepares the directory of a cluster on port; the caller
+// fills its data directory.
+func newCluster(t testing.TB, port int) *Cluster {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "queuebox-chaos-pg-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &Cluster{t: t, Dir: dir, Port: FreePort(t)}
+	c := &Cluster{t: t, Dir: dir, Port: port}
 	t.Cleanup(func() {
-		_ = c.command("pg_ctl", "stop", "-D", c.data(), "-m", "immediate", "-w").Run()
+		c.Stop("immediate")
 		_ = os.RemoveAll(dir)
 	})
 	c.chown()
-	c.run("initdb", "-D", c.data(), "-U", "postgres", "--auth=trust", "--no-sync")
-	c.run("pg_ctl", "start", "-D", c.data(), "-l", filepath.Join(dir, "log"), "-w", "-t", "120", "-o", c.options())
 	return c
+}
+
+func (c *Cluster) start() {
+	c.t.Helper()
+	c.run("pg_ctl", "start", "-D", c.data(), "-l", filepath.Join(c.Dir, "log"), "-w", "-t", "120", "-o", c.options())
+}
+
+// Stop shuts the server down with mode (fast or immediate); a stopped
+// server is left alone.
+func (c *Cluster) Stop(mode string) {
+	_ = c.command("pg_ctl", "stop", "-D", c.data(), "-m", mode, "-w").Run()
 }
 
 func (c *Cluster) data() string { return filepath.Join(c.Dir, "data") }
@@ -109,8 +128,9 @@ func (c *Cluster) chown() {
 // again, as an orchestrator would; the scenario logs which.
 func (c *Cluster) RestartUnderLoad(r *Run, s Step) {
 	r.T.Helper()
-	r.Ledger.Fault("postgres restart -m "+s.Role, "")
+	end := r.Ledger.Fault("postgres restart -m "+s.Role, "")
 	c.Restart(s.Role)
+	end()
 	if gone := r.Fleet.Revive(); len(gone) > 0 {
 		r.T.Logf("exited after the restart and started again: %v", gone)
 	}

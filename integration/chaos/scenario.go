@@ -23,9 +23,9 @@ type Scenario struct {
 	// Inbox runs the webhook path: the poster feeds ingest, and the
 	// inbox checks run. Otherwise a producer writes outbox rows.
 	Inbox bool
-	// Server is the maintenance URL of the PostgreSQL server; empty is
-	// the shared one.
-	Server string
+	// Database creates the scenario's database; nil creates it on the
+	// shared server.
+	Database func(t testing.TB) *Database
 	// Inject runs a step whose Kind the fleet does not know itself.
 	Inject func(r *Run, s Step)
 }
@@ -80,11 +80,11 @@ func Execute(t *testing.T, sc Scenario) Result {
 	size := SizeFor(t, sc.ShortMessages, sc.ShortFaults)
 	t.Logf("%s: seed %d (CHAOS_SEED=%d replays the schedule), %d messages, %d faults", sc.Name, seed, seed, size.Messages, size.Faults)
 	steps := Plan(NewRand(seed), size.Messages, size.Faults, sc.Choices)
-	server := sc.Server
-	if server == "" {
-		server = SharedServer()
+	newDB := sc.Database
+	if newDB == nil {
+		newDB = func(t testing.TB) *Database { return NewDatabase(t, SharedServer()) }
 	}
-	r := &Run{T: t, DB: NewDatabase(t, server), Ledger: NewLedger(0.02, NewRand(seed+100)), Lease: sc.Lease}
+	r := &Run{T: t, DB: newDB(t), Ledger: NewLedger(0.02, NewRand(seed+100)), Lease: sc.Lease}
 	receiver := r.Ledger.Receiver(t)
 	r.Fleet = NewFleet(t, r.Ledger, func(_, name string) map[string]string { return sc.env(r.DB, receiver, name) })
 	for _, role := range sc.Roles {

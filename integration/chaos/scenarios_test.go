@@ -48,10 +48,28 @@ func TestPausedReplicaIsFenced(t *testing.T) {
 func TestPostgresRestartUnderLoad(t *testing.T) {
 	pg := StartCluster(t)
 	Execute(t, Scenario{
-		Name: "4 PostgreSQL restart (fast, immediate)", Server: pg.URL(),
+		Name:          "4 PostgreSQL restart (fast, immediate)",
+		Database:      func(t testing.TB) *Database { return NewDatabase(t, pg.URL()) },
 		Roles:         []string{"deliver", "deliver", "deliver"},
 		Choices:       []Step{{Kind: "restart", Role: "fast"}, {Kind: "restart", Role: "immediate"}},
 		ShortMessages: 2000, ShortFaults: 3, Lease: 3 * time.Second,
 		Inject: pg.RestartUnderLoad,
+	})
+}
+
+// TestFailoverToPromotedStandby is scenario 5: the replicas reach a
+// primary and its synchronous standby through a multi-host URL with
+// target_session_attrs=read-write; the primary is killed and the standby
+// promoted, and every replica must write to the new primary or exit
+// non-zero within 30 s.
+func TestFailoverToPromotedStandby(t *testing.T) {
+	pair := StartPair(t)
+	Execute(t, Scenario{
+		Name: "5 failover to a promoted standby", Inbox: true,
+		Database:      pair.Database,
+		Roles:         []string{"ingest", "relay", "relay", "deliver", "deliver"},
+		Choices:       []Step{{Kind: "failover"}},
+		ShortMessages: 1000, ShortFaults: 1, Lease: 3 * time.Second,
+		Inject: pair.Failover,
 	})
 }
