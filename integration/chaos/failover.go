@@ -28,9 +28,6 @@ type Pair struct {
 func StartPair(t testing.TB) *Pair {
 	t.Helper()
 	primary := StartCluster(t)
-	primary.run("psql", "-h", "127.0.0.1", "-p", fmt.Sprint(primary.Port), "-U", "postgres", "-d", "postgres", "-qc",
-		"ALTER SYSTEM SET synchronous_standby_names = '*'")
-	primary.run("pg_ctl", "reload", "-D", primary.data())
 	p := &Pair{t: t, nodes: [2]*Cluster{primary, nil}}
 	p.nodes[1] = p.standby(FreePort(t))
 	return p
@@ -42,8 +39,9 @@ func (p *Pair) standby(port int) *Cluster {
 	p.t.Helper()
 	primary := p.nodes[p.primary]
 	s := newCluster(p.t, port)
-	s.run("pg_basebackup", "-D", s.data(), "-h", "127.0.0.1", "-p", fmt.Sprint(primary.Port), "-U", "postgres", "-R", "-X", "stream")
+	s.run("pg_basebackup", "-D", s.data(), "-h", "127.0.0.1", "-p", fmt.Sprint(primary.Port), "-U", "postgres", "-R", "-X", "stream", "-c", "fast")
 	s.start()
+	primary.synchronous("*")
 	WaitFor(p.t, 2*time.Minute, "the standby streams synchronously", func() bool {
 		out, err := primary.command("psql", "-h", "127.0.0.1", "-p", fmt.Sprint(primary.Port), "-U", "postgres", "-d", "postgres", "-tAc",
 			"SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'").Output()
@@ -95,6 +93,8 @@ func (p *Pair) Failover(r *Run, _ Step) {
 	old.Stop("immediate")
 	next.run("pg_ctl", "promote", "-D", next.data(), "-w", "-t", "120")
 	p.primary = 1 - p.primary
+	// Until its standby is built, the new primary commits alone.
+	next.synchronous("")
 	promoted := time.Now()
 	for _, proc := range r.Fleet.Live("") {
 		WaitFor(r.T, 30*time.Second-time.Since(promoted)+time.Second, proc.Name+" writes to the new primary or exits", func() bool {
@@ -111,6 +111,17 @@ func (p *Pair) Failover(r *Run, _ Step) {
 	if gone := r.Fleet.Revive(); len(gone) > 0 {
 		r.T.Logf("exited after the failover and started again: %v", gone)
 	}
+	r.T.Logf("failover: every replica on the new primary %v after the promotion", time.Since(promoted).Round(time.Millisecond))
 	_ = os.RemoveAll(old.Dir)
 	p.nodes[1-p.primary] = p.standby(old.Port)
+	r.T.Logf("failover: the next standby streams %v after the promotion", time.Since(promoted).Round(time.Millisecond))
+}
+
+// synchronous sets synchronous_standby_names: "*" makes every commit wait
+// for the standby, "" lets the primary commit alone.
+func (c *Cluster) synchronous(names string) {
+	c.t.Helper()
+	c.run("psql", "-h", "127.0.0.1", "-p", fmt.Sprint(c.Port), "-U", "postgres", "-d", "postgres", "-qc",
+		"ALTER SYSTEM SET synchronous_standby_names = '"+names+"'")
+	c.run("pg_ctl", "reload", "-D", c.data())
 }

@@ -110,6 +110,7 @@ func Execute(t *testing.T, sc Scenario) Result {
 	if err := <-fed; err != nil {
 		t.Fatalf("feeding the messages: %v", err)
 	}
+	r.T.Logf("every message fed and every fault injected after %v", time.Since(started).Round(time.Millisecond))
 	r.quiet(budget)
 	res := Result{Scenario: sc.Name, Seed: seed, Size: size.Name}
 	r.Ledger.Check(&res, sc.Lease)
