@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/alternayte/queuebox/integration/chaos"
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
 )
 
@@ -132,22 +133,8 @@ type process struct {
 	killed bool
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is the output buffer that the chaos suite's processes use.
+type syncBuffer = chaos.SyncBuffer
 
 // start runs a binary with exactly the given environment (plus PATH and
 // HOME). The process is stopped when the test ends, and its output is

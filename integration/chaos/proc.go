@@ -20,22 +20,26 @@ type Proc struct {
 	Name, Role string
 	Port       int
 	cmd        *exec.Cmd
-	out        lockedBuffer
+	out        SyncBuffer
 	exited     chan struct{}
 }
 
-type lockedBuffer struct {
+// SyncBuffer collects a process's output: the process writes it while
+// the test reads it. The zero value is ready to use.
+type SyncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
+// Write appends p.
+func (b *SyncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *lockedBuffer) String() string {
+// String returns everything written so far.
+func (b *SyncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
