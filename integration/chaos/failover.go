@@ -82,8 +82,9 @@ func (p *Pair) Database(t testing.TB) *Database {
 }
 
 // Failover is the injector of scenario 5: it kills the primary, promotes
-// the standby, and checks that within 30 s every replica either holds a
-// session on the new primary or exited non-zero (and is started again).
+// the standby, and checks that within 30 s every replica either is ready
+// and holds a session on the new primary, or exited non-zero (and is
+// started again).
 // It then builds the next standby in the old primary's place.
 func (p *Pair) Failover(r *Run, _ Step) {
 	r.T.Helper()
@@ -100,6 +101,11 @@ func (p *Pair) Failover(r *Run, _ Step) {
 		WaitFor(r.T, 30*time.Second-time.Since(promoted)+time.Second, proc.Name+" writes to the new primary or exits", func() bool {
 			if proc.Exited() {
 				return true
+			}
+			// An idle replica holds no session: asking for its readiness
+			// makes it check the database, through its pool.
+			if !proc.Ready() {
+				return false
 			}
 			n, err := r.DB.TryCount(`SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, proc.Name)
 			return err == nil && n > 0

@@ -127,6 +127,17 @@ func StartProc(t testing.TB, role, name string, env map[string]string) *Proc {
 // URL is the address of path on the process's HTTP port.
 func (p *Proc) URL(path string) string { return fmt.Sprintf("http://127.0.0.1:%d%s", p.Port, path) }
 
+// Ready reports whether /health/ready answers 200.
+func (p *Proc) Ready() bool {
+	client := http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Get(p.URL("/health/ready"))
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
 // Exited reports whether the process ended.
 func (p *Proc) Exited() bool {
 	select {
