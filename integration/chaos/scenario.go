@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"fmt"
+	"maps"
 	"testing"
 	"time"
 )
@@ -28,6 +29,10 @@ type Scenario struct {
 	Database func(t testing.TB) *Database
 	// Inject runs a step whose Kind the fleet does not know itself.
 	Inject func(r *Run, s Step)
+	// Env adds settings to the processes of a role; AfterFirst runs once
+	// the first process (which migrates) is up.
+	Env        func(role string) map[string]string
+	AfterFirst func(r *Run)
 }
 
 // Run is a scenario in progress.
@@ -86,9 +91,18 @@ func Execute(t *testing.T, sc Scenario) Result {
 	}
 	r := &Run{T: t, DB: newDB(t), Ledger: NewLedger(0.02, NewRand(seed+100)), Lease: sc.Lease}
 	receiver := r.Ledger.Receiver(t)
-	r.Fleet = NewFleet(t, r.Ledger, func(_, name string) map[string]string { return sc.env(r.DB, receiver, name) })
-	for _, role := range sc.Roles {
+	r.Fleet = NewFleet(t, r.Ledger, func(role, name string) map[string]string {
+		env := sc.env(r.DB, receiver, name)
+		if sc.Env != nil {
+			maps.Copy(env, sc.Env(role))
+		}
+		return env
+	})
+	for i, role := range sc.Roles {
 		r.Fleet.Start(role)
+		if i == 0 && sc.AfterFirst != nil {
+			sc.AfterFirst(r)
+		}
 	}
 	fed := make(chan error, 1)
 	var poster *Poster

@@ -73,3 +73,12 @@ func TestFailoverToPromotedStandby(t *testing.T) {
 		Inject: pair.Failover,
 	})
 }
+
+// TestCaptureSurvivesKill9 is scenario 7: capture wakes two deliver
+// replicas that otherwise poll every 5 s; capture and the replicas are
+// killed with SIGKILL and replaced. Every row must still arrive.
+func TestCaptureSurvivesKill9(t *testing.T) {
+	sc := CaptureScenario(t, 5*time.Second)
+	sc.ShortMessages, sc.ShortFaults = 1500, 3
+	Execute(t, sc)
+}
