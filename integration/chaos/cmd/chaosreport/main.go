@@ -67,6 +67,9 @@ func page(rs []chaos.Result, commit, command string) string {
 		b.WriteString(r.Row() + "\n")
 		sizes[r.Size] = true
 	}
+	if missing := missingScenarios(rs); missing != "" {
+		fmt.Fprintf(&b, "\nNot in this run: scenario %s of issue 27 (1 outbox path, 2 inbox path, 3 brokers, 4 PostgreSQL restart, 5 failover, 6 paused process, 7 capture).\n", missing)
+	}
 	b.WriteString("\n## Size of this run\n\n")
 	if sizes["full"] && len(sizes) == 1 {
 		b.WriteString("Every scenario ran at full size: at least 100,000 messages and 50 faults.\n")
@@ -95,4 +98,20 @@ func machine() string {
 		}
 	}
 	return fmt.Sprintf("%s, %s/%s, %d cores, %s", host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), model)
+}
+
+// missingScenarios lists the numbers of the seven scenarios that have no
+// row; a scenario's name starts with its number.
+func missingScenarios(rs []chaos.Result) string {
+	var missing []string
+	for n := 1; n <= 7; n++ {
+		found := false
+		for _, r := range rs {
+			found = found || strings.HasPrefix(r.Scenario, fmt.Sprint(n)+" ")
+		}
+		if !found {
+			missing = append(missing, fmt.Sprint(n))
+		}
+	}
+	return strings.Join(missing, ", ")
 }
