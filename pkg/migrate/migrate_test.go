@@ -91,6 +91,7 @@ var documented = []string{
 	"V10__add_inbox_headers.sql",
 	"V11__add_outbox_sequence.sql",
 	"V12__add_relay_claim_indexes.sql",
+	"V13__add_workbench.sql",
 }
 
 func TestLoadBundledMigrations(t *testing.T) {

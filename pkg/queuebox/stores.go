@@ -35,6 +35,9 @@ type Stores interface {
 	Replay() (Replayer, error)
 	// Retention is the cleanup jobs' store.
 	Retention() (RetentionStore, error)
+	// Workbench is the store of the operator's workbench: the admin
+	// message routes, the replay jobs and the CLI's dead commands.
+	Workbench() (WorkbenchStore, error)
 	// WakeSource returns the listener of capture's wake-ups that this
 	// dialect offers, calling wake for each wake-up and logging to log,
 	// and true; false when the dialect has none, and delivery claims at

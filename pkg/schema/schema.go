@@ -57,6 +57,9 @@ type Outbox struct {
 	LeaseExpiresAt string
 	LastError      string
 	Sequence       string
+	// DiscardedAt is the workbench's mark (migration V13). It has no
+	// column mapping: a custom table adds it under this name.
+	DiscardedAt string
 }
 
 // Inbox holds the quoted names of the inbox table and its columns.
@@ -80,7 +83,18 @@ type Inbox struct {
 	Attempt        string
 	LastError      string
 	Headers        string
+	// DiscardedAt is the workbench's mark (migration V13), as on the
+	// outbox.
+	DiscardedAt string
 }
+
+// DiscardedAtColumn is the column of both tables that marks a dead row an
+// operator discarded (migration V13).
+const DiscardedAtColumn = "discarded_at"
+
+// ReplayJobsTable is the table of the workbench's replay jobs (migration
+// V13). It is not renamed with the outbox and inbox tables.
+const ReplayJobsTable = "queuebox_replay_jobs"
 
 // Layout is the table layout of one deployment. Statement templates see it
 // as their data: {{.O.Table}}, {{.O.Topic}}, {{.I.IdempotencyKey}}.
@@ -107,7 +121,7 @@ func New(d Dialect, db config.Database) Layout {
 			State: q(o.State), Attempt: q(o.Attempt), MaxAttempts: q(o.MaxAttempts),
 			ScheduledAt: q(o.ScheduledAt), CreatedAt: q(o.CreatedAt), UpdatedAt: q(o.UpdatedAt),
 			ClaimedAt: q(o.ClaimedAt), ClaimToken: q(o.ClaimToken), LeaseExpiresAt: q(o.LeaseExpiresAt),
-			LastError: q(o.LastError), Sequence: q(o.Sequence),
+			LastError: q(o.LastError), Sequence: q(o.Sequence), DiscardedAt: q(DiscardedAtColumn),
 		},
 		I: Inbox{
 			Table: q(db.InboxTableName), ID: q(i.ID), Source: q(i.Source),
@@ -115,7 +129,7 @@ func New(d Dialect, db config.Database) Layout {
 			Payload: q(i.Payload), State: q(i.State), CreatedAt: q(i.CreatedAt), ProcessedAt: q(i.ProcessedAt),
 			ClaimedAt: q(i.ClaimedAt), ClaimToken: q(i.ClaimToken), LeaseExpiresAt: q(i.LeaseExpiresAt),
 			CorrelationID: q(i.CorrelationID), Consumption: q(i.Consumption), ScheduledAt: q(i.ScheduledAt),
-			Attempt: q(i.Attempt), LastError: q(i.LastError), Headers: q(i.Headers),
+			Attempt: q(i.Attempt), LastError: q(i.LastError), Headers: q(i.Headers), DiscardedAt: q(DiscardedAtColumn),
 		},
 	}
 }

@@ -68,6 +68,9 @@ func (s *Stores) Inbox() (queuebox.InboxStore, error) { return NewInbox(s.DB, s.
 // Replay implements queuebox.Stores.
 func (s *Stores) Replay() (queuebox.Replayer, error) { return NewReplay(s.DB, s.Layout) }
 
+// Workbench implements queuebox.Stores.
+func (s *Stores) Workbench() (queuebox.WorkbenchStore, error) { return NewWorkbench(s.DB, s.Layout) }
+
 // Retention implements queuebox.Stores.
 func (s *Stores) Retention() (queuebox.RetentionStore, error) { return NewRetention(s.DB, s.Layout) }
 

@@ -213,6 +213,11 @@ func Exercise(t *testing.T, newDatabase Factory) {
 		"OutboxCleanupByCountKeepsTheNewest":        outboxCleanupByCountKeepsTheNewest,
 		"StoresBuildEveryStoreAndPing":              storesBuildEveryStoreAndPing,
 		"StoresWakeSourceWakesOnceItListens":        storesWakeSourceWakesOnceItListens,
+		"WorkbenchListIsStableUnderInserts":         workbenchListIsStableUnderInserts,
+		"WorkbenchListFilters":                      workbenchListFilters,
+		"WorkbenchResendMovesOnlyFinalRowsOnce":     workbenchResendMovesOnlyFinalRowsOnce,
+		"WorkbenchDiscardMarksDeadRowsOnce":         workbenchDiscardMarksDeadRowsOnce,
+		"WorkbenchReplayJobMovesEachRowOnce":        workbenchReplayJobMovesEachRowOnce,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -35,3 +35,34 @@
 -- The write repeats it after the lock: PostgreSQL re-reads a row that
 -- changed since the statement's snapshot and checks the condition again.
 {{define "fence_holds"}}{{.A}}.{{.T.State}} = 'processing' AND {{.A}}.{{.T.ClaimToken}} = d.token AND {{.A}}.{{.T.LeaseExpiresAt}} > {{template "now" .Now}}{{end}}
+--
+-- wb_filter is the workbench's selection (wbsql.Data): the conditions of
+-- the filter that is set, each after AND, on the unaliased table. Absent
+-- filters render nothing. Discarded rows stay hidden unless asked for.
+{{define "wb_filter"}}
+    {{- if .States}} AND {{.T.State}} IN ({{range $i, $s := .States}}{{if $i}}, {{end}}'{{$s}}'{{end}}){{end}}
+    {{- if .IDs}} AND {{.T.ID}} = ANY(@ids::uuid[]){{end}}
+    {{- if .Topics}} AND {{.T.Topic}} = ANY(@topics::text[]){{end}}
+    {{- if and .Source (not .Outbox)}} AND {{.T.Source}} = @source{{end}}
+    {{- if .Key}} AND {{.T.Key}} = @key{{end}}
+    {{- if .Error}} AND strpos(lower({{.T.LastError}}), lower(@error)) > 0{{end}}
+    {{- if .After}} AND {{.T.CreatedAt}} > @created_after{{end}}
+    {{- if .Before}} AND {{.T.CreatedAt}} < @created_before{{end}}
+    {{- if not .WithDiscarded}} AND {{.T.DiscardedAt}} IS NULL{{end}}
+{{- end}}
+--
+-- wb_pending is the SET list that moves a row back to pending, due now,
+-- with its attempts, error, claim and discard mark cleared.
+{{define "wb_pending"}}{{.T.State}} = 'pending',
+    {{.T.Attempt}} = 0,
+    {{.T.ScheduledAt}} = now(),
+    {{.T.LastError}} = NULL,
+    {{.T.ClaimedAt}} = NULL,
+    {{.T.ClaimToken}} = NULL,
+    {{.T.LeaseExpiresAt}} = NULL,
+    {{.T.DiscardedAt}} = NULL,
+    {{if .Outbox}}{{.T.UpdatedAt}} = now(){{else}}{{.T.ProcessedAt}} = NULL{{end}}{{end}}
+--
+-- wb_job_columns are the columns of a replay job as the store scans them,
+-- after the prefix given ("" or an alias and a dot).
+{{define "wb_job_columns"}}{{.}}id::text, {{.}}table_name, {{.}}filter::text, {{.}}matched, {{.}}moved, {{.}}done, {{.}}error, {{.}}created_at, {{.}}finished_at{{end}}

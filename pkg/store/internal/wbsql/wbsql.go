@@ -1,0 +1,139 @@
+// Package wbsql holds what both dialects share of the workbench's
+// statements: one view of the columns of either table, and the template
+// data that turns a queuebox.MessageFilter into the conditions a
+// statement renders. A statement renders only the conditions the filter
+// sets, so each combination gets a plan of its own instead of one plan
+// full of "parameter IS NULL OR" branches; the states are rendered as
+// literals from the fixed set of each table, so the planner can match a
+// partial index on the state (the dead-row indexes of V13).
+package wbsql
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/schema"
+)
+
+// Cols are the quoted names of one table's columns that the workbench's
+// shared statements use. Topic, Key and UpdatedAt are outbox columns;
+// Source and ProcessedAt inbox columns; Key is the inbox aggregate_id.
+type Cols struct {
+	Table, ID, State, Attempt, LastError, CreatedAt, ScheduledAt, DiscardedAt string
+	ClaimedAt, ClaimToken, LeaseExpiresAt                                     string
+	Topic, Key, UpdatedAt, Source, ProcessedAt                                string
+}
+
+// ColsOf returns the columns of table t in layout l.
+func ColsOf(l schema.Layout, t queuebox.Table) Cols {
+	if t == queuebox.TableInbox {
+		i := l.I
+		return Cols{Table: i.Table, ID: i.ID, State: i.State, Attempt: i.Attempt, LastError: i.LastError,
+			CreatedAt: i.CreatedAt, ScheduledAt: i.ScheduledAt, DiscardedAt: i.DiscardedAt, ClaimedAt: i.ClaimedAt,
+			ClaimToken: i.ClaimToken, LeaseExpiresAt: i.LeaseExpiresAt, Key: i.AggregateID, Source: i.Source,
+			ProcessedAt: i.ProcessedAt}
+	}
+	o := l.O
+	return Cols{Table: o.Table, ID: o.ID, State: o.State, Attempt: o.Attempt, LastError: o.LastError,
+		CreatedAt: o.CreatedAt, ScheduledAt: o.ScheduledAt, DiscardedAt: o.DiscardedAt, ClaimedAt: o.ClaimedAt,
+		ClaimToken: o.ClaimToken, LeaseExpiresAt: o.LeaseExpiresAt, Topic: o.Topic, Key: o.Key, UpdatedAt: o.UpdatedAt}
+}
+
+// Data is the template data of a workbench statement: the layout, the
+// table's columns, and which conditions of the filter to render.
+type Data struct {
+	schema.Layout
+	T      Cols
+	Outbox bool
+	// States are the state literals to select; empty selects every state.
+	States []string
+	// Final are the literals of the table's final states.
+	Final []string
+	// Which filters are set.
+	IDs, Topics, Source, Key, Error, After, Before, WithDiscarded bool
+	// Cursor says that the statement starts after a cursor.
+	Cursor bool
+	// Jobs is the quoted replay jobs table.
+	Jobs string
+}
+
+// NewData validates f and returns the data of its statements. States
+// outside the table's set are refused (the caller validated them; this
+// is the second check that keeps a literal out of the SQL).
+func NewData(l schema.Layout, f queuebox.MessageFilter) (Data, error) {
+	all := f.Table.States()
+	if all == nil {
+		return Data{}, fmt.Errorf("unknown table %q", f.Table)
+	}
+	d := Data{Layout: l, T: ColsOf(l, f.Table), Outbox: f.Table == queuebox.TableOutbox,
+		IDs: f.IDs != nil, Topics: f.Topics != nil && f.Table == queuebox.TableOutbox, Source: f.Source != "",
+		Key: f.Key != "", Error: f.Error != "", After: f.CreatedAfter != nil, Before: f.CreatedBefore != nil,
+		WithDiscarded: f.WithDiscarded, Jobs: l.Dialect.Quote(schema.ReplayJobsTable)}
+	for _, s := range f.States {
+		if !slices.Contains(all, s) {
+			return Data{}, fmt.Errorf("%q is no state of the %s table", s, f.Table)
+		}
+		if !slices.Contains(d.States, string(s)) {
+			d.States = append(d.States, string(s))
+		}
+	}
+	for _, s := range f.Table.FinalStates() {
+		d.Final = append(d.Final, string(s))
+	}
+	return d, nil
+}
+
+// FinalOnly narrows the filter's states to the table's final states, as
+// every move does: no filter may move a row that waits or runs. ok is
+// false when nothing is left to select.
+func FinalOnly(f queuebox.MessageFilter) (queuebox.MessageFilter, bool) {
+	final := f.Table.FinalStates()
+	if f.States == nil {
+		f.States = final
+		return f, true
+	}
+	var keep []queuebox.State
+	for _, s := range f.States {
+		if slices.Contains(final, s) {
+			keep = append(keep, s)
+		}
+	}
+	f.States = keep
+	return f, len(keep) > 0
+}
+
+// CanMatch is false when a list filter is present but empty: it selects
+// no row, so no statement need run.
+func CanMatch(f queuebox.MessageFilter) bool {
+	return (f.IDs == nil || len(f.IDs) > 0) &&
+		(f.Table != queuebox.TableOutbox || f.Topics == nil || len(f.Topics) > 0)
+}
+
+// Cache renders each statement once per shape of its data. It is safe for
+// concurrent use.
+type Cache struct {
+	render func(name string, data any) (string, error)
+	m      sync.Map
+}
+
+// NewCache returns a cache over a dialect's render function.
+func NewCache(render func(name string, data any) (string, error)) *Cache {
+	return &Cache{render: render}
+}
+
+// Get returns the statement name rendered for d.
+func (c *Cache) Get(name string, d Data) (string, error) {
+	key := fmt.Sprintf("%s|%t|%v|%t%t%t%t%t%t%t%t|%t", name, d.Outbox, d.States,
+		d.IDs, d.Topics, d.Source, d.Key, d.Error, d.After, d.Before, d.WithDiscarded, d.Cursor)
+	if s, ok := c.m.Load(key); ok {
+		return s.(string), nil
+	}
+	s, err := c.render(name, d)
+	if err != nil {
+		return "", err
+	}
+	c.m.Store(key, s)
+	return s, nil
+}

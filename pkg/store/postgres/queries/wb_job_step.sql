@@ -1,0 +1,35 @@
+-- One batch of a replay job, in one statement under the job's lease. The
+-- job walks the selected rows in id order: the batch takes the next
+-- @batch ids past the job's cursor, moves those still in a final state,
+-- and moves the cursor past the batch in the same transaction. A batch
+-- that commits is never taken again, whoever runs the job next, and one
+-- that does not commit moved nothing. A job with no row left is done.
+-- When the lease is no longer the caller's, nothing moves and no row
+-- comes back.
+WITH job AS (
+    SELECT id, cursor_id
+    FROM {{.Jobs}}
+    WHERE id = @job::uuid AND lease_token = @token::uuid AND lease_expires_at > now() AND NOT done
+    FOR UPDATE),
+batch AS (
+    SELECT {{.T.ID}} AS id
+    FROM {{.T.Table}}
+    WHERE EXISTS (SELECT 1 FROM job){{template "wb_filter" .}}
+      AND {{.T.ID}} > COALESCE((SELECT cursor_id FROM job), '00000000-0000-0000-0000-000000000000'::uuid)
+    ORDER BY {{.T.ID}}
+    LIMIT @batch),
+moved AS (
+    UPDATE {{.T.Table}}
+    SET {{template "wb_pending" .}}
+    WHERE {{.T.ID}} IN (SELECT id FROM batch)
+      AND {{.T.State}} IN ({{range $i, $s := .Final}}{{if $i}}, {{end}}'{{$s}}'{{end}})
+    RETURNING 1)
+UPDATE {{.Jobs}} AS j
+SET cursor_id = COALESCE((SELECT id FROM batch ORDER BY id DESC LIMIT 1), j.cursor_id),
+    moved = j.moved + (SELECT count(*) FROM moved),
+    done = NOT EXISTS (SELECT 1 FROM batch),
+    finished_at = CASE WHEN EXISTS (SELECT 1 FROM batch) THEN NULL ELSE now() END,
+    lease_expires_at = now() + @lease_ms::bigint * interval '1 millisecond'
+FROM job
+WHERE j.id = job.id
+RETURNING {{template "wb_job_columns" "j."}}

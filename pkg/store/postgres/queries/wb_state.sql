@@ -1,0 +1,5 @@
+-- The state of one row, to tell a missing row from one in the wrong state
+-- after a resend or a discard changed nothing.
+SELECT {{.T.State}}
+FROM {{.T.Table}}
+WHERE {{.T.ID}} = @id::uuid
