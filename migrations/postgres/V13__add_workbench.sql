@@ -4,13 +4,14 @@
 -- row stays, with its payload and error, as the record of that choice, and
 -- retention deletes it later like any other dead row. Lists hide it.
 --
--- The two partial indexes serve the workbench's most common page, the
--- newest dead rows, without reading the live rows: the outbox lists by
--- sequence, the inbox by (created_at, id). They hold the dead rows only,
--- so they cost the claim path nothing. A plain CREATE INDEX blocks writes
--- to the table while it builds; on a large table, create them
--- CONCURRENTLY by hand before the upgrade (the upgrade notes say how) and
--- this file then skips them.
+-- The partial index serves the workbench's most common page, the newest
+-- dead outbox rows, without reading the live rows: the outbox lists by
+-- sequence, and no other index leads with it. It holds the dead rows
+-- only, so it costs the claim path nothing. (The inbox lists by
+-- created_at, which idx_inbox_state_created already serves per state.)
+-- A plain CREATE INDEX blocks writes to the table while it builds; on a
+-- large outbox, create it CONCURRENTLY by hand before the upgrade (the
+-- upgrade notes say how) and this file then skips it.
 --
 -- queuebox_replay_jobs holds the replays that run in the background: the
 -- filter, the counts, the id the walk has reached (cursor_id; each batch
@@ -21,7 +22,6 @@ ALTER TABLE outbox ADD COLUMN IF NOT EXISTS discarded_at TIMESTAMP WITH TIME ZON
 ALTER TABLE inbox ADD COLUMN IF NOT EXISTS discarded_at TIMESTAMP WITH TIME ZONE;
 
 CREATE INDEX IF NOT EXISTS idx_outbox_dead_sequence ON outbox (sequence) WHERE state = 'dead';
-CREATE INDEX IF NOT EXISTS idx_inbox_dead_created ON inbox (created_at, id) WHERE state = 'dead';
 
 CREATE TABLE IF NOT EXISTS queuebox_replay_jobs (
     id               UUID PRIMARY KEY DEFAULT gen_random_uuid(),

@@ -1,7 +1,7 @@
 -- The operator's workbench (see the PostgreSQL file of the same version
 -- for why each part exists). Filtered indexes need QUOTED_IDENTIFIER ON
--- (sqlcmd -I). On a large table, build the two indexes ONLINE by hand
--- before the upgrade (Enterprise edition), as the upgrade notes say.
+-- (sqlcmd -I). On a large outbox, build the index ONLINE by hand before
+-- the upgrade (Enterprise edition), as the upgrade notes say.
 SET QUOTED_IDENTIFIER ON;
 GO
 
@@ -10,7 +10,6 @@ ALTER TABLE inbox ADD discarded_at DATETIME2 NULL;
 GO
 
 CREATE INDEX idx_outbox_dead_sequence ON outbox (sequence) WHERE state = 'dead';
-CREATE INDEX idx_inbox_dead_created ON inbox (created_at, id) WHERE state = 'dead';
 GO
 
 CREATE TABLE queuebox_replay_jobs (

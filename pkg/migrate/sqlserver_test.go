@@ -100,7 +100,6 @@ var docIndexes = map[string]map[string]sqlIndex{
 		"idx_inbox_push_heads": {[]string{"aggregate_id", "state", "created_at", "id"},
 			"consumption = 'push' AND state IN ('pending', 'processing') AND aggregate_id IS NOT NULL"},
 		"idx_inbox_push_unkeyed": {[]string{"created_at", "id"}, "consumption = 'push' AND state = 'pending' AND aggregate_id IS NULL"},
-		"idx_inbox_dead_created": {[]string{"created_at", "id"}, "state = 'dead'"},
 	},
 }
 

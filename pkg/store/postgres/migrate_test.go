@@ -46,6 +46,7 @@ var wantColumns = map[string][]column{
 		{"lease_expires_at", "timestamp with time zone", "YES", ""},
 		{"last_error", "text", "YES", ""},
 		{"sequence", "bigint", "NO", "nextval('outbox_sequence_seq'::regclass)"},
+		{"discarded_at", "timestamp with time zone", "YES", ""},
 	},
 	"inbox": {
 		{"id", "uuid", "NO", "gen_random_uuid()"},
@@ -66,6 +67,7 @@ var wantColumns = map[string][]column{
 		{"claimed_at", "timestamp with time zone", "YES", ""},
 		{"claim_token", "uuid", "YES", ""},
 		{"lease_expires_at", "timestamp with time zone", "YES", ""},
+		{"discarded_at", "timestamp with time zone", "YES", ""},
 	},
 }
 
@@ -78,6 +80,7 @@ var wantIndexes = map[string]map[string]string{
 		"idx_outbox_topic":              "(topic)",
 		"idx_outbox_processing_claimed": "(claimed_at) WHERE ((state)::text = 'processing'::text)",
 		"idx_outbox_key_sequence":       "(key, sequence) WHERE ((state)::text = ANY ((ARRAY['pending'::character varying, 'processing'::character varying])::text[]))",
+		"idx_outbox_dead_sequence":      "(sequence) WHERE ((state)::text = 'dead'::text)",
 	},
 	"inbox": {
 		"inbox_pkey":                    "(id)",
@@ -180,14 +183,14 @@ func TestMigrateTwiceIsANoOp(t *testing.T) {
 	db := openDB(t, s)
 	first, err := db.Migrate(context.Background(), quietLog())
 	require.NoError(t, err)
-	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, first)
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, first)
 	second, err := db.Migrate(context.Background(), quietLog())
 	require.NoError(t, err)
 	require.Empty(t, second)
 	var rows int
 	require.NoError(t, s.Connect(t).QueryRow(context.Background(),
 		`SELECT count(*) FROM flyway_schema_history WHERE success`).Scan(&rows))
-	require.Equal(t, 12, rows)
+	require.Equal(t, 13, rows)
 }
 
 func TestConcurrentStartsMigrateOnce(t *testing.T) {
@@ -211,10 +214,10 @@ func TestConcurrentStartsMigrateOnce(t *testing.T) {
 	for _, a := range applied {
 		total += len(a)
 	}
-	require.Equal(t, 12, total, "each version applied by exactly one replica")
+	require.Equal(t, 13, total, "each version applied by exactly one replica")
 	var rows int
 	require.NoError(t, s.Connect(t).QueryRow(context.Background(), `SELECT count(*) FROM flyway_schema_history`).Scan(&rows))
-	require.Equal(t, 12, rows)
+	require.Equal(t, 13, rows)
 }
 
 // A schema that a newer QueueBox migrated further still starts this one:
@@ -224,13 +227,13 @@ func TestMigrateRunsAgainstANewerSchema(t *testing.T) {
 	s, db := migrated(t)
 	_, err := s.Connect(t).Exec(context.Background(), `INSERT INTO flyway_schema_history
 		(installed_rank, version, description, type, script, checksum, installed_by, execution_time, success)
-		VALUES (13, '13', 'from the future', 'SQL', 'V13__from_the_future.sql', 0, 'test', 0, true)`)
+		VALUES (14, '14', 'from the future', 'SQL', 'V14__from_the_future.sql', 0, 'test', 0, true)`)
 	require.NoError(t, err)
 	var logged bytes.Buffer
 	applied, err := db.Migrate(context.Background(), slog.New(slog.NewTextHandler(&logged, nil)))
 	require.NoError(t, err)
 	require.Empty(t, applied)
-	require.Contains(t, logged.String(), "V13__from_the_future.sql")
+	require.Contains(t, logged.String(), "V14__from_the_future.sql")
 }
 
 // V11 on a populated outbox numbers the rows in created_at order, and the
@@ -244,7 +247,7 @@ func TestMigrateV11NumbersExistingRowsInCreatedAtOrder(t *testing.T) {
 	_, err := conn.Exec(ctx, `DROP INDEX idx_outbox_key_sequence;
 		ALTER TABLE outbox DROP COLUMN sequence;
 		DROP SEQUENCE IF EXISTS outbox_sequence_seq;
-		DELETE FROM flyway_schema_history WHERE version IN ('11', '12');
+		DELETE FROM flyway_schema_history WHERE version IN ('11', '12', '13');
 		INSERT INTO outbox (topic, key, payload, created_at) VALUES
 			('third', 'k', '{}', now() - interval '1 minute'),
 			('first', 'k', '{}', now() - interval '3 minutes'),
@@ -252,7 +255,7 @@ func TestMigrateV11NumbersExistingRowsInCreatedAtOrder(t *testing.T) {
 	require.NoError(t, err)
 	applied, err := db.Migrate(ctx, quietLog())
 	require.NoError(t, err)
-	require.Equal(t, []int{11, 12}, applied)
+	require.Equal(t, []int{11, 12, 13}, applied)
 	_, err = conn.Exec(ctx, `INSERT INTO outbox (topic, key, payload) VALUES ('fourth', 'k', '{}')`)
 	require.NoError(t, err)
 	rows, err := conn.Query(ctx, `SELECT topic FROM outbox ORDER BY sequence`)
