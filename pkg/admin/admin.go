@@ -1,7 +1,7 @@
-// Package admin serves the admin routes of queuebox-deliver:
-// POST /admin/replay and POST /admin/transform/test. They exist only when
-// admin.enabled is true, and every request passes admin.auth unless
-// admin.insecure is true.
+// Package admin serves the admin routes: POST /admin/replay (and its
+// jobs), POST /admin/transform/test and the workbench's message routes.
+// They exist only when admin.enabled is true, and every request passes
+// admin.auth (or, for a GET, admin.viewer) unless admin.insecure is true.
 package admin
 
 import (
@@ -26,9 +26,18 @@ import (
 type guard struct {
 	limit    int64
 	verifier *auth.Verifier
+	viewer   *auth.Verifier
 	insecure bool
 	now      func() time.Time
 }
+
+// The names of the two credentials, as log lines and /admin/whoami give
+// them: the configuration key of each.
+const (
+	CredentialAdmin    = "admin.auth"
+	CredentialViewer   = "admin.viewer"
+	CredentialInsecure = "admin.insecure"
+)
 
 // newGuard builds the guard of opts, which withDefaults has checked.
 func newGuard(opts Options) *guard {
@@ -36,66 +45,97 @@ func newGuard(opts Options) *guard {
 	// admin.insecure lets requests in without credentials, whether or not
 	// an admin.auth block is also set.
 	if !opts.Insecure {
-		g.verifier = opts.Auth
+		g.verifier, g.viewer = opts.Auth, opts.Viewer
 	}
 	return g
 }
 
-// read returns the body of an authenticated request, or writes the 413 or
-// 401 answer through fail and returns ok false.
+// write is read for a route that changes rows: only the admin credential
+// passes; the viewer's gets 403.
+func (g *guard) write(c echo.Context, fail func(code int, msg string) error) ([]byte, string, bool, error) {
+	body, who, ok, err := g.read(c, fail)
+	if ok && who == CredentialViewer {
+		return nil, who, false, fail(http.StatusForbidden, "The viewer credential (admin.viewer) may only read")
+	}
+	return body, who, ok, err
+}
+
+// read returns the body of an authenticated request and the name of the
+// credential that passed, or writes the 413 or 401 answer through fail
+// and returns ok false.
 //
 // Bearer and api-key credentials are checked before the body is read, so
 // an unauthenticated caller costs no body read; hmac signs the body and is
 // checked after it. An answer given before the body was read to its end
 // (that early 401, or a 413) closes the connection, so a caller that never
 // finishes its body cannot hold it while net/http drains the rest.
-func (g *guard) read(c echo.Context, fail func(code int, msg string) error) ([]byte, bool, error) {
+func (g *guard) read(c echo.Context, fail func(code int, msg string) error) ([]byte, string, bool, error) {
+	if g.verifier == nil {
+		body, ok, err := g.body(c, fail)
+		return body, CredentialInsecure, ok, err
+	}
 	unread := func(code int, msg string) error {
 		if c.Request().ContentLength != 0 {
 			defer httpbody.CloseUnread(c.Response())()
 		}
 		return fail(code, msg)
 	}
-	early := g.verifier != nil && !g.verifier.NeedsBody()
+	early := !g.verifier.NeedsBody() && (g.viewer == nil || !g.viewer.NeedsBody())
+	who := ""
 	if early {
-		if ok, err := g.verify(c, nil, unread); !ok {
-			return nil, false, err
+		var ok bool
+		var err error
+		if who, ok, err = g.verify(c, nil, unread); !ok {
+			return nil, "", false, err
 		}
 	}
+	body, ok, err := g.body(c, unread)
+	if !ok {
+		return nil, "", false, err
+	}
+	if !early {
+		if who, ok, err = g.verify(c, body, fail); !ok {
+			return nil, "", false, err
+		}
+	}
+	return body, who, true, nil
+}
+
+// body reads the request body under the limit.
+func (g *guard) body(c echo.Context, fail func(code int, msg string) error) ([]byte, bool, error) {
 	body, err := httpbody.Read(c.Request(), g.limit)
 	if err != nil {
 		var tooLarge *httpbody.TooLargeError
 		if errors.As(err, &tooLarge) {
-			return nil, false, unread(http.StatusRequestEntityTooLarge, tooLarge.Error())
+			return nil, false, fail(http.StatusRequestEntityTooLarge, tooLarge.Error())
 		}
 		return nil, false, fail(http.StatusBadRequest, "Invalid request: "+err.Error())
-	}
-	if g.verifier != nil && !early {
-		if ok, err := g.verify(c, body, fail); !ok {
-			return nil, false, err
-		}
 	}
 	return body, true, nil
 }
 
-// verify reports whether the credentials pass, or writes the 401 answer
-// through fail and returns its error.
-func (g *guard) verify(c echo.Context, body []byte, fail func(code int, msg string) error) (bool, error) {
+// verify returns the name of the credential that passes, admin first, or
+// writes the 401 answer of the admin check through fail.
+func (g *guard) verify(c echo.Context, body []byte, fail func(code int, msg string) error) (string, bool, error) {
 	err := g.verifier.Verify(c.Request().Header, body, g.now())
 	if err == nil {
-		return true, nil
+		return CredentialAdmin, true, nil
+	}
+	if g.viewer != nil && g.viewer.Verify(c.Request().Header, body, g.now()) == nil {
+		return CredentialViewer, true, nil
 	}
 	msg := "Unauthorized"
 	if auth.IsAuthError(err) {
 		msg = err.Error()
 	}
-	return false, fail(http.StatusUnauthorized, msg)
+	return "", false, fail(http.StatusUnauthorized, msg)
 }
 
 // Routes are the handlers Mount registers.
 type Routes struct {
 	Replay        echo.HandlerFunc
 	TransformTest echo.HandlerFunc // nil until transforms are available
+	Workbench     *Workbench       // nil without a workbench store
 }
 
 // Mount registers the admin routes on e when opts.Enabled is true. With
@@ -110,13 +150,16 @@ func Mount(e *echo.Echo, opts Options, routes Routes, log *slog.Logger) {
 	if routes.TransformTest != nil {
 		e.POST("/admin/transform/test", routes.TransformTest)
 	}
+	if routes.Workbench != nil {
+		routes.Workbench.mount(e)
+	}
 	if opts.Insecure {
 		log.Warn("admin routes enabled without authentication (admin.insecure); never do this outside a local test",
 			"ignored_auth", opts.AuthKind != "")
 		return
 	}
 	if opts.Auth != nil {
-		log.Info("admin routes enabled", "auth", opts.AuthKind)
+		log.Info("admin routes enabled", "auth", opts.AuthKind, "viewer", opts.Viewer != nil)
 	}
 }
 

@@ -2,6 +2,7 @@ package admin_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -17,6 +18,7 @@ import (
 type memReplayer struct {
 	mu          sync.Mutex
 	rows        []memRow
+	jobs        []queuebox.ReplayJob
 	moveLimits  []int
 	countLimits []int
 }
@@ -34,8 +36,9 @@ func (m *memReplayer) add(rows ...memRow) {
 	m.rows = append(m.rows, rows...)
 }
 
-func selects(f queuebox.ReplayFilter, r memRow) bool {
+func selects(f queuebox.MessageFilter, r memRow) bool {
 	return (r.state == queuebox.StateSent || r.state == queuebox.StateDead) &&
+		(f.States == nil || slices.Contains(f.States, r.state)) &&
 		(f.IDs == nil || slices.Contains(f.IDs, r.id)) &&
 		(f.Topics == nil || slices.Contains(f.Topics, r.topic)) &&
 		(f.CreatedAfter == nil || r.created.After(*f.CreatedAfter)) &&
@@ -43,7 +46,7 @@ func selects(f queuebox.ReplayFilter, r memRow) bool {
 }
 
 // Topics implements queuebox.Replayer.
-func (m *memReplayer) Topics(_ context.Context, f queuebox.ReplayFilter) ([]string, error) {
+func (m *memReplayer) Topics(_ context.Context, f queuebox.MessageFilter) ([]string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []string
@@ -56,7 +59,7 @@ func (m *memReplayer) Topics(_ context.Context, f queuebox.ReplayFilter) ([]stri
 }
 
 // Move implements queuebox.Replayer.
-func (m *memReplayer) Move(_ context.Context, f queuebox.ReplayFilter, limit int) (int64, error) {
+func (m *memReplayer) Move(_ context.Context, f queuebox.MessageFilter, limit int) (int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.moveLimits = append(m.moveLimits, limit)
@@ -68,7 +71,7 @@ func (m *memReplayer) Move(_ context.Context, f queuebox.ReplayFilter, limit int
 }
 
 // Count implements queuebox.Replayer.
-func (m *memReplayer) Count(_ context.Context, f queuebox.ReplayFilter, limit int) (int64, error) {
+func (m *memReplayer) Count(_ context.Context, f queuebox.MessageFilter, limit int) (int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.countLimits = append(m.countLimits, limit)
@@ -77,7 +80,7 @@ func (m *memReplayer) Count(_ context.Context, f queuebox.ReplayFilter, limit in
 
 // selected returns the indexes of the first limit rows (0: every row) that
 // f selects. The caller holds mu.
-func (m *memReplayer) selected(f queuebox.ReplayFilter, limit int) []int {
+func (m *memReplayer) selected(f queuebox.MessageFilter, limit int) []int {
 	var out []int
 	for i, r := range m.rows {
 		if limit > 0 && len(out) == limit {
@@ -101,4 +104,13 @@ func (m *memReplayer) moved() []string {
 		}
 	}
 	return ids
+}
+
+// JobCreate records the job; the runner is tested against the stores.
+func (m *memReplayer) JobCreate(_ context.Context, f queuebox.MessageFilter, matched int64) (queuebox.ReplayJob, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	job := queuebox.ReplayJob{ID: fmt.Sprintf("00000000-0000-0000-0000-%012d", len(m.jobs)+1), Filter: f, Matched: matched}
+	m.jobs = append(m.jobs, job)
+	return job, nil
 }

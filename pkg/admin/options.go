@@ -21,6 +21,10 @@ type Options struct {
 	// AuthKind names the kind of the admin.auth block for the start-up
 	// log; "" when no block is set.
 	AuthKind string
+	// Viewer checks the read-only credential (auth.New of the
+	// admin.viewer block): it passes every GET of the admin routes and
+	// gets 403 on every other method. nil when no block is set.
+	Viewer *auth.Verifier
 	// Insecure lets every request in without credentials, whether or not
 	// Auth is set (admin.insecure).
 	Insecure bool

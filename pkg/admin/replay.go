@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -15,23 +16,19 @@ import (
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
-// Replayer is the store side of the replay; see queuebox.Replayer.
+// Replayer is the store side of the replay; see queuebox.WorkbenchStore.
 type Replayer interface {
-	Topics(ctx context.Context, f queuebox.ReplayFilter) ([]string, error)
-	Move(ctx context.Context, f queuebox.ReplayFilter, limit int) (int64, error)
-	Count(ctx context.Context, f queuebox.ReplayFilter, limit int) (int64, error)
+	Topics(ctx context.Context, f queuebox.MessageFilter) ([]string, error)
+	Move(ctx context.Context, f queuebox.MessageFilter, limit int) (int64, error)
+	Count(ctx context.Context, f queuebox.MessageFilter, limit int) (int64, error)
+	JobCreate(ctx context.Context, f queuebox.MessageFilter, matched int64) (queuebox.ReplayJob, error)
 }
 
-// The bounds of one replay request (docs/security.md; an addition to the
-// HTTP API). A request whose filter selects more than MaxReplayRows sent
-// and dead rows is refused with 400 and moves nothing: the caller narrows
-// the filter (createdAfter and createdBefore walk a backlog window by
-// window) and sees the size first with "dryRun": true. The rows move
-// ReplayBatchRows per statement, each its own short transaction.
-const (
-	MaxReplayRows   = 10000
-	ReplayBatchRows = 500
-)
+// ReplayBatchRows is the most rows one request moves itself, in one
+// statement (docs/workbench-api.md); a filter that selects more becomes a replay job (202), which
+// the job runner of some process moves ReplayBatchRows at a time, each
+// batch its own short transaction.
+const ReplayBatchRows = 500
 
 // DestinationOf resolves a topic to the destination the routes send it to,
 // with the poller's first-match rule; "" when no route matches.
@@ -41,6 +38,8 @@ type DestinationOf func(topic string) string
 // ignored. A list that is present but empty is still a filter: it names no
 // row, so it moves nothing, even beside other fields.
 type replayRequest struct {
+	Table         *string  `json:"table"`
+	States        []string `json:"states"`
 	IDs           []string `json:"ids"`
 	Topic         *string  `json:"topic"`
 	Topics        []string `json:"topics"`
@@ -52,9 +51,10 @@ type replayRequest struct {
 	DryRun bool `json:"dryRun"`
 }
 
+// empty says whether the request sets no filter; table alone is none.
 func (r replayRequest) empty() bool {
 	return r.IDs == nil && r.Topic == nil && r.Topics == nil && r.Destination == nil &&
-		r.CreatedAfter == nil && r.CreatedBefore == nil
+		r.CreatedAfter == nil && r.CreatedBefore == nil && r.States == nil
 }
 
 // NewReplay returns the handler of POST /admin/replay. It returns an
@@ -69,7 +69,7 @@ func NewReplay(opts Options, store Replayer, destinationOf DestinationOf, log *s
 		return func(code int, msg string) error { return c.JSON(code, map[string]string{"error": msg}) }
 	}
 	return func(c echo.Context) error {
-		body, ok, err := g.read(c, fail(c))
+		body, who, ok, err := g.write(c, fail(c))
 		if !ok {
 			return err
 		}
@@ -80,68 +80,80 @@ func NewReplay(opts Options, store Replayer, destinationOf DestinationOf, log *s
 		if req.empty() {
 			return fail(c)(http.StatusBadRequest, "A replay needs at least one filter.")
 		}
+		attrs := append([]any{"credential", who, "route", "POST /admin/replay"}, slog.Group("filter", req.logAttrs()...))
 		filter, err := buildFilter(c.Request().Context(), req, store, destinationOf)
 		var invalid invalidRequest
 		if errors.As(err, &invalid) {
 			return fail(c)(http.StatusBadRequest, "Invalid request: "+invalid.Error())
 		}
 		if err != nil {
-			log.Error("replay failed", slog.Group("filter", req.logAttrs()...), "err", err)
+			log.Error("replay failed", append(attrs, "err", err)...)
 			return fail(c)(http.StatusInternalServerError, "Replay failed")
 		}
-		ctx := c.Request().Context()
-		selected := int64(0)
-		if canMatch(filter) {
-			limit := MaxReplayRows + 1
-			if req.DryRun {
-				limit = 0
-			}
-			if selected, err = store.Count(ctx, filter, limit); err != nil {
-				log.Error("replay failed", slog.Group("filter", req.logAttrs()...), "err", err)
-				return fail(c)(http.StatusInternalServerError, "Replay failed")
-			}
-		}
-		if req.DryRun {
-			log.Info("replay dry run", slog.Group("filter", req.logAttrs()...), "would_move", selected)
-			return c.JSON(http.StatusOK, map[string]int64{"would_move": selected})
-		}
-		if selected > MaxReplayRows {
-			return fail(c)(http.StatusBadRequest, fmt.Sprintf(
-				"The filter selects more than %d rows, the most that one replay moves; narrow it, for example with createdAfter and createdBefore", MaxReplayRows))
-		}
-		moved := int64(0)
-		if canMatch(filter) {
-			if moved, err = moveInBatches(ctx, store, filter); err != nil {
-				log.Error("replay failed", slog.Group("filter", req.logAttrs()...), "moved", moved, "err", err)
-				return fail(c)(http.StatusInternalServerError, "Replay failed")
-			}
-		}
-		log.Info("replay", slog.Group("filter", req.logAttrs()...), "moved", moved)
-		return c.JSON(http.StatusOK, map[string]int64{"moved": moved})
+		return replay(c, store, filter, req.DryRun, log, attrs, fail(c))
 	}, nil
 }
 
-// moveInBatches moves the selected rows ReplayBatchRows at a time until a
-// batch comes back short, and never more than MaxReplayRows in all: rows
-// that turn sent or dead while it runs cannot stretch one request.
-func moveInBatches(ctx context.Context, store Replayer, f queuebox.ReplayFilter) (int64, error) {
-	var moved int64
-	for moved < MaxReplayRows {
-		n, err := store.Move(ctx, f, int(min(ReplayBatchRows, MaxReplayRows-moved)))
-		moved += n
-		if err != nil || n < ReplayBatchRows {
-			return moved, err
+// replay counts, then moves a small set itself or hands a large one to a
+// job.
+func replay(c echo.Context, store Replayer, filter queuebox.MessageFilter, dryRun bool, log *slog.Logger,
+	attrs []any, fail func(int, string) error) error {
+	ctx := c.Request().Context()
+	selected := int64(0)
+	var err error
+	if canMatch(filter) {
+		limit := ReplayBatchRows + 1
+		if dryRun {
+			limit = 0
+		}
+		if selected, err = store.Count(ctx, filter, limit); err != nil {
+			log.Error("replay failed", append(attrs, "err", err)...)
+			return fail(http.StatusInternalServerError, "Replay failed")
 		}
 	}
-	return moved, nil
+	if dryRun {
+		log.Info("replay dry run", append(attrs, "would_move", selected)...)
+		return c.JSON(http.StatusOK, map[string]int64{"would_move": selected})
+	}
+	if selected > ReplayBatchRows {
+		if selected, err = store.Count(ctx, filter, 0); err == nil {
+			var job queuebox.ReplayJob
+			if job, err = store.JobCreate(ctx, filter, selected); err == nil {
+				log.Info("replay job created", append(attrs, "job", job.ID, "matched", selected)...)
+				return c.JSON(http.StatusAccepted, map[string]any{"job": job.ID, "matched": selected})
+			}
+		}
+		log.Error("replay failed", append(attrs, "err", err)...)
+		return fail(http.StatusInternalServerError, "Replay failed")
+	}
+	moved := int64(0)
+	if canMatch(filter) {
+		if moved, err = store.Move(ctx, filter, ReplayBatchRows); err != nil {
+			log.Error("replay failed", append(attrs, "err", err)...)
+			return fail(http.StatusInternalServerError, "Replay failed")
+		}
+	}
+	log.Info("replay", append(attrs, "moved", moved)...)
+	return c.JSON(http.StatusOK, map[string]int64{"moved": moved})
 }
 
 // buildFilter turns the request into a store filter. topic, topics and
 // destination narrow one topic set: the intersection of what each names.
 // An empty set means nothing can move.
-func buildFilter(ctx context.Context, req replayRequest, store Replayer, destinationOf DestinationOf) (queuebox.ReplayFilter, error) {
-	var f queuebox.ReplayFilter
+func buildFilter(ctx context.Context, req replayRequest, store Replayer, destinationOf DestinationOf) (queuebox.MessageFilter, error) {
+	f := queuebox.MessageFilter{Table: queuebox.TableOutbox}
 	var err error
+	if req.Table != nil {
+		if f.Table, err = parseTable(*req.Table); err != nil {
+			return f, err
+		}
+	}
+	if f.States, err = replayStates(f.Table, req.States); err != nil {
+		return f, err
+	}
+	if f.Table == queuebox.TableInbox && (req.Topic != nil || req.Topics != nil || req.Destination != nil) {
+		return f, invalidRequest("topic, topics and destination select outbox rows; the inbox has none")
+	}
 	if f.CreatedAfter, err = parseInstant("createdAfter", req.CreatedAfter); err != nil {
 		return f, err
 	}
@@ -208,8 +220,25 @@ func parseInstant(field string, v *string) (*time.Time, error) {
 
 // canMatch is false when a list filter is present but empty: such a
 // filter selects no row, so the statement need not run.
-func canMatch(f queuebox.ReplayFilter) bool {
-	return (f.IDs == nil || len(f.IDs) > 0) && (f.Topics == nil || len(f.Topics) > 0)
+func canMatch(f queuebox.MessageFilter) bool {
+	return (f.IDs == nil || len(f.IDs) > 0) && (f.Topics == nil || len(f.Topics) > 0) &&
+		(f.States == nil || len(f.States) > 0)
+}
+
+// replayStates checks the states of a replay: final states of the table
+// only (nil: all of them), since no replay moves a row that waits or runs.
+func replayStates(t queuebox.Table, names []string) ([]queuebox.State, error) {
+	if names == nil {
+		return t.FinalStates(), nil
+	}
+	out := []queuebox.State{}
+	for _, n := range names {
+		if !slices.Contains(t.FinalStates(), queuebox.State(n)) {
+			return nil, invalidRequest(fmt.Sprintf("states: %q is not a state a replay of the %s table moves (%s)", n, t, joinStates(t.FinalStates())))
+		}
+		out = append(out, queuebox.State(n))
+	}
+	return out, nil
 }
 
 // logAttrs renders the filter for the replay log line: the values, not
@@ -218,6 +247,12 @@ func canMatch(f queuebox.ReplayFilter) bool {
 // names, so a search for a field finds the line.
 func (r replayRequest) logAttrs() []any {
 	var attrs []any
+	if r.Table != nil {
+		attrs = append(attrs, "table", *r.Table)
+	}
+	if r.States != nil {
+		attrs = append(attrs, "states", r.States)
+	}
 	if r.IDs != nil {
 		attrs = append(attrs, "ids", r.IDs)
 	}

@@ -24,18 +24,22 @@ type fakeReplayer struct {
 	mu        sync.Mutex
 	topics    []string
 	topicsErr error
-	moves     []queuebox.ReplayFilter
+	moves     []queuebox.MessageFilter
 }
 
-func (f *fakeReplayer) Topics(context.Context, queuebox.ReplayFilter) ([]string, error) {
+func (f *fakeReplayer) Topics(context.Context, queuebox.MessageFilter) ([]string, error) {
 	return f.topics, f.topicsErr
 }
 
-func (f *fakeReplayer) Count(context.Context, queuebox.ReplayFilter, int) (int64, error) {
+func (f *fakeReplayer) Count(context.Context, queuebox.MessageFilter, int) (int64, error) {
 	return 0, nil
 }
 
-func (f *fakeReplayer) Move(_ context.Context, filter queuebox.ReplayFilter, _ int) (int64, error) {
+func (f *fakeReplayer) JobCreate(_ context.Context, filter queuebox.MessageFilter, n int64) (queuebox.ReplayJob, error) {
+	return queuebox.ReplayJob{Filter: filter, Matched: n}, nil
+}
+
+func (f *fakeReplayer) Move(_ context.Context, filter queuebox.MessageFilter, _ int) (int64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.moves = append(f.moves, filter)

@@ -24,10 +24,11 @@ func TestReplayDryRunCountsAndMovesNothing(t *testing.T) {
 	require.JSONEq(t, `{"error":"A replay needs at least one filter."}`, body)
 }
 
-// One request moves at most 10,000 rows, in batches of 500; a wider
-// filter is refused whole, and a dry run still tells its size. The
-// route counts one row past the bound, not the whole filter.
-func TestReplayIsBoundedPerRequest(t *testing.T) {
+// One request moves at most 500 rows itself, in one statement; a wider
+// filter becomes a job with the full count, and the request moves
+// nothing. The route counts one row past the bound before it counts the
+// whole filter for the job.
+func TestReplayOfManyRowsBecomesAJob(t *testing.T) {
 	t.Parallel()
 	cfg := enabled()
 	cfg.MaxPayloadBytes = 4096
@@ -40,22 +41,22 @@ func TestReplayIsBoundedPerRequest(t *testing.T) {
 		}
 		f.store.add(rows...)
 	}
-	insert("bulk.wide", admin.MaxReplayRows+1)
-	insert("bulk.narrow", 1201)
+	insert("bulk.wide", 1201)
+	insert("bulk.narrow", admin.ReplayBatchRows)
 
 	code, body := f.post(t, `{"topic":"bulk.wide"}`, authz...)
-	require.Equal(t, http.StatusBadRequest, code, body)
-	require.Contains(t, body, "more than 10000 rows")
-	require.Empty(t, f.pending(t))
-	require.Equal(t, []int{admin.MaxReplayRows + 1}, f.store.countLimits, "the count stops one row past the bound")
+	require.Equal(t, http.StatusAccepted, code, body)
+	require.JSONEq(t, `{"job":"00000000-0000-0000-0000-000000000001","matched":1201}`, body)
+	require.Empty(t, f.pending(t), "the job runner moves the rows, not the request")
+	require.Equal(t, []int{admin.ReplayBatchRows + 1, 0}, f.store.countLimits, "one row past the bound, then all")
+	require.Equal(t, []string{"bulk.wide"}, f.store.jobs[0].Filter.Topics)
 	code, body = f.post(t, `{"createdAfter":"1970-01-01T00:00:00Z","dryRun":true}`, authz...)
 	require.Equal(t, http.StatusOK, code)
-	require.JSONEq(t, fmt.Sprintf(`{"would_move":%d}`, 10001+1201+4), body)
+	require.JSONEq(t, fmt.Sprintf(`{"would_move":%d}`, 1201+admin.ReplayBatchRows+4), body)
 
 	code, body = f.post(t, `{"topic":"bulk.narrow"}`, authz...)
 	require.Equal(t, http.StatusOK, code, body)
-	require.JSONEq(t, `{"moved":1201}`, body)
-	require.Len(t, f.pending(t), 1201)
-	require.Equal(t, []int{admin.ReplayBatchRows, admin.ReplayBatchRows, admin.ReplayBatchRows}, f.store.moveLimits,
-		"batches of 500 until one comes back short")
+	require.JSONEq(t, fmt.Sprintf(`{"moved":%d}`, admin.ReplayBatchRows), body)
+	require.Len(t, f.pending(t), admin.ReplayBatchRows)
+	require.Equal(t, []int{admin.ReplayBatchRows}, f.store.moveLimits, "one statement")
 }

@@ -59,7 +59,7 @@ func NewTransformTest(opts Options, compile transform.Compiler) (echo.HandlerFun
 	maxTimeout := opts.MaxTransformTimeout
 	return func(c echo.Context) error {
 		fail := func(code int, msg string) error { return c.JSON(code, testReply{Error: msg}) }
-		body, ok, err := g.read(c, fail)
+		body, _, ok, err := g.write(c, fail)
 		if !ok {
 			return err
 		}

@@ -160,6 +160,9 @@ func (c *Config) selectKinds(ps *problems) {
 	if c.Admin.Auth != nil {
 		c.Admin.Auth.selectAndFill(keyPath{"admin", "auth"}, ps)
 	}
+	if c.Admin.Viewer != nil {
+		c.Admin.Viewer.selectAndFill(keyPath{"admin", "viewer"}, ps)
+	}
 }
 
 // fillKindDefaults fills the topic and idempotencyKeyPath defaults. An

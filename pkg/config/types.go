@@ -189,8 +189,11 @@ type HTTP struct {
 
 // Admin configures the admin routes.
 type Admin struct {
-	Enabled               bool        `yaml:"enabled"`
-	Auth                  *SourceAuth `yaml:"auth"`
+	Enabled bool        `yaml:"enabled"`
+	Auth    *SourceAuth `yaml:"auth"`
+	// Viewer is the read-only credential of the admin routes: it passes
+	// every GET and gets 403 on every write. Same kinds as Auth.
+	Viewer                *SourceAuth `yaml:"viewer"`
 	Insecure              bool        `yaml:"insecure"`
 	MaxTransformTimeoutMs int         `yaml:"maxTransformTimeoutMs"`
 	MaxPayloadBytes       int64       `yaml:"maxPayloadBytes"`

@@ -92,10 +92,19 @@ func (v *validator) admin() {
 	}
 	v.positive(path.key("maxTransformTimeoutMs"), int64(a.MaxTransformTimeoutMs))
 	v.positive(path.key("maxPayloadBytes"), a.MaxPayloadBytes)
-	if a.Auth != nil {
-		v.sourceAuth(a.Auth, path.key("auth"))
-		if IsPreset(a.Auth.Kind) {
-			v.add(path.key("auth", "type"), "%s verifies a provider's webhook; the admin routes take bearer, api-key or hmac", a.Auth.Kind)
+	for _, c := range []struct {
+		name string
+		auth *SourceAuth
+	}{{"auth", a.Auth}, {"viewer", a.Viewer}} {
+		if c.auth == nil {
+			continue
 		}
+		v.sourceAuth(c.auth, path.key(c.name))
+		if IsPreset(c.auth.Kind) {
+			v.add(path.key(c.name, "type"), "%s verifies a provider's webhook; the admin routes take bearer, api-key or hmac", c.auth.Kind)
+		}
+	}
+	if a.Viewer != nil && a.Auth == nil && !a.Insecure {
+		v.add(path.key("viewer"), "needs %s: a read-only credential beside no admin credential would leave the writes unusable", path.key("auth").ref())
 	}
 }

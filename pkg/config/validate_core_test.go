@@ -253,6 +253,10 @@ func TestAdminRules(t *testing.T) {
 			want: []string{"admin.auth.token (QUEUEBOX_ADMIN_AUTH_TOKEN): required, because type names the bearer kind"}},
 		{name: "hmac with another algorithm", extra: "admin:\n  enabled: true\n  auth:\n    secret: s\n    algorithm: HmacSHA1\n",
 			want: []string{`admin.auth.algorithm (QUEUEBOX_ADMIN_AUTH_ALGORITHM): must be one of HmacSHA256, HmacSHA512 (in this letter case), got "HmacSHA1"`}},
+		{name: "viewer of no kind", extra: "admin:\n  enabled: true\n  auth:\n    token: t\n  viewer:\n    type: bearer\n",
+			want: []string{"admin.viewer.token (QUEUEBOX_ADMIN_VIEWER_TOKEN): required, because type names the bearer kind"}},
+		{name: "viewer without auth", env: []string{"QUEUEBOX_ADMIN_INSECURE=false", "QUEUEBOX_ADMIN_VIEWER_TOKEN=v"},
+			want: []string{"admin.viewer (QUEUEBOX_ADMIN_VIEWER): needs admin.auth (QUEUEBOX_ADMIN_AUTH)"}},
 	})
 }
 
@@ -263,4 +267,8 @@ func TestAdminAccepts(t *testing.T) {
 	cfg = mustLoad(t, testOptions(baseYAML, "QUEUEBOX_ADMIN_ENABLED=true", "QUEUEBOX_ADMIN_AUTH_KEY=k"))
 	require.Equal(t, AuthAPIKey, cfg.Admin.Auth.Kind)
 	require.Equal(t, "X-API-Key", cfg.Admin.Auth.HeaderName)
+	cfg = mustLoad(t, testOptions(baseYAML, "QUEUEBOX_ADMIN_ENABLED=true", "QUEUEBOX_ADMIN_AUTH_TOKEN=a",
+		"QUEUEBOX_ADMIN_VIEWER_TOKEN=v"))
+	require.Equal(t, AuthBearer, cfg.Admin.Viewer.Kind)
+	require.Equal(t, "v", cfg.Admin.Viewer.Token.Reveal())
 }

@@ -9,38 +9,51 @@ import (
 	"github.com/alternayte/queuebox/pkg/transform"
 )
 
-// MountAdmin registers POST /admin/replay and POST /admin/transform/test
-// on the management router when admin.enabled is true. Both need only the
-// database and the configuration, so every process mounts them once,
-// whatever roles it runs: the replay resolves its destination filter with
-// a router built from the routes, and the transform test evaluates the
-// expression it is sent, with or without transforms in the configuration.
-func MountAdmin(app *run.App) error {
+// MountAdmin registers the admin routes on the management router when
+// admin.enabled is true: POST /admin/replay, POST /admin/transform/test
+// and the workbench's message routes, and returns the runner of the
+// replay jobs. They need only the database and the configuration, so
+// every process mounts them once, whatever roles it runs: the replay and
+// the workbench resolve destinations with a router built from the routes,
+// and the transform test evaluates the expression it is sent.
+func MountAdmin(app *run.App) ([]run.Component, error) {
 	if !app.Config.Admin.Enabled {
-		return nil
+		return nil, nil
 	}
 	router, err := deliver.NewRouter(RouteSpecs(app.Config))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	store, err := app.Stores.Replay()
+	store, err := app.Stores.Workbench()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	opts, err := adminOptions(app.Config.Admin)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	replay, err := admin.NewReplay(opts, store, router.DestinationOf, app.Log.With("component", "admin"))
+	log := app.Log.With("component", "admin")
+	replay, err := admin.NewReplay(opts, store, router.DestinationOf, log)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	test, err := admin.NewTransformTest(opts, transform.JSONata)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	admin.Mount(app.Management, opts, admin.Routes{Replay: replay, TransformTest: test}, app.Log)
-	return nil
+	routeOf := func(topic string) (string, string) {
+		r, ok := router.Match(topic)
+		if !ok {
+			return "", ""
+		}
+		return r.Pattern.String(), r.Spec.Destination
+	}
+	wb, err := admin.NewWorkbench(opts, store, routeOf, log)
+	if err != nil {
+		return nil, err
+	}
+	admin.Mount(app.Management, opts, admin.Routes{Replay: replay, TransformTest: test, Workbench: wb}, app.Log)
+	return []run.Component{admin.NewJobRunner(store, log)}, nil
 }
 
 // adminOptions maps the admin block onto the options of the admin routes.
@@ -61,5 +74,10 @@ func adminOptions(a config.Admin) (admin.Options, error) {
 		return opts, err
 	}
 	opts.Auth = v
+	if a.Viewer != nil {
+		if opts.Viewer, err = auth.New(a.Viewer); err != nil {
+			return opts, err
+		}
+	}
 	return opts, nil
 }

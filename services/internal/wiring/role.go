@@ -35,10 +35,10 @@ type Role struct {
 // stops the process, as it stops the role's own binary.
 func Combine(roles ...Role) run.Wire {
 	return func(ctx context.Context, app *run.App) ([]run.Component, error) {
-		if err := MountAdmin(app); err != nil {
+		all, err := MountAdmin(app)
+		if err != nil {
 			return nil, err
 		}
-		var all []run.Component
 		for _, r := range roles {
 			components, err := r.Wire(ctx, app)
 			if err != nil {

@@ -1,0 +1,278 @@
+package admin
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/alternayte/queuebox/pkg/glob"
+	"github.com/alternayte/queuebox/pkg/queuebox"
+)
+
+// The bounds of a page of GET /admin/messages.
+const (
+	DefaultPageRows = 50
+	MaxPageRows     = 500
+)
+
+// listQuery is the parsed query of GET /admin/messages.
+type listQuery struct {
+	filter      queuebox.MessageFilter
+	limit       int
+	after       queuebox.Cursor
+	topic       string
+	match       func(string) bool
+	destination string
+}
+
+// listParams are the parameters GET /admin/messages knows; any other is
+// refused, so a misspelt filter never lists everything.
+var listParams = map[string]bool{"table": true, "state": true, "topic": true, "destination": true, "source": true,
+	"key": true, "error": true, "createdAfter": true, "createdBefore": true, "limit": true, "cursor": true, "discarded": true}
+
+// parseListQuery reads the query of GET /admin/messages; an error names
+// the parameter.
+func parseListQuery(v url.Values) (listQuery, error) {
+	q := listQuery{limit: DefaultPageRows}
+	for name := range v {
+		if !listParams[name] {
+			return q, invalidRequest(fmt.Sprintf("%s: not a parameter of this route", name))
+		}
+	}
+	var err error
+	if q.filter.Table, err = parseTable(v.Get("table")); err != nil {
+		return q, err
+	}
+	t := q.filter.Table
+	for _, s := range v["state"] {
+		if !containsState(t.States(), queuebox.State(s)) {
+			return q, invalidRequest(fmt.Sprintf("state: %q is no state of the %s table (%s)", s, t, joinStates(t.States())))
+		}
+		q.filter.States = append(q.filter.States, queuebox.State(s))
+	}
+	outboxOnly := map[string]string{"topic": v.Get("topic"), "destination": v.Get("destination")}
+	for name, val := range outboxOnly {
+		if val != "" && t != queuebox.TableOutbox {
+			return q, invalidRequest(name + ": filters outbox rows only")
+		}
+	}
+	if v.Get("source") != "" && t != queuebox.TableInbox {
+		return q, invalidRequest("source: filters inbox rows only")
+	}
+	q.topic, q.destination = v.Get("topic"), v.Get("destination")
+	if q.topic != "" {
+		p, err := glob.Compile(q.topic)
+		if err != nil {
+			return q, invalidRequest(fmt.Sprintf("topic: %v", err))
+		}
+		q.match = p.Match
+	}
+	q.filter.Source, q.filter.Key, q.filter.Error = v.Get("source"), v.Get("key"), v.Get("error")
+	for _, b := range []struct {
+		name string
+		dst  **time.Time
+	}{{"createdAfter", &q.filter.CreatedAfter}, {"createdBefore", &q.filter.CreatedBefore}} {
+		if s := v.Get(b.name); s != "" {
+			if *b.dst, err = parseInstant(b.name, &s); err != nil {
+				return q, err
+			}
+		}
+	}
+	if s := v.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > MaxPageRows {
+			return q, invalidRequest(fmt.Sprintf("limit: %q is not a whole number from 1 to %d", s, MaxPageRows))
+		}
+		q.limit = n
+	}
+	if s := v.Get("cursor"); s != "" {
+		if q.after, err = decodeCursor(s); err != nil {
+			return q, err
+		}
+	}
+	if s := v.Get("discarded"); s != "" {
+		if q.filter.WithDiscarded, err = strconv.ParseBool(s); err != nil {
+			return q, invalidRequest(fmt.Sprintf("discarded: %q is not true or false", s))
+		}
+	}
+	return q, nil
+}
+
+// parseTable reads the table parameter: outbox (the default) or inbox.
+func parseTable(s string) (queuebox.Table, error) {
+	switch s {
+	case "", string(queuebox.TableOutbox):
+		return queuebox.TableOutbox, nil
+	case string(queuebox.TableInbox):
+		return queuebox.TableInbox, nil
+	}
+	return "", invalidRequest(fmt.Sprintf("table: %q is neither outbox nor inbox", s))
+}
+
+// rowParams reads the table and the id of a one-row route.
+func rowParams(c echo.Context) (queuebox.Table, string, error) {
+	for name := range c.QueryParams() {
+		if name != "table" {
+			return "", "", invalidRequest(fmt.Sprintf("%s: not a parameter of this route", name))
+		}
+	}
+	table, err := parseTable(c.QueryParam("table"))
+	if err != nil {
+		return "", "", err
+	}
+	u, err := uuid.Parse(c.Param("id"))
+	if err != nil {
+		return "", "", invalidRequest(fmt.Sprintf("id: %q is not a UUID", c.Param("id")))
+	}
+	return table, u.String(), nil
+}
+
+func containsState(states []queuebox.State, s queuebox.State) bool {
+	for _, x := range states {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func joinStates(states []queuebox.State) string {
+	names := make([]string, len(states))
+	for i, s := range states {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
+}
+
+// item is the list shape of a row (no payload, no headers).
+func (w *Workbench) item(m queuebox.Message) map[string]any {
+	if m.Table == queuebox.TableInbox {
+		return map[string]any{"id": m.ID, "source": m.Source, "state": m.State, "eventType": m.EventType,
+			"aggregateId": m.AggregateID, "idempotencyKey": m.IdempotencyKey, "consumption": m.Consumption,
+			"attempt": m.Attempt, "lastError": m.LastError, "receivedAt": m.CreatedAt, "processedAt": m.ProcessedAt,
+			"discarded": m.DiscardedAt != nil}
+	}
+	var dest *string
+	if d := w.destinationOf(m.Topic); d != "" {
+		dest = &d
+	}
+	return map[string]any{"id": m.ID, "state": m.State, "topic": m.Topic, "key": m.Key, "attempt": m.Attempt,
+		"maxAttempts": m.MaxAttempts, "lastError": m.LastError, "createdAt": m.CreatedAt, "scheduledAt": m.ScheduledAt,
+		"sentAt": m.SentAt, "destination": dest, "discarded": m.DiscardedAt != nil}
+}
+
+// whole is the shape of one row: the list fields, the payload and headers
+// as JSON, and every other column.
+func (w *Workbench) whole(m queuebox.Message) map[string]any {
+	out := w.item(m)
+	out["payload"] = rawOrNull(m.Payload)
+	out["headers"] = rawOrNull(m.Headers)
+	out["discardedAt"] = m.DiscardedAt
+	out["claimedAt"] = m.ClaimedAt
+	out["claimToken"] = m.ClaimToken
+	out["leaseExpiresAt"] = m.LeaseExpiry
+	if m.Table == queuebox.TableInbox {
+		out["correlationId"] = m.CorrelationID
+		out["scheduledAt"] = m.ScheduledAt
+		return out
+	}
+	out["aggregateType"] = m.AggregateType
+	out["updatedAt"] = m.UpdatedAt
+	out["sequence"] = m.Sequence
+	// The pattern of the first route that matches, null when none does.
+	if pattern, _ := w.routeOf(m.Topic); pattern != "" {
+		out["route"] = pattern
+	} else {
+		out["route"] = nil
+	}
+	return out
+}
+
+// rawOrNull passes stored JSON text through as JSON.
+func rawOrNull(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return jsonText(b)
+}
+
+// jsonText is stored JSON text that encodes as itself.
+type jsonText []byte
+
+// MarshalJSON implements json.Marshaler.
+func (j jsonText) MarshalJSON() ([]byte, error) { return j, nil }
+
+func (w *Workbench) overview(c echo.Context, _ string) error {
+	o, err := w.store.Overview(c.Request().Context())
+	if err != nil {
+		return w.storeFailed(c, "overview", err)
+	}
+	counts := func(m map[queuebox.State]int64, t queuebox.Table, discarded int64) map[string]int64 {
+		out := map[string]int64{"discarded": discarded}
+		for _, s := range t.States() {
+			out[string(s)] = m[s]
+		}
+		return out
+	}
+	byDestination := map[string]float64{}
+	for topic, age := range o.OldestPendingByTopic {
+		d := w.destinationOf(topic)
+		if d == "" {
+			continue
+		}
+		byDestination[d] = max(byDestination[d], age.Seconds())
+	}
+	bySource := map[string]float64{}
+	for s, age := range o.OldestPendingBySource {
+		bySource[s] = age.Seconds()
+	}
+	return c.JSON(http.StatusOK, map[string]any{
+		"outbox":        counts(o.Outbox, queuebox.TableOutbox, o.OutboxDiscarded),
+		"inbox":         counts(o.Inbox, queuebox.TableInbox, o.InboxDiscarded),
+		"oldestPending": map[string]any{"destinations": byDestination, "sources": bySource},
+		"deadByTopic":   o.DeadByTopic,
+		"deadBySource":  o.DeadBySource,
+	})
+}
+
+// jobBody is the answer shape of one replay job.
+func jobBody(j queuebox.ReplayJob) map[string]any {
+	return map[string]any{"job": j.ID, "table": j.Filter.Table, "matched": j.Matched, "moved": j.Moved, "done": j.Done,
+		"error": j.Error, "createdAt": j.CreatedAt, "finishedAt": j.FinishedAt}
+}
+
+func (w *Workbench) job(c echo.Context, _ string) error {
+	id, err := uuid.Parse(c.Param("job"))
+	if err != nil {
+		return fail(c)(http.StatusBadRequest, fmt.Sprintf("job: %q is not a job id", c.Param("job")))
+	}
+	j, err := w.store.JobGet(c.Request().Context(), id.String())
+	if err == nil {
+		return c.JSON(http.StatusOK, jobBody(j))
+	}
+	if err == queuebox.ErrNotFound {
+		return fail(c)(http.StatusNotFound, "No replay job has the id "+id.String())
+	}
+	return w.storeFailed(c, "read replay job", err)
+}
+
+// recentJobs is how many jobs GET /admin/replay lists.
+const recentJobs = 50
+
+func (w *Workbench) jobs(c echo.Context, _ string) error {
+	jobs, err := w.store.JobList(c.Request().Context(), recentJobs)
+	if err != nil {
+		return w.storeFailed(c, "list replay jobs", err)
+	}
+	items := make([]map[string]any, len(jobs))
+	for i, j := range jobs {
+		items[i] = jobBody(j)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"items": items})
+}
