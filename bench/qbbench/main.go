@@ -198,6 +198,7 @@ var scenarios = []scenario{
 	{"signing", (*bench).signing},
 	{"flow", (*bench).flow},
 	{"single", (*bench).single},
+	{"workbench", (*bench).workbench},
 }
 
 func scenarioNames() []string {
