@@ -45,8 +45,9 @@ func selects(f queuebox.MessageFilter, r memRow) bool {
 		(f.CreatedBefore == nil || r.created.Before(*f.CreatedBefore))
 }
 
-// Topics implements queuebox.Replayer.
+// Topics implements queuebox.WorkbenchStore.Topics.
 func (m *memReplayer) Topics(_ context.Context, f queuebox.MessageFilter) ([]string, error) {
+	f.Topics = nil // the contract: Topics ignores the topic list
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []string

@@ -191,7 +191,9 @@ func buildFilter(ctx context.Context, req replayRequest, store Replayer, destina
 	for _, t := range candidates {
 		// A topic that no route matches resolves to "", which is no
 		// destination: an empty name must not select the unrouted rows.
-		if *req.Destination != "" && destinationOf(t) == *req.Destination {
+		// The store lists the candidates of every topic, so the topics the
+		// request names narrow them here.
+		if *req.Destination != "" && destinationOf(t) == *req.Destination && (topics == nil || slices.Contains(topics, t)) {
 			routed = append(routed, t)
 		}
 	}
