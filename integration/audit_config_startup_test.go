@@ -68,8 +68,8 @@ func TestAuditConfigStartsAgainstANewerSchema(t *testing.T) {
 	require.Equal(t, 0, first.terminate(t, 30*time.Second))
 	_, err := db.connect(t).Exec(context.Background(), `INSERT INTO flyway_schema_history
 		(installed_rank, version, description, type, script, checksum, installed_by, execution_time, success)
-		VALUES (13, '13', 'from a newer release', 'SQL', 'V13__from_a_newer_release.sql', 0, 'test', 0, true)`)
+		VALUES (14, '14', 'from a newer release', 'SQL', 'V14__from_a_newer_release.sql', 0, 'test', 0, true)`)
 	require.NoError(t, err)
 	second := startServing(t, "deliver", db.env())
-	require.Contains(t, second.out.String(), "V13__from_a_newer_release.sql")
+	require.Contains(t, second.out.String(), "V14__from_a_newer_release.sql")
 }
