@@ -12,10 +12,12 @@ import (
 	"log/slog"
 	"net/http"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/alternayte/queuebox/pkg/admin/ui"
 	"github.com/alternayte/queuebox/pkg/auth"
 	"github.com/alternayte/queuebox/pkg/httpbody"
 )
@@ -153,6 +155,10 @@ func Mount(e *echo.Echo, opts Options, routes Routes, log *slog.Logger) {
 	if routes.Workbench != nil {
 		routes.Workbench.mount(e)
 	}
+	// The workbench UI: static files without secrets, served without
+	// credentials; the page sends the credential on each call it makes.
+	e.GET(ui.Prefix+"*", echo.WrapHandler(ui.Handler()))
+	e.GET(strings.TrimSuffix(ui.Prefix, "/"), func(c echo.Context) error { return c.Redirect(http.StatusFound, "ui/") })
 	if opts.Insecure {
 		log.Warn("admin routes enabled without authentication (admin.insecure); never do this outside a local test",
 			"ignored_auth", opts.AuthKind != "")

@@ -1,0 +1,29 @@
+// The filters the admin routes share: the message list takes all of them
+// as query parameters, the bulk replay a subset in its body.
+
+export const states = {
+  outbox: ['pending', 'processing', 'sent', 'dead'],
+  inbox: ['pending', 'processing', 'processed', 'dead'],
+};
+
+// textFilters are the free-text filters of each table: [param, label, hint].
+export const textFilters = {
+  outbox: [
+    ['topic', 'Topic (glob)', 'order.*'],
+    ['destination', 'Destination', ''],
+    ['key', 'Key', ''],
+  ],
+  inbox: [
+    ['topic', 'Topic (glob)', ''],
+    ['source', 'Source', ''],
+    ['key', 'Aggregate id', ''],
+  ],
+};
+
+export const timeFilters = [
+  ['createdAfter', 'Created after', '2026-01-31T00:00:00Z'],
+  ['createdBefore', 'Created before', '2026-02-01T00:00:00Z'],
+];
+
+// tableOf reads the table parameter, outbox unless it says inbox.
+export const tableOf = (params) => (params.get('table') === 'inbox' ? 'inbox' : 'outbox');

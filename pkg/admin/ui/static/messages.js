@@ -1,0 +1,123 @@
+// The message list: every filter of GET /admin/messages and keyset paging.
+// Next follows nextCursor; Previous goes back through the cursors this tab
+// has followed for the same filter (the route pages forward only).
+import { get } from './api.js';
+import { h, field, status, say, when, badge, table } from './dom.js';
+import { states, textFilters, timeFilters, tableOf } from './filters.js';
+
+// trail holds the cursors behind the current page, for one filter.
+let trail = { filter: '', cursors: [] };
+
+export function messages(main, ctx) {
+  const params = ctx.params;
+  const tbl = tableOf(params);
+  const form = filterForm(tbl, params);
+  const out = status();
+  const results = h('div', { id: 'results' });
+  main.append(h('h1', {}, 'Messages'), form, out, results);
+  load(tbl, params, out, results);
+}
+
+function filterForm(tbl, params) {
+  const chosen = new Set(params.getAll('state'));
+  const tableSelect = h('select', { id: 'f-table', name: 'table' },
+    ['outbox', 'inbox'].map((t) => h('option', { value: t, selected: t === tbl }, t)));
+  const form = h('form', { class: 'panel filters', id: 'filters', role: 'search', 'aria-label': 'Filter messages' },
+    h('div', { class: 'field' }, h('label', { for: 'f-table' }, 'Table'), tableSelect),
+    h('fieldset', { class: 'states' }, h('legend', {}, 'State'),
+      states[tbl].map((s) => h('label', { class: 'check' },
+        h('input', { type: 'checkbox', name: 'state', value: s, checked: chosen.has(s) }), s))),
+    textFilters[tbl].map(([name, label, hint]) =>
+      field(label, { name, value: params.get(name) || '', placeholder: hint, autocomplete: 'off' })),
+    field('Error contains', { name: 'error', value: params.get('error') || '', autocomplete: 'off' }),
+    timeFilters.map(([name, label, hint]) =>
+      field(label, { name, value: params.get(name) || '', placeholder: hint, autocomplete: 'off' })),
+    field('Per page', { name: 'limit', type: 'number', min: 1, max: 500, value: params.get('limit') || '50' }),
+    h('label', { class: 'check' },
+      h('input', { type: 'checkbox', name: 'discarded', value: 'true', checked: params.get('discarded') === 'true' }),
+      'Show discarded'),
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Apply filters')));
+  // A new table has other states and fields: keep what both share.
+  tableSelect.addEventListener('change', () => {
+    const keep = new URLSearchParams(new FormData(form));
+    keep.delete('state');
+    keep.delete('destination');
+    keep.delete('source');
+    go(keep);
+  });
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    go(new URLSearchParams(new FormData(form)));
+  });
+  return form;
+}
+
+// go shows the first page of a filter, dropping empty parameters.
+function go(q) {
+  const clean = new URLSearchParams();
+  for (const [k, v] of q) if (v !== '') clean.append(k, v);
+  location.hash = '#/messages?' + clean.toString();
+}
+
+function filterKey(params) {
+  const q = new URLSearchParams(params);
+  q.delete('cursor');
+  return q.toString();
+}
+
+async function load(tbl, params, out, results) {
+  const key = filterKey(params);
+  if (trail.filter !== key || !params.get('cursor')) trail = { filter: key, cursors: [] };
+  say(out, 'Loading…');
+  let data;
+  try {
+    data = (await get('messages', params)).data;
+  } catch (e) {
+    say(out, e.message, 'error');
+    return;
+  }
+  const items = data.items || [];
+  say(out, items.length ? `${items.length} message${items.length === 1 ? '' : 's'} on this page.` : 'No message matches.');
+  results.replaceChildren(
+    items.length ? table('Messages of the ' + tbl, columns(tbl), items) : '',
+    pager(params, data.nextCursor));
+}
+
+function pager(params, next) {
+  const prev = h('button', { type: 'button', id: 'prev', disabled: !params.get('cursor') }, '← Previous');
+  const nextBtn = h('button', { type: 'button', id: 'next', disabled: !next }, 'Next →');
+  prev.addEventListener('click', () => {
+    const q = new URLSearchParams(params);
+    const back = trail.cursors.pop();
+    if (back) q.set('cursor', back);
+    else q.delete('cursor');
+    location.hash = '#/messages?' + q.toString();
+  });
+  nextBtn.addEventListener('click', () => {
+    trail.cursors.push(params.get('cursor') || '');
+    const q = new URLSearchParams(params);
+    q.set('cursor', next);
+    location.hash = '#/messages?' + q.toString();
+  });
+  return h('nav', { class: 'pager', 'aria-label': 'Pages of messages' }, prev, nextBtn);
+}
+
+function columns(tbl) {
+  const id = (r) => h('a', { href: `#/message/${encodeURIComponent(r.id)}?table=${tbl}`, class: 'mono' }, r.id);
+  const state = (r) => [badge(r.state), r.discarded ? h('span', { class: 'badge discarded' }, 'discarded') : ''];
+  const err = (r) => h('span', { class: 'error-text', title: r.lastError || '' }, short(r.lastError));
+  if (tbl === 'inbox') {
+    return [['Id', id], ['State', state], ['Source', (r) => r.source], ['Event type', (r) => r.eventType],
+      ['Aggregate id', (r) => r.aggregateId || ''], ['Idempotency key', (r) => r.idempotencyKey],
+      ['Consumption', (r) => r.consumption], ['Attempt', (r) => String(r.attempt)], ['Last error', err],
+      ['Received', (r) => when(r.receivedAt)], ['Processed', (r) => when(r.processedAt)]];
+  }
+  return [['Id', id], ['State', state], ['Topic', (r) => r.topic], ['Key', (r) => r.key || ''],
+    ['Destination', (r) => r.destination || '—'], ['Attempt', (r) => `${r.attempt} / ${r.maxAttempts}`],
+    ['Last error', err], ['Created', (r) => when(r.createdAt)], ['Sent', (r) => when(r.sentAt)]];
+}
+
+function short(s) {
+  if (!s) return '';
+  return s.length > 80 ? s.slice(0, 79) + '…' : s;
+}

@@ -1,0 +1,75 @@
+// The overview: counts per state of both tables, the oldest pending age
+// per destination and per source, and the dead rows per topic and source,
+// fetched again every few seconds while the page is open.
+import { get } from './api.js';
+import { h, age, status, say, table } from './dom.js';
+
+const refreshMs = 5000;
+
+export function overview(main) {
+  const out = status();
+  const body = h('div', { class: 'grid', id: 'overview' });
+  const updated = h('p', { class: 'muted', id: 'updated' });
+  main.append(h('h1', {}, 'Overview'), updated, out, body);
+  let alive = true;
+  let timer = null;
+  async function load() {
+    try {
+      const { data } = await get('overview');
+      if (!alive) return;
+      body.replaceChildren(...sections(data || {}));
+      updated.textContent = 'Updated ' + new Date().toLocaleTimeString() + ', refreshed every 5 s';
+      say(out, '');
+    } catch (e) {
+      if (alive) say(out, e.message, 'error');
+    }
+    if (alive) timer = setTimeout(load, refreshMs);
+  }
+  load();
+  return () => {
+    alive = false;
+    clearTimeout(timer);
+  };
+}
+
+function sections(d) {
+  return [
+    counts('Outbox', 'outbox', d.outbox),
+    counts('Inbox', 'inbox', d.inbox),
+    ages('Oldest pending per destination', 'Destination', (d.oldestPending || {}).destinations),
+    ages('Oldest pending per source', 'Source', (d.oldestPending || {}).sources),
+    dead('Dead per topic', 'Topic', 'topic', 'outbox', d.deadByTopic),
+    dead('Dead per source', 'Source', 'source', 'inbox', d.deadBySource),
+  ];
+}
+
+function panel(title, content) {
+  return h('section', { class: 'panel', 'aria-label': title }, h('h2', {}, title), content);
+}
+
+const entries = (m) => Object.entries(m || {}).sort((a, b) => b[1] - a[1]);
+
+function empty(text) {
+  return h('p', { class: 'muted' }, text);
+}
+
+function counts(title, tableName, m) {
+  const rows = entries(m);
+  if (!rows.length) return panel(title, empty('No rows.'));
+  return panel(title, h('ul', { class: 'counts' }, rows.map(([state, n]) =>
+    h('li', {}, h('a', { href: `#/messages?table=${tableName}&state=${encodeURIComponent(state)}` },
+      h('span', { class: 'badge state-' + state }, state), h('strong', {}, String(n)))))));
+}
+
+function ages(title, label, m) {
+  const rows = entries(m);
+  if (!rows.length) return panel(title, empty('Nothing pending.'));
+  return panel(title, table(title, [[label, (r) => r[0]], ['Oldest pending', (r) => age(r[1])]], rows));
+}
+
+function dead(title, label, param, tableName, m) {
+  const rows = entries(m);
+  if (!rows.length) return panel(title, empty('No dead rows.'));
+  const link = (r) => h('a', { href: `#/messages?table=${tableName}&state=dead&${param}=${encodeURIComponent(r[0])}` }, r[0]);
+  return panel(title, table(title, [[label, link], ['Dead', (r) => String(r[1])]], rows));
+}
