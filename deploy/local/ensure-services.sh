@@ -92,14 +92,16 @@ ensure_nats() {
   wait_port NATS 4222
 }
 
-# The command-line clients the example smoke tests use, and the C compiler
-# that cgo needs to build the binaries (the Kafka client links librdkafka).
+# The command-line clients the example smoke tests use, the C compiler
+# that cgo needs to build the binaries (the Kafka client links librdkafka),
+# and Debian's chromium, which the admin UI's browser tests drive headless.
 ensure_clients() {
   local missing=()
   command -v gcc >/dev/null || missing+=(gcc libc6-dev)
   command -v psql >/dev/null || missing+=(postgresql-client)
   command -v amqp-publish >/dev/null || missing+=(amqp-tools)
   command -v python3 >/dev/null || missing+=(python3)
+  command -v chromium >/dev/null || missing+=(chromium)
   if [ ${#missing[@]} -gt 0 ]; then
     echo "ensure-services: installing ${missing[*]}" >&2
     apt_install "${missing[@]}"
