@@ -13,11 +13,16 @@ export function overview(main) {
   main.append(h('h1', {}, 'Overview'), updated, out, body);
   let alive = true;
   let timer = null;
+  let shown = '';
   async function load() {
     try {
       const { data } = await get('overview');
       if (!alive) return;
-      body.replaceChildren(...sections(data || {}));
+      // Redraw only on a change, so a refresh does not take the focus
+      // away from a link the reader has tabbed to.
+      const text = JSON.stringify(data);
+      if (text !== shown) body.replaceChildren(...sections(data || {}));
+      shown = text;
       updated.textContent = 'Updated ' + new Date().toLocaleTimeString() + ', refreshed every 5 s';
       say(out, '');
     } catch (e) {
