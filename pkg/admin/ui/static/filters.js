@@ -7,6 +7,7 @@ export const states = {
 };
 
 // textFilters are the free-text filters of each table: [param, label, hint].
+// Topic and destination select outbox rows only; the inbox has no topic.
 export const textFilters = {
   outbox: [
     ['topic', 'Topic (glob)', 'order.*'],
@@ -14,7 +15,6 @@ export const textFilters = {
     ['key', 'Key', ''],
   ],
   inbox: [
-    ['topic', 'Topic (glob)', ''],
     ['source', 'Source', ''],
     ['key', 'Aggregate id', ''],
   ],

@@ -3,6 +3,7 @@
 // fetched again every few seconds while the page is open.
 import { get } from './api.js';
 import { h, age, status, say, table } from './dom.js';
+import { states } from './filters.js';
 
 const refreshMs = 5000;
 
@@ -58,12 +59,14 @@ function empty(text) {
   return h('p', { class: 'muted' }, text);
 }
 
+// counts lists the states in their life-cycle order, then the discarded
+// dead rows, each linked to its list.
 function counts(title, tableName, m) {
-  const rows = entries(m);
-  if (!rows.length) return panel(title, empty('No rows.'));
-  return panel(title, h('ul', { class: 'counts' }, rows.map(([state, n]) =>
-    h('li', {}, h('a', { href: `#/messages?table=${tableName}&state=${encodeURIComponent(state)}` },
-      h('span', { class: 'badge state-' + state }, state), h('strong', {}, String(n)))))));
+  if (!m) return panel(title, empty('No rows.'));
+  const order = [...states[tableName], 'discarded'].filter((s) => s in m);
+  const link = (s) => `#/messages?table=${tableName}&state=` + (s === 'discarded' ? 'dead&discarded=true' : s);
+  return panel(title, h('ul', { class: 'counts' }, order.map((s) =>
+    h('li', {}, h('a', { href: link(s) }, h('span', { class: 'badge state-' + s }, s), h('strong', {}, String(m[s])))))));
 }
 
 function ages(title, label, m) {

@@ -4,7 +4,7 @@
 // again, so the count on screen is always the count of the filter sent.
 import { get, post } from './api.js';
 import { h, field, status, say, when, table } from './dom.js';
-import { states, timeFilters } from './filters.js';
+import { timeFilters } from './filters.js';
 
 export function replay(main, ctx) {
   main.append(h('h1', {}, 'Replay'));
@@ -51,17 +51,28 @@ function matched(d) {
 function replayForm() {
   const tableSelect = h('select', { id: 'r-table', name: 'table' },
     h('option', { value: 'outbox' }, 'outbox'), h('option', { value: 'inbox' }, 'inbox'));
-  const stateBoxes = h('fieldset', { class: 'states' }, h('legend', {}, 'States (none: sent and dead)'));
-  const fillStates = () => stateBoxes.replaceChildren(stateBoxes.firstChild,
-    ...states[tableSelect.value].filter((s) => s === 'dead' || s === 'sent' || s === 'processed').map((s) =>
+  const stateBoxes = h('fieldset', { class: 'states' }, h('legend', {}, 'States'));
+  const outboxOnly = [
+    field('Topic', { id: 'r-topic', name: 'topic', autocomplete: 'off' }),
+    field('Destination', { id: 'r-destination', name: 'destination', autocomplete: 'off' }),
+  ];
+  // The routes move sent and dead outbox rows and dead inbox rows; topic
+  // and destination select outbox rows only.
+  const fillTable = () => {
+    const inbox = tableSelect.value === 'inbox';
+    stateBoxes.replaceChildren(stateBoxes.firstChild, ...(inbox ? ['dead'] : ['sent', 'dead']).map((s) =>
       h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'states', value: s, checked: s === 'dead' }), s)));
-  tableSelect.addEventListener('change', fillStates);
-  fillStates();
+    for (const f of outboxOnly) {
+      f.hidden = inbox;
+      f.querySelector('input').disabled = inbox;
+    }
+  };
+  tableSelect.addEventListener('change', fillTable);
+  fillTable();
   return h('form', { class: 'panel filters', id: 'replay-form', 'aria-label': 'Replay filter' },
     h('div', { class: 'field' }, h('label', { for: 'r-table' }, 'Table'), tableSelect),
     stateBoxes,
-    field('Topic', { id: 'r-topic', name: 'topic', autocomplete: 'off' }),
-    field('Destination (outbox)', { id: 'r-destination', name: 'destination', autocomplete: 'off' }),
+    outboxOnly,
     timeFilters.map(([name, label, hint]) => field(label, { id: 'r-' + name, name, placeholder: hint, autocomplete: 'off' })),
     h('div', { class: 'field wide' }, h('label', { for: 'r-ids' }, 'Ids (one per line)'),
       h('textarea', { id: 'r-ids', name: 'ids', rows: 3, spellcheck: 'false' })),
@@ -81,8 +92,8 @@ function request(form) {
   }
   const ids = String(data.get('ids') || '').split(/[\s,]+/).filter(Boolean);
   if (ids.length) body.ids = ids;
-  if (!body.topic && !body.destination && !body.createdAfter && !body.createdBefore && !body.ids) {
-    throw new Error('Give at least one filter: topic, destination, a time window or ids.');
+  if (!body.states && !body.topic && !body.destination && !body.createdAfter && !body.createdBefore && !body.ids) {
+    throw new Error('Give at least one filter: a state, topic, destination, time window or ids.');
   }
   return body;
 }
