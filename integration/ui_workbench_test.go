@@ -59,6 +59,26 @@ func signIn(t *testing.T, ctx context.Context, p *process, token string) {
 	))
 }
 
+// uiSession is one browser signed in to one queuebox process.
+type uiSession struct {
+	p   *process
+	db  database
+	rc  *brokertest.HTTPReceiver
+	ctx context.Context
+	dir string // where shoot saves the screenshots
+}
+
+// uiStart starts the server of uiServer and a browser signed in to it
+// with token.
+func uiStart(t *testing.T, token string) uiSession {
+	t.Helper()
+	s := uiSession{rc: brokertest.NewHTTPReceiver(t, nil)}
+	s.p, s.db = uiServer(t, s.rc)
+	s.ctx, s.dir = newBrowser(t), screenshots(t)
+	signIn(t, s.ctx, s.p, token)
+	return s
+}
+
 // waitText waits until the element's text contains want.
 func waitText(t *testing.T, ctx context.Context, sel, want string) {
 	t.Helper()
@@ -76,11 +96,8 @@ func waitText(t *testing.T, ctx context.Context, sel, want string) {
 // run, confirm it, follow its job, and see every row delivered.
 func TestAdminUIOperator(t *testing.T) {
 	t.Parallel()
-	rc := brokertest.NewHTTPReceiver(t, nil)
-	p, _ := uiServer(t, rc)
-	ctx := newBrowser(t)
-	dir := screenshots(t)
-	signIn(t, ctx, p, uiAdminToken)
+	s := uiStart(t, uiAdminToken)
+	p, rc, ctx, dir := s.p, s.rc, s.ctx, s.dir
 	waitText(t, ctx, "#overview", "invoice.paid")
 	shoot(t, ctx, dir, "01-overview")
 
@@ -160,11 +177,8 @@ func TestAdminUIOperator(t *testing.T) {
 // credential gets 403 and moves nothing.
 func TestAdminUIViewer(t *testing.T) {
 	t.Parallel()
-	rc := brokertest.NewHTTPReceiver(t, nil)
-	p, db := uiServer(t, rc)
-	ctx := newBrowser(t)
-	dir := screenshots(t)
-	signIn(t, ctx, p, uiViewerToken)
+	s := uiStart(t, uiViewerToken)
+	p, db, ctx, dir := s.p, s.db, s.ctx, s.dir
 	waitText(t, ctx, "#who", "viewer")
 
 	require.NoError(t, chromedp.Do(ctx,
