@@ -140,6 +140,17 @@ func TestAdminUIOperator(t *testing.T) {
 	require.Eventually(t, func() bool { return deliveredOrder(rc, 1) != "" }, time.Minute, 20*time.Millisecond)
 	require.JSONEq(t, `{"order":1,"total":12.5}`, deliveredOrder(rc, 1), "the receiver gets the edited payload")
 
+	// Keyset paging: Next shows other rows, Previous the first page again.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(p.url("/admin/ui/#/messages?table=outbox&state=dead&limit=250")),
+		chromedp.WaitVisible(chromedp.CSS("#results table")),
+	))
+	first := firstRow(t, ctx, "")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#next"))))
+	second := firstRow(t, ctx, first)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#prev"))))
+	require.Equal(t, first, firstRow(t, ctx, second))
+
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`#nav a[href="#/replay"]`)),
 		chromedp.WaitVisible(chromedp.CSS("#replay-form")),
@@ -206,6 +217,18 @@ func TestAdminUIViewer(t *testing.T) {
 	require.Equal(t, []int{http.StatusForbidden, http.StatusForbidden}, codes)
 	require.Equal(t, [][]string{{"dead", fmt.Sprint(uiBulkRows + 1)}},
 		psqlRows(t, db, `SELECT state, count(*) FROM outbox WHERE state <> 'sent' GROUP BY state`), "the forged writes moved nothing")
+}
+
+// firstRow waits until the list's first row has an id other than not,
+// and returns it.
+func firstRow(t *testing.T, ctx context.Context, not string) string {
+	t.Helper()
+	js := fmt.Sprintf(`new Promise((resolve) => { const check = () => {
+		const a = document.querySelector('#results tbody a');
+		if (a && a.textContent !== %q) resolve(a.textContent); else setTimeout(check, 50); }; check(); })`, not)
+	id, err := chromedp.Run(ctx, chromedp.Evaluate[string](js, chromedp.EvalAwaitPromise))
+	require.NoError(t, err)
+	return id
 }
 
 // requireNoWriteControl fails when the page shows a control that writes.
