@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/alternayte/queuebox/migrations"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
 // HistoryTable is the name of the migration history table.
@@ -218,4 +219,39 @@ func Apply(ctx context.Context, r Runner, known []Migration, log *slog.Logger) (
 		applied = append(applied, m.Version)
 	}
 	return applied, nil
+}
+
+// Status compares the history with the bundled files under the rules of
+// Plan and returns one entry per version of either, in version order: what
+// `queuebox migrate status` prints. It never refuses a history: a failed
+// or skipped version is an entry, not an error.
+func Status(known []Migration, history []Applied) []queuebox.MigrationStatus {
+	byVersion := map[int]queuebox.MigrationStatus{}
+	for _, m := range known {
+		byVersion[m.Version] = queuebox.MigrationStatus{Version: m.Version, Script: m.Script,
+			State: queuebox.MigrationPending, FileChecksum: &m.Checksum}
+	}
+	for _, h := range history {
+		s, bundled := byVersion[h.Version]
+		if !bundled {
+			s = queuebox.MigrationStatus{Version: h.Version, Script: h.Script, State: queuebox.MigrationUnknown}
+		}
+		s.AppliedChecksum = h.Checksum
+		switch {
+		case !h.Success:
+			s.State = queuebox.MigrationFailed
+		case !bundled:
+		case h.Checksum != nil && *h.Checksum != *s.FileChecksum:
+			s.State = queuebox.MigrationMismatch
+		default:
+			s.State = queuebox.MigrationApplied
+		}
+		byVersion[h.Version] = s
+	}
+	out := make([]queuebox.MigrationStatus, 0, len(byVersion))
+	for _, s := range byVersion {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
+	return out
 }

@@ -93,3 +93,43 @@ func sqlServerOptions(cfg config.Database, opts Options) (sqlserver.StoresOption
 		Migrate: cfg.Migrate,
 	}, nil
 }
+
+// OpenDiagnostics connects to the database of cfg.Type for `queuebox
+// doctor` and `queuebox migrate status`: the pool alone, retried up to
+// database.startupTimeoutMs, without migrating and without the schema
+// guard, so a database that is behind can still be read. The caller
+// closes it.
+func OpenDiagnostics(ctx context.Context, cfg config.Database, opts Options) (queuebox.Diagnostics, error) {
+	switch cfg.Type {
+	case config.DatabaseSQLServer:
+		msOpts, err := sqlServerOptions(cfg, opts)
+		if err != nil {
+			return nil, err
+		}
+		db, err := sqlserver.Open(ctx, msOpts.Options)
+		if err != nil {
+			return nil, err
+		}
+		d, err := sqlserver.NewDiagnostics(db, msOpts.Layout)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		return d, nil
+	default:
+		pgOpts, err := postgresOptions(cfg, opts)
+		if err != nil {
+			return nil, err
+		}
+		db, err := postgres.Open(ctx, pgOpts.Options)
+		if err != nil {
+			return nil, err
+		}
+		d, err := postgres.NewDiagnostics(db, pgOpts.Layout)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		return d, nil
+	}
+}

@@ -38,6 +38,8 @@ func renderedStatements(t *testing.T, l schema.Layout) map[string]string {
 	require.NoError(t, err)
 	rt, err := NewRetention(nil, l)
 	require.NoError(t, err)
+	dg, err := NewDiagnostics(nil, l)
+	require.NoError(t, err)
 	return map[string]string{
 		"outbox_claim_keyed_first":        o.claimKeyedFirst,
 		"outbox_claim_unkeyed_first":      o.claimUnkeyedFirst,
@@ -64,5 +66,12 @@ func renderedStatements(t *testing.T, l schema.Layout) map[string]string {
 		"retention_outbox_age":            rt.outboxAge,
 		"retention_outbox_count":          rt.outboxCount,
 		"retention_inbox_age":             rt.inboxAge,
+		"diagnose_inbox_pending":          dg.inboxPending,
+		"diagnose_outbox_dead":            dg.outboxDead,
+		"diagnose_inbox_dead":             dg.inboxDead,
+		"diagnose_tables":                 dg.tables,
+		"diagnose_oldest_transaction":     dg.oldestTx,
+		"diagnose_connections":            dg.connections,
+		"diagnose_capture":                dg.capture,
 	}
 }

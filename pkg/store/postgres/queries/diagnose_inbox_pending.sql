@@ -1,0 +1,6 @@
+-- The pending inbox rows per source and the age in seconds of the oldest
+-- of each, by the database clock, for `queuebox doctor`.
+SELECT {{.I.Source}}, count(*), EXTRACT(EPOCH FROM now() - min({{.I.CreatedAt}}))::float8
+FROM {{.I.Table}}
+WHERE {{.I.State}} = 'pending'
+GROUP BY {{.I.Source}}

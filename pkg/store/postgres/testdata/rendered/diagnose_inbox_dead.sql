@@ -1,0 +1,6 @@
+-- The dead inbox rows per source and the age in seconds of the oldest of
+-- each, for `queuebox doctor`.
+SELECT "ib_source", count(*), EXTRACT(EPOCH FROM now() - min("ib_createdat"))::float8
+FROM "qb_inbox"
+WHERE "ib_state" = 'dead'
+GROUP BY "ib_source"
