@@ -98,9 +98,9 @@ type Group struct {
 // TableHealth is the cleanup state of one table.
 type TableHealth struct {
 	// Table is the table's name as configured.
-	Table     string
-	LiveRows  int64
-	DeadRows  int64
+	Table    string
+	LiveRows int64
+	DeadRows int64
 	// LastAutovacuum is the end of the last automatic vacuum; nil when
 	// none ran since the statistics were reset.
 	LastAutovacuum *time.Time
