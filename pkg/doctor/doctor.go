@@ -152,7 +152,7 @@ func unread(name string, err error) Check {
 		return Check{Name: name, Status: Skip, Detail: err.Error()}
 	}
 	return Check{Name: name, Status: Fail, Detail: err.Error(),
-		Fix: "the account needs to read the catalog and statistics views; see the error"}
+		Fix: "a missing table or column means the schema is behind (queuebox migrate status); otherwise grant the account read access"}
 }
 
 // age formats a duration to the second.

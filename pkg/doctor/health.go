@@ -15,6 +15,9 @@ func tableChecks(ctx context.Context, d queuebox.Diagnostics, opts Options) []Ch
 	if err != nil {
 		return []Check{unread("vacuum", err)}
 	}
+	if len(tables) == 0 {
+		return []Check{{Name: "vacuum", Status: Skip, Detail: "the statistics list neither table: they do not exist yet"}}
+	}
 	checks := make([]Check, 0, len(tables))
 	for _, t := range tables {
 		checks = append(checks, tableCheck(t, opts.DeadTuples))

@@ -23,7 +23,8 @@ const about = `queuebox runs QueueBox in one process.
 
 Usage:
   queuebox [run] [--roles ingest,relay,deliver,capture]
-  queuebox migrate
+  queuebox migrate [status]
+  queuebox doctor [--replicas N] [--output table|json]
   queuebox health [--url URL]
   queuebox dev [--data DIR] [--config FILE]
 
@@ -32,6 +33,9 @@ Commands:
           or QUEUEBOX_ROLES names, on one database pool and one data port
   migrate apply the migrations to the configured database and exit 0, or
           name the problem and exit 1
+  migrate status
+          list the applied and pending migrations and checksum mismatches
+  doctor  check the database as the runbook does; exit 0 ok, 1 warn, 2 fail
   health  probe the health route once; exit 0 on a 2xx answer, 1 otherwise
   dev     a private PostgreSQL, every role and a demo receiver on 127.0.0.1,
           for a first try without Docker; Ctrl-C removes everything`
@@ -51,8 +55,10 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		return devCmd(args, stdout, stderr)
 	case "migrate":
 		return migrateCmd(args, stdout, stderr)
+	case "doctor":
+		return doctorCmd(args, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "%s: unknown command %q; the commands are run, migrate, health and dev (see %s --help)\n", name, cmd, name)
+	fmt.Fprintf(stderr, "%s: unknown command %q; the commands are run, migrate, doctor, health and dev (see %s --help)\n", name, cmd, name)
 	return 2
 }
 

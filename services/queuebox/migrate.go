@@ -23,11 +23,17 @@ whatever database.migrate says, so a Job can migrate for replicas that run
 with database.migrate: false. The configuration comes from the same
 QUEUEBOX_ variables and QUEUEBOX_CONFIG_FILE as the server; point
 QUEUEBOX_DATABASE_USERNAME and QUEUEBOX_DATABASE_PASSWORD at an account
-with the right to change the schema.`
+with the right to change the schema.
+
+queuebox migrate status lists the applied and pending versions instead
+and changes nothing (see queuebox migrate status --help).`
 
 // migrateCmd migrates the configured database once and returns the exit
 // code.
 func migrateCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "status" {
+		return migrateStatusCmd(args[1:], stdout, stderr)
+	}
 	b := run.Binary{Name: name + " migrate", About: migrateAbout}
 	flags := run.NewFlagSet(b.Name, stderr)
 	if code, stop := run.Parse(flags, b, args, stdout); stop {

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/store"
+	"github.com/alternayte/queuebox/pkg/transform"
+)
+
+// The operator commands (migrate status, doctor) read the configuration
+// the roles read and reach the database through the store seam, never
+// through a running QueueBox.
+
+// loadConfig loads the configuration from QUEUEBOX_CONFIG_FILE and the
+// QUEUEBOX_ variables, as every role does, but resolves no destination
+// host: an operator command sends nothing to a destination.
+func loadConfig() (*config.Config, error) {
+	return config.Load(config.Options{
+		CompileExpression: transform.Check,
+		LookupHost: func(context.Context, string) ([]net.IP, error) {
+			return nil, errNoLookup
+		},
+	})
+}
+
+// openDiagnostics opens the read-only diagnostic seam of the configured
+// database, waiting at most wait for it to answer (not
+// database.startupTimeoutMs: an operator wants the answer now). Only
+// errors reach stderr, so the command's own output stays clean.
+func openDiagnostics(ctx context.Context, db config.Database, wait time.Duration, stderr io.Writer) (queuebox.Diagnostics, error) {
+	db.StartupTimeoutMs = int(wait.Milliseconds())
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	d, err := store.OpenDiagnostics(ctx, db, store.Options{PoolName: name + "-cli", Registerer: prometheus.NewRegistry(), Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("no database: %w", err)
+	}
+	return d, nil
+}
+
+// output is the --output flag: table (for people) or json (for scripts).
+type output string
+
+func (o *output) String() string { return string(*o) }
+
+func (o *output) Set(v string) error {
+	switch v {
+	case "table", "json":
+		*o = output(v)
+		return nil
+	}
+	return fmt.Errorf("%q is not an output; use table or json", v)
+}
