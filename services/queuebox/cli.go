@@ -25,6 +25,8 @@ Usage:
   queuebox [run] [--roles ingest,relay,deliver,capture]
   queuebox migrate [status]
   queuebox doctor [--replicas N] [--output table|json]
+  queuebox dead list|show|resend|discard ...
+  queuebox replay [filters] [--dry-run]
   queuebox health [--url URL]
   queuebox dev [--data DIR] [--config FILE]
 
@@ -36,6 +38,8 @@ Commands:
   migrate status
           list the applied and pending migrations and checksum mismatches
   doctor  check the database as the runbook does; exit 0 ok, 1 warn, 2 fail
+  dead    list, show, resend or discard rows (dead ones by default)
+  replay  move the sent and dead rows a filter selects back to pending
   health  probe the health route once; exit 0 on a 2xx answer, 1 otherwise
   dev     a private PostgreSQL, every role and a demo receiver on 127.0.0.1,
           for a first try without Docker; Ctrl-C removes everything`
@@ -57,8 +61,12 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		return migrateCmd(args, stdout, stderr)
 	case "doctor":
 		return doctorCmd(args, stdout, stderr)
+	case "dead":
+		return deadCmd(args, stdout, stderr)
+	case "replay":
+		return replayCmd(args, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "%s: unknown command %q; the commands are run, migrate, doctor, health and dev (see %s --help)\n", name, cmd, name)
+	fmt.Fprintf(stderr, "%s: unknown command %q; the commands are run, migrate, doctor, dead, replay, health and dev (see %s --help)\n", name, cmd, name)
 	return 2
 }
 

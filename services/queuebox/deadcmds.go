@@ -1,0 +1,255 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
+)
+
+const deadListAbout = `queuebox dead list prints rows of one table, newest first, a page at a
+time: dead rows unless --state names others. The filters combine with AND,
+as those of GET /admin/messages. Without payloads; see dead show. When
+more rows follow, the last line gives the --cursor of the next page.`
+
+// deadListCmd lists one page of rows.
+func deadListCmd(args []string, stdout, stderr io.Writer) int {
+	s := newSession("dead list", deadListAbout, stderr)
+	var f filterFlags
+	f.declare(s.flags, false)
+	limit := s.flags.Int("limit", 50, "rows per page, 1 to 500")
+	cursor := s.flags.String("cursor", "", "the cursor of the next page, as the previous page printed it")
+	if _, code, stop := s.parse(args, 0, stdout, stderr); stop {
+		return code
+	}
+	mf, err := f.filter()
+	if err != nil {
+		return s.usage(stderr, err)
+	}
+	if len(mf.States) == 0 {
+		mf.States = []queuebox.State{queuebox.StateDead}
+	}
+	if *limit < 1 || *limit > 500 {
+		return s.usage(stderr, fmt.Errorf("--limit %d: give 1 to 500", *limit))
+	}
+	after, err := decodeCursor(*cursor)
+	if err != nil {
+		return s.usage(stderr, err)
+	}
+	ctx, stop := commandContext()
+	defer stop()
+	w, err := openWorkbench(ctx, *s.wait, stderr)
+	if err != nil {
+		return s.fail(stderr, err)
+	}
+	defer w.close()
+	if err := f.resolveTopics(ctx, w.wb, &mf, w.destinationOf); err != nil {
+		return s.fail(stderr, err)
+	}
+	page, err := w.wb.List(ctx, mf, *limit, after)
+	if err != nil {
+		return s.fail(stderr, err)
+	}
+	printPage(stdout, s.out, mf.Table, page, w.destinationOf)
+	return 0
+}
+
+const deadShowAbout = `queuebox dead show prints one whole row: every column, with the payload
+and the headers as JSON, and for an outbox row the destination its topic
+routes to now.`
+
+// deadShowCmd prints one row.
+func deadShowCmd(args []string, stdout, stderr io.Writer) int {
+	s := newSession("dead show", deadShowAbout, stderr)
+	table := s.flags.String("table", "outbox", "outbox or inbox")
+	pos, code, stop := s.parse(args, 1, stdout, stderr)
+	if stop {
+		return code
+	}
+	t, id, err := rowArgs(*table, pos[0])
+	if err != nil {
+		return s.usage(stderr, err)
+	}
+	ctx, cancel := commandContext()
+	defer cancel()
+	w, err := openWorkbench(ctx, *s.wait, stderr)
+	if err != nil {
+		return s.fail(stderr, err)
+	}
+	defer w.close()
+	m, err := w.wb.Get(ctx, t, id)
+	if err != nil {
+		return s.fail(stderr, rowError(t, id, err))
+	}
+	item := wholeRow(m, w.destinationOf)
+	if s.out == "json" {
+		writeJSON(stdout, item)
+		return 0
+	}
+	printRow(stdout, item)
+	return 0
+}
+
+// rowArgs checks the table and the id of a one-row command.
+func rowArgs(table, id string) (queuebox.Table, string, error) {
+	t, err := parseTable(table)
+	if err != nil {
+		return "", "", err
+	}
+	return t, id, checkID(id)
+}
+
+const deadResendAbout = `queuebox dead resend moves one row back to pending, as a replay does:
+state pending, attempt 0, due now, its error and claim cleared; it keeps
+its id. A sent or dead outbox row may take a corrected --payload and
+--headers (JSON, or @FILE to read it from a file); a dead inbox row goes
+back as stored. A row in any other state moves nothing (exit 1).
+--dry-run reads the row and says what would happen.`
+
+// deadResendCmd resends one row.
+func deadResendCmd(args []string, stdout, stderr io.Writer) int {
+	s := newSession("dead resend", deadResendAbout, stderr)
+	table := s.flags.String("table", "outbox", "outbox or inbox")
+	payload := s.flags.String("payload", "", "a corrected payload: JSON text, or @FILE (outbox only)")
+	headers := s.flags.String("headers", "", "corrected headers: a JSON object, or @FILE (outbox only)")
+	dryRun := s.flags.Bool("dry-run", false, "read the row and say what would happen, change nothing")
+	pos, code, stop := s.parse(args, 1, stdout, stderr)
+	if stop {
+		return code
+	}
+	t, id, err := rowArgs(*table, pos[0])
+	if err != nil {
+		return s.usage(stderr, err)
+	}
+	edit, err := resendEdit(t, *payload, *headers)
+	if err != nil {
+		return s.usage(stderr, err)
+	}
+	ctx, cancel := commandContext()
+	defer cancel()
+	w, err := openWorkbench(ctx, *s.wait, stderr)
+	if err != nil {
+		return s.fail(stderr, err)
+	}
+	defer w.close()
+	m, err := w.wb.Get(ctx, t, id)
+	if err != nil {
+		return s.fail(stderr, rowError(t, id, err))
+	}
+	if !slices.Contains(t.FinalStates(), m.State) {
+		return s.fail(stderr, fmt.Errorf("%s row %s is %s: resend moves %s rows only", t, id, m.State, joinStates(t.FinalStates())))
+	}
+	if !*dryRun {
+		if _, err := w.wb.Resend(ctx, t, id, edit); err != nil {
+			return s.fail(stderr, rowError(t, id, err))
+		}
+	}
+	report(stdout, s.out, map[string]any{"id": id, "table": t, "state": queuebox.StatePending, "dryRun": *dryRun},
+		fmt.Sprintf("%s row %s: %s -> pending", t, id, m.State), *dryRun)
+	return 0
+}
+
+// resendEdit reads --payload and --headers, which must be JSON (headers
+// an object) and apply to outbox rows only.
+func resendEdit(t queuebox.Table, payload, headers string) (queuebox.ResendEdit, error) {
+	var edit queuebox.ResendEdit
+	if (payload != "" || headers != "") && t != queuebox.TableOutbox {
+		return edit, fmt.Errorf("--payload and --headers edit outbox rows only; an inbox row goes back as stored")
+	}
+	var err error
+	if edit.Payload, err = jsonArg("--payload", payload, false); err != nil {
+		return edit, err
+	}
+	edit.Headers, err = jsonArg("--headers", headers, true)
+	return edit, err
+}
+
+// jsonArg reads a JSON flag value, from a file after @; nil when unset.
+func jsonArg(flagName, v string, object bool) ([]byte, error) {
+	if v == "" {
+		return nil, nil
+	}
+	b := []byte(v)
+	if file, ok := strings.CutPrefix(v, "@"); ok {
+		var err error
+		if b, err = os.ReadFile(file); err != nil {
+			return nil, fmt.Errorf("%s: %w", flagName, err)
+		}
+	}
+	if !json.Valid(b) {
+		return nil, fmt.Errorf("%s: not valid JSON", flagName)
+	}
+	if object {
+		var m map[string]any
+		if json.Unmarshal(b, &m) != nil {
+			return nil, fmt.Errorf("%s: give a JSON object of header names and values", flagName)
+		}
+	}
+	return b, nil
+}
+
+const deadDiscardAbout = `queuebox dead discard marks one dead row discarded: it stays dead and
+keeps every column, lists and the doctor leave it out (dead list
+--discarded shows it), and retention deletes it later like any dead row.
+A row that is not dead, or already discarded, moves nothing (exit 1).
+--dry-run reads the row and says what would happen.`
+
+// deadDiscardCmd discards one dead row.
+func deadDiscardCmd(args []string, stdout, stderr io.Writer) int {
+	s := newSession("dead discard", deadDiscardAbout, stderr)
+	table := s.flags.String("table", "outbox", "outbox or inbox")
+	dryRun := s.flags.Bool("dry-run", false, "read the row and say what would happen, change nothing")
+	pos, code, stop := s.parse(args, 1, stdout, stderr)
+	if stop {
+		return code
+	}
+	t, id, err := rowArgs(*table, pos[0])
+	if err != nil {
+		return s.usage(stderr, err)
+	}
+	ctx, cancel := commandContext()
+	defer cancel()
+	w, err := openWorkbench(ctx, *s.wait, stderr)
+	if err != nil {
+		return s.fail(stderr, err)
+	}
+	defer w.close()
+	m, err := w.wb.Get(ctx, t, id)
+	if err != nil {
+		return s.fail(stderr, rowError(t, id, err))
+	}
+	if m.State != queuebox.StateDead || m.DiscardedAt != nil {
+		return s.fail(stderr, fmt.Errorf("%s row %s is %s%s: discard marks dead rows only, once", t, id, m.State, discardedNote(m)))
+	}
+	if !*dryRun {
+		if err := w.wb.Discard(ctx, t, id); err != nil {
+			return s.fail(stderr, rowError(t, id, err))
+		}
+	}
+	report(stdout, s.out, map[string]any{"id": id, "table": t, "discarded": true, "dryRun": *dryRun},
+		fmt.Sprintf("%s row %s: discarded", t, id), *dryRun)
+	return 0
+}
+
+func discardedNote(m queuebox.Message) string {
+	if m.DiscardedAt != nil {
+		return " and already discarded"
+	}
+	return ""
+}
+
+// report prints the outcome of one write as JSON or as a line.
+func report(w io.Writer, out output, v map[string]any, line string, dryRun bool) {
+	if out == "json" {
+		writeJSON(w, v)
+		return
+	}
+	if dryRun {
+		line = "dry run, nothing changed: " + line
+	}
+	fmt.Fprintln(w, line)
+}

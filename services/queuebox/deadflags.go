@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/alternayte/queuebox/pkg/glob"
+	"github.com/alternayte/queuebox/pkg/queuebox"
+)
+
+// filterFlags are the filters of the admin message list, as flags of
+// `queuebox dead list` and `queuebox replay`.
+type filterFlags struct {
+	table         string
+	states        listFlag
+	ids           listFlag
+	topic         string
+	destination   string
+	source        string
+	key           string
+	errorText     string
+	createdAfter  string
+	createdBefore string
+	discarded     bool
+}
+
+// listFlag is a flag that may be given more than once.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+// declare registers the filter flags; withIDs adds --id (replay).
+func (f *filterFlags) declare(flags *flag.FlagSet, withIDs bool) {
+	flags.StringVar(&f.table, "table", "outbox", "outbox or inbox")
+	flags.Var(&f.states, "state", "a state of the table's rows; repeat for several")
+	if withIDs {
+		flags.Var(&f.ids, "id", "a row id (UUID); repeat for several")
+	}
+	flags.StringVar(&f.topic, "topic", "", "outbox rows whose topic matches this glob, as in routes")
+	flags.StringVar(&f.destination, "destination", "", "outbox rows whose topic the routes send to this destination (first match)")
+	flags.StringVar(&f.source, "source", "", "inbox rows of this source")
+	flags.StringVar(&f.key, "key", "", "outbox rows of this key, inbox rows of this aggregate id")
+	flags.StringVar(&f.errorText, "error", "", "rows whose last_error holds this text, in any case")
+	flags.StringVar(&f.createdAfter, "created-after", "", "rows created strictly after this RFC 3339 instant")
+	flags.StringVar(&f.createdBefore, "created-before", "", "rows created strictly before this RFC 3339 instant")
+	flags.BoolVar(&f.discarded, "discarded", false, "also select dead rows an operator discarded")
+}
+
+var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// checkID names a row id that is not a UUID.
+func checkID(id string) error {
+	if !uuidPattern.MatchString(id) {
+		return fmt.Errorf("bad id %q: a row id is a UUID such as 3f2b1c1e-8d4a-4c1b-9a53-2d0f6f1e7a10", id)
+	}
+	return nil
+}
+
+// parseTable names a table that is neither outbox nor inbox.
+func parseTable(s string) (queuebox.Table, error) {
+	t := queuebox.Table(s)
+	if t.States() == nil {
+		return "", fmt.Errorf("--table %q: use outbox or inbox", s)
+	}
+	return t, nil
+}
+
+// filter checks the flags and returns the filter without its topics,
+// which resolveTopics fills; every error names the flag at fault.
+func (f *filterFlags) filter() (queuebox.MessageFilter, error) {
+	t, err := parseTable(f.table)
+	if err != nil {
+		return queuebox.MessageFilter{}, err
+	}
+	mf := queuebox.MessageFilter{Table: t, Source: f.source, Key: f.key, Error: f.errorText, WithDiscarded: f.discarded}
+	var errs []error
+	for _, s := range f.states {
+		if !slices.Contains(t.States(), queuebox.State(s)) {
+			errs = append(errs, fmt.Errorf("--state %q is not a state of the %s table; use %s", s, t, joinStates(t.States())))
+		}
+		mf.States = append(mf.States, queuebox.State(s))
+	}
+	for _, id := range f.ids {
+		if err := checkID(id); err != nil {
+			errs = append(errs, fmt.Errorf("--id: %w", err))
+		}
+	}
+	if len(f.ids) > 0 {
+		mf.IDs = f.ids
+	}
+	if t == queuebox.TableInbox && (f.topic != "" || f.destination != "") {
+		errs = append(errs, errors.New("--topic and --destination select outbox rows; the inbox has --source"))
+	}
+	if t == queuebox.TableOutbox && f.source != "" {
+		errs = append(errs, errors.New("--source selects inbox rows; add --table inbox"))
+	}
+	if f.topic != "" {
+		if _, err := glob.Compile(f.topic); err != nil {
+			errs = append(errs, fmt.Errorf("--topic %q: %w", f.topic, err))
+		}
+	}
+	mf.CreatedAfter, err = instant("--created-after", f.createdAfter)
+	errs = append(errs, err)
+	mf.CreatedBefore, err = instant("--created-before", f.createdBefore)
+	errs = append(errs, err)
+	return mf, errors.Join(errs...)
+}
+
+// instant parses an RFC 3339 flag value; "" is no bound.
+func instant(name, v string) (*time.Time, error) {
+	if v == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return nil, fmt.Errorf("%s %q: not an RFC 3339 instant such as 2026-09-24T08:00:00Z", name, v)
+	}
+	return &t, nil
+}
+
+func joinStates(states []queuebox.State) string {
+	s := make([]string, len(states))
+	for i, st := range states {
+		s[i] = string(st)
+	}
+	return strings.Join(s, ", ")
+}
+
+// resolveTopics turns --topic (a glob) and --destination (through the
+// routes' first-match rule) into the filter's topic list, from the
+// topics the other filters select. A glob or destination that no topic
+// meets leaves an empty list: the filter then selects nothing.
+func (f *filterFlags) resolveTopics(ctx context.Context, wb queuebox.WorkbenchStore, mf *queuebox.MessageFilter, destinationOf func(string) string) error {
+	if f.topic == "" && f.destination == "" {
+		return nil
+	}
+	candidates, err := wb.Topics(ctx, *mf)
+	if err != nil {
+		return err
+	}
+	var pattern glob.Pattern
+	if f.topic != "" {
+		pattern = glob.MustCompile(f.topic)
+	}
+	mf.Topics = []string{}
+	for _, topic := range candidates {
+		if f.topic != "" && !pattern.Match(topic) {
+			continue
+		}
+		if f.destination != "" && destinationOf(topic) != f.destination {
+			continue
+		}
+		mf.Topics = append(mf.Topics, topic)
+	}
+	return nil
+}
+
+// encodeCursor and decodeCursor make the opaque --cursor of dead list.
+func encodeCursor(c queuebox.Cursor) string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string) (queuebox.Cursor, error) {
+	var c queuebox.Cursor
+	if s == "" {
+		return c, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err == nil {
+		err = json.Unmarshal(b, &c)
+	}
+	if err != nil {
+		return c, fmt.Errorf("--cursor %q: not a cursor that dead list printed", s)
+	}
+	return c, nil
+}

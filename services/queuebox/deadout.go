@@ -1,0 +1,154 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
+)
+
+// listItem is one row of a list with the fields of the admin API's list
+// item (WORKBENCH.md), camelCase, without payload and headers.
+func listItem(m queuebox.Message, destinationOf func(string) string) map[string]any {
+	item := map[string]any{"id": m.ID, "state": m.State, "attempt": m.Attempt, "lastError": m.LastError,
+		"discarded": m.DiscardedAt != nil}
+	if m.Table == queuebox.TableInbox {
+		item["source"], item["eventType"], item["aggregateId"] = m.Source, m.EventType, m.AggregateID
+		item["idempotencyKey"], item["consumption"] = m.IdempotencyKey, m.Consumption
+		item["receivedAt"], item["processedAt"] = m.CreatedAt, m.ProcessedAt
+		return item
+	}
+	item["topic"], item["key"], item["maxAttempts"] = m.Topic, m.Key, m.MaxAttempts
+	item["createdAt"], item["scheduledAt"], item["sentAt"] = m.CreatedAt, m.ScheduledAt, m.SentAt
+	item["destination"] = nullable(destinationOf(m.Topic))
+	return item
+}
+
+// wholeRow is listItem plus payload, headers and every other column.
+func wholeRow(m queuebox.Message, destinationOf func(string) string) map[string]any {
+	item := listItem(m, destinationOf)
+	item["table"] = m.Table
+	item["payload"] = json.RawMessage(orNull(m.Payload))
+	item["headers"] = json.RawMessage(orNull(m.Headers))
+	item["claimedAt"], item["claimToken"], item["leaseExpiresAt"] = m.ClaimedAt, m.ClaimToken, m.LeaseExpiry
+	item["discardedAt"] = m.DiscardedAt
+	if m.Table == queuebox.TableInbox {
+		item["scheduledAt"], item["correlationId"] = m.ScheduledAt, m.CorrelationID
+		return item
+	}
+	item["aggregateType"], item["updatedAt"], item["sequence"] = m.AggregateType, m.UpdatedAt, m.Sequence
+	return item
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func orNull(b []byte) []byte {
+	if len(b) == 0 {
+		return []byte("null")
+	}
+	return b
+}
+
+// printPage writes a page as JSON ({"items", "nextCursor"}) or a table
+// with the next page's cursor below it.
+func printPage(w io.Writer, out output, t queuebox.Table, page queuebox.MessagePage, destinationOf func(string) string) {
+	var next *string
+	if page.Next != nil {
+		c := encodeCursor(*page.Next)
+		next = &c
+	}
+	items := make([]map[string]any, len(page.Items))
+	for i, m := range page.Items {
+		items[i] = listItem(m, destinationOf)
+	}
+	if out == "json" {
+		writeJSON(w, map[string]any{"items": items, "nextCursor": next})
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if t == queuebox.TableInbox {
+		fmt.Fprintln(tw, "ID\tSTATE\tSOURCE\tEVENT TYPE\tAGGREGATE\tATTEMPT\tRECEIVED\tLAST ERROR")
+		for _, m := range page.Items {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", m.ID, stateOf(m), m.Source, deref(m.EventType), deref(m.AggregateID),
+				m.Attempt, m.CreatedAt.UTC().Format(time.RFC3339), short(m.LastError))
+		}
+	} else {
+		fmt.Fprintln(tw, "ID\tSTATE\tTOPIC\tKEY\tDESTINATION\tATTEMPT\tCREATED\tLAST ERROR")
+		for _, m := range page.Items {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\n", m.ID, stateOf(m), m.Topic, deref(m.Key), orDash(destinationOf(m.Topic)),
+				m.Attempt, m.MaxAttempts, m.CreatedAt.UTC().Format(time.RFC3339), short(m.LastError))
+		}
+	}
+	_ = tw.Flush()
+	switch {
+	case len(page.Items) == 0:
+		fmt.Fprintln(w, "no rows match")
+	case next != nil:
+		fmt.Fprintf(w, "more rows: --cursor %s\n", *next)
+	}
+}
+
+func stateOf(m queuebox.Message) string {
+	if m.DiscardedAt != nil {
+		return string(m.State) + " (discarded)"
+	}
+	return string(m.State)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "-"
+	}
+	return *s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// short is the first line of an error, cut to 60 characters.
+func short(s *string) string {
+	if s == nil {
+		return "-"
+	}
+	line, _, _ := strings.Cut(*s, "\n")
+	if r := []rune(line); len(r) > 60 {
+		return string(r[:59]) + "…"
+	}
+	return line
+}
+
+// printRow writes a whole row as "name: value" lines, the payload and
+// headers indented below.
+func printRow(w io.Writer, item map[string]any) {
+	keys := make([]string, 0, len(item))
+	for k := range item {
+		if k != "payload" && k != "headers" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
+	for _, k := range keys {
+		b, _ := json.Marshal(item[k])
+		fmt.Fprintf(tw, "%s:\t%s\n", k, b)
+	}
+	_ = tw.Flush()
+	for _, k := range []string{"headers", "payload"} {
+		b, _ := json.MarshalIndent(item[k], "", "  ")
+		fmt.Fprintf(w, "%s:\n%s\n", k, b)
+	}
+}
