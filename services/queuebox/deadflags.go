@@ -116,7 +116,22 @@ func (f *filterFlags) filter() (queuebox.MessageFilter, error) {
 	errs = append(errs, err)
 	mf.CreatedBefore, err = instant("--created-before", f.createdBefore)
 	errs = append(errs, err)
-	return mf, errors.Join(errs...)
+	return mf, joinErrors(errs)
+}
+
+// joinErrors joins the non-nil errors on one line, so each names its flag
+// after the command's name.
+func joinErrors(errs []error) error {
+	var parts []string
+	for _, err := range errs {
+		if err != nil {
+			parts = append(parts, err.Error())
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(parts, "; "))
 }
 
 // instant parses an RFC 3339 flag value; "" is no bound.
