@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -42,14 +43,11 @@ func deadListCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := commandContext()
 	defer stop()
-	w, err := openWorkbench(ctx, *s.wait, stderr)
+	w, err := openFiltered(ctx, *s.wait, &f, &mf, stderr)
 	if err != nil {
 		return s.fail(stderr, err)
 	}
 	defer w.close()
-	if err := f.resolveTopics(ctx, w.wb, &mf, w.destinationOf); err != nil {
-		return s.fail(stderr, err)
-	}
 	page, err := w.wb.List(ctx, mf, *limit, after)
 	if err != nil {
 		return s.fail(stderr, err)
@@ -66,26 +64,12 @@ routes to now.`
 func deadShowCmd(args []string, stdout, stderr io.Writer) int {
 	s := newSession("dead show", deadShowAbout, stderr)
 	table := s.flags.String("table", "outbox", "outbox or inbox")
-	pos, code, stop := s.parse(args, 1, stdout, stderr)
+	r, code, stop := s.openRow(args, table, nil, stdout, stderr)
 	if stop {
 		return code
 	}
-	t, id, err := rowArgs(*table, pos[0])
-	if err != nil {
-		return s.usage(stderr, err)
-	}
-	ctx, cancel := commandContext()
-	defer cancel()
-	w, err := openWorkbench(ctx, *s.wait, stderr)
-	if err != nil {
-		return s.fail(stderr, err)
-	}
-	defer w.close()
-	m, err := w.wb.Get(ctx, t, id)
-	if err != nil {
-		return s.fail(stderr, rowError(t, id, err))
-	}
-	item := wholeRow(m, w.destinationOf)
+	defer r.close()
+	item := wholeRow(r.m, r.w.destinationOf)
 	if s.out == "json" {
 		writeJSON(stdout, item)
 		return 0
@@ -94,13 +78,51 @@ func deadShowCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// rowArgs checks the table and the id of a one-row command.
-func rowArgs(table, id string) (queuebox.Table, string, error) {
-	t, err := parseTable(table)
-	if err != nil {
-		return "", "", err
+// row is the one row a show, resend or discard command acts on, read
+// from the open workbench; close releases both.
+type row struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	w      *workbench
+	t      queuebox.Table
+	id     string
+	m      queuebox.Message
+}
+
+func (r *row) close() {
+	r.w.close()
+	r.cancel()
+}
+
+// openRow parses the flags and the one row id, runs check (nil: none) on
+// the table before connecting, opens the workbench and reads the row.
+// When stop is true the command ends with code, its reason printed.
+func (s *session) openRow(args []string, table *string, check func(queuebox.Table) error, stdout, stderr io.Writer) (*row, int, bool) {
+	pos, code, stop := s.parse(args, 1, stdout, stderr)
+	if stop {
+		return nil, code, true
 	}
-	return t, id, checkID(id)
+	t, err := parseTable(*table)
+	if err == nil {
+		err = checkID(pos[0])
+	}
+	if err == nil && check != nil {
+		err = check(t)
+	}
+	if err != nil {
+		return nil, s.usage(stderr, err), true
+	}
+	r := &row{t: t, id: pos[0]}
+	r.ctx, r.cancel = commandContext()
+	if r.w, err = openWorkbench(r.ctx, *s.wait, stderr); err != nil {
+		r.cancel()
+		return nil, s.fail(stderr, err), true
+	}
+	if r.m, err = r.w.wb.Get(r.ctx, t, r.id); err != nil {
+		r.close()
+		return nil, s.fail(stderr, rowError(t, r.id, err)), true
+	}
+	return r, 0, false
 }
 
 const deadResendAbout = `queuebox dead resend moves one row back to pending, as a replay does:
@@ -117,29 +139,16 @@ func deadResendCmd(args []string, stdout, stderr io.Writer) int {
 	payload := s.flags.String("payload", "", "a corrected payload: JSON text, or @FILE (outbox only)")
 	headers := s.flags.String("headers", "", "corrected headers: a JSON object, or @FILE (outbox only)")
 	dryRun := s.flags.Bool("dry-run", false, "read the row and say what would happen, change nothing")
-	pos, code, stop := s.parse(args, 1, stdout, stderr)
+	var edit queuebox.ResendEdit
+	r, code, stop := s.openRow(args, table, func(t queuebox.Table) (err error) {
+		edit, err = resendEdit(t, *payload, *headers)
+		return err
+	}, stdout, stderr)
 	if stop {
 		return code
 	}
-	t, id, err := rowArgs(*table, pos[0])
-	if err != nil {
-		return s.usage(stderr, err)
-	}
-	edit, err := resendEdit(t, *payload, *headers)
-	if err != nil {
-		return s.usage(stderr, err)
-	}
-	ctx, cancel := commandContext()
-	defer cancel()
-	w, err := openWorkbench(ctx, *s.wait, stderr)
-	if err != nil {
-		return s.fail(stderr, err)
-	}
-	defer w.close()
-	m, err := w.wb.Get(ctx, t, id)
-	if err != nil {
-		return s.fail(stderr, rowError(t, id, err))
-	}
+	defer r.close()
+	ctx, w, t, id, m := r.ctx, r.w, r.t, r.id, r.m
 	if !slices.Contains(t.FinalStates(), m.State) {
 		return s.fail(stderr, fmt.Errorf("%s row %s is %s: resend moves %s rows only", t, id, m.State, joinStates(t.FinalStates())))
 	}
@@ -203,25 +212,12 @@ func deadDiscardCmd(args []string, stdout, stderr io.Writer) int {
 	s := newSession("dead discard", deadDiscardAbout, stderr)
 	table := s.flags.String("table", "outbox", "outbox or inbox")
 	dryRun := s.flags.Bool("dry-run", false, "read the row and say what would happen, change nothing")
-	pos, code, stop := s.parse(args, 1, stdout, stderr)
+	r, code, stop := s.openRow(args, table, nil, stdout, stderr)
 	if stop {
 		return code
 	}
-	t, id, err := rowArgs(*table, pos[0])
-	if err != nil {
-		return s.usage(stderr, err)
-	}
-	ctx, cancel := commandContext()
-	defer cancel()
-	w, err := openWorkbench(ctx, *s.wait, stderr)
-	if err != nil {
-		return s.fail(stderr, err)
-	}
-	defer w.close()
-	m, err := w.wb.Get(ctx, t, id)
-	if err != nil {
-		return s.fail(stderr, rowError(t, id, err))
-	}
+	defer r.close()
+	ctx, w, t, id, m := r.ctx, r.w, r.t, r.id, r.m
 	if m.State != queuebox.StateDead || m.DiscardedAt != nil {
 		return s.fail(stderr, fmt.Errorf("%s row %s is %s%s: discard marks dead rows only, once", t, id, m.State, discardedNote(m)))
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -181,6 +182,20 @@ func (f *filterFlags) resolveTopics(ctx context.Context, wb queuebox.WorkbenchSt
 		mf.Topics = append(mf.Topics, topic)
 	}
 	return nil
+}
+
+// openFiltered opens the workbench and resolves the topic filters of mf
+// with it; the caller closes the workbench.
+func openFiltered(ctx context.Context, wait time.Duration, f *filterFlags, mf *queuebox.MessageFilter, stderr io.Writer) (*workbench, error) {
+	w, err := openWorkbench(ctx, wait, stderr)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.resolveTopics(ctx, w.wb, mf, w.destinationOf); err != nil {
+		w.close()
+		return nil, err
+	}
+	return w, nil
 }
 
 // encodeCursor and decodeCursor make the opaque --cursor of dead list.

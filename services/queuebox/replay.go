@@ -50,14 +50,11 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := commandContext()
 	defer cancel()
-	w, err := openWorkbench(ctx, *s.wait, stderr)
+	w, err := openFiltered(ctx, *s.wait, &f, &mf, stderr)
 	if err != nil {
 		return s.fail(stderr, err)
 	}
 	defer w.close()
-	if err := f.resolveTopics(ctx, w.wb, &mf, w.destinationOf); err != nil {
-		return s.fail(stderr, err)
-	}
 	matched, err := w.wb.Count(ctx, mf, 0)
 	if err != nil {
 		return s.fail(stderr, err)
