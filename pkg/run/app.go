@@ -200,9 +200,7 @@ func run(ctx context.Context, b Binary, log *slog.Logger) error {
 	defer app.Stores.Close()
 	app.Health.Add("database", app.Stores.Ping)
 
-	servers := newServers(app, b.Host)
-	traceInbox(app.Data)
-	components, err := b.Wire(ctx, app)
+	servers, components, err := Assemble(ctx, b, app)
 	if err != nil {
 		return err
 	}
@@ -250,6 +248,21 @@ func serve(ctx context.Context, log *slog.Logger, servers []*Server, components 
 	_ = workGroup.Wait()
 	log.Info("stopped")
 	return cause
+}
+
+// Assemble builds the servers of app (their root, health and metrics
+// routes) and wires b onto them, exactly as the binary does before it
+// listens. Nothing listens and no component runs yet: a test can call it
+// to list every route the binary serves (Server.Routes). app needs every
+// field except Data and Management, which Assemble sets.
+func Assemble(ctx context.Context, b Binary, app *App) ([]*Server, []Component, error) {
+	servers := newServers(app, b.Host)
+	traceInbox(app.Data)
+	components, err := b.Wire(ctx, app)
+	if err != nil {
+		return nil, nil, err
+	}
+	return servers, components, nil
 }
 
 func report(failed chan<- error, err error) error {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sort"
 	"sync"
 	"time"
 
@@ -76,6 +77,29 @@ func NewServer(name, addr string, log *slog.Logger) *Server {
 		WriteTimeout: WriteTimeout, IdleTimeout: IdleTimeout, MaxHeaderBytes: MaxHeaderBytes,
 		ConnState: s.connState}
 	return s
+}
+
+// Name is the server's name: "data" or "management".
+func (s *Server) Name() string { return s.name }
+
+// Route is one method and path that a server answers; Path uses the
+// router's syntax (":id" for a parameter, "*" for the rest of the path).
+type Route struct{ Method, Path string }
+
+// Routes lists the routes registered on the server, sorted by path and
+// method. It is safe to call before Serve.
+func (s *Server) Routes() []Route {
+	var out []Route
+	for _, r := range s.Echo.Routes() {
+		out = append(out, Route{Method: r.Method, Path: r.Path})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].Method < out[j].Method
+	})
+	return out
 }
 
 // CountConnections makes g follow the open connections of the server. Call
