@@ -191,22 +191,11 @@ func TestOpenAPIAnswersOfTheBinary(t *testing.T) {
 func TestOpenAPIAnswersWhileDraining(t *testing.T) {
 	t.Parallel()
 	p := startOpenAPIProcess(t)
-	conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", p.port))
-	require.NoError(t, err)
-	defer conn.Close()
-	// With Expect: 100-continue the server says "100 Continue" when the
-	// handler starts to read the body: from then on the request is in
-	// flight, and it keeps the drain open until the test sends the rest.
-	_, err = fmt.Fprintf(conn, "POST /inbox/open HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"+
-		"Expect: 100-continue\r\nContent-Length: 30\r\n\r\n")
-	require.NoError(t, err)
-	require.NoError(t, conn.SetReadDeadline(time.Now().Add(30*time.Second)))
-	status, err := bufio.NewReader(conn).ReadString('\n')
-	require.NoError(t, err)
-	require.Contains(t, status, "100 Continue")
+	// The handler waits for the rest of this body, which keeps the drain
+	// open until the test sends it.
+	conn := holdBody(t, fmt.Sprintf("127.0.0.1:%d", p.port), "/inbox/open", 30)
 	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
 
-	var body []byte
 	require.Eventually(t, func() bool {
 		resp, err := http.Get(p.data("/"))
 		if err != nil {
@@ -219,14 +208,77 @@ func TestOpenAPIAnswersWhileDraining(t *testing.T) {
 		{method: http.MethodGet, url: p.data("/")},
 		post2(p.data("/inbox/open"), `{"id":"late"}`, nil),
 	} {
-		var resp *http.Response
-		resp, body = p.api.do(c)
+		resp, body := p.api.do(c)
 		require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "%s %s", c.method, c.url)
 		var e map[string]string
 		require.NoError(t, json.Unmarshal(body, &e))
 		require.Equal(t, "QueueBox is shutting down", e["error"])
 	}
-	_, err = fmt.Fprint(conn, `{"id":"drained-1","pad":"xxx"}`)
+	_, err := fmt.Fprint(conn, `{"id":"drained-1","pad":"xxx"}`)
 	require.NoError(t, err)
 	require.Equal(t, 0, p.wait(t, 30*time.Second))
+}
+
+// holdBody opens a connection that sends the headers of a POST with
+// Expect: 100-continue and Content-Length n, and returns once the handler
+// has started to read the body ("100 Continue"): the request is in
+// flight, and holds its share of the body budget, until the connection
+// closes.
+func holdBody(t *testing.T, addr, path string, n int) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.Close() })
+	_, err = fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"+
+		"Expect: 100-continue\r\nContent-Length: %d\r\n\r\n", path, n)
+	require.NoError(t, err)
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(30*time.Second)))
+	status, err := bufio.NewReader(conn).ReadString('\n')
+	require.NoError(t, err)
+	require.Contains(t, status, "100 Continue")
+	return conn
+}
+
+// TestOpenAPIAnswersWhenTheBodyBudgetIsSpent fills the data port's budget
+// of bodies in flight (64 bodies of inbox.maxBodyBytes) and checks the
+// 503 with Retry-After that the next body gets against the document.
+func TestOpenAPIAnswersWhenTheBodyBudgetIsSpent(t *testing.T) {
+	t.Parallel()
+	p := startOpenAPIProcess(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", p.port)
+	for range 64 {
+		holdBody(t, addr, "/inbox/open", 4096)
+	}
+	resp, body := p.api.do(post2(p.data("/inbox/open"), `{"id":"over-budget"}`, nil))
+	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, string(body))
+	require.Equal(t, "1", resp.Header.Get("Retry-After"))
+	require.JSONEq(t, `{"error":"Too many request bodies in flight; retry later"}`, string(body))
+	resp, body = p.api.do(call{method: http.MethodGet, url: p.data("/")})
+	require.Equal(t, http.StatusOK, resp.StatusCode, "a request without a body reserves nothing: %s", body)
+}
+
+// TestOpenAPIAnswersWhenNotReady starts queuebox-ingest with a RabbitMQ
+// source whose broker does not answer, and checks the 503 of the
+// readiness routes against the document.
+func TestOpenAPIAnswersWhenNotReady(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	p := startServing(t, "ingest", with(db.env(),
+		"QUEUEBOX_SOURCES_ORDERS_TYPE", "rabbitmq", "QUEUEBOX_SOURCES_ORDERS_QUEUENAME", "openapi-orders",
+		"QUEUEBOX_SOURCES_ORDERS_CONNECTIONURL", fmt.Sprintf("amqp://guest:guest@127.0.0.1:%d/", freePort(t)),
+		"QUEUEBOX_SOURCES_ORDERS_IDEMPOTENCYKEYPATH", "$.id", "QUEUEBOX_SOURCES_ORDERS_TOPIC", "inbox.orders"))
+	api := newAPICheck(t, fmt.Sprintf("http://127.0.0.1:%d", p.port))
+	for _, path := range []string{"/health/ready", "/health"} {
+		resp, body := api.do(call{method: http.MethodGet, url: p.url(path)})
+		require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "%s: %s", path, body)
+		var report struct {
+			Status     string
+			Components map[string]struct{ Status string }
+		}
+		require.NoError(t, json.Unmarshal(body, &report))
+		require.Equal(t, "unhealthy", report.Status)
+		require.Equal(t, "down", report.Components["rabbitmq.orders"].Status)
+	}
+	resp, _ := api.do(call{method: http.MethodGet, url: p.url("/health/live")})
+	require.Equal(t, http.StatusOK, resp.StatusCode)
 }

@@ -221,3 +221,16 @@ func TestServerAddrBeforeListen(t *testing.T) {
 	s := run.NewServer("data", ":8080", quiet())
 	require.Equal(t, ":8080", s.Addr())
 }
+
+// Routes lists what the router serves, sorted by path then method, in
+// the router's own syntax; Name is the name the server was built with.
+func TestServerRoutes(t *testing.T) {
+	t.Parallel()
+	s := run.NewServer("management", "127.0.0.1:0", quiet())
+	ok := func(c echo.Context) error { return c.NoContent(http.StatusOK) }
+	s.Echo.POST("/b", ok)
+	s.Echo.GET("/b", ok)
+	s.Echo.GET("/a/:id", ok)
+	require.Equal(t, "management", s.Name())
+	require.Equal(t, []run.Route{{Method: "GET", Path: "/a/:id"}, {Method: "GET", Path: "/b"}, {Method: "POST", Path: "/b"}}, s.Routes())
+}
