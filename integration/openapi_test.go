@@ -168,6 +168,14 @@ func TestOpenAPIAnswersOfTheBinary(t *testing.T) {
 		{"replay too large", post2(p.admin("/admin/replay"), `{"topics":["`+strings.Repeat("t", 2000)+`"]}`, bearer), 413, "1024 bytes"},
 		{"transform test", post2(p.admin("/admin/transform/test"), `{"expression":"$.n * 2","payload":{"n":21}}`, bearer), 200, `"result":42`},
 		{"transform test invalid", post2(p.admin("/admin/transform/test"), `{"expression":"$.n +","payload":{}}`, bearer), 400, "Invalid expression"},
+		{"whoami", call{method: http.MethodGet, url: p.admin("/admin/whoami"), header: bearer}, 200, `"role":"admin"`},
+		{"whoami without credentials", call{method: http.MethodGet, url: p.admin("/admin/whoami")}, 401, ""},
+		{"overview", call{method: http.MethodGet, url: p.admin("/admin/overview"), header: bearer}, 200, `"outbox"`},
+		{"list inbox", call{method: http.MethodGet, url: p.admin("/admin/messages?table=inbox&limit=5"), header: bearer}, 200, `"items"`},
+		{"list outbox", call{method: http.MethodGet, url: p.admin("/admin/messages?table=outbox"), header: bearer}, 200, `"items"`},
+		{"one row unknown", call{method: http.MethodGet, url: p.admin("/admin/messages/3f2b1c1e-8d4a-4c1b-9a53-2d0f6f1e7a10?table=outbox"), header: bearer}, 404, ""},
+		{"list bad table", call{method: http.MethodGet, url: p.admin("/admin/messages?table=bogus"), header: bearer, malformed: true}, 400, "table"},
+		{"replay jobs", call{method: http.MethodGet, url: p.admin("/admin/replay"), header: bearer}, 200, `"items"`},
 		{"transform test without credentials", post2(p.admin("/admin/transform/test"), `{"expression":"1","payload":{}}`, nil), 401, ""},
 	}
 	for _, tc := range cases {

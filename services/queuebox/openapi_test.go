@@ -28,22 +28,11 @@ import (
 	"github.com/alternayte/queuebox/services/internal/wiring"
 )
 
-// pendingWorkbench are the paths docs/openapi.yaml describes for the
-// workbench of issue 24 before a binary serves them. Remove each one
-// when its route lands: from then on TestDocumentedRoutesAreServed holds
-// it to the code too.
-var pendingWorkbench = map[string]bool{
-	"GET /admin/messages":             true,
-	"GET /admin/messages/{}":          true,
-	"POST /admin/messages/{}/resend":  true,
-	"POST /admin/messages/{}/discard": true,
-	"GET /admin/replay":               true,
-	"GET /admin/replay/{}":            true,
-	"GET /admin/overview":             true,
-	"GET /admin/whoami":               true,
-	"GET /admin/ui/":                  true,
-	"GET /admin/ui/{}":                true,
-}
+// pendingWorkbench are the paths docs/openapi.yaml describes before a
+// binary serves them, as "METHOD /path" with parameters written {}. Empty
+// since the workbench routes of issue 24 landed; a route documented ahead
+// of its code goes here until it lands.
+var pendingWorkbench = map[string]bool{}
 
 // documentedRoutes reads the operations of docs/openapi.yaml as
 // "METHOD /path", with every path parameter written {}.
@@ -119,6 +108,11 @@ func servedRoutes(t *testing.T, b run.Binary, cfg *config.Config) map[string]boo
 				path = "/inbox/{}"
 			}
 			out[r.Method+" "+path] = true
+			// The router's trailing wildcard also answers the bare prefix
+			// (/admin/ui/), which the document lists on its own.
+			if strings.HasSuffix(r.Path, "/*") {
+				out[r.Method+" "+strings.TrimSuffix(r.Path, "*")] = true
+			}
 		}
 	}
 	return out
