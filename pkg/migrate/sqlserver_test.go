@@ -87,6 +87,8 @@ var docIndexes = map[string]map[string]sqlIndex{
 		"idx_outbox_processing_claimed": {[]string{"claimed_at"}, processingRows},
 		"idx_outbox_key_sequence":       {[]string{"[key]", "sequence"}, "state IN ('pending', 'processing')"},
 		"idx_outbox_dead_sequence":      {[]string{"sequence"}, "state = 'dead'"},
+		"idx_outbox_unkeyed_due":        {[]string{"scheduled_at", "sequence"}, "state = 'pending' AND [key] IS NULL"},
+		"idx_outbox_empty_key_due":      {[]string{"scheduled_at", "sequence"}, "state = 'pending' AND [key] = ''"},
 	},
 	"inbox": {
 		"uq_inbox_source_idempotency":   {[]string{"source", "idempotency_key"}, "unique"},

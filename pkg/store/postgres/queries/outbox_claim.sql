@@ -4,9 +4,13 @@
 -- (key, sequence) index one probe per key, starting after the cursor $2
 -- and wrapping around, so its cost follows the number of keys, not the
 -- depth of their backlog. Rows without a key (null or '') come from the
--- same index in sequence order, locked as they are read (SKIP LOCKED), so
--- a concurrent claim of another replica takes the rows after them instead
--- of colliding on the same ones. CTEs are read lazily: the LIMIT of
+-- partial (scheduled_at, sequence) indexes of due unkeyed rows (V14), the
+-- earliest due first, so the scan starts at a due row and never walks the
+-- rows that wait for a later time: a paused destination's deferred
+-- backlog costs the claims of the other destinations nothing. They are
+-- locked as they are read (SKIP LOCKED), so a concurrent claim of another
+-- replica takes the rows after them instead of colliding on the same
+-- ones. CTEs are read lazily: the LIMIT of
 -- candidates stops both scans, and no row is locked that is not claimed.
 -- Keyed heads are locked afterwards with SKIP LOCKED; the state re-check
 -- after the lock drops a row that a concurrent claim took first. $4 is
@@ -49,16 +53,16 @@ WITH RECURSIVE after_cursor AS (
     LIMIT $1
 ), unkeyed_null AS (
     SELECT {{.O.ID}} AS id FROM {{.O.Table}}
-    WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} IS NULL
-      AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= COALESCE($4::timestamptz, now())
-    ORDER BY {{.O.Key}}, {{.O.Sequence}}
+    WHERE {{.O.State}} = 'pending' AND {{.O.Key}} IS NULL
+      AND {{.O.ScheduledAt}} <= COALESCE($4::timestamptz, now())
+    ORDER BY {{.O.ScheduledAt}}, {{.O.Sequence}}
     LIMIT $1
     FOR UPDATE SKIP LOCKED
 ), unkeyed_empty AS (
     SELECT {{.O.ID}} AS id FROM {{.O.Table}}
-    WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} = ''
-      AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= COALESCE($4::timestamptz, now())
-    ORDER BY {{.O.Key}}, {{.O.Sequence}}
+    WHERE {{.O.State}} = 'pending' AND {{.O.Key}} = ''
+      AND {{.O.ScheduledAt}} <= COALESCE($4::timestamptz, now())
+    ORDER BY {{.O.ScheduledAt}}, {{.O.Sequence}}
     LIMIT $1
     FOR UPDATE SKIP LOCKED
 ), unkeyed AS (

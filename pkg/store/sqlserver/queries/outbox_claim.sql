@@ -14,8 +14,11 @@
 -- statement has locked must be waited for, never skipped, or the row
 -- after it would pass for the head.
 --
--- Rows without a key (null or '') come from the same index in sequence
--- order. SQL Server compares strings with trailing blanks ignored and,
+-- Rows without a key (null or '') come from the filtered (scheduled_at,
+-- sequence) indexes of pending unkeyed rows (V14), the earliest due
+-- first, so the scan starts at a due row and never walks the rows that
+-- wait for a later time (a paused destination's deferred backlog).
+-- SQL Server compares strings with trailing blanks ignored and,
 -- under the default collation, without case, so keys that differ only in
 -- those count as one key here: they keep one order together, which
 -- never breaks the order of either.
@@ -63,14 +66,14 @@ WITH after_cursor AS (
           SELECT id FROM before_cursor WHERE st = 'pending' AND due <= {{template "now" "@p4"}}) AS heads
 ), unkeyed_null AS (
     SELECT TOP (@p1) {{.O.ID}} AS id FROM {{.O.Table}} WITH (UPDLOCK, READPAST, ROWLOCK)
-    WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} IS NULL
-      AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= {{template "now" "@p4"}}
-    ORDER BY {{.O.Key}}, {{.O.Sequence}}
+    WHERE {{.O.State}} = 'pending' AND {{.O.Key}} IS NULL
+      AND {{.O.ScheduledAt}} <= {{template "now" "@p4"}}
+    ORDER BY {{.O.ScheduledAt}}, {{.O.Sequence}}
 ), unkeyed_empty AS (
     SELECT TOP (@p1) {{.O.ID}} AS id FROM {{.O.Table}} WITH (UPDLOCK, READPAST, ROWLOCK)
-    WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} = ''
-      AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= {{template "now" "@p4"}}
-    ORDER BY {{.O.Key}}, {{.O.Sequence}}
+    WHERE {{.O.State}} = 'pending' AND {{.O.Key}} = ''
+      AND {{.O.ScheduledAt}} <= {{template "now" "@p4"}}
+    ORDER BY {{.O.ScheduledAt}}, {{.O.Sequence}}
 ), candidates AS (
     SELECT TOP (@p1) c.id
     FROM ({{if .KeyedFirst}}SELECT id, 0 AS turn FROM keyed

@@ -4,9 +4,13 @@
 -- (key, sequence) index one probe per key, starting after the cursor $2
 -- and wrapping around, so its cost follows the number of keys, not the
 -- depth of their backlog. Rows without a key (null or '') come from the
--- same index in sequence order, locked as they are read (SKIP LOCKED), so
--- a concurrent claim of another replica takes the rows after them instead
--- of colliding on the same ones. CTEs are read lazily: the LIMIT of
+-- partial (scheduled_at, sequence) indexes of due unkeyed rows (V14), the
+-- earliest due first, so the scan starts at a due row and never walks the
+-- rows that wait for a later time: a paused destination's deferred
+-- backlog costs the claims of the other destinations nothing. They are
+-- locked as they are read (SKIP LOCKED), so a concurrent claim of another
+-- replica takes the rows after them instead of colliding on the same
+-- ones. CTEs are read lazily: the LIMIT of
 -- candidates stops both scans, and no row is locked that is not claimed.
 -- Keyed heads are locked afterwards with SKIP LOCKED; the state re-check
 -- after the lock drops a row that a concurrent claim took first. $4 is
@@ -49,16 +53,16 @@ WITH RECURSIVE after_cursor AS (
     LIMIT $1
 ), unkeyed_null AS (
     SELECT "ob_id" AS id FROM "qb_outbox"
-    WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" IS NULL
-      AND "ob_state" = 'pending' AND "ob_scheduledat" <= COALESCE($4::timestamptz, now())
-    ORDER BY "ob_key", "ob_sequence"
+    WHERE "ob_state" = 'pending' AND "ob_key" IS NULL
+      AND "ob_scheduledat" <= COALESCE($4::timestamptz, now())
+    ORDER BY "ob_scheduledat", "ob_sequence"
     LIMIT $1
     FOR UPDATE SKIP LOCKED
 ), unkeyed_empty AS (
     SELECT "ob_id" AS id FROM "qb_outbox"
-    WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" = ''
-      AND "ob_state" = 'pending' AND "ob_scheduledat" <= COALESCE($4::timestamptz, now())
-    ORDER BY "ob_key", "ob_sequence"
+    WHERE "ob_state" = 'pending' AND "ob_key" = ''
+      AND "ob_scheduledat" <= COALESCE($4::timestamptz, now())
+    ORDER BY "ob_scheduledat", "ob_sequence"
     LIMIT $1
     FOR UPDATE SKIP LOCKED
 ), unkeyed AS (
