@@ -27,12 +27,17 @@ const (
 )
 
 func (b *bench) flow(ctx context.Context) error {
+	stop := make(chan struct{})
 	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		<-r.Context().Done()
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
 	}))
-	// Close waits for the handlers; the hanging ones end when their
-	// connections do.
-	defer func() { hang.CloseClientConnections(); hang.Close() }()
+	// Close waits for the handlers: the hanging ones end on stop, since a
+	// request whose connection was cut does not always see its context
+	// end (Close then waited for good and the table was never printed).
+	defer func() { close(stop); hang.CloseClientConnections(); hang.Close() }()
 	fail := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusInternalServerError)
 	}))
