@@ -11,6 +11,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/deliver/flow"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
+	"github.com/alternayte/queuebox/pkg/tracing"
 )
 
 // One claimed row, top to bottom: handle takes it from the claim loop,
@@ -22,7 +23,7 @@ import (
 // outcome to the writer and frees its worker; done runs after the write.
 func (p *Poller) handle(ctx context.Context, m queuebox.ClaimedMessage, done func()) {
 	start := time.Now()
-	outcome := p.deliver(ctx, m)
+	outcome, logCtx := p.deliver(ctx, m)
 	if ctx.Err() != nil {
 		// Either the renewal found the claim lost (the new owner decides
 		// the row's fate; the loop leaves the report of a started row to
@@ -30,9 +31,9 @@ func (p *Poller) handle(ctx context.Context, m queuebox.ClaimedMessage, done fun
 		// passed: the row stays processing and the reclaim returns it. A
 		// failure caused by the cancellation is not a failed delivery.
 		if errors.Is(context.Cause(ctx), queuebox.ErrLeaseLost) {
-			p.leaseLost(m.OutboxMessage)
+			p.leaseLost(logCtx, m.OutboxMessage)
 		} else {
-			p.opts.Logger.Warn("publish cancelled at shutdown; the row stays processing until its lease expires",
+			p.opts.Logger.WarnContext(logCtx, "publish cancelled at shutdown; the row stays processing until its lease expires",
 				"message_id", m.ID)
 		}
 		done()
@@ -42,15 +43,24 @@ func (p *Poller) handle(ctx context.Context, m queuebox.ClaimedMessage, done fun
 	// The next row of a non-empty key waits for this write.
 	holds := m.HasKey && m.Key != ""
 	p.finisher.submit(outcome, holds, func(res finishResult) {
-		p.finished(m, outcome, res)
+		p.finished(logCtx, m, outcome, res)
 		p.opts.Metrics.Processing.Since(start)
 		done()
 	})
 }
 
 // deliver routes, transforms and publishes one row and returns its
-// outcome (without the lease).
-func (p *Poller) deliver(ctx context.Context, row queuebox.ClaimedMessage) queuebox.Outcome {
+// outcome (without the lease) and the context of the log lines about it:
+// ctx, with the span of the attempt when one was traced.
+func (p *Poller) deliver(ctx context.Context, row queuebox.ClaimedMessage) (queuebox.Outcome, context.Context) {
+	pubCtx, attempt := tracing.WithAttemptSpan(ctx)
+	outcome := p.attempt(ctx, pubCtx, row)
+	return outcome, attempt()
+}
+
+// attempt is deliver without the log context; pubCtx is ctx prepared for
+// the publish.
+func (p *Poller) attempt(ctx, pubCtx context.Context, row queuebox.ClaimedMessage) queuebox.Outcome {
 	m := row.OutboxMessage
 	route, ok := p.opts.Router.Match(m.Topic)
 	if !ok {
@@ -79,7 +89,7 @@ func (p *Poller) deliver(ctx context.Context, row queuebox.ClaimedMessage) queue
 		return outcome
 	}
 	start := time.Now()
-	err := pub.Publish(ctx, queuebox.Delivery{
+	err := pub.Publish(pubCtx, queuebox.Delivery{
 		Message:             m,
 		Body:                body,
 		RoutingKeyTemplate:  route.Spec.RoutingKeyTemplate,
@@ -87,6 +97,13 @@ func (p *Poller) deliver(ctx context.Context, row queuebox.ClaimedMessage) queue
 	})
 	p.opts.Metrics.Publish.Since(start, dest.Kind)
 	p.published.Store(dest.Name, true)
+	if pause, ok := flow.Unsent(err, time.Now()); ok && ctx.Err() == nil {
+		// Nothing reached the destination (a blocked connection): the row
+		// is deferred like one the gate turned away, no attempt spent.
+		d := permit.Defer(pause, time.Now())
+		p.postpone(ctx, dest.Name, &d)
+		return queuebox.Defer(max(0, time.Until(d.Until)))
+	}
 	if err != nil {
 		p.opts.Metrics.DestinationMessages.WithLabelValues(dest.Name, "failure").Inc()
 		reason := fmt.Sprintf("Publish to %s failed: %v", dest.Name, err)
@@ -189,30 +206,30 @@ func (p *Poller) lastError(reason string) string {
 }
 
 // finished accounts for a written outcome.
-func (p *Poller) finished(m queuebox.ClaimedMessage, outcome queuebox.Outcome, res finishResult) {
+func (p *Poller) finished(ctx context.Context, m queuebox.ClaimedMessage, outcome queuebox.Outcome, res finishResult) {
 	switch {
 	case res.err != nil:
 		p.opts.Metrics.ProcessErrors.Inc()
-		p.opts.Logger.Error("writing the outcome failed; the row stays processing until its lease expires",
+		p.opts.Logger.ErrorContext(ctx, "writing the outcome failed; the row stays processing until its lease expires",
 			"message_id", m.ID, "outcome", outcome.Kind, "err", res.err)
 	case !res.kept:
-		p.claimLost(m.OutboxMessage, outcome.Kind)
+		p.claimLost(ctx, m.OutboxMessage, outcome.Kind)
 	default:
 		p.count(outcome.Kind)
-		p.logFailure(m.OutboxMessage, outcome)
+		p.logFailure(ctx, m.OutboxMessage, outcome)
 	}
 }
 
 // logFailure reports a written retry or dead outcome. Its text is the
 // redacted, truncated last_error, never the raw error.
-func (p *Poller) logFailure(m *queuebox.OutboxMessage, outcome queuebox.Outcome) {
+func (p *Poller) logFailure(ctx context.Context, m *queuebox.OutboxMessage, outcome queuebox.Outcome) {
 	switch outcome.Kind {
 	case queuebox.OutcomeRetry:
-		p.opts.Logger.Warn("delivery failed; retry scheduled", "message_id", m.ID, "topic", m.Topic,
+		p.opts.Logger.WarnContext(ctx, "delivery failed; retry scheduled", "message_id", m.ID, "topic", m.Topic,
 			"attempt", m.Attempt+1, "max_attempts", m.MaxAttempts, "retry_in_ms", outcome.Delay.Milliseconds(),
 			"error", outcome.Error)
 	case queuebox.OutcomeDead:
-		p.opts.Logger.Warn("message is dead", "message_id", m.ID, "topic", m.Topic,
+		p.opts.Logger.WarnContext(ctx, "message is dead", "message_id", m.ID, "topic", m.Topic,
 			"attempt", m.Attempt, "max_attempts", m.MaxAttempts, "error", outcome.Error)
 	}
 }
@@ -231,21 +248,21 @@ func (p *Poller) count(kind queuebox.OutcomeKind) {
 
 // claimLost logs and counts a terminal write that found another owner. A
 // lost mark-sent means the destination holds a duplicate.
-func (p *Poller) claimLost(m *queuebox.OutboxMessage, kind queuebox.OutcomeKind) {
+func (p *Poller) claimLost(ctx context.Context, m *queuebox.OutboxMessage, kind queuebox.OutcomeKind) {
 	p.opts.Metrics.ClaimsLost.Inc()
 	log := p.opts.Logger.With("message_id", m.ID, "topic", m.Topic, "attempt", m.Attempt, "outcome", kind)
 	if kind == queuebox.OutcomeSent {
-		log.Error("claim lost after the publish: another replica owns the row and will publish it again; raise outbox.claimTimeoutMs above the slowest publish")
+		log.ErrorContext(ctx, "claim lost after the publish: another replica owns the row and will publish it again; raise outbox.claimTimeoutMs above the slowest publish")
 		return
 	}
-	log.Warn("claim lost before the outcome was written; another replica owns the row")
+	log.WarnContext(ctx, "claim lost before the outcome was written; another replica owns the row")
 }
 
 // leaseLost logs and counts a claim that a renewal found lost while the
 // row was routed, transformed or published. The publish may have reached
 // the destination, and the new owner publishes the row again.
-func (p *Poller) leaseLost(m *queuebox.OutboxMessage) {
+func (p *Poller) leaseLost(ctx context.Context, m *queuebox.OutboxMessage) {
 	p.opts.Metrics.ClaimsLost.Inc()
-	p.opts.Logger.Error("lease lost before the outcome was written; the publish is cancelled and another replica owns the row; raise outbox.claimTimeoutMs above the slowest publish",
+	p.opts.Logger.ErrorContext(ctx, "lease lost before the outcome was written; the publish is cancelled and another replica owns the row; raise outbox.claimTimeoutMs above the slowest publish",
 		"message_id", m.ID, "topic", m.Topic, "attempt", m.Attempt)
 }

@@ -78,6 +78,16 @@ type PauseRequest interface {
 	Pause(now time.Time) (time.Duration, bool)
 }
 
+// NotSent is implemented by a publish error returned before anything
+// reached the destination, because the destination said it cannot take
+// messages now (a RabbitMQ connection that the broker blocked). Such an
+// error also implements PauseRequest. The poller defers the row for the
+// pause, with no attempt spent, and counts nothing for the breaker.
+// Unsent reports false when the error is an ordinary failure.
+type NotSent interface {
+	Unsent() bool
+}
+
 // RowRefusal is implemented by a publish error that the destination gave
 // on purpose about this one row (an HTTP 4xx other than 408 and 429):
 // the destination works, so the failure does not count toward opening

@@ -7,6 +7,7 @@ package failure
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -75,14 +76,33 @@ var ErrRefused = errors.New("the broker refuses messages for now")
 
 // RefusalPause is how long a broker's refusal pauses its destination: a
 // broker names no time, so the pause is short and the next publish
-// after it finds out whether the broker takes messages again.
+// after it finds out whether the broker takes messages again. It is
+// fixed rather than taken from the breaker's openMs on purpose: openMs is
+// the wait after a destination failed failureThreshold times in a row
+// (30 s by default, doubling), far longer than a full stream or producer
+// queue usually lasts. A refused publish is also a failed attempt, so a
+// broker that keeps refusing opens the breaker after failureThreshold
+// refusals, and from then on openMs paces the probes. A blocked
+// connection spends no attempt (Unsent) and stays on this pause until
+// the broker lifts the block.
 const RefusalPause = 5 * time.Second
 
+// ErrBlocked is the cause of a publish that sent nothing because the
+// broker told the connection to stop publishing (RabbitMQ's
+// connection.blocked, raised by a memory or disk alarm). It is a refusal
+// (errors.Is(err, ErrRefused) holds) and the row is deferred, not
+// attempted (see Unsent).
+var ErrBlocked = fmt.Errorf("the broker blocked the connection: %w", ErrRefused)
+
 // Pause implements queuebox.PauseRequest: a failure caused by ErrRefused
-// asks for RefusalPause.
+// (ErrBlocked included) asks for RefusalPause.
 func (e *Error) Pause(time.Time) (time.Duration, bool) {
 	if errors.Is(e.cause, ErrRefused) {
 		return RefusalPause, true
 	}
 	return 0, false
 }
+
+// Unsent implements queuebox.NotSent: a failure caused by ErrBlocked sent
+// nothing.
+func (e *Error) Unsent() bool { return errors.Is(e.cause, ErrBlocked) }

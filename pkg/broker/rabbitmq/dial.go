@@ -1,7 +1,9 @@
 package rabbitmq
 
 import (
+	"log/slog"
 	"net"
+	"sync/atomic"
 	"time"
 
 	amqp "github.com/rabbitmq/amqp091-go"
@@ -15,6 +17,44 @@ import (
 type link struct {
 	conn *amqp.Connection
 	raw  net.Conn
+	// blockedBy is the reason of the broker's connection.blocked while it
+	// lasts, nil otherwise (see watchBlocked).
+	blockedBy atomic.Pointer[string]
+}
+
+// watchBlocked follows the broker's connection.blocked and
+// connection.unblocked (RabbitMQ raises a block on a memory or disk
+// alarm) until blocks closes with the connection, and logs each change.
+// A blocked connection takes no publish: the broker stops reading it, so
+// a message sent then waits for a confirm until the publish timeout.
+func (l *link) watchBlocked(blocks <-chan amqp.Blocking, log *slog.Logger) {
+	for b := range blocks {
+		if b.Active {
+			reason := b.Reason
+			l.blockedBy.Store(&reason)
+			log.Warn("the broker blocked the connection; this destination's rows are deferred until it lifts the block",
+				"reason", reason)
+			continue
+		}
+		if l.blockedBy.Swap(nil) != nil {
+			log.Info("the broker lifted the connection's block")
+		}
+	}
+}
+
+// blocked returns the reason of the broker's block, and whether there is
+// one.
+func (l *link) blocked() (string, bool) {
+	if r := l.blockedBy.Load(); r != nil {
+		return *r, true
+	}
+	return "", false
+}
+
+// notifyBlocked registers the listener of a new connection's blocks; the
+// client closes it with the connection.
+func notifyBlocked(c *amqp.Connection) <-chan amqp.Blocking {
+	return c.NotifyBlocked(make(chan amqp.Blocking, 4))
 }
 
 // dialLink dials url within timeout: the TCP connect and the AMQP

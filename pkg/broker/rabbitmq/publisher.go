@@ -37,6 +37,10 @@ type Publisher struct {
 	mode     uint8
 	redactor *redact.Redactor
 	guard    *netguard.Dialer // nil unless Options.BlockPrivateAddresses
+	// notifyBlocked listens to a new connection's blocks; tests give it
+	// a channel of their own, so the shared broker is never put under
+	// an alarm.
+	notifyBlocked func(*amqp.Connection) <-chan amqp.Blocking
 
 	mu      sync.Mutex
 	sess    *session
@@ -70,7 +74,8 @@ func New(opts Options) (*Publisher, error) {
 		return nil, err
 	}
 	p := &Publisher{opts: opts, exchange: exchange, key: address.NewKey(opts.RoutingKeyTemplate),
-		mode: amqp.Persistent, redactor: redactorFor(opts.Redactor, opts.URL), done: make(chan struct{})}
+		mode: amqp.Persistent, redactor: redactorFor(opts.Redactor, opts.URL), done: make(chan struct{}),
+		notifyBlocked: notifyBlocked}
 	if opts.BlockPrivateAddresses {
 		p.guard = netguard.NewDialer(destPrefix(opts.Name), opts.Timeout)
 	}
@@ -89,7 +94,10 @@ func destPrefix(name string) string { return failure.Prefix("rabbitmq", name) }
 // exist or that RabbitMQ keeps for itself (amq.…, see address.Check), and
 // a routing key past 255 bytes, and a broker address that
 // Options.BlockPrivateAddresses refuses, return a
-// *queuebox.UndeliverableError: the row goes dead at once. A
+// *queuebox.UndeliverableError: the row goes dead at once. While the
+// broker blocks the connection (connection.blocked), Publish sends
+// nothing and returns an error caused by failure.ErrBlocked
+// (queuebox.NotSent): the row is deferred, not attempted. A
 // nack, a return, an address that renders empty, a failed dial or
 // declaration, a lost connection and a confirm that does not arrive
 // within Options.Timeout each return an error: a failed attempt. When ctx
@@ -123,6 +131,12 @@ func (p *Publisher) Publish(ctx context.Context, d queuebox.Delivery) error {
 	s, err := p.session(tctx)
 	if err != nil {
 		return p.fail(tctx, err)
+	}
+	if reason, blocked := s.link.blocked(); blocked {
+		// Sent now, the message would wait for its confirm until the
+		// timeout: the row is deferred instead (failure.ErrBlocked).
+		text := p.redactor.Redact(fmt.Sprintf("the broker blocked the connection (%s); nothing was sent", reason))
+		return failure.New("rabbitmq", p.opts.Name, "", "", text, failure.ErrBlocked)
 	}
 	if err := p.ensureExchange(tctx, s, exchange); err != nil {
 		if errors.Is(err, errNoExchange) {
@@ -284,6 +298,11 @@ func (p *Publisher) connect() (*session, error) {
 		return nil, err
 	}
 	if !p.spawn(func() { s.read(confirms, returns, closes) }) {
+		l.close(0)
+		return nil, ErrClosed
+	}
+	blocks := p.notifyBlocked(l.conn)
+	if !p.spawn(func() { l.watchBlocked(blocks, p.opts.Logger.With("destination", p.opts.Name)) }) {
 		l.close(0)
 		return nil, ErrClosed
 	}

@@ -32,3 +32,21 @@ func Classify(ctx context.Context, err error, reason string, now time.Time) Resu
 	}
 	return r
 }
+
+// Unsent reports whether err is a publish that sent nothing because the
+// destination cannot take messages now (queuebox.NotSent), and the pause
+// it asks for. Such a row is deferred, not attempted: see Permit.Defer.
+func Unsent(err error, now time.Time) (time.Duration, bool) {
+	var ns queuebox.NotSent
+	if !errors.As(err, &ns) || !ns.Unsent() {
+		return 0, false
+	}
+	var pause queuebox.PauseRequest
+	d := DefaultRetryIn
+	if errors.As(err, &pause) {
+		if p, ok := pause.Pause(now); ok && p > 0 {
+			d = p
+		}
+	}
+	return d, true
+}

@@ -3,6 +3,7 @@ package flow
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -41,5 +42,34 @@ func TestClassify(t *testing.T) {
 	}
 	for _, c := range cases {
 		require.Equal(t, c.want, Classify(c.ctx, c.err, "r", time.Now()), c.name)
+	}
+}
+
+type unsent struct {
+	pausing
+	sent bool
+}
+
+func (u unsent) Unsent() bool { return !u.sent }
+
+func TestUnsent(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		err   error
+		pause time.Duration
+		ok    bool
+	}{
+		{"blocked with a pause", unsent{pausing: pausing{d: 5 * time.Second}}, 5 * time.Second, true},
+		{"blocked without a pause", unsent{}, DefaultRetryIn, true},
+		{"wrapped", fmt.Errorf("publish: %w", unsent{pausing: pausing{d: time.Second}}), time.Second, true},
+		{"sent after all", unsent{pausing: pausing{d: time.Second}, sent: true}, 0, false},
+		{"a plain pause request", pausing{d: 3 * time.Second}, 0, false},
+		{"an outage", errors.New("connection refused"), 0, false},
+	}
+	for _, c := range cases {
+		pause, ok := Unsent(c.err, time.Now())
+		require.Equal(t, c.ok, ok, c.name)
+		require.Equal(t, c.pause, pause, c.name)
 	}
 }

@@ -257,6 +257,24 @@ type Permit struct {
 // breaker.
 func (p *Permit) Probe() bool { return p.probe }
 
+// Defer ends a permit whose publish sent nothing because the destination
+// cannot take messages now (see Unsent): the slot is freed, the
+// destination pauses for pause (when HonorRetryAfter, capped by
+// MaxRetryAfter), the breaker counts nothing (a probe is given back) and
+// the row is deferred with reason retry_after until the pause ends. On a
+// nil Permit (no gate) it only returns the deferral.
+func (p *Permit) Defer(pause time.Duration, now time.Time) Deferral {
+	d := Deferral{Reason: ReasonRetryAfter, Until: now.Add(pause)}
+	if p == nil {
+		return d
+	}
+	p.Done(Result{Skipped: true, Pause: pause})
+	if p.g.hooks.Deferred != nil {
+		p.g.hooks.Deferred(d.Reason)
+	}
+	return d
+}
+
 // Done frees the slot and reports the publish's result to the breaker
 // and the pause. Calls after the first do nothing, and so does a call on
 // a nil Permit (a destination without a gate).

@@ -319,3 +319,35 @@ func TestFailuresNarrowTheInFlightCap(t *testing.T) {
 		require.Nil(t, d, "a success lifts the narrowing")
 	}
 }
+
+// A publish that sent nothing (a blocked connection) defers its row to
+// the end of the pause, pauses the destination, frees the slot and counts
+// nothing for the breaker: a half-open breaker's probe is given back.
+func TestDeferOfAnUnsentPublish(t *testing.T) {
+	t.Parallel()
+	c := newClock()
+	var deferred []Reason
+	g := NewGate(breakerConfig(), c.Now, nil, Hooks{Deferred: func(r Reason) { deferred = append(deferred, r) }})
+	openBreaker(t, g)
+	c.Advance(10 * time.Second)
+	p, d := g.Admit(context.Background())
+	require.Nil(t, d)
+	require.True(t, p.Probe())
+	got := p.Defer(5*time.Second, c.Now())
+	require.Equal(t, Deferral{Reason: ReasonRetryAfter, Until: c.Now().Add(5 * time.Second)}, got)
+	require.Equal(t, []Reason{ReasonRetryAfter}, deferred)
+	require.Zero(t, g.InFlight())
+	state, _ := g.State()
+	require.Equal(t, HalfOpen, state, "the breaker counted nothing")
+	requireDeferred(t, g, ReasonRetryAfter, c.Now().Add(5*time.Second))
+	c.Advance(5 * time.Second)
+	p, d = g.Admit(context.Background())
+	require.Nil(t, d)
+	require.True(t, p.Probe(), "the probe was given back")
+	p.Done(Result{})
+	state, _ = g.State()
+	require.Equal(t, Closed, state)
+
+	var none *Permit
+	require.Equal(t, Deferral{Reason: ReasonRetryAfter, Until: c.Now().Add(time.Second)}, none.Defer(time.Second, c.Now()))
+}
