@@ -38,3 +38,31 @@ func (h LogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 func (h LogHandler) WithGroup(name string) slog.Handler {
 	return LogHandler{next: h.next.WithGroup(name)}
 }
+
+// attemptKey holds where Publisher leaves the span context of an attempt.
+type attemptKey struct{}
+
+// WithAttemptSpan prepares ctx for one publish through a Publisher. The
+// function it returns, called after the publish, gives ctx with the span
+// context of that attempt's send span, so the caller's log lines about
+// the attempt (a failure, a retry, a dead row) carry its trace_id and
+// span_id through LogHandler. It gives ctx unchanged when no span was
+// started (tracing is off). The function must not run before the publish
+// returned.
+func WithAttemptSpan(ctx context.Context) (context.Context, func() context.Context) {
+	sc := new(trace.SpanContext)
+	return context.WithValue(ctx, attemptKey{}, sc), func() context.Context {
+		if !sc.IsValid() {
+			return ctx
+		}
+		return trace.ContextWithSpanContext(ctx, *sc)
+	}
+}
+
+// recordAttempt leaves the span context of the attempt where
+// WithAttemptSpan asks for it.
+func recordAttempt(ctx context.Context, sc trace.SpanContext) {
+	if dst, ok := ctx.Value(attemptKey{}).(*trace.SpanContext); ok {
+		*dst = sc
+	}
+}

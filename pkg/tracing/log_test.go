@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/trace"
 
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/tracing"
 )
 
@@ -25,4 +27,20 @@ func TestLogHandlerAddsTraceIDs(t *testing.T) {
 	buf.Reset()
 	log.Info("untraced")
 	require.NotContains(t, buf.String(), "trace_id")
+}
+
+// WithAttemptSpan hands back the send span of the publish it prepared,
+// and the context unchanged when nothing was traced.
+func TestWithAttemptSpan(t *testing.T) {
+	t.Parallel()
+	rec, tp := newRecorder()
+	pub := wrap(&fakePublisher{}, tp, "http")
+	ctx, attempt := tracing.WithAttemptSpan(context.Background())
+	require.NoError(t, pub.Publish(ctx, queuebox.Delivery{Message: &queuebox.OutboxMessage{ID: rowID, Topic: "t"}}))
+	got := trace.SpanContextFromContext(attempt())
+	require.Equal(t, rec.Ended()[0].SpanContext().SpanID(), got.SpanID())
+
+	plain := context.Background()
+	_, attempt = tracing.WithAttemptSpan(plain)
+	require.Equal(t, plain, attempt(), "no span was started")
 }

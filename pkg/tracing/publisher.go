@@ -83,6 +83,7 @@ func (p *Publisher) Publish(ctx context.Context, d queuebox.Delivery) error {
 			attribute.Int("queuebox.max_attempts", m.MaxAttempts)))
 	ctx, span := p.tracer.Start(ctx, p.name, start...)
 	defer span.End()
+	recordAttempt(ctx, span.SpanContext())
 	out := *m
 	out.Headers = Inject(p.prop, ctx, m.Headers)
 	d.Message = &out
