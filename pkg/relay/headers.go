@@ -1,11 +1,13 @@
 package relay
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/tracing"
 )
 
 // The headers the relay sets on every forwarded row. Each replaces a
@@ -68,4 +70,19 @@ func (r *Relay) rowHeaders(rows []queuebox.InboxRow) []map[string]string {
 		}
 	}
 	return out
+}
+
+// rowContext returns ctx with the trace context that a row's headers
+// (JSON object text) carry, for the log lines about that row, so they
+// carry its trace_id; ctx itself when tracing is off or the headers hold
+// none.
+func (r *Relay) rowContext(ctx context.Context, headers []byte) context.Context {
+	if r.batch == nil {
+		return ctx
+	}
+	var h map[string]string
+	if json.Unmarshal(headers, &h) != nil {
+		return ctx
+	}
+	return tracing.Extract(ctx, h)
 }

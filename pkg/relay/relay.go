@@ -85,7 +85,8 @@ func (r *Relay) forwardBatch(ctx context.Context, rows []queuebox.InboxRow) {
 		f, reason := r.prepare(row)
 		if reason != "" {
 			dead = append(dead, queuebox.DeadMark{Lease: row.Lease(), Reason: reason})
-			r.opts.Logger.Warn("inbox row dead", "inbox_id", row.ID, "source", row.Source, "reason", reason)
+			r.opts.Logger.WarnContext(r.rowContext(ctx, []byte(row.Headers)), "inbox row dead",
+				"inbox_id", row.ID, "source", row.Source, "reason", reason)
 			continue
 		}
 		forwards = append(forwards, f)
@@ -128,7 +129,8 @@ func (r *Relay) forward(ctx context.Context, forwards []queuebox.Forward) (dead 
 		return nil
 	case len(forwards) == 1:
 		reason := refusedReason(forwards[0], refused)
-		r.opts.Logger.Warn("inbox row dead", "inbox_id", forwards[0].Lease.ID, "reason", reason)
+		r.opts.Logger.WarnContext(r.rowContext(ctx, forwards[0].Headers), "inbox row dead",
+			"inbox_id", forwards[0].Lease.ID, "reason", reason)
 		return []queuebox.DeadMark{{Lease: forwards[0].Lease, Reason: reason}}
 	}
 	for _, f := range forwards {
