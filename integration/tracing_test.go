@@ -308,3 +308,46 @@ func requireOneTrace(t *testing.T, otlp *otlpReceiver, rc *brokertest.HTTPReceiv
 	require.Equal(t, hex.EncodeToString(send.GetSpanId()), parentID, "the receiver's parent is the send span")
 	return in
 }
+
+// TestTracingNATSInRelayedAndDeliveredIsOneTrace: the RabbitMQ case over
+// a NATS JetStream source: the message's traceparent header parents the
+// receive span, and the relayed row's delivery continues it.
+func TestTracingNATSInRelayedAndDeliveredIsOneTrace(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	otlp := newOTLPReceiver(t)
+	rc := brokertest.NewHTTPReceiver(t, nil)
+	s := newNATSStream(t, natstest.URL())
+	env := tracingEnv(natsSourceEnv(configEnv(t, db, receiverYAML(rc.URL), "QUEUEBOX_INBOX_RELAY_POLLINTERVALMS", "20"),
+		natstest.URL(), s), otlp)
+	startServing(t, "ingest", env).waitHTTP(t, "/health/ready", http.StatusOK)
+	startServing(t, "relay", env)
+	startServing(t, "deliver", env)
+
+	s.publish(t, `{"id":"evt-traced","type":"order.paid","customer":"c-1"}`, "traceparent", senderParent)
+	waitOutbox(t, db, "jet.order.paid", "sent")
+
+	requireOneTrace(t, otlp, rc, "receive jet", tracepb.Span_SPAN_KIND_CONSUMER)
+}
+
+// TestTracingKafkaInRelayedAndDeliveredIsOneTrace: the same over a Kafka
+// source (kfake): the record's traceparent header parents the receive
+// span.
+func TestTracingKafkaInRelayedAndDeliveredIsOneTrace(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	otlp := newOTLPReceiver(t)
+	rc := brokertest.NewHTTPReceiver(t, nil)
+	addr, topic := kafkaCluster(t, 1)
+	cl := kafkatest.Client(t, addr)
+	env := tracingEnv(kafkaSourceEnv(configEnv(t, db, receiverYAML(rc.URL), "QUEUEBOX_INBOX_RELAY_POLLINTERVALMS", "20"),
+		addr, topic), otlp)
+	startServing(t, "ingest", env).waitHTTP(t, "/health/ready", http.StatusOK)
+	startServing(t, "relay", env)
+	startServing(t, "deliver", env)
+
+	produceKafka(t, cl, topic, []byte("customer-1"), `{"id":"kaf-traced","type":"order.created"}`, "traceparent", senderParent)
+	waitOutbox(t, db, "kaf.order.created", "sent")
+
+	requireOneTrace(t, otlp, rc, "receive kaf", tracepb.Span_SPAN_KIND_CONSUMER)
+}
