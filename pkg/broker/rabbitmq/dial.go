@@ -24,11 +24,23 @@ type link struct {
 
 // watchBlocked follows the broker's connection.blocked and
 // connection.unblocked (RabbitMQ raises a block on a memory or disk
-// alarm) until blocks closes with the connection, and logs each change.
-// A blocked connection takes no publish: the broker stops reading it, so
-// a message sent then waits for a confirm until the publish timeout.
-func (l *link) watchBlocked(blocks <-chan amqp.Blocking, log *slog.Logger) {
-	for b := range blocks {
+// alarm) until blocks closes with the connection or done closes (the
+// session on the connection ended: a channel the broker closed leaves the
+// connection open), and logs each change. A blocked connection takes no
+// publish: the broker stops reading it, so a message sent then waits for
+// a confirm until the publish timeout.
+func (l *link) watchBlocked(blocks <-chan amqp.Blocking, done <-chan struct{}, log *slog.Logger) {
+	for {
+		var b amqp.Blocking
+		var ok bool
+		select {
+		case b, ok = <-blocks:
+		case <-done:
+			return
+		}
+		if !ok {
+			return
+		}
 		if b.Active {
 			reason := b.Reason
 			l.blockedBy.Store(&reason)

@@ -302,7 +302,7 @@ func (p *Publisher) connect() (*session, error) {
 		return nil, ErrClosed
 	}
 	blocks := p.notifyBlocked(l.conn)
-	if !p.spawn(func() { l.watchBlocked(blocks, p.opts.Logger.With("destination", p.opts.Name)) }) {
+	if !p.spawn(func() { l.watchBlocked(blocks, s.closed, p.opts.Logger.With("destination", p.opts.Name)) }) {
 		l.close(0)
 		return nil, ErrClosed
 	}
