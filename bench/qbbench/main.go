@@ -24,6 +24,8 @@
 //	          at the source's concurrency (brokers.go)
 //	signing   queuebox-deliver over HTTP with a Standard Webhooks signing block
 //	          (current and previous key) vs the same drain unsigned (signing.go)
+//	tracing   queuebox-deliver with tracing off vs every span exported to
+//	          an OTLP sink in the bench at sampling 1.0 (tracing.go)
 //	flow      9 HTTP destinations alone vs beside a 10th that hangs, and
 //	          beside a 10th with an open breaker over 100,000 rows (flow.go)
 //
@@ -196,6 +198,7 @@ var scenarios = []scenario{
 	{"capture", (*bench).capture},
 	{"brokers", (*bench).brokers},
 	{"signing", (*bench).signing},
+	{"tracing", (*bench).tracing},
 	{"flow", (*bench).flow},
 	{"single", (*bench).single},
 	{"workbench", (*bench).workbench},
