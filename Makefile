@@ -25,10 +25,14 @@ export QUEUEBOX_SPEC_DIR ?= $(SHARED)/spec
 export QUEUEBOX_JSONATA_SHARED ?= $(SHARED)/jsonata
 endif
 
-.PHONY: help build test test-unit test-integration test-examples test-clients lint fmt run run-roles bench chaos services compose-config clean
+.PHONY: help docs build test test-unit test-integration test-examples test-clients lint fmt run run-roles bench chaos services compose-config clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+
+docs: ## Regenerate the configuration reference, queuebox.schema.json and the chart's schema and rules from the code.
+	@cd pkg && go generate ./config
+	@cp deploy/monitoring/alerts.yml deploy/helm/queuebox/files/alerts.yml
 
 build: ## Build queuebox (every role in one process) and the four role binaries into bin/.
 	@mkdir -p $(BIN)
