@@ -29,6 +29,7 @@ Usage:
   queuebox replay [filters] [--dry-run]
   queuebox health [--url URL]
   queuebox dev [--data DIR] [--config FILE]
+  queuebox config check FILE
 
 Commands:
   run     serve the roles (the default): every role, or those that --roles
@@ -42,7 +43,11 @@ Commands:
   replay  move the sent and dead rows a filter selects back to pending
   health  probe the health route once; exit 0 on a 2xx answer, 1 otherwise
   dev     a private PostgreSQL, every role and a demo receiver on 127.0.0.1,
-          for a first try without Docker; Ctrl-C removes everything`
+          for a first try without Docker; Ctrl-C removes everything
+  config check
+          load FILE with the environment; print every problem (key and
+          variable) and exit 1, or the effective configuration with every
+          secret masked and exit 0`
 
 // cli runs one command and returns the exit code.
 func cli(args []string, stdout, stderr io.Writer) int {
@@ -65,8 +70,11 @@ func cli(args []string, stdout, stderr io.Writer) int {
 		return deadCmd(args, stdout, stderr)
 	case "replay":
 		return replayCmd(args, stdout, stderr)
+	case "config":
+		return configCmd(args, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "%s: unknown command %q; the commands are run, migrate, doctor, dead, replay, health and dev (see %s --help)\n", name, cmd, name)
+	fmt.Fprintf(stderr, "%s: unknown command %q; the commands are run, migrate, doctor, dead, replay, health, dev and config (see %s --help)
+", name, cmd, name)
 	return 2
 }
 
