@@ -227,6 +227,8 @@ func TestHelmValuesSchemaRefuses(t *testing.T) {
 		"unknown top-level key":     {"replica": 2},
 		"a port out of range":       {"ports": map[string]any{"http": 70000}},
 		"ports in config":           {"config": map[string]any{"server": map[string]any{"managementPort": 9091}}},
+		"an unknown config key":     {"config": map[string]any{"outbox": map[string]any{"batchSise": 10}}},
+		"a config value too small":  {"config": map[string]any{"database": map[string]any{"poolSize": 0}}},
 		"capture size without unit": {"roles": map[string]any{"capture": map[string]any{"persistence": map[string]any{"size": "1"}}}},
 		"a grace period of 5 s":     {"terminationGracePeriodSeconds": 5},
 	} {
