@@ -51,6 +51,11 @@ func TestCLI(t *testing.T) {
 		{"unknown role", []string{"run", "--roles", "ingest,router"}, 2, "", "ingest, relay, deliver, capture"},
 		{"stray argument", []string{"run", "extra"}, 2, "", `unexpected argument "extra"`},
 		{"bad flag", []string{"run", "--rolls", "ingest"}, 2, "", "--help"},
+		{"help of config check", []string{"config", "check", "--help"}, 0, "starts nothing", ""},
+		{"config without check", []string{"config"}, 2, "", "the one command is check"},
+		{"config check without a file", []string{"config", "check"}, 2, "", "name one configuration file"},
+		{"config check with two files", []string{"config", "check", "a", "b"}, 2, "", "name one configuration file"},
+		{"config check of a missing file", []string{"config", "check", "/nonexistent/queuebox.yml"}, 1, "", "no such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

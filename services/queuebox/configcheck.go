@@ -42,6 +42,12 @@ func configCheckCmd(args []string, b run.Binary, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: name one configuration file (queuebox config check FILE)\n", b.Name)
 		return 2
 	}
+	// The loader falls back to the variables alone when the named file is
+	// missing and some QUEUEBOX_ variable is set; a check of FILE must not.
+	if _, err := os.Stat(flags.Arg(0)); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", b.Name, err)
+		return 1
+	}
 	cfg, err := config.Load(config.Options{Environ: withConfigFile(os.Environ(), flags.Arg(0)), CompileExpression: transform.Check})
 	if err != nil {
 		problems := config.Problems(err)

@@ -70,26 +70,3 @@ func TestConfigCheckListsEveryProblem(t *testing.T) {
 		require.Contains(t, stderr, want)
 	}
 }
-
-func TestConfigCheckUsage(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name string
-		args []string
-		code int
-		want string
-	}{
-		{"no subcommand", nil, 2, "the one command is check"},
-		{"no file", []string{"check"}, 2, "name one configuration file"},
-		{"two files", []string{"check", "a", "b"}, 2, "name one configuration file"},
-		{"a missing file", []string{"check", "/nonexistent/queuebox.yml"}, 1, "does not exist"},
-		{"help", []string{"check", "--help"}, 0, "starts nothing"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			code, stdout, stderr := checkConfig(tc.args...)
-			require.Equal(t, tc.code, code)
-			require.Contains(t, stdout+stderr, tc.want)
-		})
-	}
-}
