@@ -226,6 +226,7 @@ func init() {
 	for key, r := range authRules {
 		keyRules["sources.<name>.auth."+key] = r
 		keyRules["admin.auth."+key] = r
+		keyRules["admin.viewer."+key] = r
 	}
 	for key, r := range transformRules {
 		for _, block := range []string{"destinations.<name>", "routes[<n>]", "sources.<name>"} {

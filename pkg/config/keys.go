@@ -86,6 +86,7 @@ var kindTables = map[string][]kindRule{
 	"sources.<name>":           sourceKinds,
 	"sources.<name>.auth":      sourceAuthKinds,
 	"admin.auth":               sourceAuthKinds,
+	"admin.viewer":             sourceAuthKinds,
 }
 
 // selectingKinds returns the kinds that require the key at path.
