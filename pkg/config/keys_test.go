@@ -38,15 +38,18 @@ var sampleEntries = map[string]map[string]string{
 
 // samplePath turns a key pattern into a path of testdata/complete.yml with
 // an entry of the key's first kind, plus the variables that entry needs
-// for the key to be read (an hmac admin block).
+// for the key to be read (an hmac admin or viewer block).
 func samplePath(k Key) (string, []string) {
 	kind := ""
 	if len(k.Kinds) > 0 {
 		kind = k.Kinds[0]
 	}
 	var extra []string
-	if strings.HasPrefix(k.Path, "admin.auth.") && kind == AuthHMAC {
-		extra = []string{"QUEUEBOX_ADMIN_AUTH_TYPE=hmac", "QUEUEBOX_ADMIN_AUTH_SECRET=admin-hmac-secret"}
+	for _, block := range []string{"auth", "viewer"} {
+		if strings.HasPrefix(k.Path, "admin."+block+".") && kind == AuthHMAC {
+			v := "QUEUEBOX_ADMIN_" + strings.ToUpper(block) + "_"
+			extra = []string{v + "TYPE=hmac", v + "SECRET=admin-hmac-secret"}
+		}
 	}
 	if strings.HasPrefix(k.Path, "sources.<name>.auth.") && kind == AuthHMAC {
 		kind = AuthHMAC
