@@ -73,8 +73,7 @@ func cli(args []string, stdout, stderr io.Writer) int {
 	case "config":
 		return configCmd(args, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "%s: unknown command %q; the commands are run, migrate, doctor, dead, replay, health, dev and config (see %s --help)
-", name, cmd, name)
+	fmt.Fprintf(stderr, "%s: unknown command %q; the commands are run, migrate, doctor, dead, replay, health, dev and config (see %s --help)\n", name, cmd, name)
 	return 2
 }
 
