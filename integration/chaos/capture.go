@@ -7,12 +7,22 @@ import (
 	"time"
 )
 
+// CaptureMargin is what scenario 7 allows beyond the reconciliation
+// interval and the lease before a first delivery counts as late.
+const CaptureMargin = 10 * time.Second
+
 // CaptureScenario is scenario 7: deliver replicas that poll only at the
 // reconciliation interval, woken by capture; capture and deliver replicas
 // are killed with SIGKILL. It runs on a private cluster: the replication
 // slot that capture creates would block the drop of a database on the
 // shared server. Capture keeps its state directory across its restarts,
 // as a volume would.
+//
+// Every row must reach the receiver within its reconciliation bound: the
+// reconciliation interval (the replicas' poll when capture is silent),
+// plus the lease (a killed replica's claimed rows wait for it), plus
+// CaptureMargin for the restart of a replica and retries of the receiver's
+// failed answers on a busy machine.
 func CaptureScenario(t *testing.T, reconcile time.Duration) Scenario {
 	t.Helper()
 	pg := StartCluster(t)
@@ -23,6 +33,7 @@ func CaptureScenario(t *testing.T, reconcile time.Duration) Scenario {
 		Roles:    []string{"deliver", "deliver", "capture"},
 		Choices:  []Step{{Kind: "kill", Role: "capture"}, {Kind: "kill", Role: "deliver"}},
 		Lease:    3 * time.Second,
+		Bound:    reconcile + 3*time.Second + CaptureMargin,
 		Env: func(role string) map[string]string {
 			env := map[string]string{
 				"QUEUEBOX_OUTBOX_POLLINTERVALMS":                   "60000",

@@ -93,7 +93,37 @@ func CheckInbox(t testing.TB, db *Database, source string, accepted []string, r 
 			r.InboxNotOne++
 		}
 	}
-	r.OutboxNotOne = db.Count(t, `SELECT count(*) FROM (
+	r.OutboxNotOne += db.Count(t, `SELECT count(*) FROM (
 		SELECT i.id FROM inbox i LEFT JOIN outbox o ON o.headers->>'x-inbox-id' = i.id::text
 		WHERE i.source = $1 AND i.state = 'processed' GROUP BY i.id HAVING count(o.id) <> 1) x`, source)
+}
+
+// Late counts the messages whose first delivery came more than bound
+// after they were produced, and returns the longest such wait of all.
+func (l *Ledger) Late(bound time.Duration) (late int, worst time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for id, at := range l.producedAt {
+		d, ok := l.first[id]
+		if !ok {
+			continue // lost, counted as such
+		}
+		wait := d.At.Sub(at)
+		worst = max(worst, wait)
+		if wait > bound {
+			late++
+		}
+	}
+	return late, worst
+}
+
+// StoredOutOfOrder counts the inbox rows of source stored (by created_at,
+// the relay's order) before a row of their aggregate with a lower n: it
+// tells whether a broker hop or a later one broke the order of a key.
+func StoredOutOfOrder(t testing.TB, db *Database, source string) int {
+	t.Helper()
+	return db.Count(t, `SELECT count(*) FROM (
+		SELECT (payload->>'n')::int AS n, max((payload->>'n')::int) OVER (PARTITION BY aggregate_id
+			ORDER BY created_at, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS highest
+		FROM inbox WHERE source = $1) x WHERE n < highest`, source)
 }

@@ -40,3 +40,21 @@ func TestLedgerCheck(t *testing.T) {
 		t.Fatalf("failed guarantees: %v", got)
 	}
 }
+
+// TestLedgerLate counts a first delivery later than the bound, not a
+// quick one, and ignores repeats and lost messages.
+func TestLedgerLate(t *testing.T) {
+	l := NewLedger(0, NewRand(1))
+	for _, m := range []Message{{"quick", "k", 0}, {"slow", "k", 1}, {"lost", "k", 2}} {
+		l.Produced(m)
+	}
+	at := l.producedAt["quick"]
+	l.producedAt["slow"] = at
+	l.accept(Delivery{Message{"quick", "k", 0}, "r1", at.Add(time.Second)})
+	l.accept(Delivery{Message{"slow", "k", 1}, "r1", at.Add(9 * time.Second)})
+	l.accept(Delivery{Message{"quick", "k", 0}, "r2", at.Add(20 * time.Second)})
+	late, worst := l.Late(5 * time.Second)
+	if late != 1 || worst != 9*time.Second {
+		t.Fatalf("late %d, worst %v; want 1 and 9s", late, worst)
+	}
+}

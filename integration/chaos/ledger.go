@@ -42,7 +42,9 @@ type Fault struct {
 type Ledger struct {
 	mu       sync.Mutex
 	produced map[string]Message
-	first    map[string]Delivery
+	// producedAt is when each message was recorded as produced.
+	producedAt map[string]time.Time
+	first      map[string]Delivery
 	// order holds per key the n of the first deliveries, in their order.
 	order   map[string][]int
 	repeats []Delivery
@@ -59,7 +61,7 @@ type Ledger struct {
 // NewLedger returns an empty ledger whose receiver fails failRate of the
 // requests, drawn from rng.
 func NewLedger(failRate float64, rng *rand.Rand) *Ledger {
-	return &Ledger{produced: map[string]Message{}, first: map[string]Delivery{},
+	return &Ledger{produced: map[string]Message{}, producedAt: map[string]time.Time{}, first: map[string]Delivery{},
 		order: map[string][]int{}, failRate: failRate, rng: rng}
 }
 
@@ -69,6 +71,18 @@ func (l *Ledger) Produced(m Message) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.produced[m.ID] = m
+	l.producedAt[m.ID] = time.Now()
+}
+
+// ProducedIDs returns the ids of every produced message.
+func (l *Ledger) ProducedIDs() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ids := make([]string, 0, len(l.produced))
+	for id := range l.produced {
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 // Fault records a fault just before it is injected; the returned func

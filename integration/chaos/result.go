@@ -32,7 +32,10 @@ type Result struct {
 	// follows; Unexplained, the duplicates that follow no fault.
 	DuplicatesAfter map[string]int `json:"duplicates_after"`
 	Unexplained     int            `json:"duplicates_after_no_fault"`
-	Seconds         float64        `json:"seconds"`
+	// Late counts first deliveries after the scenario's delivery bound
+	// (scenario 7 only; zero elsewhere).
+	Late    int     `json:"late_deliveries,omitempty"`
+	Seconds float64 `json:"seconds"`
 }
 
 // DuplicateShare is the share of deliveries that were duplicates.
@@ -48,7 +51,7 @@ func (r Result) Failed() []string {
 	var out []string
 	for name, n := range map[string]int{"lost": r.Lost, "inbox rows not one": r.InboxNotOne,
 		"outbox rows not one": r.OutboxNotOne, "out of key order": r.OutOfOrder,
-		"duplicates after no fault": r.Unexplained} {
+		"duplicates after no fault": r.Unexplained, "delivered after the bound": r.Late} {
 		if n != 0 {
 			out = append(out, fmt.Sprintf("%s: %d", name, n))
 		}

@@ -24,6 +24,14 @@ type Scenario struct {
 	// Inbox runs the webhook path: the poster feeds ingest, and the
 	// inbox checks run. Otherwise a producer writes outbox rows.
 	Inbox bool
+	// Sources are inbox sources fed by the producer's own messages
+	// through brokers: each gets the inbox checks against every produced
+	// message.
+	Sources []string
+	// Bound, when set, is the time within which every message must reach
+	// the receiver after it was produced; a later first delivery counts
+	// as late.
+	Bound time.Duration
 	// Database creates the scenario's database; nil creates it on the
 	// shared server.
 	Database func(t testing.TB) *Database
@@ -138,6 +146,15 @@ func Execute(t *testing.T, sc Scenario) Result {
 	if sc.Inbox {
 		CheckInbox(t, r.DB, hookSource, poster.Accepted(), &res)
 		res.InboxNotOne += poster.Restored
+	}
+	for _, source := range sc.Sources {
+		CheckInbox(t, r.DB, source, r.Ledger.ProducedIDs(), &res)
+		t.Logf("inbox rows of source %s stored out of key order: %d", source, StoredOutOfOrder(t, r.DB, source))
+	}
+	if sc.Bound > 0 {
+		var worst time.Duration
+		res.Late, worst = r.Ledger.Late(sc.Bound)
+		t.Logf("slowest first delivery %v after its message was produced (bound %v)", worst.Round(time.Millisecond), sc.Bound)
 	}
 	Report(t, res, started)
 	return res

@@ -76,9 +76,20 @@ func TestFailoverToPromotedStandby(t *testing.T) {
 
 // TestCaptureSurvivesKill9 is scenario 7: capture wakes two deliver
 // replicas that otherwise poll every 5 s; capture and the replicas are
-// killed with SIGKILL and replaced. Every row must still arrive.
+// killed with SIGKILL and replaced. Every row must arrive within its
+// reconciliation bound (see CaptureScenario).
 func TestCaptureSurvivesKill9(t *testing.T) {
 	sc := CaptureScenario(t, 5*time.Second)
 	sc.ShortMessages, sc.ShortFaults = 1500, 3
+	Execute(t, sc)
+}
+
+// TestBrokersSurviveRestartsAndCuts is scenario 3: every message crosses
+// NATS JetStream and RabbitMQ as destination and as source while the
+// private nats-server is killed and restarted, the connections to both
+// brokers are cut at the suite's proxies, and ingest is killed.
+func TestBrokersSurviveRestartsAndCuts(t *testing.T) {
+	sc := BrokerScenario(t)
+	sc.ShortMessages, sc.ShortFaults = 1500, 4
 	Execute(t, sc)
 }

@@ -82,6 +82,8 @@ func page(rs []chaos.Result, commit, command string) string {
 	b.WriteString("- outbox rows ≠ 1: forwarded inbox rows that do not have exactly one outbox row. Must be 0.\n")
 	b.WriteString("- out of key order: first deliveries that came after the first delivery of a later message of the same key. Must be 0.\n")
 	b.WriteString("- duplicates: repeated 2xx deliveries of one message, which at-least-once delivery allows after a fault; the next column names the fault each one follows, and a duplicate that follows no fault fails the run.\n")
+	fmt.Fprintf(&b, "- scenario 7 also bounds the wait: every message must reach the receiver within the reconciliation interval plus the lease plus a margin of %v after it was written; a later first delivery fails the run (the JSON line counts them as late_deliveries).\n", chaos.CaptureMargin)
+	b.WriteString("- scenario 3 sends every message through a NATS JetStream stream and a RabbitMQ queue, each as destination and then as source; the private nats-server is killed and restarted, and the connections to both brokers are cut at the suite's own proxies. The shared RabbitMQ is never restarted, so its faults are cut connections only.\n")
 	b.WriteString("- seed: `make chaos SEED=<seed>` replays the fault schedule of a scenario (the timing of the processes still varies).\n")
 	return b.String()
 }
