@@ -58,3 +58,42 @@ func TestLedgerLate(t *testing.T) {
 		t.Fatalf("late %d, worst %v; want 1 and 9s", late, worst)
 	}
 }
+
+// TestLedgerRankBy judges the order of first deliveries against the order
+// an inbox stored them: deliveries that follow a broker's reordering pass,
+// and a delivery out of the inbox's order still counts.
+func TestLedgerRankBy(t *testing.T) {
+	t0 := time.Now()
+	deliver := func(ns ...int) *Ledger {
+		l := NewLedger(0, NewRand(1))
+		for i, n := range ns {
+			m := Message{ID: string(rune('a' + n)), Key: "k", N: n}
+			l.Produced(m)
+			l.accept(Delivery{m, "r1", t0.Add(time.Duration(i) * time.Second)})
+		}
+		return l
+	}
+	// The broker handed 0, 2, 1 to the inbox.
+	stored := map[string]map[int]int{"k": {0: 1, 2: 2, 1: 3}}
+	for _, c := range []struct {
+		name   string
+		order  []int
+		ranked bool
+		want   int
+	}{
+		{"produced order, unranked", []int{0, 1, 2}, false, 0},
+		{"inbox order, unranked", []int{0, 2, 1}, false, 1},
+		{"inbox order, ranked", []int{0, 2, 1}, true, 0},
+		{"produced order, ranked: out of the inbox's order", []int{0, 1, 2}, true, 1},
+	} {
+		l := deliver(c.order...)
+		if c.ranked {
+			l.RankBy(stored)
+		}
+		var r Result
+		l.Check(&r, time.Second)
+		if r.OutOfOrder != c.want {
+			t.Errorf("%s: %d out of order, want %d", c.name, r.OutOfOrder, c.want)
+		}
+	}
+}

@@ -46,7 +46,10 @@ type Ledger struct {
 	producedAt map[string]time.Time
 	first      map[string]Delivery
 	// order holds per key the n of the first deliveries, in their order.
-	order   map[string][]int
+	order map[string][]int
+	// rank, when set, replaces each n by its place in the order a broker
+	// hop handed the key's messages to QueueBox (see RankBy).
+	rank    map[string]map[int]int
 	repeats []Delivery
 	faults  []Fault
 	// unexplained pairs the first copy and the repeat of every duplicate
