@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -79,7 +80,7 @@ func renderedStatements(t *testing.T, l schema.Layout) map[string]string {
 	require.NoError(t, err)
 	dg, err := NewDiagnostics(nil, l)
 	require.NoError(t, err)
-	return map[string]string{
+	out := map[string]string{
 		"outbox_claim_lock":               o.lock,
 		"outbox_claim_keyed_first":        o.claimKeyedFirst,
 		"outbox_claim_unkeyed_first":      o.claimUnkeyedFirst,
@@ -112,4 +113,48 @@ func renderedStatements(t *testing.T, l schema.Layout) map[string]string {
 		"diagnose_oldest_transaction":     dg.oldestTx,
 		"diagnose_connections":            dg.connections,
 	}
+	for name, sql := range workbenchStatements(t, l) {
+		out[name] = sql
+	}
+	return out
+}
+
+// workbenchStatements renders the workbench's statements through its
+// store for each table: the shape without filters, and the shape with
+// every filter set (and a cursor, for the lists) under the suffix
+// "_filtered".
+func workbenchStatements(t *testing.T, l schema.Layout) map[string]string {
+	t.Helper()
+	w, err := NewWorkbench(nil, l)
+	require.NoError(t, err)
+	after := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	out := map[string]string{}
+	for _, table := range []queuebox.Table{queuebox.TableOutbox, queuebox.TableInbox} {
+		every := queuebox.MessageFilter{Table: table, States: table.FinalStates(), Topics: []string{"a"}, Source: "s",
+			Key: "k", Error: "e", IDs: []string{"i"}, CreatedAfter: &after, CreatedBefore: &after}
+		for _, name := range []string{"wb_list", "wb_get", "wb_resend", "wb_discard", "wb_count", "wb_move",
+			"wb_job_step", "wb_overview_states", "wb_overview_oldest", "wb_overview_dead", "wb_state", "wb_topics"} {
+			stmt := name
+			if name == "wb_list" || name == "wb_get" {
+				stmt = name + "_" + string(table)
+			}
+			if name == "wb_topics" && table == queuebox.TableInbox {
+				continue // topics are outbox columns
+			}
+			plain, err := w.stmt(stmt, queuebox.MessageFilter{Table: table}, false)
+			require.NoError(t, err)
+			out[name+"_"+string(table)] = plain
+			switch name {
+			case "wb_list", "wb_count", "wb_move", "wb_job_step", "wb_topics":
+				filtered, err := w.stmt(stmt, every, name == "wb_list")
+				require.NoError(t, err)
+				out[name+"_"+string(table)+"_filtered"] = filtered
+			}
+		}
+	}
+	for _, name := range []string{"wb_job_create", "wb_job_claim", "wb_job_fail", "wb_job_get", "wb_job_list"} {
+		out[name], err = w.stmt(name, jobFilter, false)
+		require.NoError(t, err)
+	}
+	return out
 }

@@ -47,3 +47,47 @@ IF @granted < 0
     AND (@p2 IS NULL OR {{.O.Topic}} IN (SELECT [value] FROM OPENJSON(@p2)))
     AND (@p3 IS NULL OR {{.O.CreatedAt}} > CAST(@p3 AS DATETIME2))
     AND (@p4 IS NULL OR {{.O.CreatedAt}} < CAST(@p4 AS DATETIME2)){{end}}
+--
+-- wb_filter is the workbench's selection (wbsql.Data): the conditions of
+-- the filter that is set, each after AND, on the unaliased table; an
+-- absent filter renders nothing, so each shape gets a plan of its own.
+-- The states are literals from the table's fixed set (the filtered
+-- dead-row index of V13 matches them); the id and topic lists arrive as
+-- JSON arrays read by OPENJSON (an empty array selects nothing), and
+-- TRY_CAST keeps a malformed id from failing the statement. The error
+-- text matches in any case through LOWER on both sides, whatever the
+-- column's collation. Discarded rows stay hidden unless asked for.
+{{define "wb_filter"}}
+    {{- if .States}} AND {{.T.State}} IN ({{template "wb_states" .States}}){{end}}
+    {{- if .IDs}} AND {{.T.ID}} IN (SELECT TRY_CAST([value] AS UNIQUEIDENTIFIER) FROM OPENJSON(@ids)){{end}}
+    {{- if .Topics}} AND {{.T.Topic}} IN (SELECT [value] FROM OPENJSON(@topics)){{end}}
+    {{- if and .Source (not .Outbox)}} AND {{.T.Source}} = @source{{end}}
+    {{- if .Key}} AND {{.T.Key}} = @key{{end}}
+    {{- if .Error}} AND CHARINDEX(LOWER(@error), LOWER({{.T.LastError}})) > 0{{end}}
+    {{- if .After}} AND {{.T.CreatedAt}} > CAST(@created_after AS DATETIME2){{end}}
+    {{- if .Before}} AND {{.T.CreatedAt}} < CAST(@created_before AS DATETIME2){{end}}
+    {{- if not .WithDiscarded}} AND {{.T.DiscardedAt}} IS NULL{{end}}
+{{- end}}
+--
+-- wb_states renders a list of state literals for IN (...).
+{{define "wb_states"}}{{range $i, $s := .}}{{if $i}}, {{end}}'{{$s}}'{{end}}{{end}}
+--
+-- wb_pending is the SET list that moves a row back to pending, due now,
+-- with its attempts, error, claim and discard mark cleared.
+{{define "wb_pending"}}{{.T.State}} = 'pending',
+    {{.T.Attempt}} = 0,
+    {{.T.ScheduledAt}} = SYSUTCDATETIME(),
+    {{.T.LastError}} = NULL,
+    {{.T.ClaimedAt}} = NULL,
+    {{.T.ClaimToken}} = NULL,
+    {{.T.LeaseExpiresAt}} = NULL,
+    {{.T.DiscardedAt}} = NULL,
+    {{if .Outbox}}{{.T.UpdatedAt}} = SYSUTCDATETIME(){{else}}{{.T.ProcessedAt}} = NULL{{end}}{{end}}
+--
+-- wb_id reads an id parameter as a UNIQUEIDENTIFIER, NULL when it is not
+-- one, so a malformed id finds no row instead of failing.
+{{define "wb_id"}}TRY_CAST({{.}} AS UNIQUEIDENTIFIER){{end}}
+--
+-- wb_job_columns are the columns of a replay job as the store scans them,
+-- after the prefix given ("", an alias and a dot, or "inserted.").
+{{define "wb_job_columns"}}LOWER(CONVERT(NVARCHAR(36), {{.}}id)), {{.}}table_name, {{.}}filter, {{.}}matched, {{.}}moved, {{.}}done, {{.}}error, {{.}}created_at, {{.}}finished_at{{end}}

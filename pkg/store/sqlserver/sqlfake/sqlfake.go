@@ -23,10 +23,12 @@ const (
 	Rollback = "ROLLBACK"
 )
 
-// Call is one statement as the driver received it.
+// Call is one statement as the driver received it: its arguments in
+// order, and those passed as sql.Named also by name.
 type Call struct {
-	SQL  string
-	Args []any
+	SQL   string
+	Args  []any
+	Named map[string]any
 }
 
 // Result is the script's answer to one statement. Err fails it; else a
@@ -87,6 +89,12 @@ func (d *DB) run(sqlText string, args []driver.NamedValue) Result {
 	c := Call{SQL: sqlText}
 	for _, a := range args {
 		c.Args = append(c.Args, a.Value)
+		if a.Name != "" {
+			if c.Named == nil {
+				c.Named = map[string]any{}
+			}
+			c.Named[a.Name] = a.Value
+		}
 	}
 	d.mu.Lock()
 	d.calls = append(d.calls, c)
