@@ -90,13 +90,7 @@ func (w *Workbench) List(ctx context.Context, f queuebox.MessageFilter, limit in
 	if err != nil {
 		return page, fmt.Errorf("list %s rows: %w", f.Table, err)
 	}
-	if len(page.Items) == limit && limit > 0 {
-		last := page.Items[len(page.Items)-1]
-		page.Next = &queuebox.Cursor{Sequence: last.Sequence}
-		if f.Table == queuebox.TableInbox {
-			page.Next = &queuebox.Cursor{CreatedAt: last.CreatedAt, ID: last.ID}
-		}
-	}
+	page.Next = wbsql.NextCursor(f.Table, page.Items, limit)
 	return page, nil
 }
 
@@ -105,32 +99,10 @@ func (w *Workbench) List(ctx context.Context, f queuebox.MessageFilter, limit in
 func scanListed(t queuebox.Table, r pgx.CollectableRow, whole bool) (queuebox.Message, error) {
 	m := queuebox.Message{Table: t}
 	var payload, headers string
-	if t == queuebox.TableOutbox {
-		dst := []any{&m.ID, &m.State, &m.Topic, &m.Key, &m.Attempt, &m.MaxAttempts, &m.LastError,
-			&m.CreatedAt, &m.ScheduledAt, &m.UpdatedAt, &m.Sequence, &m.DiscardedAt}
-		if whole {
-			dst = append(dst, &payload, &headers, &m.AggregateType, &m.ClaimedAt, &m.ClaimToken, &m.LeaseExpiry)
-		}
-		if err := r.Scan(dst...); err != nil {
-			return m, err
-		}
-		if m.State == queuebox.StateSent {
-			at := m.UpdatedAt
-			m.SentAt = &at
-		}
-	} else {
-		dst := []any{&m.ID, &m.State, &m.Source, &m.EventType, &m.AggregateID, &m.IdempotencyKey,
-			&m.Consumption, &m.Attempt, &m.LastError, &m.CreatedAt, &m.ScheduledAt, &m.ProcessedAt, &m.DiscardedAt}
-		if whole {
-			dst = append(dst, &payload, &headers, &m.CorrelationID, &m.ClaimedAt, &m.ClaimToken, &m.LeaseExpiry)
-		}
-		if err := r.Scan(dst...); err != nil {
-			return m, err
-		}
+	if err := r.Scan(wbsql.MessageDest(&m, whole, &payload, &headers)...); err != nil {
+		return m, err
 	}
-	if whole {
-		m.Payload, m.Headers = []byte(payload), []byte(headers)
-	}
+	wbsql.FinishMessage(&m, whole, payload, headers)
 	return m, nil
 }
 

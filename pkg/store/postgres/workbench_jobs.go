@@ -153,9 +153,5 @@ func scanJob(r pgx.CollectableRow) (queuebox.ReplayJob, error) {
 	if err != nil {
 		return job, err
 	}
-	if err := json.Unmarshal([]byte(filter), &job.Filter); err != nil {
-		return job, fmt.Errorf("replay job %s has a filter that does not decode: %w", job.ID, err)
-	}
-	job.Filter.Table = queuebox.Table(table)
-	return job, nil
+	return job, wbsql.DecodeJobFilter(&job, table, filter)
 }

@@ -121,13 +121,7 @@ func (w *Workbench) List(ctx context.Context, f queuebox.MessageFilter, limit in
 	if err != nil {
 		return page, fmt.Errorf("list %s rows: %w", f.Table, err)
 	}
-	if len(page.Items) == limit && limit > 0 {
-		last := page.Items[len(page.Items)-1]
-		page.Next = &queuebox.Cursor{Sequence: last.Sequence}
-		if f.Table == queuebox.TableInbox {
-			page.Next = &queuebox.Cursor{CreatedAt: last.CreatedAt, ID: last.ID}
-		}
-	}
+	page.Next = wbsql.NextCursor(f.Table, page.Items, limit)
 	return page, nil
 }
 
@@ -136,21 +130,7 @@ func (w *Workbench) List(ctx context.Context, f queuebox.MessageFilter, limit in
 func scanListed(t queuebox.Table, r *sql.Rows, whole bool) (queuebox.Message, error) {
 	m := queuebox.Message{Table: t}
 	var payload, headers string
-	var dst []any
-	if t == queuebox.TableOutbox {
-		dst = []any{&m.ID, &m.State, &m.Topic, &m.Key, &m.Attempt, &m.MaxAttempts, &m.LastError,
-			&m.CreatedAt, &m.ScheduledAt, &m.UpdatedAt, &m.Sequence, &m.DiscardedAt}
-		if whole {
-			dst = append(dst, &payload, &headers, &m.AggregateType, &m.ClaimedAt, &m.ClaimToken, &m.LeaseExpiry)
-		}
-	} else {
-		dst = []any{&m.ID, &m.State, &m.Source, &m.EventType, &m.AggregateID, &m.IdempotencyKey,
-			&m.Consumption, &m.Attempt, &m.LastError, &m.CreatedAt, &m.ScheduledAt, &m.ProcessedAt, &m.DiscardedAt}
-		if whole {
-			dst = append(dst, &payload, &headers, &m.CorrelationID, &m.ClaimedAt, &m.ClaimToken, &m.LeaseExpiry)
-		}
-	}
-	if err := r.Scan(dst...); err != nil {
+	if err := r.Scan(wbsql.MessageDest(&m, whole, &payload, &headers)...); err != nil {
 		return m, err
 	}
 	m.CreatedAt, m.ScheduledAt, m.UpdatedAt = m.CreatedAt.UTC(), m.ScheduledAt.UTC(), m.UpdatedAt.UTC()
@@ -159,13 +139,7 @@ func scanListed(t queuebox.Table, r *sql.Rows, whole bool) (queuebox.Message, er
 			*p = p.UTC()
 		}
 	}
-	if t == queuebox.TableOutbox && m.State == queuebox.StateSent {
-		at := m.UpdatedAt
-		m.SentAt = &at
-	}
-	if whole {
-		m.Payload, m.Headers = []byte(payload), []byte(headers)
-	}
+	wbsql.FinishMessage(&m, whole, payload, headers)
 	return m, nil
 }
 

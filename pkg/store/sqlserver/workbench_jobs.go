@@ -170,10 +170,9 @@ func scanJob(r *sql.Rows) (queuebox.ReplayJob, error) {
 	if err != nil {
 		return job, err
 	}
-	if err := json.Unmarshal([]byte(filter), &job.Filter); err != nil {
-		return job, fmt.Errorf("replay job %s has a filter that does not decode: %w", job.ID, err)
+	if err := wbsql.DecodeJobFilter(&job, table, filter); err != nil {
+		return job, err
 	}
-	job.Filter.Table = queuebox.Table(table)
 	job.CreatedAt = job.CreatedAt.UTC()
 	if job.FinishedAt != nil {
 		*job.FinishedAt = job.FinishedAt.UTC()

@@ -9,6 +9,7 @@
 package wbsql
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -136,4 +137,60 @@ func (c *Cache) Get(name string, d Data) (string, error) {
 	}
 	c.m.Store(key, s)
 	return s, nil
+}
+
+// MessageDest returns where the columns of a wb_list_* row of m.Table go
+// in m, in the statements' order, and, when whole, those that wb_get_*
+// adds: the payload and the headers go to the text they point at.
+// Both dialects select the same columns in this order.
+func MessageDest(m *queuebox.Message, whole bool, payload, headers *string) []any {
+	if m.Table == queuebox.TableOutbox {
+		dst := []any{&m.ID, &m.State, &m.Topic, &m.Key, &m.Attempt, &m.MaxAttempts, &m.LastError,
+			&m.CreatedAt, &m.ScheduledAt, &m.UpdatedAt, &m.Sequence, &m.DiscardedAt}
+		if whole {
+			dst = append(dst, payload, headers, &m.AggregateType, &m.ClaimedAt, &m.ClaimToken, &m.LeaseExpiry)
+		}
+		return dst
+	}
+	dst := []any{&m.ID, &m.State, &m.Source, &m.EventType, &m.AggregateID, &m.IdempotencyKey,
+		&m.Consumption, &m.Attempt, &m.LastError, &m.CreatedAt, &m.ScheduledAt, &m.ProcessedAt, &m.DiscardedAt}
+	if whole {
+		dst = append(dst, payload, headers, &m.CorrelationID, &m.ClaimedAt, &m.ClaimToken, &m.LeaseExpiry)
+	}
+	return dst
+}
+
+// FinishMessage completes a scanned row: SentAt of a sent outbox row
+// (its last change), and the payload and headers text when whole.
+func FinishMessage(m *queuebox.Message, whole bool, payload, headers string) {
+	if m.Table == queuebox.TableOutbox && m.State == queuebox.StateSent {
+		at := m.UpdatedAt
+		m.SentAt = &at
+	}
+	if whole {
+		m.Payload, m.Headers = []byte(payload), []byte(headers)
+	}
+}
+
+// NextCursor is the cursor after a page of limit rows asked for: past its
+// last row when the page is full, nil (the last page) when it is not.
+func NextCursor(t queuebox.Table, items []queuebox.Message, limit int) *queuebox.Cursor {
+	if limit <= 0 || len(items) != limit {
+		return nil
+	}
+	last := items[len(items)-1]
+	if t == queuebox.TableInbox {
+		return &queuebox.Cursor{CreatedAt: last.CreatedAt, ID: last.ID}
+	}
+	return &queuebox.Cursor{Sequence: last.Sequence}
+}
+
+// DecodeJobFilter sets the filter of a scanned replay job from its
+// stored JSON text and table column.
+func DecodeJobFilter(job *queuebox.ReplayJob, table, filter string) error {
+	if err := json.Unmarshal([]byte(filter), &job.Filter); err != nil {
+		return fmt.Errorf("replay job %s has a filter that does not decode: %w", job.ID, err)
+	}
+	job.Filter.Table = queuebox.Table(table)
+	return nil
 }
