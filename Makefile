@@ -12,7 +12,7 @@ SERVICES := ingest relay deliver capture
 # The one-process binary: every role, the health probe and `queuebox dev`.
 SINGLE := queuebox
 # Every Go module of the workspace; go.work lists the same set.
-MODULES := pkg pkg/jsonata migrations services integration bench compose/receiver deploy deploy/monitoring clients/go clients/go/pgtest examples/pull/go
+MODULES := pkg pkg/jsonata migrations services integration bench compose/receiver deploy deploy/monitoring clients/go clients/go/pgtest examples/app-go examples/pull/go
 
 export GOFLAGS := -buildvcs=false
 
