@@ -13,60 +13,20 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-PGHOST=${PGHOST:-127.0.0.1}
-
-for tool in psql curl python3 go; do
-  command -v "$tool" >/dev/null || { echo "smoke-test: $tool is missing" >&2; exit 1; }
-done
-[ -x "$root/bin/queuebox" ] || (cd "$root" && make build >/dev/null)
+# shellcheck source=../smoke-lib.sh
+. "$root/examples/smoke-lib.sh"
 
 db="qb_fanout_smoke_$$_$RANDOM"
-work=$(mktemp -d)
-pids=()
+smoke_teardown() { admin "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true; }
 
-cleanup() {
-  local code=$?
-  trap - EXIT INT TERM
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  if [ "$code" -ne 0 ]; then
-    for f in "$work"/*.log; do [ -f "$f" ] && { echo "== $(basename "$f")"; tail -n 40 "$f"; }; done
-  fi
-  psql -h "$PGHOST" -U postgres -d postgres -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
-  rm -rf "$work"
-  [ "$code" -eq 0 ] && echo "smoke-test: ok" || echo "smoke-test: FAILED" >&2
-  exit "$code"
-}
-trap cleanup EXIT INT TERM
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_http() { # wait_http <url> <pid> <what>: 60 s for a 2xx answer
-  for ((i = 0; i < 120; i++)); do
-    curl -fs "$1" >/dev/null 2>&1 && return 0
-    kill -0 "$2" 2>/dev/null || { echo "smoke-test: $3 exited" >&2; return 1; }
-    sleep 0.5
-  done
-  echo "smoke-test: $3 is not ready" >&2
-  return 1
-}
-until_true() { # until_true <what> <shell condition>: retries for 60 s
-  for ((i = 0; i < 120; i++)); do eval "$2" && return 0; sleep 0.5; done
-  echo "smoke-test: $1 did not happen" >&2
-  return 1
-}
-
-(cd "$root/compose/receiver" && go build -o "$work/receiver" .)
 (cd "$root/examples/app-go" && go build -o "$work/app-go" .)
 declare -A url
 for name in analytics audit; do
-  port=$(free_port)
-  RECEIVER_ADDR=127.0.0.1:$port RECEIVER_HEADERS=1 "$work/receiver" >"$work/$name.log" 2>&1 &
-  pids+=($!)
-  wait_http "http://127.0.0.1:$port/" "${pids[-1]}" "receiver $name"
-  url[$name]=http://127.0.0.1:$port
+  start_receiver "$name"
+  url[$name]=$receiver_url
 done
 
-psql -h "$PGHOST" -U postgres -d postgres -qc "CREATE DATABASE $db"
+admin "CREATE DATABASE $db" >/dev/null
 sed -e "s#http://analytics:8080#${url[analytics]}#" -e "s#http://audit:8080#${url[audit]}#" \
   "$here/queuebox.yml" >"$work/queuebox.yml"
 port=$(free_port)
