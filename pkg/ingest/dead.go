@@ -45,17 +45,17 @@ func (r *Receiver) storeDead(ctx context.Context, rc receipt, a attributes, f *f
 		// A value outside the payload (a header, an attribute) is what
 		// the database refuses, so no row can keep the message.
 		r.metrics.rejected(f.reason)
-		r.log.Warn("message rejected: the database refused its dead row", "reason", f.reason,
+		r.log.WarnContext(ctx, "message rejected: the database refused its dead row", "reason", f.reason,
 			"detail", f.detail, "refused", refused.Reason, "correlation_id", rc.row.CorrelationID)
 		return f.rejected(rc.row.CorrelationID), nil
 	case err != nil:
-		return r.storageFailed(rc, err)
+		return r.storageFailed(ctx, rc, err)
 	case !inserted:
 		r.metrics.message(StatusDuplicate)
 		return rc.decide(Duplicate, ""), nil
 	}
 	r.metrics.rejected(f.reason)
-	r.log.Debug("message stored dead", "reason", f.reason, "detail", f.detail,
+	r.log.DebugContext(ctx, "message stored dead", "reason", f.reason, "detail", f.detail,
 		"correlation_id", rc.row.CorrelationID, "message_id", id)
 	d := rc.decide(Dead, id)
 	d.Reason, d.Message, d.Permanent = f.reason, lastError, true

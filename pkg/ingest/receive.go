@@ -150,7 +150,7 @@ func (r *Receiver) runTransform(ctx context.Context, in SourceInput) ([]byte, *f
 	case ctx.Err() != nil:
 		return nil, nil, fmt.Errorf("%s: %w", r.transformKey, context.Cause(ctx))
 	case r.onError == OnErrorSkip:
-		r.log.Debug("source transform failed; storing the original body (onError Skip)", "err", err)
+		r.log.DebugContext(ctx, "source transform failed; storing the original body (onError Skip)", "err", err)
 		return in.Payload, nil, nil
 	}
 	var timeout *transform.TimeoutError
@@ -167,7 +167,7 @@ func (r *Receiver) refuse(ctx context.Context, rc receipt, a attributes, f *fail
 		return r.storeDead(ctx, rc, a, f)
 	}
 	r.metrics.rejected(f.reason)
-	r.log.Debug("message rejected", "reason", f.reason, "detail", f.detail, "correlation_id", rc.row.CorrelationID)
+	r.log.DebugContext(ctx, "message rejected", "reason", f.reason, "detail", f.detail, "correlation_id", rc.row.CorrelationID)
 	return f.rejected(rc.row.CorrelationID), nil
 }
 
@@ -183,7 +183,7 @@ func (r *Receiver) store(ctx context.Context, row queuebox.ReceivedRow, rc recei
 			message: "The database cannot store this message: " + refused.Reason,
 			stage:   "store", detail: refused.Reason, permanent: true, raw: true})
 	case err != nil:
-		return r.storageFailed(rc, err)
+		return r.storageFailed(ctx, rc, err)
 	case !inserted:
 		r.metrics.message(StatusDuplicate)
 		return rc.decide(Duplicate, ""), nil
@@ -192,8 +192,8 @@ func (r *Receiver) store(ctx context.Context, row queuebox.ReceivedRow, rc recei
 	return rc.decide(Stored, id), nil
 }
 
-func (r *Receiver) storageFailed(rc receipt, err error) (Decision, error) {
+func (r *Receiver) storageFailed(ctx context.Context, rc receipt, err error) (Decision, error) {
 	r.metrics.rejected(ReasonStorageFailed)
-	r.log.Error("inbox write failed", "correlation_id", rc.row.CorrelationID, "err", err)
+	r.log.ErrorContext(ctx, "inbox write failed", "correlation_id", rc.row.CorrelationID, "err", err)
 	return Decision{CorrelationID: rc.row.CorrelationID}, fmt.Errorf("store the inbox row: %w", err)
 }

@@ -76,7 +76,7 @@ func (h *Handler) process(c echo.Context) reply {
 // 401 answer.
 func (h *Handler) verify(req *http.Request, body []byte, now time.Time) (reply, bool) {
 	if err := h.verifier.Verify(req.Header, body, now); err != nil {
-		h.log.Debug("request failed the source auth", "reason", err.Error())
+		h.log.DebugContext(req.Context(), "request failed the source auth", "reason", err.Error())
 		return errorReply(http.StatusUnauthorized, err.Error()), true
 	}
 	return reply{}, false
