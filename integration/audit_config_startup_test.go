@@ -2,6 +2,8 @@ package integration
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -66,10 +68,12 @@ func TestAuditConfigStartsAgainstANewerSchema(t *testing.T) {
 	db := newDatabase(t)
 	first := startServing(t, "deliver", db.env())
 	require.Equal(t, 0, first.terminate(t, 30*time.Second))
+	newer := latestMigration(t) + 1
+	script := fmt.Sprintf("V%d__from_a_newer_release.sql", newer)
 	_, err := db.connect(t).Exec(context.Background(), `INSERT INTO flyway_schema_history
 		(installed_rank, version, description, type, script, checksum, installed_by, execution_time, success)
-		VALUES (14, '14', 'from a newer release', 'SQL', 'V14__from_a_newer_release.sql', 0, 'test', 0, true)`)
+		VALUES ($1, $2, 'from a newer release', 'SQL', $3, 0, 'test', 0, true)`, newer, strconv.Itoa(newer), script)
 	require.NoError(t, err)
 	second := startServing(t, "deliver", db.env())
-	require.Contains(t, second.out.String(), "V14__from_a_newer_release.sql")
+	require.Contains(t, second.out.String(), script)
 }

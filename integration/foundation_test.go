@@ -51,8 +51,8 @@ func TestFourBinariesStartMigrateOnceAndStop(t *testing.T) {
 	var applied, versions int
 	require.NoError(t, db.connect(t).QueryRow(context.Background(),
 		`SELECT count(*), count(DISTINCT version) FROM flyway_schema_history`).Scan(&applied, &versions))
-	require.Equal(t, 13, applied, "each migration applied once")
-	require.Equal(t, 13, versions)
+	require.Equal(t, latestMigration(t), applied, "each migration applied once")
+	require.Equal(t, latestMigration(t), versions)
 	for _, p := range procs {
 		require.Equal(t, 0, p.terminate(t, 40*time.Second), p.name)
 	}
