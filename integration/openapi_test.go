@@ -222,6 +222,7 @@ func TestOpenAPIAnswersWhileDraining(t *testing.T) {
 		require.NoError(t, json.Unmarshal(body, &e))
 		require.Equal(t, "QueueBox is shutting down", e["error"])
 	}
+	// The rest of the held request: 30 bytes, as holdBody announced.
 	_, err := fmt.Fprint(conn, `{"id":"drained-1","pad":"xxx"}`)
 	require.NoError(t, err)
 	require.Equal(t, 0, p.wait(t, 30*time.Second))
