@@ -242,6 +242,13 @@ func (p *Publisher) session(ctx context.Context) (*session, error) {
 		p.mu.Unlock()
 		return s, nil
 	}
+	if p.sess != nil {
+		// The broker closed the channel but not the connection (a 404 or
+		// 406 on the confirm channel): the next session dials anew, so the
+		// old connection must go, or each such error leaks one.
+		p.sess.link.close(0)
+		p.sess = nil
+	}
 	a := p.dialing
 	if a == nil {
 		a = &attempt{done: make(chan struct{})}

@@ -154,6 +154,25 @@ func TestADeletedExchangeFailsOnceThenIsDeclaredAgain(t *testing.T) {
 	require.Len(t, a.drain(queue), 1)
 }
 
+// TestAChannelTheBrokerClosedDoesNotLeaveItsConnectionOpen: when the
+// broker closes the confirm channel (a 404 on a deleted exchange) the
+// connection stays up; the next publish dials a new one and must close
+// the old, or every such error would leak a connection.
+func TestAChannelTheBrokerClosedDoesNotLeaveItsConnectionOpen(t *testing.T) {
+	t.Parallel()
+	a := newAdmin(t)
+	exchange := name(t, "x")
+	p := newPublisher(t, rabbitmq.Options{Exchange: exchange})
+	require.NoError(t, p.Connect(t.Context()))
+	require.NoError(t, a.do(func(ch *amqp.Channel) error { return ch.ExchangeDelete(exchange, false, false) }))
+	require.Error(t, p.Publish(t.Context(), queuebox.Delivery{Message: row("order.l1"), Body: []byte(`{}`)}))
+	old := rabbitmq.SessionConn(p)
+	require.NotNil(t, old)
+	require.NoError(t, p.Connect(t.Context()))
+	require.NotSame(t, old, rabbitmq.SessionConn(p), "the next connect dials a new connection")
+	eventually(t, old.IsClosed, "the connection of the closed channel is closed")
+}
+
 func TestErrorsNeverShowThePassword(t *testing.T) {
 	t.Parallel()
 	_, err := rabbitmq.New(rabbitmq.Options{URL: "http://guest:hunter2@127.0.0.1:5672/", Exchange: "x"})
