@@ -3,6 +3,7 @@ package integration
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -87,6 +88,14 @@ INSERT INTO inbox (id, source, idempotency_key, payload, state, last_error) VALU
 	require.Equal(t, 0, code, stdout+stderr)
 	require.Equal(t, [][]string{{"pending", "10", "0"}},
 		psqlRows(t, db, `SELECT state, payload->>'n', attempt FROM outbox WHERE id = '00000000-0000-4000-8000-000000000001'`))
+	// Each write leaves one audit line on stderr, with digests and never the payload.
+	line := auditLine(t, stderr)
+	require.Equal(t, "dead resend", line["command"])
+	require.Equal(t, []any{"00000000-0000-4000-8000-000000000001"}, line["ids"])
+	require.Equal(t, true, line["edited"])
+	require.Len(t, line["new_payload_sha256"], 64)
+	require.NotEmpty(t, line["user"])
+	require.NotContains(t, stderr, `"n":10`)
 	code, _, stderr = cli(t, env, "dead", "resend", "00000000-0000-4000-8000-000000000001")
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "is pending: resend moves sent, dead rows only")
@@ -94,6 +103,7 @@ INSERT INTO inbox (id, source, idempotency_key, payload, state, last_error) VALU
 	// Discard hides the row from lists, --discarded shows it.
 	code, stdout, stderr = cli(t, env, "dead", "discard", "00000000-0000-4000-8000-000000000005")
 	require.Equal(t, 0, code, stdout+stderr)
+	require.Equal(t, "dead discard", auditLine(t, stderr)["command"])
 	require.Len(t, deadList(t, env).Items, 2)
 	require.Len(t, deadList(t, env, "--discarded").Items, 3)
 
@@ -105,6 +115,8 @@ INSERT INTO inbox (id, source, idempotency_key, payload, state, last_error) VALU
 	code, stdout, stderr = cli(t, env, "replay", "--topic", "order.*", "--output", "json")
 	require.Equal(t, 0, code, stdout+stderr)
 	require.Contains(t, stdout, `"moved": 3`)
+	require.Equal(t, map[string]any{"command": "replay", "count": float64(3)},
+		map[string]any{"command": auditLine(t, stderr)["command"], "count": auditLine(t, stderr)["count"]})
 	require.Equal(t, [][]string{{"dead", "1"}, {"pending", "5"}},
 		psqlRows(t, db, `SELECT state, count(*) FROM outbox GROUP BY state ORDER BY state`))
 
@@ -144,4 +156,18 @@ INSERT INTO inbox (id, source, idempotency_key, payload, state, last_error) VALU
 	code, _, stderr = cli(t, with(env, "QUEUEBOX_DATABASE_URL", db.JDBC+"_absent"), "dead", "list", "--wait", "1s")
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, fmt.Sprintf("no database: database jdbc:postgresql://127.0.0.1:5432/%s_absent", db.Name))
+}
+
+// auditLine finds the one "cli write" line of a command's stderr.
+func auditLine(t *testing.T, stderr string) map[string]any {
+	t.Helper()
+	var found []map[string]any
+	for l := range strings.Lines(stderr) {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) == nil && m["msg"] == "cli write" {
+			found = append(found, m)
+		}
+	}
+	require.Len(t, found, 1, "one audit line in %q", stderr)
+	return found[0]
 }

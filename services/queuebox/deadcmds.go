@@ -153,9 +153,16 @@ func deadResendCmd(args []string, stdout, stderr io.Writer) int {
 		return s.fail(stderr, fmt.Errorf("%s row %s is %s: resend moves %s rows only", t, id, m.State, joinStates(t.FinalStates())))
 	}
 	if !*dryRun {
-		if _, err := w.wb.Resend(ctx, t, id, edit); err != nil {
+		res, err := w.wb.Resend(ctx, t, id, edit)
+		if err != nil {
 			return s.fail(stderr, rowError(t, id, err))
 		}
+		attrs := []any{"table", string(t), "ids", []string{id}, "count", 1}
+		if edit.Payload != nil || edit.Headers != nil {
+			attrs = append(attrs, "edited", true, "old_payload_sha256", payloadDigest(res.OldPayload),
+				"new_payload_sha256", payloadDigest(res.NewPayload), "headers_edited", edit.Headers != nil)
+		}
+		audit(stderr, "dead resend", attrs...)
 	}
 	report(stdout, s.out, map[string]any{"id": id, "table": t, "state": queuebox.StatePending, "dryRun": *dryRun},
 		fmt.Sprintf("%s row %s: %s -> pending", t, id, m.State), *dryRun)
@@ -225,6 +232,7 @@ func deadDiscardCmd(args []string, stdout, stderr io.Writer) int {
 		if err := w.wb.Discard(ctx, t, id); err != nil {
 			return s.fail(stderr, rowError(t, id, err))
 		}
+		audit(stderr, "dead discard", "table", string(t), "ids", []string{id}, "count", 1)
 	}
 	report(stdout, s.out, map[string]any{"id": id, "table": t, "discarded": true, "dryRun": *dryRun},
 		fmt.Sprintf("%s row %s: discarded", t, id), *dryRun)

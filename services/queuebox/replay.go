@@ -68,6 +68,7 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return s.fail(stderr, err)
 	}
+	audit(stderr, "replay", "table", string(mf.Table), "filter", mf, "job", job.ID, "count", job.Moved)
 	report(stdout, s.out, map[string]any{"job": job.ID, "table": mf.Table, "matched": job.Matched, "moved": job.Moved, "dryRun": false},
 		fmt.Sprintf("replay job %s: moved %d of %d matched %s rows to pending", job.ID, job.Moved, job.Matched, mf.Table), false)
 	return 0
