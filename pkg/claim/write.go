@@ -8,6 +8,10 @@ import (
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
+// patienceShare bounds the pause of a WriteRetry to a twentieth of its
+// Patience (see WriteRetry).
+const patienceShare = 20
+
 // Defaults of a WriteRetry.
 const (
 	DefaultWriteTimeout = 30 * time.Second
@@ -33,17 +37,21 @@ func (wallClock) Now() time.Time                         { return time.Now() }
 func (wallClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // WriteRetry tries a failing fenced write again, with a pause that
-// doubles from FirstPause up to MaxPause, for up to Patience: the lease,
-// the time for which the claimed rows stay ours in the table. While the
-// database is away the rows keep their claim, so a write that succeeds
-// once the database answers again finishes them without a redelivery and
-// without holding their keys until the lease expires.
+// doubles from FirstPause up to MaxPause, and never above a twentieth of
+// Patience, for up to Patience: the lease, the time for which the claimed
+// rows stay ours in the table. While the database is away the rows keep
+// their claim, so a write that succeeds once the database answers again
+// finishes them without a redelivery and without holding their keys
+// until the lease expires. The cap keeps the tries close together near
+// the end of a short lease: a database restart takes a good part of a
+// lease of a few seconds, and a pause of seconds would let the leases
+// run out after the database came back and before the next try.
 //
 // A WriteRetry is a value; one may serve any number of goroutines.
 type WriteRetry struct {
 	Patience   time.Duration
-	FirstPause time.Duration // zero: DefaultFirstPause
-	MaxPause   time.Duration // zero: DefaultMaxPause
+	FirstPause time.Duration // zero: DefaultFirstPause; at most Patience/20
+	MaxPause   time.Duration // zero: DefaultMaxPause; at most Patience/20
 	Timeout    time.Duration // bound of one try; zero: DefaultWriteTimeout
 	Clock      Clock         // nil: the wall clock
 }
@@ -98,6 +106,10 @@ func (r WriteRetry) withDefaults() WriteRetry {
 	}
 	if r.MaxPause <= 0 {
 		r.MaxPause = DefaultMaxPause
+	}
+	if most := r.Patience / patienceShare; most > 0 {
+		r.MaxPause = min(r.MaxPause, most)
+		r.FirstPause = min(r.FirstPause, most)
 	}
 	if r.Timeout <= 0 {
 		r.Timeout = DefaultWriteTimeout

@@ -76,9 +76,17 @@ var retryCases = []retryCase{
 	{name: "pauses double up to MaxPause", fails: 4, patience: time.Minute, maxPause: 300 * ms,
 		tries:  []string{"first", "again", "again", "again", "again"},
 		pauses: []time.Duration{50 * ms, 100 * ms, 200 * ms, 300 * ms}, failed: []int{1, 2, 3, 4}},
-	{name: "patience exhausted returns the last error", fails: 99, patience: time.Second,
-		tries:  []string{"first", "again", "again", "again", "again"},
-		pauses: []time.Duration{50 * ms, 100 * ms, 200 * ms, 400 * ms}, failed: []int{1, 2, 3, 4, 5}, err: true},
+	{name: "patience exhausted returns the last error", fails: 99, patience: 2 * time.Second,
+		tries:  append([]string{"first"}, repeat("again", 20)...),
+		pauses: append([]time.Duration{50 * ms}, repeat(100*ms, 19)...), failed: upTo(21), err: true},
+	// A restart of the database takes a good part of a short lease: a
+	// pause of seconds would pass the moment it comes back, and the
+	// leases with it.
+	{name: "pauses stay under a twentieth of the patience", fails: 5, patience: 3 * time.Second,
+		tries:  []string{"first", "again", "again", "again", "again", "again"},
+		pauses: []time.Duration{50 * ms, 100 * ms, 150 * ms, 150 * ms, 150 * ms}, failed: upTo(5)},
+	{name: "a tiny patience also caps the first pause", fails: 1, patience: 200 * ms,
+		tries: []string{"first", "again"}, pauses: []time.Duration{10 * ms}, failed: upTo(1)},
 	{name: "cancel in a pause: one final try decides", fails: 1, cancel: inFirstPause, patience: time.Minute,
 		tries: []string{"first", "again"}, pauses: []time.Duration{50 * ms}, failed: []int{1}},
 	{name: "cancel in a pause: the final try's error", fails: 99, cancel: inFirstPause, patience: time.Minute,
@@ -87,6 +95,23 @@ var retryCases = []retryCase{
 		tries: []string{"first", "again"}, failed: []int{1, 2}, err: true},
 	{name: "cancel in a try: one final try", fails: 1, cancel: inFirstTry, patience: time.Minute,
 		tries: []string{"first", "again"}, failed: []int{1}},
+}
+
+func repeat[T any](v T, n int) []T {
+	out := make([]T, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+// upTo is 1 to n.
+func upTo(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i + 1
+	}
+	return out
 }
 
 func TestWriteRetryDo(t *testing.T) {
@@ -156,7 +181,7 @@ func TestWriteRetryPauseEndsWithTheContext(t *testing.T) {
 	tries := 0
 	go func() {
 		fail := func(context.Context) (map[string]bool, error) { tries++; return nil, errors.New("away") }
-		r := claim.WriteRetry{Patience: 2 * time.Hour, FirstPause: time.Hour}
+		r := claim.WriteRetry{Patience: 40 * time.Hour, FirstPause: time.Hour}
 		_, err := r.Do(ctx, fail, fail, func(attempt int, _ error) {
 			if attempt == 1 {
 				close(failedOnce)
