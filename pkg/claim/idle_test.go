@@ -2,6 +2,7 @@ package claim
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -27,8 +28,8 @@ func TestIdleSignalClosesWhenTheLastItemIsReleased(t *testing.T) {
 	l := New[idleItem](Config{Name: "idle"}, nil, nil)
 	require.True(t, signalled(l.idleSignal()), "a loop that holds nothing is idle")
 
-	l.hold("a")
-	l.hold("b")
+	l.hold("a", time.Now())
+	l.hold("b", time.Now())
 	idle := l.idleSignal()
 	require.True(t, idle == l.idleSignal(), "waiters share one signal")
 	l.release(idleItem("a").Lease())
@@ -38,7 +39,7 @@ func TestIdleSignalClosesWhenTheLastItemIsReleased(t *testing.T) {
 	l.release(idleItem("b").Lease())
 	require.True(t, signalled(idle))
 
-	l.hold("c")
+	l.hold("c", time.Now())
 	again := l.idleSignal()
 	require.False(t, signalled(again), "a new hold needs a new signal")
 	l.release(idleItem("c").Lease())

@@ -9,23 +9,38 @@ import (
 
 // renewLoop renews every held lease each third of the lease duration, in
 // one statement. A lease that the renewal did not find was lost: the work
-// on it is cancelled and the loss reported.
+// on it is cancelled and the loss reported. After a failed renewal the
+// next comes sooner (see renewRetry).
 func (l *Loop[T]) renewLoop(ctx context.Context) {
 	if l.cfg.LeaseDuration <= 0 {
 		return
 	}
-	ticker := time.NewTicker(l.cfg.LeaseDuration / 3)
-	defer ticker.Stop()
+	timer := time.NewTimer(l.cfg.LeaseDuration / 3)
+	defer timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			// Keep renewing through the drain window: publishes still run.
 			l.renewUntilIdle()
 			return
-		case <-ticker.C:
-			l.renewOnce(ctx)
+		case <-timer.C:
+			timer.Reset(l.nextRenewal(l.renewOnce(ctx)))
 		}
 	}
+}
+
+// nextRenewal is the pause before the next renewal: a third of the lease
+// after one that was answered, a fifteenth after one that failed. A
+// database that went away (a restart, a failover) comes back with the
+// leases it had; a renewal that reaches it soon after keeps those that
+// have not run out yet, where waiting a third of the lease would let many
+// of them expire, and their rows, often published already, would be
+// taken and delivered again by another replica.
+func (l *Loop[T]) nextRenewal(answered bool) time.Duration {
+	if answered {
+		return l.cfg.LeaseDuration / 3
+	}
+	return max(l.cfg.LeaseDuration/15, time.Millisecond)
 }
 
 // renewUntilIdle keeps leases alive while a shutdown drains held work:
@@ -50,7 +65,9 @@ func (l *Loop[T]) renewUntilIdle() {
 	}
 }
 
-func (l *Loop[T]) renewOnce(ctx context.Context) {
+// renewOnce renews the held leases once and reports false when the
+// renewal statement failed.
+func (l *Loop[T]) renewOnce(ctx context.Context) bool {
 	l.mu.Lock()
 	leases := make([]Lease, 0, len(l.held))
 	for _, h := range l.held {
@@ -60,22 +77,24 @@ func (l *Loop[T]) renewOnce(ctx context.Context) {
 	}
 	l.mu.Unlock()
 	if len(leases) == 0 {
-		return
+		return true
 	}
+	// The renewed leases start when the database runs the statement, after
+	// it was sent: the send time is the one the local clock may count from.
+	sent := time.Now()
 	kept, err := l.source.Renew(ctx, leases)
 	if err != nil {
 		if ctx.Err() == nil {
 			l.failed("renew", err)
 		}
 		l.expireUnrenewed()
-		return
+		return false
 	}
-	now := time.Now()
 	for _, lease := range leases {
 		if kept[lease.ID] {
 			l.mu.Lock()
 			if h, ok := l.held[lease.ID]; ok && h.lease.Token == lease.Token {
-				h.renewed = now
+				h.renewed = sent
 			}
 			l.mu.Unlock()
 			continue
@@ -93,6 +112,7 @@ func (l *Loop[T]) renewOnce(ctx context.Context) {
 			l.reportLost(lease)
 		}
 	}
+	return true
 }
 
 // expireUnrenewed treats as lost every lease that no renewal has found for
@@ -120,18 +140,16 @@ func (l *Loop[T]) expireUnrenewed() {
 // A renewal can also miss a row just after its outcome committed and
 // before the item is released; the write, not the renewal, then knows
 // that nothing was lost. The caller holds l.mu.
-func (l *Loop[T]) lose(h *held) (report bool) {
-	h.markLost()
-	handlerReports := l.async != nil || l.batch != nil
-	return !handlerReports || !h.started
-}
+func (l *Loop[T]) lose(h *held) (report bool) { return l.loseWith(h, queuebox.ErrLeaseLost) }
 
-// markLost cancels the work on a lost lease once. The caller holds l.mu.
-func (h *held) markLost() {
+// loseWith is lose with the cause that the item's context ends with.
+func (l *Loop[T]) loseWith(h *held, cause error) (report bool) {
 	h.lost = true
 	if h.cancel != nil {
-		h.cancel(queuebox.ErrLeaseLost)
+		h.cancel(cause)
 	}
+	handlerReports := l.async != nil || l.batch != nil
+	return !handlerReports || !h.started
 }
 
 func (l *Loop[T]) reportLost(lease Lease) {

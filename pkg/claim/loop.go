@@ -155,8 +155,12 @@ type Loop[T Item] struct {
 type held struct {
 	lease  Lease
 	cancel context.CancelCauseFunc
-	// renewed is when the lease was last known to run: the claim, or the
-	// last renewal that found it.
+	// renewed is when the lease last started, by the local monotonic
+	// clock: when the claim, or the last renewal that found it, was sent.
+	// The database starts the lease while it runs the statement, later
+	// than that, so the lease never ends earlier than renewed plus
+	// LeaseDuration; an answer that comes late (a slow network, a process
+	// stopped meanwhile) does not make the lease look younger than it is.
 	renewed time.Time
 	// lost is set once the loss of the lease is known (a renewal missed
 	// it, or a new claim of the row replaced it). A lost item is neither

@@ -95,7 +95,7 @@ func (l *Loop[T]) claimLoop(ctx context.Context, queue chan<- []T) {
 			if err != nil {
 				l.failed("claim", err)
 			}
-			l.enqueue(queue, items)
+			l.enqueue(queue, items, started)
 			if len(items) > 0 && len(items) == limit && ctx.Err() == nil {
 				continue
 			}
@@ -174,9 +174,9 @@ func (l *Loop[T]) lowWater() int64 {
 	return int64(max(l.cfg.Concurrency, l.cfg.BatchSize/2))
 }
 
-// enqueue holds and queues the items of one claim: as one unit for a
-// batch loop, one unit per item otherwise.
-func (l *Loop[T]) enqueue(queue chan<- []T, items []T) {
+// enqueue holds and queues the items of one claim that started at
+// claimed: as one unit for a batch loop, one unit per item otherwise.
+func (l *Loop[T]) enqueue(queue chan<- []T, items []T, claimed time.Time) {
 	if len(items) == 0 {
 		return
 	}
@@ -184,7 +184,7 @@ func (l *Loop[T]) enqueue(queue chan<- []T, items []T) {
 		l.cfg.Hooks.Claimed(len(items))
 	}
 	for _, it := range items {
-		l.hold(it)
+		l.hold(it, claimed)
 	}
 	if l.batch != nil {
 		l.queued.Add(1)
@@ -222,10 +222,11 @@ func (l *Loop[T]) claim(ctx context.Context, room int) ([]T, error) {
 	return items, err
 }
 
-// hold records a claimed item. A row that is still held under an older
-// token was reclaimed after its lease expired: the old token can write
-// nothing more, so its work is cancelled as a lost lease.
-func (l *Loop[T]) hold(it T) {
+// hold records an item of a claim that started at claimed. A row that is
+// still held under an older token was reclaimed after its lease expired:
+// the old token can write nothing more, so its work is cancelled as a
+// lost lease.
+func (l *Loop[T]) hold(it T, claimed time.Time) {
 	lease := it.Lease()
 	l.mu.Lock()
 	prev, replaced := l.held[lease.ID]
@@ -233,7 +234,7 @@ func (l *Loop[T]) hold(it T) {
 	if replaced {
 		replaced = l.lose(prev)
 	}
-	l.held[lease.ID] = &held{lease: lease, renewed: time.Now()}
+	l.held[lease.ID] = &held{lease: lease, renewed: claimed}
 	l.mu.Unlock()
 	if replaced {
 		l.reportLost(prev.lease)
