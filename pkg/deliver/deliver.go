@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/alternayte/queuebox/pkg/claim"
 	"github.com/alternayte/queuebox/pkg/deliver/flow"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
@@ -27,12 +28,17 @@ func (p *Poller) handle(ctx context.Context, m queuebox.ClaimedMessage, done fun
 	if ctx.Err() != nil {
 		// Either the renewal found the claim lost (the new owner decides
 		// the row's fate; the loop leaves the report of a started row to
-		// this handler, so one loss counts once), or the shutdown timeout
-		// passed: the row stays processing and the reclaim returns it. A
-		// failure caused by the cancellation is not a failed delivery.
-		if errors.Is(context.Cause(ctx), queuebox.ErrLeaseLost) {
+		// this handler, so one loss counts once), or too little of the
+		// lease was left to publish (nothing was sent), or the shutdown
+		// timeout passed: the row stays processing and the reclaim returns
+		// it. A failure caused by the cancellation is not a failed
+		// delivery.
+		switch cause := context.Cause(ctx); {
+		case errors.Is(cause, claim.ErrLeaseEnding):
+			p.leaseEnding(logCtx, m.OutboxMessage)
+		case errors.Is(cause, queuebox.ErrLeaseLost):
 			p.leaseLost(logCtx, m.OutboxMessage)
-		} else {
+		default:
 			p.opts.Logger.WarnContext(logCtx, "publish cancelled at shutdown; the row stays processing until its lease expires",
 				"message_id", m.ID)
 		}
@@ -87,6 +93,15 @@ func (p *Poller) attempt(ctx, pubCtx context.Context, row queuebox.ClaimedMessag
 	if !ok {
 		permit.Done(flow.Result{Skipped: true})
 		return outcome
+	}
+	if !p.loop.Live(row.Lease()) {
+		// Too little of the lease is left to publish and write the outcome
+		// before it runs out (the replica was stopped, or the database has
+		// been away): another replica may have the row already. The loop
+		// ended ctx; handle writes nothing and the row waits for the end of
+		// its lease, to be delivered then.
+		permit.Done(flow.Result{Skipped: true})
+		return queuebox.Outcome{}
 	}
 	start := time.Now()
 	err := pub.Publish(pubCtx, queuebox.Delivery{
@@ -256,6 +271,15 @@ func (p *Poller) claimLost(ctx context.Context, m *queuebox.OutboxMessage, kind 
 		return
 	}
 	log.WarnContext(ctx, "claim lost before the outcome was written; another replica owns the row")
+}
+
+// leaseEnding logs and counts a claim given up before the publish: too
+// little of its lease was left (see claim.Loop.Live). Nothing was
+// published; the row is delivered once its lease has run out.
+func (p *Poller) leaseEnding(ctx context.Context, m *queuebox.OutboxMessage) {
+	p.opts.Metrics.ClaimsLost.Inc()
+	p.opts.Logger.WarnContext(ctx, "lease about to run out before the publish; the row is not published and returns to pending when its lease ends",
+		"message_id", m.ID, "topic", m.Topic, "attempt", m.Attempt)
 }
 
 // leaseLost logs and counts a claim that a renewal found lost while the
