@@ -10,5 +10,6 @@
 // The scenarios are the tests of this package. `go test` runs a short
 // run of each; `make chaos` runs them at full size (CHAOS_SIZE=full),
 // replays a schedule with SEED, and writes docs/reliability.md from the
-// results (cmd/chaosreport).
+// results (cmd/chaosreport). CHAOS_LOG_DIR, when set, names a directory
+// that receives the output of every process the run started.
 package chaos

@@ -109,6 +109,7 @@ func StartProc(t testing.TB, role, name string, env map[string]string) *Proc {
 		if t.Failed() {
 			t.Logf("output of %s:\n%s", name, p.out.String())
 		}
+		keepLog(t, name, p.out.String())
 	})
 	WaitFor(t, 90*time.Second, name+" answers /health/live", func() bool {
 		if p.Exited() {
@@ -122,6 +123,20 @@ func StartProc(t testing.TB, role, name string, env map[string]string) *Proc {
 		return resp.StatusCode == http.StatusOK
 	})
 	return p
+}
+
+// keepLog writes the output of the process name to NAME.log in the
+// directory CHAOS_LOG_DIR names, when it is set: the logs of a run that
+// passed still tell why each duplicate happened (a claim lost after the
+// publish, a lease given up before it).
+func keepLog(t testing.TB, name, out string) {
+	dir := os.Getenv("CHAOS_LOG_DIR")
+	if dir == "" {
+		return
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".log"), []byte(out), 0o644); err != nil {
+		t.Logf("keep the log of %s: %v", name, err)
+	}
 }
 
 // URL is the address of path on the process's HTTP port.
