@@ -144,7 +144,10 @@ func Execute(t *testing.T, sc Scenario) Result {
 			pair[0].Replica, pair[0].At.Format("15:04:05.000"), pair[1].Replica, pair[1].At.Format("15:04:05.000"))
 	}
 	for _, f := range r.Ledger.faults {
-		t.Logf("fault %s on %q at %s", f.Kind, f.Target, f.At.Format("15:04:05.000"))
+		// How long a fault lasted against the lease tells which of its
+		// duplicates no replica could avoid.
+		t.Logf("fault %s on %q at %s for %v", f.Kind, f.Target, f.At.Format("15:04:05.000"),
+			f.End.Sub(f.At).Round(time.Millisecond))
 	}
 	if sc.Inbox {
 		CheckInbox(t, r.DB, hookSource, poster.Accepted(), &res)
