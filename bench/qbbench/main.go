@@ -28,6 +28,8 @@
 //	          an OTLP sink in the bench at sampling 1.0 (tracing.go)
 //	flow      9 HTTP destinations alone vs beside a 10th that hangs, and
 //	          beside a 10th with an open breaker over 100,000 rows (flow.go)
+//	flowdefaults  the deliver drains (null keys and 1,000 keys) with
+//	          flowControl at its defaults vs off (flowdefaults.go)
 //
 // Every scenario makes its own database (CREATE DATABASE, the bundled
 // migrations, a set-based INSERT … SELECT generate_series, VACUUM
@@ -200,6 +202,7 @@ var scenarios = []scenario{
 	{"signing", (*bench).signing},
 	{"tracing", (*bench).tracing},
 	{"flow", (*bench).flow},
+	{"flowdefaults", (*bench).flowDefaults},
 	{"single", (*bench).single},
 	{"workbench", (*bench).workbench},
 }
