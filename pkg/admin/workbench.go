@@ -103,9 +103,13 @@ func (w *Workbench) list(c echo.Context, _ string) error {
 	if err != nil {
 		return w.storeFailed(c, "list messages", err)
 	}
+	ps, err := w.readPauses(c.Request().Context(), page.Items...)
+	if err != nil {
+		return w.storeFailed(c, "list messages", err)
+	}
 	items := make([]map[string]any, len(page.Items))
 	for i, m := range page.Items {
-		items[i] = w.item(m)
+		items[i] = w.item(m, ps)
 	}
 	var next *string
 	if page.Next != nil {
@@ -149,7 +153,11 @@ func (w *Workbench) get(c echo.Context, _ string) error {
 	if err != nil {
 		return w.storeFailed(c, "read message", err, "message_id", id)
 	}
-	return c.JSON(http.StatusOK, w.whole(m))
+	ps, err := w.readPauses(c.Request().Context(), m)
+	if err != nil {
+		return w.storeFailed(c, "read message", err, "message_id", id)
+	}
+	return c.JSON(http.StatusOK, w.whole(m, ps))
 }
 
 // resendBody is the optional body of a resend.

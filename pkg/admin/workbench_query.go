@@ -150,8 +150,9 @@ func joinStates(states []queuebox.State) string {
 	return strings.Join(names, ", ")
 }
 
-// item is the list shape of a row (no payload, no headers).
-func (w *Workbench) item(m queuebox.Message) map[string]any {
+// item is the list shape of a row (no payload, no headers); ps are the
+// destination pauses that explain a deferred pending outbox row.
+func (w *Workbench) item(m queuebox.Message, ps pauses) map[string]any {
 	if m.Table == queuebox.TableInbox {
 		return map[string]any{"id": m.ID, "source": m.Source, "state": m.State, "eventType": m.EventType,
 			"aggregateId": m.AggregateID, "idempotencyKey": m.IdempotencyKey, "consumption": m.Consumption,
@@ -159,18 +160,19 @@ func (w *Workbench) item(m queuebox.Message) map[string]any {
 			"discarded": m.DiscardedAt != nil}
 	}
 	var dest *string
-	if d := w.destinationOf(m.Topic); d != "" {
+	d := w.destinationOf(m.Topic)
+	if d != "" {
 		dest = &d
 	}
 	return map[string]any{"id": m.ID, "state": m.State, "topic": m.Topic, "key": m.Key, "attempt": m.Attempt,
 		"maxAttempts": m.MaxAttempts, "lastError": m.LastError, "createdAt": m.CreatedAt, "scheduledAt": m.ScheduledAt,
-		"sentAt": m.SentAt, "destination": dest, "discarded": m.DiscardedAt != nil}
+		"sentAt": m.SentAt, "destination": dest, "discarded": m.DiscardedAt != nil, "deferral": ps.deferral(m, d)}
 }
 
 // whole is the shape of one row: the list fields, the payload and headers
 // as JSON, and every other column.
-func (w *Workbench) whole(m queuebox.Message) map[string]any {
-	out := w.item(m)
+func (w *Workbench) whole(m queuebox.Message, ps pauses) map[string]any {
+	out := w.item(m, ps)
 	out["payload"] = rawOrNull(m.Payload)
 	out["headers"] = rawOrNull(m.Headers)
 	out["discardedAt"] = m.DiscardedAt

@@ -30,6 +30,15 @@ type fakeWorkbench struct {
 	filters                 []queuebox.MessageFilter
 	resent, discarded       []string
 	resendErr               error
+	pauses                  []queuebox.DestinationPause
+	pauseReads              int
+}
+
+func (f *fakeWorkbench) Pauses(context.Context) ([]queuebox.DestinationPause, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pauseReads++
+	return f.pauses, nil
 }
 
 func (f *fakeWorkbench) List(_ context.Context, flt queuebox.MessageFilter, limit int, after queuebox.Cursor) (queuebox.MessagePage, error) {

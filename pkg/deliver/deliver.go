@@ -115,7 +115,8 @@ func (p *Poller) attempt(ctx, pubCtx context.Context, row queuebox.ClaimedMessag
 	if pause, ok := flow.Unsent(err, time.Now()); ok && ctx.Err() == nil {
 		// Nothing reached the destination (a blocked connection): the row
 		// is deferred like one the gate turned away, no attempt spent.
-		d := permit.Defer(pause, time.Now())
+		why := p.lastError(fmt.Sprintf("%s refused the publish: %v", dest.Name, err))
+		d := permit.Defer(pause, why, time.Now())
 		p.postpone(ctx, dest.Name, &d)
 		return queuebox.Defer(max(0, time.Until(d.Until)))
 	}

@@ -162,6 +162,20 @@ func TestAnOpenBreakerMovesTheBacklogOutOfTheClaims(t *testing.T) {
 	require.Len(t, rc.Requests(), 2)
 	require.Less(t, counterSum(t, reg, "queuebox_destination_deferred_total"), float64(60),
 		"a few batches deferred row by row, not the whole backlog")
+	// The pause is recorded once, for the workbench, with its reason, its
+	// cause and an end no earlier than the moved rows' time.
+	var (
+		n              int
+		reason, detail string
+		coversRows     bool
+	)
+	require.NoError(t, conn.QueryRow(context.Background(), `SELECT count(*), min(reason), min(detail),
+		bool_and(until_at >= (SELECT max(scheduled_at) FROM outbox) - interval '5 seconds')
+		FROM queuebox_destination_pauses WHERE destination = 'webhook-api'`).Scan(&n, &reason, &detail, &coversRows))
+	require.Equal(t, 1, n)
+	require.Equal(t, "circuit_open", reason)
+	require.Contains(t, detail, "2 consecutive failed attempts")
+	require.True(t, coversRows)
 }
 
 func gaugeValue(t *testing.T, reg *prometheus.Registry, name string) float64 {

@@ -2,6 +2,10 @@ package deliver
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -26,9 +30,17 @@ const minPostpone = 2 * time.Second
 // are the ones this poller has routed there, so a topic it never saw is
 // deferred row by row until the next pause. Per-key order is untouched:
 // the claim orders a key's rows by sequence, and the head stays first.
-// It is safe for concurrent use.
+//
+// In the same step, once per pause, the pause is recorded with its reason
+// and end (queuebox.PauseRecorder) under this replica's name, so the
+// workbench can say why the destination's pending rows wait. It is safe
+// for concurrent use.
 type postponer struct {
 	store queuebox.Postponer // nil: the store has none, rows defer one by one
+	// recorder is nil when the store records no pauses.
+	recorder queuebox.PauseRecorder
+	// replica names this process in the pauses it records.
+	replica string
 	// topics maps each topic seen to its destination's name.
 	topics sync.Map
 	mu     sync.Mutex
@@ -38,7 +50,21 @@ type postponer struct {
 
 func newPostponer(store queuebox.OutboxStore) *postponer {
 	pp, _ := store.(queuebox.Postponer)
-	return &postponer{store: pp, until: map[string]time.Time{}}
+	rec, _ := store.(queuebox.PauseRecorder)
+	return &postponer{store: pp, recorder: rec, replica: replicaName(), until: map[string]time.Time{}}
+}
+
+// replicaName is the host name, the process id and a random part: unique
+// per process start, so a restarted replica records pauses of its own and
+// the old ones simply end.
+func replicaName() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "deliver"
+	}
+	b := make([]byte, 3)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b))
 }
 
 // routed records that topic routes to dest.
@@ -51,7 +77,7 @@ func (pp *postponer) routed(topic, dest string) {
 // claim says whether the caller should move dest's backlog to until: the
 // pause is long enough and no caller moved it to until or later yet.
 func (pp *postponer) claim(dest string, d *flow.Deferral, now time.Time) bool {
-	if pp.store == nil || d.Until.Sub(now) < minPostpone ||
+	if (pp.store == nil && pp.recorder == nil) || d.Until.Sub(now) < minPostpone ||
 		(d.Reason != flow.ReasonCircuitOpen && d.Reason != flow.ReasonRetryAfter) {
 		return false
 	}
@@ -76,11 +102,16 @@ func (pp *postponer) topicsOf(dest string) []string {
 	return out
 }
 
-// postpone moves dest's due backlog to the end of the pause d, once per
-// pause. A failure costs only efficiency: the rows defer one by one.
+// postpone records the pause d of dest and moves dest's due backlog to
+// its end, once per pause. A failure costs only efficiency (the rows
+// defer one by one) or the workbench's word on why they wait.
 func (p *Poller) postpone(ctx context.Context, dest string, d *flow.Deferral) {
 	now := time.Now()
 	if !p.postponer.claim(dest, d, now) {
+		return
+	}
+	p.recordPause(ctx, dest, d, d.Until.Sub(now))
+	if p.postponer.store == nil {
 		return
 	}
 	n, err := p.postponer.store.Postpone(ctx, p.postponer.topicsOf(dest), d.Until.Sub(now))
@@ -91,4 +122,20 @@ func (p *Poller) postpone(ctx context.Context, dest string, d *flow.Deferral) {
 	}
 	p.opts.Logger.Info("paused destination's pending rows moved to the end of the pause",
 		"destination", dest, "reason", string(d.Reason), "rows", n, "until", d.Until.UTC())
+}
+
+// recordPause records the pause d of dest, lasting pause from now, for
+// the workbench. The record is written before the rows move, so a row
+// the move reaches is never shown without its reason.
+func (p *Poller) recordPause(ctx context.Context, dest string, d *flow.Deferral, pause time.Duration) {
+	pp := p.postponer
+	if pp.recorder == nil {
+		return
+	}
+	err := pp.recorder.PauseRecord(ctx, queuebox.PauseParams{Destination: dest, Replica: pp.replica,
+		Reason: string(d.Reason), Detail: d.Detail, For: pause})
+	if err != nil {
+		p.opts.Logger.Warn("recording a destination's pause for the workbench failed; its rows show no reason",
+			"destination", dest, "err", err)
+	}
 }

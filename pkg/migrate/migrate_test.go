@@ -93,6 +93,7 @@ var documented = []string{
 	"V12__add_relay_claim_indexes.sql",
 	"V13__add_workbench.sql",
 	"V14__add_outbox_unkeyed_due_indexes.sql",
+	"V15__add_destination_pauses.sql",
 }
 
 func TestLoadBundledMigrations(t *testing.T) {

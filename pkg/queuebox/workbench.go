@@ -229,4 +229,8 @@ type WorkbenchStore interface {
 	JobGet(ctx context.Context, id string) (ReplayJob, error)
 	// JobList returns the newest limit jobs, newest first.
 	JobList(ctx context.Context, limit int) ([]ReplayJob, error)
+	// Pauses lists the destination pauses that deliver replicas recorded
+	// (PauseRecorder) and that have not ended by the store's clock, by
+	// destination, then latest end first.
+	Pauses(ctx context.Context) ([]DestinationPause, error)
 }

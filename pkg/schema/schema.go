@@ -96,6 +96,11 @@ const DiscardedAtColumn = "discarded_at"
 // V13). It is not renamed with the outbox and inbox tables.
 const ReplayJobsTable = "queuebox_replay_jobs"
 
+// DestinationPausesTable is the table where deliver replicas record the
+// pauses of destinations for the workbench (migration V15). It is not
+// renamed with the outbox and inbox tables.
+const DestinationPausesTable = "queuebox_destination_pauses"
+
 // Layout is the table layout of one deployment. Statement templates see it
 // as their data: {{.O.Table}}, {{.O.Topic}}, {{.I.IdempotencyKey}}.
 type Layout struct {

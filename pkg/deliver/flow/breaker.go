@@ -53,6 +53,8 @@ type breaker struct {
 	openUntil time.Time
 	// probing is true while the one probe of a half-open breaker runs.
 	probing bool
+	// why is the reason of the last opening, the Detail of its deferrals.
+	why string
 }
 
 type onChange func(State, string)
@@ -138,5 +140,6 @@ func (b *breaker) report(now time.Time, probe bool, r Result, changed onChange) 
 func (b *breaker) open(now time.Time, reason string, changed onChange) {
 	b.state, b.failures = Open, 0
 	b.openUntil = now.Add(b.openFor)
+	b.why = reason
 	changed(Open, fmt.Sprintf("%s; next probe in %s", reason, b.openFor))
 }

@@ -63,6 +63,10 @@ type Deferral struct {
 	Reason Reason
 	// Until is when the destination is expected to take the row.
 	Until time.Time
+	// Detail is what caused a pause or an open breaker (the last failure,
+	// the destination's answer or the broker's refusal), redacted as the
+	// row's last_error is; empty for in_flight and rate.
+	Detail string
 }
 
 // Result is what a publish reports on its Permit.
@@ -94,6 +98,8 @@ type Gate struct {
 	bucket      bucket
 	breaker     breaker
 	pausedUntil time.Time
+	// pausedWhy is the Detail of the pause that ends at pausedUntil.
+	pausedWhy string
 }
 
 // Hooks observe a gate; nil fields are skipped. StateChanged runs under
@@ -162,10 +168,10 @@ func (g *Gate) Admit(ctx context.Context) (*Permit, *Deferral) {
 // whose period has not ended, nil otherwise. The caller holds g.mu.
 func (g *Gate) closedDoor(now time.Time) *Deferral {
 	if now.Before(g.pausedUntil) {
-		return &Deferral{Reason: ReasonRetryAfter, Until: g.pausedUntil}
+		return &Deferral{Reason: ReasonRetryAfter, Until: g.pausedUntil, Detail: g.pausedWhy}
 	}
 	if b := &g.breaker; b.cfg.Enabled && b.state == Open && now.Before(b.openUntil) {
-		return &Deferral{Reason: ReasonCircuitOpen, Until: b.openUntil}
+		return &Deferral{Reason: ReasonCircuitOpen, Until: b.openUntil, Detail: b.why}
 	}
 	return nil
 }
@@ -261,14 +267,15 @@ func (p *Permit) Probe() bool { return p.probe }
 // cannot take messages now (see Unsent): the slot is freed, the
 // destination pauses for pause (when HonorRetryAfter, capped by
 // MaxRetryAfter), the breaker counts nothing (a probe is given back) and
-// the row is deferred with reason retry_after until the pause ends. On a
-// nil Permit (no gate) it only returns the deferral.
-func (p *Permit) Defer(pause time.Duration, now time.Time) Deferral {
-	d := Deferral{Reason: ReasonRetryAfter, Until: now.Add(pause)}
+// the row is deferred with reason retry_after until the pause ends. why
+// is the refusal's redacted text, the Detail of the deferral. On a nil
+// Permit (no gate) it only returns the deferral.
+func (p *Permit) Defer(pause time.Duration, why string, now time.Time) Deferral {
+	d := Deferral{Reason: ReasonRetryAfter, Until: now.Add(pause), Detail: why}
 	if p == nil {
 		return d
 	}
-	p.Done(Result{Skipped: true, Pause: pause})
+	p.Done(Result{Skipped: true, Pause: pause, Reason: why})
 	if p.g.hooks.Deferred != nil {
 		p.g.hooks.Deferred(d.Reason)
 	}
@@ -291,7 +298,7 @@ func (p *Permit) Done(r Result) {
 		now := g.now()
 		if r.Pause > 0 && g.cfg.HonorRetryAfter {
 			if until := now.Add(min(r.Pause, g.cfg.MaxRetryAfter)); until.After(g.pausedUntil) {
-				g.pausedUntil = until
+				g.pausedUntil, g.pausedWhy = until, r.Reason
 			}
 		}
 		g.breaker.report(now, p.probe, r, g.changed)

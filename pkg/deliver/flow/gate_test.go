@@ -333,7 +333,7 @@ func TestDeferOfAnUnsentPublish(t *testing.T) {
 	p, d := g.Admit(context.Background())
 	require.Nil(t, d)
 	require.True(t, p.Probe())
-	got := p.Defer(5*time.Second, c.Now())
+	got := p.Defer(5*time.Second, "", c.Now())
 	require.Equal(t, Deferral{Reason: ReasonRetryAfter, Until: c.Now().Add(5 * time.Second)}, got)
 	require.Equal(t, []Reason{ReasonRetryAfter}, deferred)
 	require.Zero(t, g.InFlight())
@@ -349,5 +349,34 @@ func TestDeferOfAnUnsentPublish(t *testing.T) {
 	require.Equal(t, Closed, state)
 
 	var none *Permit
-	require.Equal(t, Deferral{Reason: ReasonRetryAfter, Until: c.Now().Add(time.Second)}, none.Defer(time.Second, c.Now()))
+	require.Equal(t, Deferral{Reason: ReasonRetryAfter, Until: c.Now().Add(time.Second)}, none.Defer(time.Second, "", c.Now()))
+}
+
+// The deferrals of a pause and of an open breaker say what caused them,
+// for the record the workbench shows; a full in-flight cap says nothing.
+func TestDeferralDetail(t *testing.T) {
+	t.Parallel()
+	c := newClock()
+	g := NewGate(breakerConfig(), c.Now, nil, Hooks{})
+	openBreaker(t, g)
+	_, d := g.Admit(context.Background())
+	require.Equal(t, ReasonCircuitOpen, d.Reason)
+	require.Equal(t, "3 consecutive failed attempts, the last: status 500", d.Detail)
+
+	g = NewGate(breakerConfig(), c.Now, nil, Hooks{})
+	publish(t, g, Result{Failed: true, Pause: 3 * time.Second, Reason: "status 429"})
+	_, d = g.Admit(context.Background())
+	require.Equal(t, Deferral{Reason: ReasonRetryAfter, Until: c.Now().Add(3 * time.Second), Detail: "status 429"}, *d)
+
+	g = NewGate(breakerConfig(), c.Now, nil, Hooks{})
+	p, _ := g.Admit(context.Background())
+	p.Defer(4*time.Second, "connection blocked: low on memory", c.Now())
+	_, d = g.Admit(context.Background())
+	require.Equal(t, "connection blocked: low on memory", d.Detail)
+
+	g = NewGate(Config{Name: "orders", MaxInFlight: 1, InFlightWait: time.Millisecond}, c.Now, nil, Hooks{})
+	held, _ := g.Admit(context.Background())
+	_, d = g.Admit(context.Background())
+	require.Equal(t, Deferral{Reason: ReasonInFlight, Until: c.Now().Add(DefaultRetryIn)}, *d)
+	held.Done(Result{})
 }

@@ -45,6 +45,7 @@ type Outbox struct {
 	claimKeyedFirst, claimUnkeyedFirst   string
 	finish, renew, reclaim, pendingStats string
 	written, nextDue, postpone           string
+	pauseRecord                          string
 
 	walk walk.Walk
 }
@@ -69,13 +70,15 @@ func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*O
 	render(&o.pendingStats, "outbox_pending_stats", l)
 	render(&o.nextDue, "outbox_next_due", l)
 	render(&o.postpone, "outbox_postpone", l)
+	render(&o.pauseRecord, "destination_pause_record", pauseData{l.Dialect.Quote(schema.DestinationPausesTable)})
 	return o, err
 }
 
 var (
-	_ queuebox.OutboxStore = (*Outbox)(nil)
-	_ queuebox.NextDuer    = (*Outbox)(nil)
-	_ queuebox.Postponer   = (*Outbox)(nil)
+	_ queuebox.OutboxStore   = (*Outbox)(nil)
+	_ queuebox.NextDuer      = (*Outbox)(nil)
+	_ queuebox.Postponer     = (*Outbox)(nil)
+	_ queuebox.PauseRecorder = (*Outbox)(nil)
 )
 
 // Claim takes up to limit due rows under new tokens and leases: the head

@@ -140,3 +140,17 @@ func (o *Outbox) Postpone(ctx context.Context, topics []string, delay time.Durat
 	}
 	return o.db.execCount(ctx, repeatable, "postpone outbox rows", o.postpone, topics, delay.Milliseconds(), o.opts.Clock())
 }
+
+// pauseData is the template data of destination_pause_record.
+type pauseData struct{ Pauses string }
+
+// PauseRecord implements queuebox.PauseRecorder in one statement.
+func (o *Outbox) PauseRecord(ctx context.Context, p queuebox.PauseParams) error {
+	var detail any
+	if p.Detail != "" {
+		detail = p.Detail
+	}
+	_, err := o.db.execCount(ctx, repeatable, "record destination pause", o.pauseRecord,
+		p.Destination, p.Replica, p.Reason, detail, p.For.Milliseconds(), o.opts.Clock())
+	return err
+}

@@ -25,6 +25,7 @@ type Outbox struct {
 	claimKeyedFirst, claimUnkeyedFirst  string
 	lock, finish, renew, reclaim, stats string
 	written, nextDue, postpone          string
+	pauseRecord                         string
 
 	walk walk.Walk
 }
@@ -45,13 +46,18 @@ func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*O
 			&o.nextDue: "outbox_next_due", &o.postpone: "outbox_postpone",
 		})
 	}
+	if err == nil {
+		err = renderAll(pauseData{l.Dialect.Quote(schema.DestinationPausesTable)},
+			map[*string]string{&o.pauseRecord: "destination_pause_record"})
+	}
 	return o, err
 }
 
 var (
-	_ queuebox.OutboxStore = (*Outbox)(nil)
-	_ queuebox.NextDuer    = (*Outbox)(nil)
-	_ queuebox.Postponer   = (*Outbox)(nil)
+	_ queuebox.OutboxStore   = (*Outbox)(nil)
+	_ queuebox.NextDuer      = (*Outbox)(nil)
+	_ queuebox.Postponer     = (*Outbox)(nil)
+	_ queuebox.PauseRecorder = (*Outbox)(nil)
 )
 
 // Claim takes up to limit due rows under new tokens and leases, in one

@@ -147,3 +147,17 @@ func (o *Outbox) Postpone(ctx context.Context, topics []string, delay time.Durat
 	}
 	return o.db.execCount(ctx, "postpone outbox rows", o.postpone, string(list), delay.Milliseconds(), o.opts.Clock())
 }
+
+// pauseData is the template data of destination_pause_record.
+type pauseData struct{ Pauses string }
+
+// PauseRecord implements queuebox.PauseRecorder in one batch.
+func (o *Outbox) PauseRecord(ctx context.Context, p queuebox.PauseParams) error {
+	var detail any
+	if p.Detail != "" {
+		detail = p.Detail
+	}
+	_, err := o.db.execCount(ctx, "record destination pause", o.pauseRecord,
+		p.Destination, p.Replica, p.Reason, detail, p.For.Milliseconds(), o.opts.Clock())
+	return err
+}

@@ -91,6 +91,7 @@ func renderedStatements(t *testing.T, l schema.Layout) map[string]string {
 		"outbox_pending_stats":            o.stats,
 		"outbox_next_due":                 o.nextDue,
 		"outbox_postpone":                 o.postpone,
+		"destination_pause_record":        o.pauseRecord,
 		"inbox_relay_lock":                r.lock,
 		"inbox_relay_claim_keyed_first":   r.claimKeyedFirst,
 		"inbox_relay_claim_unkeyed_first": r.claimUnkeyedFirst,
@@ -152,7 +153,7 @@ func workbenchStatements(t *testing.T, l schema.Layout) map[string]string {
 			}
 		}
 	}
-	for _, name := range []string{"wb_job_create", "wb_job_claim", "wb_job_fail", "wb_job_get", "wb_job_list"} {
+	for _, name := range []string{"wb_job_create", "wb_job_claim", "wb_job_fail", "wb_job_get", "wb_job_list", "wb_pauses"} {
 		out[name], err = w.stmt(name, jobFilter, false)
 		require.NoError(t, err)
 	}

@@ -218,6 +218,7 @@ func Exercise(t *testing.T, newDatabase Factory) {
 		"WorkbenchResendMovesOnlyFinalRowsOnce":     workbenchResendMovesOnlyFinalRowsOnce,
 		"WorkbenchDiscardMarksDeadRowsOnce":         workbenchDiscardMarksDeadRowsOnce,
 		"WorkbenchReplayJobMovesEachRowOnce":        workbenchReplayJobMovesEachRowOnce,
+		"PausesRecordedPerReplicaUntilTheyEnd":      pausesRecordedPerReplicaUntilTheyEnd,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -65,6 +65,16 @@ export function badge(state) {
   return h('span', { class: 'badge state-' + state }, state);
 }
 
+// deferral shows why flow control holds a pending outbox row back: the
+// pause of its destination (reason, end, and what caused it as a tooltip);
+// empty when none does.
+export function deferral(d) {
+  if (!d) return '';
+  const cause = [d.detail, d.replica ? 'replica ' + d.replica : ''].filter(Boolean).join('; ');
+  return h('span', { class: 'deferral', 'data-reason': d.reason, title: cause },
+    h('span', { class: 'badge deferred' }, 'deferred: ' + d.reason), ' until ', when(d.until));
+}
+
 // field is a labelled input; attrs go to the input.
 export function field(label, attrs) {
   const id = attrs.id || 'f-' + attrs.name;

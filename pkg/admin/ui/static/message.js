@@ -2,11 +2,11 @@
 // printed, and for an admin the resend (with an editor for the outbox
 // payload and headers that refuses invalid JSON) and the discard.
 import { get, post } from './api.js';
-import { h, status, say, pretty, when, badge } from './dom.js';
+import { h, status, say, pretty, when, badge, deferral } from './dom.js';
 import { tableOf } from './filters.js';
 
 // Shown in the details list in this order; every other field follows.
-const first = ['id', 'state', 'discarded', 'topic', 'key', 'route', 'destination', 'source', 'eventType',
+const first = ['id', 'state', 'deferral', 'discarded', 'topic', 'key', 'route', 'destination', 'source', 'eventType',
   'aggregateId', 'idempotencyKey', 'consumption', 'attempt', 'maxAttempts', 'lastError'];
 const shownApart = new Set(['payload', 'headers']);
 
@@ -46,6 +46,7 @@ function details(row) {
 function value(k, v) {
   if (v === null || v === undefined || v === '') return h('span', { class: 'muted' }, '—');
   if (k === 'state') return badge(v);
+  if (k === 'deferral') return [deferral(v), v.detail ? h('pre', { class: 'error-text' }, v.detail) : ''];
   if (k === 'lastError') return h('pre', { class: 'error-text' }, v);
   if (/At$/.test(k)) return when(v);
   if (typeof v === 'object') return h('code', {}, JSON.stringify(v));

@@ -2,7 +2,7 @@
 // Next follows nextCursor; Previous goes back through the cursors this tab
 // has followed for the same filter (the route pages forward only).
 import { get } from './api.js';
-import { h, field, status, say, when, badge, table } from './dom.js';
+import { h, field, status, say, when, badge, deferral, table } from './dom.js';
 import { states, textFilters, timeFilters, tableOf } from './filters.js';
 
 // trail holds the cursors behind the current page, for one filter.
@@ -104,7 +104,8 @@ function pager(params, next) {
 
 function columns(tbl) {
   const id = (r) => h('a', { href: `#/message/${encodeURIComponent(r.id)}?table=${tbl}`, class: 'mono' }, r.id);
-  const state = (r) => [badge(r.state), r.discarded ? h('span', { class: 'badge discarded' }, 'discarded') : ''];
+  const state = (r) => [badge(r.state), r.discarded ? h('span', { class: 'badge discarded' }, 'discarded') : '',
+    r.deferral ? [' ', deferral(r.deferral)] : ''];
   const err = (r) => h('span', { class: 'error-text', title: r.lastError || '' }, short(r.lastError));
   if (tbl === 'inbox') {
     return [['Id', id], ['State', state], ['Source', (r) => r.source], ['Event type', (r) => r.eventType],

@@ -58,6 +58,8 @@ type Data struct {
 	Cursor bool
 	// Jobs is the quoted replay jobs table.
 	Jobs string
+	// Pauses is the quoted destination pauses table.
+	Pauses string
 }
 
 // NewData validates f and returns the data of its statements. States
@@ -71,7 +73,8 @@ func NewData(l schema.Layout, f queuebox.MessageFilter) (Data, error) {
 	d := Data{Layout: l, T: ColsOf(l, f.Table), Outbox: f.Table == queuebox.TableOutbox,
 		IDs: f.IDs != nil, Topics: f.Topics != nil && f.Table == queuebox.TableOutbox, Source: f.Source != "",
 		Key: f.Key != "", Error: f.Error != "", After: f.CreatedAfter != nil, Before: f.CreatedBefore != nil,
-		WithDiscarded: f.WithDiscarded, Jobs: l.Dialect.Quote(schema.ReplayJobsTable)}
+		WithDiscarded: f.WithDiscarded, Jobs: l.Dialect.Quote(schema.ReplayJobsTable),
+		Pauses: l.Dialect.Quote(schema.DestinationPausesTable)}
 	for _, s := range f.States {
 		if !slices.Contains(all, s) {
 			return Data{}, fmt.Errorf("%q is no state of the %s table", s, f.Table)
