@@ -217,6 +217,26 @@ func TestAdminUIViewer(t *testing.T) {
 	require.Equal(t, []int{http.StatusForbidden, http.StatusForbidden}, codes)
 	require.Equal(t, [][]string{{"dead", fmt.Sprint(uiBulkRows + 1)}},
 		psqlRows(t, db, `SELECT state, count(*) FROM outbox WHERE state <> 'sent' GROUP BY state`), "the forged writes moved nothing")
+
+	// A pending row whose destination a replica paused shows the pause in
+	// the list and on its page.
+	_, err = db.connect(t).Exec(context.Background(), `
+		INSERT INTO outbox (id, topic, payload, scheduled_at)
+		VALUES ('5b0c9a2e-1d3f-4e5a-8b6c-7d8e9f0a1b2c', 'order.created', '{}', now() + interval '30 minutes');
+		INSERT INTO queuebox_destination_pauses (destination, replica, reason, detail, until_at)
+		VALUES ('webhook', 'deliver-1/7/abc123', 'circuit_open', '5 consecutive failed attempts', now() + interval '30 minutes')`)
+	require.NoError(t, err)
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(p.url("/admin/ui/#/messages?table=outbox&state=pending")),
+		chromedp.WaitVisible(chromedp.CSS("#results table")),
+	))
+	waitText(t, ctx, "#results tbody", "deferred: circuit_open")
+	shoot(t, ctx, dir, "03-viewer-deferred")
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(p.url("/admin/ui/#/message/5b0c9a2e-1d3f-4e5a-8b6c-7d8e9f0a1b2c?table=outbox")),
+		chromedp.WaitVisible(chromedp.CSS("#payload")),
+	))
+	waitText(t, ctx, `[data-field="deferral"]`, "5 consecutive failed attempts")
 }
 
 // firstRow waits until the list's first row has an id other than not,
