@@ -50,12 +50,11 @@ func (ps pauses) deferral(m queuebox.Message, dest string) map[string]any {
 	if m.State != queuebox.StatePending || dest == "" {
 		return nil
 	}
-	for _, p := range ps[dest] { // latest end first
-		if m.ScheduledAt.After(p.Until.Add(pauseSlack)) {
-			break
-		}
-		return map[string]any{"reason": p.Reason, "until": p.Until.UTC(), "detail": p.Detail,
-			"replica": p.Replica, "recordedAt": p.RecordedAt.UTC()}
+	list := ps[dest] // latest end first
+	if len(list) == 0 || m.ScheduledAt.After(list[0].Until.Add(pauseSlack)) {
+		return nil
 	}
-	return nil
+	p := list[0]
+	return map[string]any{"reason": p.Reason, "until": p.Until.UTC(), "detail": p.Detail,
+		"replica": p.Replica, "recordedAt": p.RecordedAt.UTC()}
 }
