@@ -55,6 +55,13 @@ type breaker struct {
 	probing bool
 	// why is the reason of the last opening, the Detail of its deferrals.
 	why string
+	// proven is true once a publish succeeded since the start or since the
+	// last opening ended with a good probe. Until then the destination may
+	// be down from the outset, so no more publishes start at once than the
+	// threshold: a receiver that fails everything sees at most
+	// failureThreshold requests before the breaker opens, not a whole
+	// maxInFlight wave. A healthy one loses one round trip to it.
+	proven bool
 }
 
 type onChange func(State, string)
@@ -101,11 +108,14 @@ func (b *breaker) cancelProbe(probe bool) {
 	}
 }
 
-// suspect says whether a closed breaker that has seen failures would let
-// more publishes run (inFlight, this one included) than could still be
-// needed to reach the threshold.
+// suspect says whether a closed breaker that has seen failures, or no
+// success yet, would let more publishes run (inFlight, this one included)
+// than could still be needed to reach the threshold.
 func (b *breaker) suspect(inFlight int) bool {
-	return b.cfg.Enabled && b.state == Closed && b.failures > 0 && b.failures+inFlight > b.cfg.FailureThreshold
+	if !b.cfg.Enabled || b.state != Closed || (b.failures == 0 && b.proven) {
+		return false
+	}
+	return b.failures+inFlight > b.cfg.FailureThreshold
 }
 
 // report takes the result of a publish that admit let through.
@@ -122,7 +132,7 @@ func (b *breaker) report(now time.Time, probe bool, r Result, changed onChange) 
 		b.open(now, "probe failed: "+r.Reason, changed)
 	case probe:
 		b.probing = false
-		b.state, b.failures, b.openFor = Closed, 0, b.cfg.Open
+		b.state, b.failures, b.openFor, b.proven = Closed, 0, b.cfg.Open, true
 		changed(Closed, "probe succeeded")
 	case b.state != Closed:
 		// A publish that started before the breaker opened: the open
@@ -133,7 +143,7 @@ func (b *breaker) report(now time.Time, probe bool, r Result, changed onChange) 
 			b.open(now, fmt.Sprintf("%d consecutive failed attempts, the last: %s", b.failures, r.Reason), changed)
 		}
 	default:
-		b.failures = 0
+		b.failures, b.proven = 0, true
 	}
 }
 

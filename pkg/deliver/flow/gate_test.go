@@ -216,6 +216,7 @@ func TestInFlightCap(t *testing.T) {
 	t.Parallel()
 	c := newClock()
 	g := NewGate(breakerConfig(), c.Now, nil, Hooks{})
+	publish(t, g, Result{}) // proven: the whole cap is open
 	var held []*Permit
 	for range 4 {
 		p, d := g.Admit(context.Background())
@@ -291,6 +292,7 @@ func TestLateFailureWhileOpen(t *testing.T) {
 	cfg := breakerConfig()
 	cfg.Breaker.FailureThreshold = 1
 	g := NewGate(cfg, c.Now, nil, Hooks{})
+	publish(t, g, Result{})
 	late, d := g.Admit(context.Background())
 	require.Nil(t, d)
 	publish(t, g, Result{Failed: true})
@@ -317,6 +319,34 @@ func TestFailuresNarrowTheInFlightCap(t *testing.T) {
 	for range 4 {
 		_, d := g.Admit(context.Background())
 		require.Nil(t, d, "a success lifts the narrowing")
+	}
+}
+
+// A destination with no success yet may be down from the outset: no more
+// publishes start at once than the threshold, so a receiver that fails
+// everything sees failureThreshold requests, not a maxInFlight wave,
+// before its breaker opens. The first success opens the whole cap.
+func TestAnUnprovenDestinationStartsNoMoreThanTheThreshold(t *testing.T) {
+	t.Parallel()
+	c := newClock()
+	g := NewGate(breakerConfig(), c.Now, nil, Hooks{}) // threshold 3, 4 slots
+	var wave []*Permit
+	for range 3 {
+		p, d := g.Admit(context.Background())
+		require.Nil(t, d)
+		wave = append(wave, p)
+	}
+	requireDeferred(t, g, ReasonInFlight, c.Now().Add(DefaultRetryIn))
+	for _, p := range wave {
+		p.Done(Result{Failed: true, Reason: "status 500"})
+	}
+	requireDeferred(t, g, ReasonCircuitOpen, time.Time{})
+
+	healthy := NewGate(breakerConfig(), c.Now, nil, Hooks{})
+	publish(t, healthy, Result{})
+	for range 4 {
+		_, d := healthy.Admit(context.Background())
+		require.Nil(t, d, "a success opens the whole cap")
 	}
 }
 
