@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"sort"
 	"strings"
 	"testing"
@@ -40,7 +41,15 @@ type Result struct {
 	// redelivery order, reported, not a broken guarantee (Ledger.RankBy).
 	BrokerReordered int     `json:"stored_out_of_broker_order,omitempty"`
 	Seconds         float64 `json:"seconds"`
+	// Commit is the commit the scenario ran on (with -dirty when the
+	// worktree had changes), Date when it finished (UTC): a results file
+	// may hold the rows of several runs.
+	Commit string `json:"commit,omitempty"`
+	Date   string `json:"date,omitempty"`
 }
+
+// DateFormat is the layout of Result.Date.
+const DateFormat = "2006-01-02 15:04 MST"
 
 // DuplicateShare is the share of deliveries that were duplicates.
 func (r Result) DuplicateShare() float64 {
@@ -93,6 +102,7 @@ func kinds(m map[string]int) string {
 func Report(t testing.TB, r Result, started time.Time) {
 	t.Helper()
 	r.Seconds = time.Since(started).Seconds()
+	r.Commit, r.Date = Commit(), time.Now().UTC().Format(DateFormat)
 	line, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
@@ -115,4 +125,21 @@ func Report(t testing.TB, r Result, started time.Time) {
 	for _, f := range r.Failed() {
 		t.Errorf("%s (seed %d): %s", r.Scenario, r.Seed, f)
 	}
+}
+
+// Commit is CHAOS_COMMIT, or the short hash of the checkout the suite runs
+// in, with -dirty when tracked files changed; empty outside a checkout.
+func Commit() string {
+	if c := os.Getenv("CHAOS_COMMIT"); c != "" {
+		return c
+	}
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	commit := strings.TrimSpace(string(out))
+	if changes, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(changes) > 0 {
+		commit += "-dirty"
+	}
+	return commit
 }
