@@ -3,7 +3,6 @@ package chaos
 import (
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -23,11 +22,10 @@ var brokerSources = []string{"jet", "rab"}
 // JetStream stream, ingest stores it in the inbox (source jet), relay
 // routes it to a RabbitMQ exchange, ingest stores it again from the
 // bound queue (source rab), and relay and deliver hand it to the
-// recording receiver. Every process reaches the brokers through proxies
-// the suite owns. NATS is a private nats-server that the suite restarts
-// with SIGKILL; the RabbitMQ is the shared one, which must never be
-// restarted, so its faults are cut connections only. Its exchange and
-// queue have unique names and are deleted when the test ends.
+// recording receiver. Both brokers are private servers that the suite
+// owns and restarts (the shared ones are never restarted), and every
+// process reaches them through proxies the suite owns, which cut the
+// connections.
 func BrokerScenario(t *testing.T) Scenario {
 	t.Helper()
 	nats := natstest.StartServer(t)
@@ -35,10 +33,10 @@ func BrokerScenario(t *testing.T) Scenario {
 	_, js := natstest.Connect(t, nats.URL)
 	stream := natstest.StreamOn(t, js, "QBCHAOS_"+natstest.Suffix(), "qbchaos.>")
 
-	rabbitURL, rabbitHost := sharedRabbit(t)
-	exchange, queue := declareRabbit(t, rabbitURL)
-	rabbitProxy := brokertest.NewProxy(t, rabbitHost)
-	viaProxy, _ := url.Parse(rabbitURL)
+	rabbit := StartRabbit(t)
+	exchange, queue := declareRabbit(t, rabbit.URL())
+	rabbitProxy := brokertest.NewProxy(t, fmt.Sprintf("127.0.0.1:%d", rabbit.Port))
+	viaProxy, _ := url.Parse(rabbit.URL())
 	viaProxy.Host = rabbitProxy.Addr()
 
 	env := map[string]string{
@@ -62,6 +60,13 @@ func BrokerScenario(t *testing.T) Scenario {
 		"QUEUEBOX_DESTINATIONS_TONATS_FLOWCONTROL_CIRCUITBREAKER_FAILURETHRESHOLD": "100000",
 		"QUEUEBOX_DESTINATIONS_TORAB_FLOWCONTROL_CIRCUITBREAKER_FAILURETHRESHOLD":  "100000",
 
+		// A row retries with a backoff that doubles up to a minute and
+		// goes dead after maxAttempts: five attempts last a few seconds at
+		// the suite's base delay, shorter than a broker restart on a busy
+		// machine. A hundred wait out any restart here, so a dead row
+		// would be a finding, not the configuration.
+		"QUEUEBOX_OUTBOX_MAXATTEMPTS": "100",
+
 		"QUEUEBOX_SOURCES_JET_TYPE":               "nats",
 		"QUEUEBOX_SOURCES_JET_SERVERS":            "nats://" + natsProxy.Addr(),
 		"QUEUEBOX_SOURCES_JET_STREAM":             stream.CachedInfo().Config.Name,
@@ -81,19 +86,37 @@ func BrokerScenario(t *testing.T) Scenario {
 		"QUEUEBOX_SOURCES_RAB_PREFETCHCOUNT":      "10",
 	}
 	return Scenario{
-		Name:    "3 brokers, NATS restart and cut connections",
+		Name:    "3 brokers, restarts and cut connections",
 		Roles:   []string{"deliver", "deliver", "ingest", "relay"},
 		Sources: brokerSources,
-		Choices: []Step{{Kind: "restart", Role: "nats-server"}, {Kind: "cut", Role: "nats"},
-			{Kind: "cut", Role: "rabbitmq"}, {Kind: "kill", Role: "ingest"}},
+		Choices: []Step{{Kind: "restart", Role: "nats"}, {Kind: "restart", Role: "rabbitmq"},
+			{Kind: "cut", Role: "nats"}, {Kind: "cut", Role: "rabbitmq"}, {Kind: "kill", Role: "ingest"}},
 		Lease: 3 * time.Second,
 		Env:   func(string) map[string]string { return env },
 		Inject: func(r *Run, s Step) {
+			// An even pick stops the server cleanly, an odd one kills it.
+			how, kill := "SIGTERM", s.Pick%2 == 1
+			if kill {
+				how = "kill -9"
+			}
 			switch {
-			case s.Kind == "restart":
-				end := r.Ledger.Fault("restart (kill -9) nats-server", "")
-				nats.Kill(r.T)
+			case s.Kind == "restart" && s.Role == "nats":
+				end := r.Ledger.Fault("restart nats-server ("+how+")", "")
+				if kill {
+					nats.Kill(r.T)
+				} else {
+					nats.Stop(r.T)
+				}
 				nats.Start(r.T)
+				end()
+			case s.Kind == "restart" && s.Role == "rabbitmq":
+				end := r.Ledger.Fault("restart rabbitmq ("+how+")", "")
+				if kill {
+					rabbit.Kill()
+				} else {
+					rabbit.Stop()
+				}
+				rabbit.Start()
 				end()
 			case s.Kind == "cut" && s.Role == "nats":
 				r.Ledger.Fault("cut NATS connections", "")
@@ -108,44 +131,27 @@ func BrokerScenario(t *testing.T) Scenario {
 	}
 }
 
-// sharedRabbit is the URL of the shared RabbitMQ and its host:port.
-func sharedRabbit(t testing.TB) (string, string) {
-	t.Helper()
-	raw := os.Getenv("QUEUEBOX_TEST_RABBITMQ_URL")
-	if raw == "" {
-		raw = "amqp://guest:guest@127.0.0.1:5672/"
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatalf("QUEUEBOX_TEST_RABBITMQ_URL=%q: %v", raw, err)
-	}
-	return raw, u.Host
-}
-
-// declareRabbit declares a durable topic exchange and a durable queue
-// bound to it for every routing key, both with unique names, and deletes
-// them when the test ends.
+// declareRabbit declares the durable topic exchange and the durable queue
+// bound to it for every routing key on the private node; they go with
+// the node's directory.
 func declareRabbit(t testing.TB, rabbitURL string) (exchange, queue string) {
 	t.Helper()
 	conn, err := amqp.Dial(rabbitURL)
 	if err != nil {
-		t.Fatalf("connect to RabbitMQ: %v", err)
+		t.Fatalf("connect to the private RabbitMQ node: %v", err)
 	}
-	t.Cleanup(func() { _ = conn.Close() })
+	defer conn.Close()
 	ch, err := conn.Channel()
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := fmt.Sprintf("qbchaos.%d", time.Now().UnixNano())
-	exchange, queue = name+".x", name+".q"
+	exchange, queue = "qbchaos.x", "qbchaos.q"
 	if err := ch.ExchangeDeclare(exchange, "topic", true, false, false, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = ch.ExchangeDelete(exchange, false, false) })
 	if _, err := ch.QueueDeclare(queue, true, false, false, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = ch.QueueDelete(queue, false, false, false) })
 	if err := ch.QueueBind(queue, "#", exchange, false, nil); err != nil {
 		t.Fatal(err)
 	}

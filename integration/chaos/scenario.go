@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"testing"
@@ -99,6 +100,11 @@ func Execute(t *testing.T, sc Scenario) Result {
 	}
 	r := &Run{T: t, DB: newDB(t), Ledger: NewLedger(0.02, NewRand(seed+100)), Lease: sc.Lease}
 	receiver := r.Ledger.Receiver(t)
+	t.Cleanup(func() {
+		if t.Failed() {
+			r.logStates()
+		}
+	})
 	r.Fleet = NewFleet(t, r.Ledger, func(role, name string) map[string]string {
 		env := sc.env(r.DB, receiver, name)
 		if sc.Env != nil {
@@ -202,4 +208,26 @@ func (r *Run) quiet(budget time.Duration) {
 			+ (SELECT count(*) FROM inbox WHERE state IN ('pending', 'processing'))`)
 		return err == nil && n == 0
 	})
+}
+
+// logStates logs how many outbox and inbox rows each state holds, for a
+// failed run: a dead row is a message that will not arrive.
+func (r *Run) logStates() {
+	for _, table := range []string{"outbox", "inbox"} {
+		rows, err := r.DB.Pool.Query(context.Background(), "SELECT state, count(*) FROM "+table+" GROUP BY 1 ORDER BY 1")
+		if err != nil {
+			r.T.Logf("%s rows by state: %v", table, err)
+			continue
+		}
+		var states []string
+		for rows.Next() {
+			var state string
+			var n int
+			if rows.Scan(&state, &n) == nil {
+				states = append(states, fmt.Sprintf("%s %d", state, n))
+			}
+		}
+		rows.Close()
+		r.T.Logf("%s rows by state: %v", table, states)
+	}
 }

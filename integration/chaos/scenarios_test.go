@@ -86,10 +86,12 @@ func TestCaptureSurvivesKill9(t *testing.T) {
 
 // TestBrokersSurviveRestartsAndCuts is scenario 3: every message crosses
 // NATS JetStream and RabbitMQ as destination and as source while the
-// private nats-server is killed and restarted, the connections to both
-// brokers are cut at the suite's proxies, and ingest is killed.
+// suite's private nats-server and RabbitMQ node are restarted (stopped
+// cleanly or killed), the connections to both brokers are cut at the
+// suite's proxies, and ingest is killed. The short run draws each kind of
+// fault once.
 func TestBrokersSurviveRestartsAndCuts(t *testing.T) {
 	sc := BrokerScenario(t)
-	sc.ShortMessages, sc.ShortFaults = 1500, 4
+	sc.ShortMessages, sc.ShortFaults = 1500, len(sc.Choices)
 	Execute(t, sc)
 }

@@ -73,12 +73,17 @@ type Step struct {
 
 // Plan draws a schedule of n faults over a run of messages from rng: each
 // fault a kind and a role drawn from choices, each at a point between 5 %
-// and 90 % of the deliveries. The points are conditions, not times, so a
-// slow machine stretches the run instead of moving the faults.
+// and 90 % of the deliveries. A schedule of at least as many faults as
+// choices holds every choice at least once, so a short run tries every
+// kind of fault. The points are conditions, not times, so a slow machine
+// stretches the run instead of moving the faults.
 func Plan(rng *rand.Rand, messages, n int, choices []Step) []Step {
 	steps := make([]Step, n)
 	for i := range steps {
 		s := choices[rng.IntN(len(choices))]
+		if n >= len(choices) && i < len(choices) {
+			s = choices[i]
+		}
 		s.Delivered = messages/20 + rng.IntN(messages*85/100+1)
 		s.Pick = rng.IntN(1 << 16)
 		steps[i] = s
