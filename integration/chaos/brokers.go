@@ -60,11 +60,12 @@ func BrokerScenario(t *testing.T) Scenario {
 		"QUEUEBOX_DESTINATIONS_TONATS_FLOWCONTROL_CIRCUITBREAKER_FAILURETHRESHOLD": "100000",
 		"QUEUEBOX_DESTINATIONS_TORAB_FLOWCONTROL_CIRCUITBREAKER_FAILURETHRESHOLD":  "100000",
 
-		// A row retries with a backoff that doubles up to a minute and
-		// goes dead after maxAttempts: five attempts last a few seconds at
-		// the suite's base delay, shorter than a broker restart on a busy
-		// machine. A hundred wait out any restart here, so a dead row
-		// would be a finding, not the configuration.
+		// With the breakers held shut (above), an outage spends a row's
+		// attempts on the plain retry schedule, whose backoff doubles up
+		// to a minute: five attempts last a few seconds at the suite's
+		// base delay, shorter than a broker restart on a busy machine,
+		// and the row would go dead. A hundred wait out any restart here,
+		// so a dead row would be a finding, not the configuration.
 		"QUEUEBOX_OUTBOX_MAXATTEMPTS": "100",
 
 		"QUEUEBOX_SOURCES_JET_TYPE":               "nats",

@@ -4,19 +4,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"testing"
 )
 
 // PGBin is the directory of the PostgreSQL server programs that private
 // clusters run: QUEUEBOX_PG_BIN, or the Debian path of PostgreSQL 15.
 func PGBin() string {
-	if d := os.Getenv("QUEUEBOX_PG_BIN"); d != "" {
-		return d
-	}
-	return "/usr/lib/postgresql/15/bin"
+	return envOr("QUEUEBOX_PG_BIN", "/usr/lib/postgresql/15/bin")
 }
 
 // Cluster is a private PostgreSQL server in a temporary directory, for the
@@ -112,12 +107,7 @@ func (c *Cluster) chown() {
 	if os.Geteuid() != 0 {
 		return
 	}
-	u, err := user.Lookup("postgres")
-	if err != nil {
-		c.t.Fatalf("a private cluster needs the postgres user when the suite runs as root: %v", err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
+	uid, gid := systemUser(c.t, "postgres", "a private cluster")
 	if err := os.Chown(c.Dir, uid, gid); err != nil {
 		c.t.Fatal(err)
 	}

@@ -19,18 +19,15 @@ import (
 // QUEUEBOX_RABBITMQ_SERVER, or the script of the Debian package (the
 // /usr/sbin wrapper would switch to the package's own node settings).
 func RabbitServer() string {
-	if p := os.Getenv("QUEUEBOX_RABBITMQ_SERVER"); p != "" {
-		return p
-	}
-	return "/usr/lib/rabbitmq/bin/rabbitmq-server"
+	return envOr("QUEUEBOX_RABBITMQ_SERVER", "/usr/lib/rabbitmq/bin/rabbitmq-server")
 }
 
 // RabbitNode is a private RabbitMQ node for the scenario that restarts
 // its broker: the shared node is never restarted. It has its own node
 // name, AMQP and distribution ports, database, logs and Erlang cookie,
 // and no plugins; its database survives a restart, so durable queues and
-// persistent messages do. Start, Stop, Kill and Restart are called from
-// the test goroutine.
+// persistent messages do. Start, Stop and Kill are called from the test
+// goroutine.
 type RabbitNode struct {
 	t          testing.TB
 	Dir        string
@@ -197,7 +194,7 @@ func (n *RabbitNode) credential() *syscall.Credential {
 	if os.Geteuid() != 0 {
 		return nil
 	}
-	uid, gid := rabbitUser(n.t)
+	uid, gid := systemUser(n.t, "rabbitmq", "a private RabbitMQ node")
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
 }
 
@@ -208,7 +205,7 @@ func (n *RabbitNode) chown() {
 	if os.Geteuid() != 0 {
 		return
 	}
-	uid, gid := rabbitUser(n.t)
+	uid, gid := systemUser(n.t, "rabbitmq", "a private RabbitMQ node")
 	err := filepath.Walk(n.Dir, func(p string, _ os.FileInfo, err error) error {
 		if err != nil {
 			return err
@@ -220,11 +217,14 @@ func (n *RabbitNode) chown() {
 	}
 }
 
-func rabbitUser(t testing.TB) (uid, gid int) {
+// systemUser is the uid and gid of the system user name that a server
+// (what) runs as when the suite runs as root: the servers refuse root, or
+// would leave root-owned files to their package's user.
+func systemUser(t testing.TB, name, what string) (uid, gid int) {
 	t.Helper()
-	u, err := user.Lookup("rabbitmq")
+	u, err := user.Lookup(name)
 	if err != nil {
-		t.Fatalf("a private RabbitMQ node needs the rabbitmq user when the suite runs as root: %v", err)
+		t.Fatalf("%s needs the %s user when the suite runs as root: %v", what, name, err)
 	}
 	uid, _ = strconv.Atoi(u.Uid)
 	gid, _ = strconv.Atoi(u.Gid)

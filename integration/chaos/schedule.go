@@ -35,6 +35,14 @@ func SizeFor(t testing.TB, short, shortFaults int) Size {
 	return s
 }
 
+// envOr is the variable name, or def when it is empty.
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
 func envInt(t testing.TB, name string) int {
 	v := os.Getenv(name)
 	if v == "" {
