@@ -96,13 +96,17 @@ func kinds(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// Report logs the JSON line and the table row of r, appends the line to
-// the file CHAOS_RESULTS names (when set), and fails the test for every
-// broken guarantee.
+// Report logs the JSON line and the table row of r (dated now, and with
+// the current commit unless r names the one it started on), appends the
+// line to the file CHAOS_RESULTS names (when set), and fails the test for
+// every broken guarantee.
 func Report(t testing.TB, r Result, started time.Time) {
 	t.Helper()
 	r.Seconds = time.Since(started).Seconds()
-	r.Commit, r.Date = Commit(), time.Now().UTC().Format(DateFormat)
+	r.Date = time.Now().UTC().Format(DateFormat)
+	if r.Commit == "" {
+		r.Commit = Commit()
+	}
 	line, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)

@@ -89,7 +89,7 @@ func (sc Scenario) env(db *Database, receiver, name string) map[string]string {
 // Execute runs the scenario: it starts the fleet, feeds the messages,
 // plays the seeded schedule, waits for quiet and reports the checks.
 func Execute(t *testing.T, sc Scenario) Result {
-	started := time.Now()
+	started, commit := time.Now(), Commit()
 	seed := Seed(t)
 	size := SizeFor(t, sc.ShortMessages, sc.ShortFaults)
 	t.Logf("%s: seed %d (CHAOS_SEED=%d replays the schedule), %d messages, %d faults", sc.Name, seed, seed, size.Messages, size.Faults)
@@ -140,7 +140,7 @@ func Execute(t *testing.T, sc Scenario) Result {
 	}
 	r.T.Logf("every message fed and every fault injected after %v", time.Since(started).Round(time.Millisecond))
 	r.quiet(budget)
-	res := Result{Scenario: sc.Name, Seed: seed, Size: size.Name}
+	res := Result{Scenario: sc.Name, Seed: seed, Size: size.Name, Commit: commit}
 	if len(sc.Sources) > 0 {
 		r.Ledger.RankBy(InboxRank(t, r.DB, sc.Sources[0]))
 	}
