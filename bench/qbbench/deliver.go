@@ -14,28 +14,43 @@ import (
 // outbox.claimTimeoutMs.
 const leaseForBench = 5 * time.Minute
 
+// deliverVariant is one row of the deliver scenario: the keys of the
+// backlog and the outbox.concurrency of queuebox-deliver.
+type deliverVariant struct{ keys, concurrency int }
+
 // delivery compares the real queuebox-deliver with the SQL-only loop,
-// for null keys and for -deliver-keys keys. Runs alternate baseline and
-// binary, each on a fresh database.
+// for null keys and for -deliver-keys keys at -concurrency, and for null
+// keys at -wide-concurrency. Runs alternate baseline and binary, each on
+// a fresh database. The null-keys drains at -concurrency are kept as the
+// HTTP reference of the brokers scenario's CPU rows.
 func (b *bench) delivery(ctx context.Context) error {
-	for _, keys := range []int{0, b.o.deliverKeys} {
-		label := keyLabel(keys)
+	for _, v := range []deliverVariant{
+		{0, b.o.concurrency}, {b.o.deliverKeys, b.o.concurrency}, {0, b.o.wideConcurrency},
+	} {
+		label := keyLabel(v.keys)
+		if v.concurrency != b.o.concurrency {
+			label += fmt.Sprintf(", outbox.concurrency %d", v.concurrency)
+		}
+		conc := map[string]string{"QUEUEBOX_OUTBOX_CONCURRENCY": itoa(v.concurrency)}
 		var base []float64
 		var real []drain
 		for i := range b.o.runs {
-			r, err := b.baselineDrain(ctx, b.o.deliverRows, keys)
+			r, err := b.baselineDrain(ctx, b.o.deliverRows, v.keys)
 			if err != nil {
 				return fmt.Errorf("baseline, %s: %w", label, err)
 			}
 			base = append(base, r)
 			logf("deliver %s run %d: baseline %.0f rows/s", label, i+1, r)
-			d, err := b.deliverDrain(ctx, b.o.deliverRows, keys, 1)
+			d, err := b.deliverDrain(ctx, b.o.deliverRows, v.keys, 1, conc)
 			if err != nil {
 				return fmt.Errorf("queuebox-deliver, %s: %w", label, err)
 			}
 			real = append(real, d)
 			logf("deliver %s run %d: queuebox-deliver %.0f rows/s, CPU %v/row, %s receiver %v/row",
 				label, i+1, d.Rate, d.CPUPerRow, b.loadSide(), d.LoadCPUPerRow)
+		}
+		if v == (deliverVariant{0, b.o.concurrency}) {
+			b.httpDrains = real
 		}
 		got := drainRates(real)
 		b.rep.add(vsBaseline(fmt.Sprintf("deliver, %s, %s rows", label, group(int64(b.o.deliverRows))),

@@ -6,7 +6,8 @@
 // and compares them with in-process loops that run the same statements
 // through the real store (pkg/store/postgres) or plain INSERTs:
 //
-//	deliver   SQL-only Claim(100)+Finish loop vs queuebox-deliver, null keys and 1,000 keys
+//	deliver   SQL-only Claim(100)+Finish loop vs queuebox-deliver, null keys and 1,000 keys,
+//	          and null keys at outbox.concurrency 64 (-wide-concurrency)
 //	keys10    queuebox-deliver on 10 keys × 20,000 pending rows, rate over a window
 //	claim     Claim(100) latency with 200,000 pending rows, null keys and 1,000 keys
 //	replicas  2 vs 1 replica of queuebox-deliver, receiver answering at once
@@ -19,9 +20,10 @@
 //	capture   commit-to-delivery p50/p99 at 10, 100 and 1,000 rows/s with
 //	          queuebox-capture (pollIntervalMs 60000) beside polling at 100 ms,
 //	          and the slot lag after a 100,000-row burst
-//	brokers   queuebox-deliver to RabbitMQ (confirms), JetStream (acks) and Kafka (kfake, acks=all) vs the SQL
-//	          baseline and a raw client, and queuebox-ingest from each vs INSERTs
-//	          at the source's concurrency (brokers.go)
+//	brokers   queuebox-deliver to RabbitMQ (confirms), JetStream (acks) and Kafka (kfake, acks=all)
+//	          vs the SQL loop and a raw client run one after the other (≥ 90 %), with its
+//	          CPU per row vs the HTTP row's (≤ 1.5×), and queuebox-ingest from each vs
+//	          INSERTs at the source's concurrency (brokers.go)
 //	signing   queuebox-deliver over HTTP with a Standard Webhooks signing block
 //	          (current and previous key) vs the same drain unsigned (signing.go)
 //	tracing   queuebox-deliver with tracing off vs every span exported to
@@ -53,6 +55,9 @@
 // test itself, the lean ones about a quarter, most of it the kernel's
 // loopback TCP work. -http-stdlib brings back the net/http receiver and
 // clients, to compare.
+//
+// The Peak RSS column gives the peak resident memory of each binary the
+// row's measurement started (ru_maxrss at its exit, memory.go).
 //
 // A missed target prints MISS and keeps exit code 0; an error (a binary
 // that does not start or stop, rows that do not finish within
@@ -86,8 +91,10 @@ type opts struct {
 	// Settings of the binaries.
 	pool        int
 	concurrency int
-	batchSize   int
-	pollMs      int
+	// wideConcurrency is the outbox.concurrency of the extra deliver row.
+	wideConcurrency int
+	batchSize       int
+	pollMs          int
 
 	deliverRows  int
 	deliverKeys  int
@@ -129,6 +136,7 @@ func parseFlags() opts {
 
 	flag.IntVar(&o.pool, "pool", 20, "database.poolSize of the binaries")
 	flag.IntVar(&o.concurrency, "concurrency", 16, "outbox.concurrency of queuebox-deliver")
+	flag.IntVar(&o.wideConcurrency, "wide-concurrency", 64, "deliver: outbox.concurrency of the extra null-keys row")
 	flag.IntVar(&o.batchSize, "batch", 100, "outbox.batchSize, inbox.relay.batchSize and the baseline claim size")
 	flag.IntVar(&o.pollMs, "poll-ms", 100, "outbox.pollIntervalMs and inbox.relay.pollIntervalMs")
 
@@ -155,7 +163,7 @@ func parseFlags() opts {
 // check refuses settings that cannot produce a measurement.
 func (o opts) check() error {
 	for name, v := range map[string]int{
-		"-runs": o.runs, "-pool": o.pool, "-concurrency": o.concurrency, "-batch": o.batchSize,
+		"-runs": o.runs, "-pool": o.pool, "-concurrency": o.concurrency, "-wide-concurrency": o.wideConcurrency, "-batch": o.batchSize,
 		"-poll-ms": o.pollMs, "-deliver-rows": o.deliverRows, "-deliver-keys": o.deliverKeys,
 		"-keys10-rows": o.keys10Rows, "-claim-rows": o.claimRows, "-claim-calls": o.claimCalls,
 		"-replica-rows": o.replicaRows, "-clients": o.clients, "-relay-rows": o.relayRows,
@@ -178,6 +186,11 @@ type bench struct {
 	rc    *receiver
 	rep   *report
 	start time.Time
+	// httpDrains are the HTTP drains of the deliver row with null keys
+	// at -concurrency, the reference of the broker rows' CPU per row;
+	// the brokers scenario measures them when the deliver scenario did not
+	// run first.
+	httpDrains []drain
 	// leftovers counts the rows the deliver binary left processing after
 	// SIGTERM in the keys10 runs.
 	leftovers int64
@@ -258,6 +271,7 @@ func run() int {
 		}
 		t0 := time.Now()
 		logf("== %s", s.name)
+		b.rep.newScenario()
 		if err := s.run(b, ctx); err != nil {
 			b.rep.fail(s.name, err)
 			logf("%s failed: %v", s.name, err)

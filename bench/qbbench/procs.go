@@ -83,7 +83,11 @@ func startOnce(ctx context.Context, binDir, role string, env map[string]string) 
 	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", p.name, err)
 	}
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	go func() {
+		p.err = p.cmd.Wait()
+		rssPeaks.record(p.name, maxRSSKiB(p.cmd))
+		close(p.done)
+	}()
 	if err := p.waitLive(ctx); err != nil {
 		_ = p.stop()
 		return nil, err

@@ -15,18 +15,38 @@ const (
 	resultError = "ERROR"
 )
 
-// row is one line of the final table.
+// row is one line of the final table. Memory is filled by report.add.
 type row struct {
-	Scenario, Measured, Baseline, Ratio, Target, Result, Notes string
+	Scenario, Measured, Baseline, Ratio, Target, Result, Memory, Notes string
 }
 
 // report collects the rows and the errors of every scenario.
 type report struct {
 	rows []row
 	errs []error
+	// mem is the peak resident memory per binary of the measurement the
+	// rows being added come from (see add).
+	mem map[string]int64
 }
 
-func (r *report) add(x row) { r.rows = append(r.rows, x) }
+// add appends a row with the peak resident memory of the binaries that
+// exited since the previous row. Rows added one after the other with no
+// binary exiting in between come from the same measurement (a ratio row
+// and its INFO companions), so they repeat that measurement's peaks.
+func (r *report) add(x row) {
+	if got := rssPeaks.take(); got != nil {
+		r.mem = got
+	}
+	x.Memory = formatPeaks(r.mem)
+	r.rows = append(r.rows, x)
+}
+
+// newScenario forgets the peaks of the previous scenario, so that a row
+// measured in-process does not show the memory of binaries it never ran.
+func (r *report) newScenario() {
+	rssPeaks.take()
+	r.mem = nil
+}
 
 // fail records a scenario that could not be measured.
 func (r *report) fail(scenario string, err error) {
@@ -109,10 +129,10 @@ func rates(vs []float64) string {
 	return strings.Join(parts, ", ")
 }
 
-var header = row{"Scenario", "Measured", "Baseline", "Ratio", "Target", "Result", "Notes"}
+var header = row{"Scenario", "Measured", "Baseline", "Ratio", "Target", "Result", "Peak RSS", "Notes"}
 
 func (x row) cells() []string {
-	return []string{x.Scenario, x.Measured, x.Baseline, x.Ratio, x.Target, x.Result, x.Notes}
+	return []string{x.Scenario, x.Measured, x.Baseline, x.Ratio, x.Target, x.Result, x.Memory, x.Notes}
 }
 
 // text writes the table aligned for a terminal.
@@ -136,7 +156,7 @@ func (r *report) markdown(w io.Writer, m machine) {
 		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 	}
 	line(header.cells())
-	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | --- | --- | --- |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | --- | --- | ---: | --- |")
 	for _, x := range r.rows {
 		line(x.cells())
 	}
