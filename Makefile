@@ -25,7 +25,7 @@ export QUEUEBOX_SPEC_DIR ?= $(SHARED)/spec
 export QUEUEBOX_JSONATA_SHARED ?= $(SHARED)/jsonata
 endif
 
-.PHONY: help docs build test test-unit test-integration test-examples test-clients lint fmt run run-roles bench chaos services compose-config clean
+.PHONY: help docs build test test-unit test-integration test-examples test-clients lint fmt run run-roles bench soak chaos services compose-config clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -71,6 +71,12 @@ test-examples: build ## Run the smoke test of every example against the local se
 
 bench: services build ## Measure the binaries against SQL baselines and print the table (about 3 min here; BENCH_FLAGS adds flags).
 	@cd bench && go run ./qbbench -bin $(BIN) $(BENCH_FLAGS)
+
+# SOAK_MINUTES shortens the soak (the compared windows are a sixth of it);
+# SOAK_FLAGS adds qbbench flags such as -soak-rate.
+SOAK_MINUTES ?= 30
+soak: services build ## Run deliver and ingest under a steady load for SOAK_MINUTES (30) minutes; fail when memory or claim p99 grows by more than 20 %.
+	@cd bench && go run ./qbbench -bin $(BIN) -soak $(SOAK_MINUTES)m $(SOAK_FLAGS)
 
 # SEED replays a fault schedule; CHAOS_MESSAGES and CHAOS_FAULTS shrink a
 # run (the page then says it is not a full run).

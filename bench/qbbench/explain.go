@@ -16,15 +16,21 @@ import (
 // errRollback makes pgx.BeginFunc roll back after a successful EXPLAIN.
 var errRollback = errors.New("rollback")
 
+// statement renders the store statement name from its template in
+// -queries with data.
+func (b *bench) statement(name string, data any) (string, error) {
+	text, err := os.ReadFile(filepath.Join(b.o.queriesDir, name+".sql"))
+	if err != nil {
+		return "", err
+	}
+	return schema.RenderData(name, string(text), data)
+}
+
 // explain prints EXPLAIN (ANALYZE, BUFFERS) of one store statement,
 // rendered from its template in -queries with data, run with args inside
 // a transaction that rolls back, so the rows keep their state.
 func (b *bench) explain(ctx context.Context, db *benchDB, title, name string, data any, args ...any) error {
-	text, err := os.ReadFile(filepath.Join(b.o.queriesDir, name+".sql"))
-	if err != nil {
-		return err
-	}
-	sql, err := schema.RenderData(name, string(text), data)
+	sql, err := b.statement(name, data)
 	if err != nil {
 		return err
 	}

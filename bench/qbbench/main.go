@@ -59,6 +59,11 @@
 // The Peak RSS column gives the peak resident memory of each binary the
 // row's measurement started (ru_maxrss at its exit, memory.go).
 //
+// -soak runs the soak instead of the scenarios (make soak, soak.go):
+// deliver and ingest under a steady load, failing (exit code 1) when
+// their resident memory or the claim p99 grows by more than 20 % between
+// the first and the last sixth of the run.
+//
 // A missed target prints MISS and keeps exit code 0; an error (a binary
 // that does not start or stop, rows that do not finish within
 // -drain-timeout) prints ERROR and makes the exit code 1. Progress goes
@@ -262,6 +267,9 @@ func run() int {
 	}
 	defer rc.close()
 	b := &bench{o: o, srv: srv, rc: rc, rep: &report{}, start: time.Now()}
+	if *soakFor > 0 {
+		selected = []scenario{{"soak", (*bench).soak}}
+	}
 	m := readMachine(ctx, srv)
 	logf("start: %s", m.summary())
 
@@ -290,6 +298,10 @@ func run() int {
 		for _, err := range b.rep.errs {
 			fmt.Fprintln(os.Stderr, " -", err)
 		}
+		return 1
+	}
+	if *soakFor > 0 && b.rep.missed() {
+		fmt.Fprintln(os.Stderr, "\nqbbench: the soak failed: a figure grew by more than the target allows")
 		return 1
 	}
 	return 0

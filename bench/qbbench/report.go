@@ -58,6 +58,16 @@ func (r *report) fail(scenario string, err error) {
 	r.add(row{Scenario: scenario, Result: resultError, Notes: msg})
 }
 
+// missed reports whether a row missed its target.
+func (r *report) missed() bool {
+	for _, x := range r.rows {
+		if x.Result == resultMiss {
+			return true
+		}
+	}
+	return false
+}
+
 // verdict turns a comparison into PASS or MISS.
 func verdict(ok bool) string {
 	if ok {

@@ -1,0 +1,395 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Settings of the soak (make soak). With -soak set, qbbench runs the
+// soak instead of the scenarios and exits 1 when a figure grew too much.
+var (
+	soakFor = flag.Duration("soak", 0,
+		"run the soak instead of the scenarios: queuebox-deliver and queuebox-ingest under a steady load for this long, judged on memory and claim p99 growth")
+	soakRate = flag.Int("soak-rate", 100,
+		"soak: outbox rows inserted per second, and webhooks posted per second")
+	soakWarmup = flag.Duration("soak-warmup", 30*time.Second,
+		"soak: load before the first sample, not judged")
+)
+
+// soakProbeEvery is the pace of the claim probe.
+const soakProbeEvery = 100 * time.Millisecond
+
+// soak runs queuebox-deliver (to the receiver) and queuebox-ingest (an
+// HTTP source without auth) on one database under an open-loop load of
+// -soak-rate outbox rows and -soak-rate webhooks a second. After
+// -soak-warmup it samples, for -soak: the resident memory of both
+// processes and the latency of the deliver claim statement, run by a
+// probe in a transaction that rolls back (the binaries export no claim
+// timer), and the 0.99 quantile of deliver's processing time from its
+// /metrics. Then it compares the first and the last sixth of the samples.
+func (b *bench) soak(ctx context.Context) error {
+	total := *soakFor
+	if *soakRate < 1 || *soakWarmup < 0 || soakWindow(total) <= 0 {
+		return fmt.Errorf("-soak-rate must be at least 1, -soak-warmup not negative and -soak long enough for a window, got %d, %v, %v",
+			*soakRate, *soakWarmup, total)
+	}
+	db, err := b.srv.create(ctx, "soak", 8)
+	if err != nil {
+		return err
+	}
+	defer db.drop()
+	claims, err := b.claimStatements(db)
+	if err != nil {
+		return err
+	}
+	b.rc.reset()
+	deliver, err := startBinary(ctx, b.o.binDir, "deliver", merge(db.env(b.o.pool), b.rc.destinationEnv(b.o)))
+	if err != nil {
+		return err
+	}
+	ingest, err := startBinary(ctx, b.o.binDir, "ingest", merge(db.env(b.o.pool), ingestEnv()))
+	if err != nil {
+		return errors.Join(err, deliver.stop())
+	}
+	st := &soakState{measureAt: time.Now().Add(*soakWarmup)}
+	runErr := st.run(ctx, b, db, claims, deliver, ingest, total)
+	if err := errors.Join(runErr, stopAll(deliver, ingest)); err != nil {
+		return err
+	}
+	st.report(b, total)
+	return nil
+}
+
+// soakState is what the soak's goroutines record.
+type soakState struct {
+	measureAt time.Time // end of the warm-up; samples are relative to it
+
+	mu                    sync.Mutex
+	deliverRSS, ingestRSS []point // KiB
+	claims                []point // ns
+	processing            []point // seconds, deliver's 0.99 quantile
+
+	inserted, posted, postFailed, probeFailed atomic.Int64
+	firstErr                                  atomic.Value // error of a load goroutine
+}
+
+// since is the offset of t from the end of the warm-up.
+func (st *soakState) since(t time.Time) time.Duration { return t.Sub(st.measureAt) }
+
+// run drives the load and samples until total after the warm-up.
+func (st *soakState) run(ctx context.Context, b *bench, db *benchDB, claims [2]string, deliver, ingest *proc, total time.Duration) error {
+	loadCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	pp := newPoster(b.o.httpStdlib, fmt.Sprintf("127.0.0.1:%d", ingest.port), b.o.clients)
+	defer pp.close()
+	var wg sync.WaitGroup
+	for _, f := range []func(context.Context){
+		func(ctx context.Context) { st.feedOutbox(ctx, db) },
+		func(ctx context.Context) { st.postWebhooks(ctx, pp, b.o.clients) },
+		func(ctx context.Context) { st.probeClaims(ctx, db, claims) },
+	} {
+		wg.Add(1)
+		go func() { defer wg.Done(); f(loadCtx) }()
+	}
+	err := st.sample(ctx, deliver, ingest, total, b.rc.count.Load)
+	stop()
+	wg.Wait()
+	if e, _ := st.firstErr.Load().(error); e != nil && err == nil {
+		err = e
+	}
+	return err
+}
+
+// fail keeps the first error of a load goroutine.
+func (st *soakState) fail(err error) {
+	if err != nil && !errors.Is(err, context.Canceled) {
+		st.firstErr.CompareAndSwap(nil, err)
+	}
+}
+
+// paced calls step every tick with how many units are due since the
+// start at -soak-rate a second, less those already counted, until ctx
+// ends: a steady rate that makes up for a slow step instead of drifting.
+func paced(ctx context.Context, tick time.Duration, step func(due int64)) {
+	start := time.Now()
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			step(int64(now.Sub(start).Seconds() * float64(*soakRate)))
+		}
+	}
+}
+
+// feedOutbox inserts pending outbox rows (null keys) at -soak-rate, as an
+// application writing its outbox would.
+func (st *soakState) feedOutbox(ctx context.Context, db *benchDB) {
+	paced(ctx, 100*time.Millisecond, func(due int64) {
+		n := due - st.inserted.Load()
+		if n <= 0 {
+			return
+		}
+		err := db.exec(ctx, `
+			INSERT INTO outbox (topic, payload)
+			SELECT 'bench.event', jsonb_build_object('n', g, 'kind', 'bench', 'amount', g % 1000)
+			FROM generate_series($1::bigint + 1, $1::bigint + $2::bigint) AS g`, st.inserted.Load(), n)
+		if err != nil {
+			st.fail(fmt.Errorf("insert outbox rows: %w", err))
+			return
+		}
+		st.inserted.Add(n)
+	})
+}
+
+// postWebhooks posts unique webhooks to queuebox-ingest at -soak-rate
+// from clients connections (-clients); requests wait in a queue of one
+// second's worth while every client is busy, and a tick that finds the
+// queue full leaves its requests for the next.
+func (st *soakState) postWebhooks(ctx context.Context, pp poster, clients int) {
+	jobs := make(chan int64, *soakRate)
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for key := range jobs {
+				if err := pp.post(ctx, c, "/inbox/bench", "soak-", key, false); err != nil {
+					if ctx.Err() == nil {
+						st.postFailed.Add(1)
+					}
+					continue
+				}
+				st.posted.Add(1)
+			}
+		}()
+	}
+	var issued int64
+	paced(ctx, 10*time.Millisecond, func(due int64) {
+		for ; issued < due; issued++ {
+			select {
+			case jobs <- issued:
+			default:
+				return // every client busy and the queue full: later
+			}
+		}
+	})
+	close(jobs)
+	wg.Wait()
+}
+
+// claimStatements renders both walks of the deliver claim (keyed heads
+// first, unkeyed rows first); the probe alternates them as the store does.
+func (b *bench) claimStatements(db *benchDB) ([2]string, error) {
+	var out [2]string
+	for i, keyedFirst := range []bool{true, false} {
+		sql, err := b.statement("outbox_claim", claimData{db.Layout, keyedFirst})
+		if err != nil {
+			return out, fmt.Errorf("render the claim statement: %w", err)
+		}
+		out[i] = sql
+	}
+	return out, nil
+}
+
+// probeClaims runs Claim(-batch) every soakProbeEvery in a transaction
+// that rolls back, so no row changes hands, and records how long the
+// statement took. The rows it locks for that moment are skipped by
+// deliver's claims (SKIP LOCKED) and taken by the next one.
+func (st *soakState) probeClaims(ctx context.Context, db *benchDB, claims [2]string) {
+	t := time.NewTicker(soakProbeEvery)
+	defer t.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		var took time.Duration
+		err := pgx.BeginFunc(ctx, db.Store.Pool, func(tx pgx.Tx) error {
+			t0 := time.Now()
+			rows, err := tx.Query(ctx, claims[i%2], 100, "", leaseForBench.Milliseconds(), nil)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+			}
+			rows.Close()
+			took = time.Since(t0)
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			return errRollback
+		})
+		if !errors.Is(err, errRollback) {
+			if ctx.Err() == nil {
+				st.probeFailed.Add(1)
+				st.fail(fmt.Errorf("claim probe: %w", err))
+			}
+			continue
+		}
+		if at := st.since(time.Now()); at >= 0 {
+			st.mu.Lock()
+			st.claims = append(st.claims, point{at, float64(took)})
+			st.mu.Unlock()
+		}
+	}
+}
+
+// soakSampleEvery is the sampling interval: a tenth of a window, at most
+// 10 s.
+func soakSampleEvery(total time.Duration) time.Duration {
+	return max(min(soakWindow(total)/10, 10*time.Second), time.Second)
+}
+
+// sample waits out the warm-up, then reads the memory of both processes
+// and deliver's metrics every soakSampleEvery until total has passed. A
+// process that exits is an error; is the receiver's count, for the progress lines.
+func (st *soakState) sample(ctx context.Context, deliver, ingest *proc, total time.Duration, delivered func() int64) error {
+	every := soakSampleEvery(total)
+	logf("soak: warm-up %v, then %v of samples every %v, windows of %v", *soakWarmup, total, every, soakWindow(total))
+	if err := sleepCtx(ctx, time.Until(st.measureAt)); err != nil {
+		return err
+	}
+	client := &http.Client{Timeout: 5 * time.Second}
+	for n := 0; ; n++ {
+		for _, p := range []*proc{deliver, ingest} {
+			if err := p.exited(); err != nil {
+				return err
+			}
+		}
+		at := st.since(time.Now())
+		d, i := procRSSKiB(deliver), procRSSKiB(ingest)
+		q, qerr := scrape(ctx, client, deliver.url("/metrics"), `queuebox_outbox_processing_duration_seconds{quantile="0.99"}`)
+		st.mu.Lock()
+		st.deliverRSS = append(st.deliverRSS, point{at, float64(d)})
+		st.ingestRSS = append(st.ingestRSS, point{at, float64(i)})
+		if qerr == nil {
+			st.processing = append(st.processing, point{at, q})
+		}
+		st.mu.Unlock()
+		if n%6 == 0 {
+			logf("soak %v: deliver %.0f MiB, ingest %.0f MiB, %d rows inserted, %d delivered, %d webhooks stored",
+				at.Round(time.Second), float64(d)/1024, float64(i)/1024, st.inserted.Load(), delivered(), st.posted.Load())
+		}
+		if at >= total {
+			return nil
+		}
+		next := min(time.Duration(n+1)*every, total)
+		if err := sleepCtx(ctx, time.Until(st.measureAt.Add(next))); err != nil {
+			return err
+		}
+	}
+}
+
+// report adds the soak's rows: the judged memory and claim rows, then
+// deliver's processing p99 and the load that ran, for information.
+func (st *soakState) report(b *bench, total time.Duration) {
+	kib := func(v float64) string { return fmt.Sprintf("%.1f MiB", v/1024) }
+	msOf := func(v float64) string { return fmt.Sprintf("%.2f ms", v/float64(time.Millisecond)) }
+	for _, s := range []series{
+		{name: "queuebox-deliver peak resident memory", points: st.deliverRSS, agg: peakOf, format: kib},
+		{name: "queuebox-ingest peak resident memory", points: st.ingestRSS, agg: peakOf, format: kib},
+		{name: fmt.Sprintf("claim(100) p99, probe every %v", soakProbeEvery), points: st.claims, agg: p99Of, format: msOf},
+	} {
+		b.rep.add(soakRow(s, judge(s, total, soakGrowth), total))
+	}
+	proc := series{name: "queuebox-deliver processing p99 (its /metrics)", points: st.processing, agg: peakOf,
+		format: func(v float64) string { return fmt.Sprintf("%.1f ms", v*1000) }}
+	x := soakRow(proc, judge(proc, total, soakGrowth), total)
+	x.Target, x.Result = "-", resultInfo
+	x.Notes = "the summary's 0.99 quantile, the highest sample of each window; " + x.Notes
+	b.rep.add(x)
+	secs := (total + *soakWarmup).Seconds()
+	b.rep.add(row{Scenario: "soak, load", Measured: rate(float64(b.rc.count.Load())/secs, "rows/s delivered"),
+		Baseline: rate(float64(*soakRate), "rows/s asked"), Ratio: "-", Target: "-", Result: resultInfo,
+		Notes: fmt.Sprintf("%d outbox rows inserted, %d delivered; %d webhooks stored (%.0f req/s), %d failed; %d claim probes failed; over %v with the warm-up",
+			st.inserted.Load(), b.rc.count.Load(), st.posted.Load(), float64(st.posted.Load())/secs, st.postFailed.Load(), st.probeFailed.Load(),
+			(total + *soakWarmup).Round(time.Second))})
+}
+
+// procRSSKiB is the resident set of a running process in KiB, from
+// /proc/<pid>/status; 0 where it cannot be read.
+func procRSSKiB(p *proc) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	return statusKiB(string(b), "VmRSS")
+}
+
+// statusKiB reads a "Name:   123 kB" field of a /proc/<pid>/status text;
+// 0 when it is absent or malformed.
+func statusKiB(status, field string) int64 {
+	for _, line := range strings.Split(status, "\n") {
+		name, rest, ok := strings.Cut(line, ":")
+		if !ok || name != field {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) != 2 || f[1] != "kB" {
+			return 0
+		}
+		n, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0
+		}
+		return n
+	}
+	return 0
+}
+
+// scrape reads one sample of the Prometheus text at url: the value of
+// the line whose series (name and labels, as printed) is exactly series.
+func scrape(ctx context.Context, client *http.Client, url, series string) (float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	text, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	v, ok := sampleValue(string(text), series)
+	if !ok {
+		return 0, fmt.Errorf("%s has no sample %s", url, series)
+	}
+	return v, nil
+}
+
+// sampleValue finds series in a Prometheus text exposition and parses
+// its value; false when the series is absent or its value malformed.
+func sampleValue(text, series string) (float64, bool) {
+	for _, line := range strings.Split(text, "\n") {
+		rest, ok := strings.CutPrefix(line, series+" ")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) == 0 {
+			return 0, false
+		}
+		v, err := strconv.ParseFloat(f[0], 64)
+		return v, err == nil
+	}
+	return 0, false
+}
