@@ -89,15 +89,20 @@ func peakOf(vs []float64) float64 {
 	return top
 }
 
-// p99Of is the nearest-rank 99th percentile of values in nanoseconds,
-// the aggregate of a claim-latency window.
-func p99Of(vs []float64) float64 {
-	ds := make([]time.Duration, len(vs))
-	for i, v := range vs {
-		ds[i] = time.Duration(v)
+// quantileOf returns the aggregate of a latency window: the nearest-rank
+// p-th percentile of values in nanoseconds.
+func quantileOf(p float64) func([]float64) float64 {
+	return func(vs []float64) float64 {
+		ds := make([]time.Duration, len(vs))
+		for i, v := range vs {
+			ds[i] = time.Duration(v)
+		}
+		return float64(percentile(ds, p))
 	}
-	return float64(percentile(ds, 99))
 }
+
+// p99Of is the aggregate of a claim-latency window.
+var p99Of = quantileOf(99)
 
 // soakRow turns a verdict into a row of the summary table.
 func soakRow(s series, v soakVerdict, total time.Duration) row {

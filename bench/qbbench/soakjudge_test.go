@@ -181,3 +181,15 @@ queuebox_outbox_processing_duration_seconds_count 4000
 		}
 	}
 }
+
+func TestQuantileOf(t *testing.T) {
+	var vs []float64
+	for i := 100; i >= 1; i-- {
+		vs = append(vs, float64(i))
+	}
+	for _, tc := range []struct{ p, want float64 }{{50, 50}, {99, 99}, {100, 100}} {
+		if got := quantileOf(tc.p)(vs); got != tc.want {
+			t.Errorf("quantileOf(%v) = %v, want %v", tc.p, got, tc.want)
+		}
+	}
+}
