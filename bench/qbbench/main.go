@@ -57,7 +57,7 @@
 // clients, to compare.
 //
 // The Peak RSS column gives the peak resident memory of each binary the
-// row's measurement started (ru_maxrss at its exit, memory.go).
+// row's measurement started (VmHWM just before it is stopped, memory.go).
 //
 // -soak runs the soak instead of the scenarios (make soak, soak.go):
 // deliver and ingest under a steady load, failing (exit code 1) when

@@ -2,16 +2,15 @@ package main
 
 import (
 	"fmt"
-	"os/exec"
+	"os"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 )
 
 // rssPeaks collects the peak resident memory of every binary this process
-// started, as each one exits, so that the report can print it beside the
-// rows measured with it.
+// started, read as each one is stopped, so that the report can print it
+// beside the rows measured with it.
 var rssPeaks = &peakLog{}
 
 // peakLog holds, per binary name, the largest peak resident set (KiB) of
@@ -21,7 +20,7 @@ type peakLog struct {
 	kib map[string]int64
 }
 
-// record notes the peak of one process that exited.
+// record notes the peak of one process about to be stopped.
 func (l *peakLog) record(name string, kib int64) {
 	if kib <= 0 {
 		return
@@ -35,7 +34,7 @@ func (l *peakLog) record(name string, kib int64) {
 }
 
 // take returns the peaks recorded since the previous take and forgets
-// them; nil when no process exited in between.
+// them; nil when no process was stopped in between.
 func (l *peakLog) take() map[string]int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -44,18 +43,21 @@ func (l *peakLog) take() map[string]int64 {
 	return out
 }
 
-// maxRSSKiB is the peak resident set of an exited child in KiB, from the
-// rusage that wait4 returned for it (ru_maxrss, in kilobytes on Linux);
-// 0 where the platform does not say.
-func maxRSSKiB(cmd *exec.Cmd) int64 {
-	if cmd.ProcessState == nil {
+// peakRSSKiB is the peak resident set of a running process in KiB, its
+// VmHWM in /proc/<pid>/status; 0 where it cannot be read. The rusage of
+// a child after its exit is no substitute: Go starts a child with
+// CLONE_VM, and Linux carries the parent's high-water mark through the
+// exec, so ru_maxrss reports at least the bench's own peak.
+func peakRSSKiB(p *proc) int64 { return procStatusKiB(p, "VmHWM") }
+
+// procStatusKiB reads a kB field of /proc/<pid>/status; 0 where it
+// cannot.
+func procStatusKiB(p *proc, field string) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
 		return 0
 	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return 0
-	}
-	return ru.Maxrss
+	return statusKiB(string(b), field)
 }
 
 // formatPeaks prints the peaks of a row: one MiB figure per binary, in

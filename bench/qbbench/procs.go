@@ -83,11 +83,7 @@ func startOnce(ctx context.Context, binDir, role string, env map[string]string) 
 	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", p.name, err)
 	}
-	go func() {
-		p.err = p.cmd.Wait()
-		rssPeaks.record(p.name, maxRSSKiB(p.cmd))
-		close(p.done)
-	}()
+	go func() { p.err = p.cmd.Wait(); close(p.done) }()
 	if err := p.waitLive(ctx); err != nil {
 		_ = p.stop()
 		return nil, err
@@ -139,6 +135,9 @@ func (p *proc) stop() error {
 		return p.exitError()
 	default:
 	}
+	// The peak is read just before the signal: once the process is
+	// gone, so is its /proc entry. The shutdown is not in it.
+	rssPeaks.record(p.name, peakRSSKiB(p))
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-p.done:

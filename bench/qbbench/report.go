@@ -29,9 +29,9 @@ type report struct {
 	mem map[string]int64
 }
 
-// add appends a row with the peak resident memory of the binaries that
-// exited since the previous row. Rows added one after the other with no
-// binary exiting in between come from the same measurement (a ratio row
+// add appends a row with the peak resident memory of the binaries
+// stopped since the previous row. Rows added one after the other with no
+// binary stopped in between come from the same measurement (a ratio row
 // and its INFO companions), so they repeat that measurement's peaks.
 func (r *report) add(x row) {
 	if got := rssPeaks.take(); got != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -273,7 +272,7 @@ func (st *soakState) sample(ctx context.Context, deliver, ingest *proc, total ti
 			}
 		}
 		at := st.since(time.Now())
-		d, i := procRSSKiB(deliver), procRSSKiB(ingest)
+		d, i := procStatusKiB(deliver, "VmRSS"), procStatusKiB(ingest, "VmRSS")
 		q, qerr := scrape(ctx, client, deliver.url("/metrics"), `queuebox_outbox_processing_duration_seconds{quantile="0.99"}`)
 		st.mu.Lock()
 		st.deliverRSS = append(st.deliverRSS, point{at, float64(d)})
@@ -327,16 +326,6 @@ func (st *soakState) report(b *bench, total time.Duration) {
 		Notes: fmt.Sprintf("%d outbox rows inserted, %d delivered; %d webhooks stored (%.0f req/s), %d failed; %d claim probes failed; over %v with the warm-up",
 			st.inserted.Load(), b.rc.count.Load(), st.posted.Load(), float64(st.posted.Load())/secs, st.postFailed.Load(), st.probeFailed.Load(),
 			(total + *soakWarmup).Round(time.Second))})
-}
-
-// procRSSKiB is the resident set of a running process in KiB, from
-// /proc/<pid>/status; 0 where it cannot be read.
-func procRSSKiB(p *proc) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
-	if err != nil {
-		return 0
-	}
-	return statusKiB(string(b), "VmRSS")
 }
 
 // statusKiB reads a "Name:   123 kB" field of a /proc/<pid>/status text;
