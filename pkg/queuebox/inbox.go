@@ -45,6 +45,34 @@ type InboxStore interface {
 	Insert(ctx context.Context, row ReceivedRow) (id string, inserted bool, err error)
 }
 
+// InsertResult is what InsertBatch tells one row: ID and Inserted as
+// Insert returns them, or Err, a *RefusedValueError, when the database
+// refuses a value of this row alone.
+type InsertResult struct {
+	ID       string
+	Inserted bool
+	Err      error
+}
+
+// InboxBatchStore is an InboxStore that also stores many rows in one
+// statement and one commit. Implementations are safe for concurrent use.
+type InboxBatchStore interface {
+	InboxStore
+	// InsertBatch stores rows as Insert stores each, in one commit, and
+	// returns one result per row in the order of rows. The rows enter the
+	// inbox in that order: of two rows of one (source, idempotency key)
+	// the first is stored and the second is a duplicate, and the relay's
+	// (created_at, id) order follows the batch when the ids are time
+	// ordered (UUID version 7, as ingest makes them). A row without an
+	// ID gets one before the statement. A value the database refuses
+	// fails only its own row (InsertResult.Err); its neighbours are then
+	// stored one by one. A non-nil error fails the whole batch: nothing
+	// is decided, and rows that did commit are found as duplicates by a
+	// repeat. Cancelling ctx cancels the statement, whose fate is then
+	// unknown.
+	InsertBatch(ctx context.Context, rows []ReceivedRow) ([]InsertResult, error)
+}
+
 // InboxRow is a push row the relay claimed.
 type InboxRow struct {
 	ID             string

@@ -15,8 +15,8 @@ import (
 // Inbox is the receipt side of the inbox table: one insert per received
 // message. It is safe for concurrent use.
 type Inbox struct {
-	db           *DB
-	insert, find string
+	db                           *DB
+	insert, find, batch, findIDs string
 }
 
 // NewInbox renders the inbox statements for the layout once.
@@ -29,8 +29,17 @@ func NewInbox(db *DB, l schema.Layout) (*Inbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Inbox{db: db, insert: insert, find: find}, nil
+	in := &Inbox{db: db, insert: insert, find: find}
+	if in.batch, err = render("inbox_insert_batch", l); err != nil {
+		return nil, err
+	}
+	if in.findIDs, err = render("inbox_find_ids", l); err != nil {
+		return nil, err
+	}
+	return in, nil
 }
+
+var _ queuebox.InboxBatchStore = (*Inbox)(nil)
 
 // Insert stores row unless the source already holds its idempotency key.
 // It returns the id of the new row and inserted=true, or inserted=false

@@ -1,6 +1,7 @@
 package sqlserver
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -136,4 +137,58 @@ func TestRelayReclaimAndGauges(t *testing.T) {
 	age, err := r.OldestPendingAge(t.Context())
 	require.NoError(t, err)
 	require.Equal(t, 2500*time.Millisecond, age)
+}
+
+// TestInboxInsertBatchTellsEachRow: the batch statement gets the rows as
+// one JSON array in their order, a row it does not report is looked up
+// by its own id, and only a row found there counts as stored.
+func TestInboxInsertBatchTellsEachRow(t *testing.T) {
+	t.Parallel()
+	const a, b, c = "0b0b0b0b-0000-7000-8000-00000000000a", "0b0b0b0b-0000-7000-8000-00000000000b", "0b0b0b0b-0000-7000-8000-00000000000c"
+	db, fake := fakeDB(t, func(call sqlfake.Call) sqlfake.Result {
+		if strings.Contains(call.SQL, "INSERT") {
+			return sqlfake.Result{Rows: [][]any{{a}}}
+		}
+		return sqlfake.Result{Rows: [][]any{{c}}} // a lost try committed c
+	})
+	in, err := NewInbox(db, layout())
+	require.NoError(t, err)
+	rows := []queuebox.ReceivedRow{received(), received(), received()}
+	rows[0].ID, rows[1].ID, rows[2].ID = a, b, c
+	got, err := in.InsertBatch(t.Context(), rows)
+	require.NoError(t, err)
+	require.Equal(t, []queuebox.InsertResult{{ID: a, Inserted: true}, {}, {ID: c, Inserted: true}}, got)
+	calls := fake.Calls()
+	require.Len(t, calls, 2)
+	var sent []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(calls[0].Args[0].(string)), &sent))
+	require.Len(t, sent, 3)
+	require.Equal(t, map[string]any{"ord": 1.0, "id": b, "source": "stripe", "idempotency_key": "evt_1",
+		"aggregate_id": nil, "event_type": nil, "payload": `{"a":1}`, "headers": `{}`, "correlation_id": nil,
+		"consumption": "push", "state": "pending", "last_error": nil}, sent[1])
+	require.JSONEq(t, `["`+a+`","`+b+`","`+c+`"]`, calls[1].Args[0].(string))
+}
+
+// TestInboxInsertBatchRefusedValueFailsItsRowAlone: a refused value fails
+// the statement, and the rows go again one by one, so only the row that
+// holds it fails.
+func TestInboxInsertBatchRefusedValueFailsItsRowAlone(t *testing.T) {
+	t.Parallel()
+	db, _ := fakeDB(t, func(call sqlfake.Call) sqlfake.Result {
+		switch {
+		case strings.Contains(call.SQL, "OPENJSON(@p1) WITH"), len(call.Args) > 2 && call.Args[2] == "too long":
+			return sqlfake.Result{Err: mssql.Error{Number: 8152, Message: "String or binary data would be truncated."}}
+		}
+		return sqlfake.Result{Rows: [][]any{{call.Args[0]}}}
+	})
+	in, err := NewInbox(db, layout())
+	require.NoError(t, err)
+	rows := []queuebox.ReceivedRow{received(), received(), received()}
+	rows[1].IdempotencyKey = "too long"
+	rows[2].IdempotencyKey = "evt_2"
+	got, err := in.InsertBatch(t.Context(), rows)
+	require.NoError(t, err)
+	require.True(t, got[0].Inserted)
+	require.ErrorIs(t, got[1].Err, queuebox.ErrRefusedValue)
+	require.True(t, got[2].Inserted)
 }

@@ -14,18 +14,19 @@ import (
 // Inbox is the receipt side of the inbox table: one insert per received
 // message. It is safe for concurrent use.
 type Inbox struct {
-	db           *DB
-	insert, find string
+	db                           *DB
+	insert, find, batch, findIDs string
 }
 
 // NewInbox renders the inbox statements for the layout once.
 func NewInbox(db *DB, l schema.Layout) (*Inbox, error) {
 	in := &Inbox{db: db}
-	err := renderAll(l, map[*string]string{&in.insert: "inbox_insert", &in.find: "inbox_find"})
+	err := renderAll(l, map[*string]string{&in.insert: "inbox_insert", &in.find: "inbox_find",
+		&in.batch: "inbox_insert_batch", &in.findIDs: "inbox_find_ids"})
 	return in, err
 }
 
-var _ queuebox.InboxStore = (*Inbox)(nil)
+var _ queuebox.InboxBatchStore = (*Inbox)(nil)
 
 // Insert stores row unless the source already holds its idempotency key.
 // It returns the id of the new row and inserted=true, or inserted=false

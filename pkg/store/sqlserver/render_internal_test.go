@@ -102,6 +102,8 @@ func renderedStatements(t *testing.T, l schema.Layout) map[string]string {
 		"inbox_oldest_pending":            r.oldest,
 		"inbox_insert":                    in.insert,
 		"inbox_find":                      in.find,
+		"inbox_insert_batch":              in.batch,
+		"inbox_find_ids":                  in.findIDs,
 		"outbox_replay":                   rp.update,
 		"outbox_replay_topics":            rp.topics,
 		"outbox_replay_count":             rp.count,

@@ -199,6 +199,8 @@ func Exercise(t *testing.T, newDatabase Factory) {
 		"OutboxPostponeMovesTheDueRowsOfItsTopics":  outboxPostponeMovesTheDueRowsOfItsTopics,
 		"InboxInsertDeduplicates":                   inboxInsertDeduplicates,
 		"InboxConcurrentInsertsOfOneKey":            inboxConcurrentInsertsOfOneKey,
+		"InboxBatchTellsEachRowInOrder":             inboxBatchTellsEachRowInOrder,
+		"InboxConcurrentBatchesOfOverlappingKeys":   inboxConcurrentBatchesOfOverlappingKeys,
 		"RelayClaimKeepsAggregateOrder":             relayClaimKeepsAggregateOrder,
 		"RelayForwardWritesOneRowPerKeptLease":      relayForwardWritesOneRowPerKeptLease,
 		"RelayExpiredClaimsEndInDead":               relayExpiredClaimsEndInDead,

@@ -1,0 +1,31 @@
+-- Stores many received messages in one statement and one commit, the
+-- batch form of inbox_insert.sql. Each array holds one column, one entry
+-- per row, in the order of the batch ($1 ids, $2 sources, $3 keys, $4
+-- aggregates, $5 event types, $6 payload texts, $7 header texts, $8
+-- correlation ids, $9 consumptions, $10 states, $11 last errors).
+--
+-- The rows are inserted in the order of the batch (ORDER BY ord), so of
+-- two rows of one (source, idempotency_key) the first is stored and the
+-- second meets the first's index entry: DO NOTHING skips it like a
+-- repeat from another transaction. RETURNING names the ids that were
+-- stored; a row whose id is missing is a duplicate. Every row of the
+-- batch shares now() as created_at, so the relay's (created_at, id)
+-- order among them is the order of their ids, which ingest makes time
+-- ordered (UUID version 7) in the order of the batch.
+INSERT INTO "qb_inbox" (
+    "ib_id", "ib_source", "ib_idempotencykey", "ib_aggregateid", "ib_eventtype",
+    "ib_payload", "ib_headers", "ib_correlationid", "ib_consumption", "ib_state",
+    "ib_lasterror"
+)
+SELECT r.id, r.source, r.idempotency_key, r.aggregate_id, r.event_type,
+       r.payload::jsonb, r.headers::jsonb, r.correlation_id, r.consumption, r.state,
+       r.last_error
+FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[],
+            $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
+            $11::text[])
+     WITH ORDINALITY AS r(id, source, idempotency_key, aggregate_id, event_type,
+                          payload, headers, correlation_id, consumption, state,
+                          last_error, ord)
+ORDER BY r.ord
+ON CONFLICT ("ib_source", "ib_idempotencykey") DO NOTHING
+RETURNING "ib_id"::text
