@@ -17,3 +17,8 @@ func (in *Inbox) Own(ctx context.Context, row queuebox.ReceivedRow) (string, boo
 func RenderClaim(name string, l schema.Layout, keyedFirst bool) (string, error) {
 	return render(name, claimData{l, keyedFirst})
 }
+
+// OwnIDs exposes the lookup that InsertBatch runs after a retried try.
+func (in *Inbox) OwnIDs(ctx context.Context, rows []queuebox.ReceivedRow) (map[string]bool, error) {
+	return in.ownIDs(ctx, rows)
+}
