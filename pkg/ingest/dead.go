@@ -12,13 +12,21 @@ import (
 )
 
 // storeDead keeps a message that cannot be processed as a dead row, with
-// the reason in last_error (dead-letter mode). Its key is the one that
-// was extracted, or the digest of the body when there is none. The
-// payload is the original body, or {"raw": text} when the body itself
-// cannot be stored as JSON, or {"raw": its first DeadBodyPrefix bytes}
-// when it is past Transport.MaxBodyBytes. A repeat of the message is a Duplicate, like
+// the reason in last_error (dead-letter mode), inserted alone; see
+// deadRow and settleDead. A repeat of the message is a Duplicate, like
 // the repeat of a stored one.
 func (r *Receiver) storeDead(ctx context.Context, rc receipt, a attributes, f *failure) (Decision, error) {
+	p := r.deadRow(rc, a, f)
+	id, inserted, err := r.inbox.Insert(ctx, p.row)
+	return r.settleDead(ctx, p, id, inserted, err)
+}
+
+// deadRow is the dead row of a message that failed with f. Its key is the
+// one that was extracted, or the digest of the body when there is none.
+// The payload is the original body, or {"raw": text} when the body
+// itself cannot be stored as JSON, or {"raw": its first DeadBodyPrefix
+// bytes} when it is past Transport.MaxBodyBytes.
+func (r *Receiver) deadRow(rc receipt, a attributes, f *failure) *pending {
 	if a.key == "" {
 		a.key = bodyDigest(rc.body)
 	}
@@ -32,7 +40,12 @@ func (r *Receiver) storeDead(ctx context.Context, rc receipt, a attributes, f *f
 	row := rc.rowFor(a, payload)
 	lastError := f.lastError()
 	row.State, row.LastError = queuebox.StateDead, &lastError
-	id, inserted, err := r.inbox.Insert(ctx, row)
+	return &pending{rc: rc, a: a, row: row, dead: f}
+}
+
+// settleDead decides a dead row from the answer of its insert.
+func (r *Receiver) settleDead(ctx context.Context, p *pending, id string, inserted bool, err error) (Decision, error) {
+	rc, a, f := p.rc, p.a, p.dead
 	var refused *queuebox.RefusedValueError
 	switch {
 	case errors.As(err, &refused) && !f.raw:
@@ -58,7 +71,7 @@ func (r *Receiver) storeDead(ctx context.Context, rc receipt, a attributes, f *f
 	r.log.DebugContext(ctx, "message stored dead", "reason", f.reason, "detail", f.detail,
 		"correlation_id", rc.row.CorrelationID, "message_id", id)
 	d := rc.decide(Dead, id)
-	d.Reason, d.Message, d.Permanent = f.reason, lastError, true
+	d.Reason, d.Message, d.Permanent = f.reason, *p.row.LastError, true
 	return d, nil
 }
 

@@ -34,9 +34,31 @@ const (
 // whose insert committed stays, and a repeat of the message finds it as
 // a duplicate. Receive is safe for concurrent use.
 func (r *Receiver) Receive(ctx context.Context, m Message) (Decision, error) {
+	p, d, err := r.prepare(ctx, m)
+	if p == nil {
+		return d, err
+	}
+	id, inserted, err := r.inbox.Insert(ctx, p.row)
+	return r.settle(ctx, p, id, inserted, err)
+}
+
+// pending is a message that passed the steps before the store: its row
+// waits for an insert, and settle decides from the insert's answer.
+type pending struct {
+	rc  receipt
+	a   attributes
+	row queuebox.ReceivedRow
+	// dead is the failure whose dead row row is; nil for a stored row.
+	dead *failure
+}
+
+// prepare runs the steps of Receive before the store. It returns the
+// row to insert, or the final decision (or the error) of a message that
+// stores no row.
+func (r *Receiver) prepare(ctx context.Context, m Message) (*pending, Decision, error) {
 	if !r.filter.Pass(m.Headers) {
 		r.metrics.dropped(r.name)
-		return Decision{Outcome: Filtered}, nil
+		return nil, Decision{Outcome: Filtered}, nil
 	}
 	rc := r.begin(m)
 	headersFailed := headersPastCap(&rc)
@@ -44,7 +66,7 @@ func (r *Receiver) Receive(ctx context.Context, m Message) (Decision, error) {
 		// The body is not parsed: the key comes from a header, the broker
 		// or the digest of the body.
 		attrs, _ := r.extract(nil, false, m)
-		return r.refuse(ctx, rc, attrs, f)
+		return r.refusal(ctx, rc, attrs, f)
 	}
 	doc, f := parseBody(m.Body)
 	attrs, err := r.extract(doc, f == nil, m)
@@ -56,16 +78,16 @@ func (r *Receiver) Receive(ctx context.Context, m Message) (Decision, error) {
 		f = headersFailed
 	}
 	if f != nil {
-		return r.refuse(ctx, rc, attrs, f)
+		return r.refusal(ctx, rc, attrs, f)
 	}
 	payload, f, err := r.runTransform(ctx, rc.input(attrs))
 	switch {
 	case err != nil:
-		return Decision{CorrelationID: rc.row.CorrelationID}, err
+		return nil, Decision{CorrelationID: rc.row.CorrelationID}, err
 	case f != nil:
-		return r.refuse(ctx, rc, attrs, f)
+		return r.refusal(ctx, rc, attrs, f)
 	}
-	return r.store(ctx, rc.rowFor(attrs, payload), rc, attrs)
+	return &pending{rc: rc, a: attrs, row: rc.rowFor(attrs, payload)}, Decision{}, nil
 }
 
 // receipt is a message that passed the filter, with the columns that do
@@ -76,13 +98,19 @@ type receipt struct {
 	body []byte
 }
 
+// newID returns a row id: a UUID version 7, time ordered and increasing
+// within the process. The rows of one commit share created_at, and the
+// relay orders an aggregate's rows by (created_at, id): ids made in the
+// order of a batch keep that order among them.
+func newID() string { return uuid.Must(uuid.NewV7()).String() }
+
 func (r *Receiver) begin(m Message) receipt {
 	at := m.ReceivedAt
 	if at.IsZero() {
 		at = r.now()
 	}
 	return receipt{at: at, body: m.Body, row: queuebox.ReceivedRow{
-		ID: uuid.NewString(), Source: r.name, Headers: r.StoredHeaders(m.Headers),
+		ID: newID(), Source: r.name, Headers: r.StoredHeaders(m.Headers),
 		CorrelationID: correlationID(m.CorrelationID), Consumption: r.consumption,
 	}}
 }
@@ -161,35 +189,53 @@ func (r *Receiver) runTransform(ctx context.Context, in SourceInput) ([]byte, *f
 	}, nil
 }
 
-// refuse rejects the message, or stores it dead in dead-letter mode.
+// refusal is the answer of prepare to a message that cannot be stored
+// as it came: its dead row in dead-letter mode, else its rejection.
+func (r *Receiver) refusal(ctx context.Context, rc receipt, a attributes, f *failure) (*pending, Decision, error) {
+	if r.deadLetter {
+		return r.deadRow(rc, a, f), Decision{}, nil
+	}
+	return nil, r.reject(ctx, rc, f), nil
+}
+
+// refuse rejects the message, or stores it dead in dead-letter mode, at
+// once and alone.
 func (r *Receiver) refuse(ctx context.Context, rc receipt, a attributes, f *failure) (Decision, error) {
 	if r.deadLetter {
 		return r.storeDead(ctx, rc, a, f)
 	}
-	r.metrics.rejected(f.reason)
-	r.log.DebugContext(ctx, "message rejected", "reason", f.reason, "detail", f.detail, "correlation_id", rc.row.CorrelationID)
-	return f.rejected(rc.row.CorrelationID), nil
+	return r.reject(ctx, rc, f), nil
 }
 
-// store writes the row. The unique constraint decides new or duplicate.
-func (r *Receiver) store(ctx context.Context, row queuebox.ReceivedRow, rc receipt, a attributes) (Decision, error) {
-	id, inserted, err := r.inbox.Insert(ctx, row)
+func (r *Receiver) reject(ctx context.Context, rc receipt, f *failure) Decision {
+	r.metrics.rejected(f.reason)
+	r.log.DebugContext(ctx, "message rejected", "reason", f.reason, "detail", f.detail, "correlation_id", rc.row.CorrelationID)
+	return f.rejected(rc.row.CorrelationID)
+}
+
+// settle decides a pending message from the answer of its insert. A
+// refused value is decided alone: the rejection, or a dead row stored
+// on its own.
+func (r *Receiver) settle(ctx context.Context, p *pending, id string, inserted bool, err error) (Decision, error) {
+	if p.dead != nil {
+		return r.settleDead(ctx, p, id, inserted, err)
+	}
 	var refused *queuebox.RefusedValueError
 	switch {
 	case errors.As(err, &refused):
 		// The same message fails on every try: asking for a repeat would
 		// invite one for ever.
-		return r.refuse(ctx, rc, a, &failure{reason: ReasonExtractionFailed,
+		return r.refuse(ctx, p.rc, p.a, &failure{reason: ReasonExtractionFailed,
 			message: "The database cannot store this message: " + refused.Reason,
 			stage:   "store", detail: refused.Reason, permanent: true, raw: true})
 	case err != nil:
-		return r.storageFailed(ctx, rc, err)
+		return r.storageFailed(ctx, p.rc, err)
 	case !inserted:
 		r.metrics.message(StatusDuplicate)
-		return rc.decide(Duplicate, ""), nil
+		return p.rc.decide(Duplicate, ""), nil
 	}
 	r.metrics.message(StatusNew)
-	return rc.decide(Stored, id), nil
+	return p.rc.decide(Stored, id), nil
 }
 
 func (r *Receiver) storageFailed(ctx context.Context, rc receipt, err error) (Decision, error) {

@@ -2,6 +2,7 @@ package queuebox
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -147,4 +148,26 @@ type RelayStore interface {
 	// OldestPendingAge is the age of the oldest pending row (push and
 	// pull) by the database clock, or zero when none is pending.
 	OldestPendingAge(ctx context.Context) (time.Duration, error)
+}
+
+// InsertEach stores rows through s.Insert one after another, in order,
+// with the answers of InsertBatch: a refused row gets its error in
+// InsertResult.Err and the next rows go on; any other error stops and
+// fails the whole call. Stores use it after a batch statement met a
+// refused value, and for a store without InsertBatch.
+func InsertEach(ctx context.Context, s InboxStore, rows []ReceivedRow) ([]InsertResult, error) {
+	out := make([]InsertResult, len(rows))
+	for i, row := range rows {
+		id, inserted, err := s.Insert(ctx, row)
+		var refused *RefusedValueError
+		switch {
+		case errors.As(err, &refused):
+			out[i].Err = err
+		case err != nil:
+			return nil, err
+		default:
+			out[i] = InsertResult{ID: id, Inserted: inserted}
+		}
+	}
+	return out, nil
 }

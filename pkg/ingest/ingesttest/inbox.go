@@ -47,6 +47,7 @@ type Inbox struct {
 	Refuse func(queuebox.ReceivedRow) error
 
 	mu      sync.Mutex
+	batches []int // the rows of each InsertBatch call
 	rows    []queuebox.ReceivedRow
 	keys    map[string]bool
 	inserts int
@@ -56,7 +57,7 @@ type Inbox struct {
 	changed chan struct{}
 }
 
-var _ queuebox.InboxStore = (*Inbox)(nil)
+var _ queuebox.InboxBatchStore = (*Inbox)(nil)
 
 // SetFail makes the inserts from now on ask f first; nil clears it.
 func (s *Inbox) SetFail(f FailFunc) {
@@ -85,9 +86,48 @@ func (s *Inbox) Insert(ctx context.Context, row queuebox.ReceivedRow) (string, b
 	if s.Fail != nil {
 		return "", false, s.Fail
 	}
+	res := s.store(row)
+	return res.ID, res.Inserted, res.Err
+}
+
+// InsertBatch stores rows as the real stores do, in one step: each row
+// counts as an insert and passes the FailFunc of SetFail first (any
+// error fails the whole batch, which then stores nothing), then Fail
+// fails the batch, and Refuse fails its row alone. Batches records the
+// size of each call.
+func (s *Inbox) InsertBatch(ctx context.Context, rows []queuebox.ReceivedRow) ([]queuebox.InsertResult, error) {
+	s.mu.Lock()
+	first, fail := s.inserts+1, s.fail
+	s.inserts += len(rows)
+	s.batches = append(s.batches, len(rows))
+	s.signal()
+	s.mu.Unlock()
+	for i, row := range rows {
+		if fail == nil {
+			break
+		}
+		if err := fail(ctx, first+i, row); err != nil {
+			return nil, err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.signal()
+	if s.Fail != nil {
+		return nil, s.Fail
+	}
+	out := make([]queuebox.InsertResult, len(rows))
+	for i, row := range rows {
+		out[i] = s.store(row)
+	}
+	return out, nil
+}
+
+// store keeps row unless its key is taken; the caller holds s.mu.
+func (s *Inbox) store(row queuebox.ReceivedRow) queuebox.InsertResult {
 	if s.Refuse != nil {
 		if err := s.Refuse(row); err != nil {
-			return "", false, err
+			return queuebox.InsertResult{Err: err}
 		}
 	}
 	if s.keys == nil {
@@ -95,11 +135,18 @@ func (s *Inbox) Insert(ctx context.Context, row queuebox.ReceivedRow) (string, b
 	}
 	k := row.Source + "\x00" + row.IdempotencyKey
 	if s.keys[k] {
-		return "", false, nil
+		return queuebox.InsertResult{}
 	}
 	s.keys[k] = true
 	s.rows = append(s.rows, row)
-	return row.ID, true, nil
+	return queuebox.InsertResult{ID: row.ID, Inserted: true}
+}
+
+// Batches returns the number of rows of each InsertBatch call so far.
+func (s *Inbox) Batches() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int(nil), s.batches...)
 }
 
 // signal wakes the waits; the caller holds s.mu.

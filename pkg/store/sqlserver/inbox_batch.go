@@ -37,7 +37,7 @@ func (in *Inbox) InsertBatch(ctx context.Context, rows []queuebox.ReceivedRow) (
 	var refused *queuebox.RefusedValueError
 	switch {
 	case errors.As(err, &refused) || errors.Is(err, errDuplicate):
-		return in.oneByOne(ctx, rows)
+		return queuebox.InsertEach(ctx, in, rows)
 	case err != nil:
 		return nil, fmt.Errorf("insert %d inbox rows: %w", len(rows), err)
 	}
@@ -48,25 +48,6 @@ func (in *Inbox) InsertBatch(ctx context.Context, rows []queuebox.ReceivedRow) (
 		}
 	}
 	return rowcodec.ResultsByID(rows, returned, stored), nil
-}
-
-// oneByOne stores rows through Insert, in order: each refused row gets
-// its error, and the others are stored or found duplicate.
-func (in *Inbox) oneByOne(ctx context.Context, rows []queuebox.ReceivedRow) ([]queuebox.InsertResult, error) {
-	out := make([]queuebox.InsertResult, len(rows))
-	for i, row := range rows {
-		id, inserted, err := in.Insert(ctx, row)
-		var refused *queuebox.RefusedValueError
-		switch {
-		case errors.As(err, &refused):
-			out[i].Err = err
-		case err != nil:
-			return nil, err
-		default:
-			out[i] = queuebox.InsertResult{ID: id, Inserted: inserted}
-		}
-	}
-	return out, nil
 }
 
 // ownIDs returns which ids of rows the inbox holds.

@@ -43,7 +43,11 @@ func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 		// that the source would accept.
 		MaxTransformOutputBytes: int(app.Config.Inbox.MaxBodyBytes),
 	}
-	handlers, err := webhook.Mount(app.Data, app.Config, opts)
+	// Requests that arrive together share one insert and one commit; a
+	// broker source stores its fetched groups through ReceiveBatch.
+	httpOpts := opts
+	httpOpts.Store = ingest.NewGroupCommit(inbox, ingest.GroupCommitOptions{})
+	handlers, err := webhook.Mount(app.Data, app.Config, httpOpts)
 	if err != nil {
 		return nil, err
 	}
