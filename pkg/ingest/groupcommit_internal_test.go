@@ -197,7 +197,7 @@ func TestGroupCommitConcurrentCallersTellTheTruth(t *testing.T) {
 		s := newGateStore(false)
 		g := NewGroupCommit(s, GroupCommitOptions{MaxRows: 5, MaxInFlight: inFlight})
 		var (
-			wg  sync.WaitGroup
+			wg   sync.WaitGroup
 			told [40]atomic.Int32
 		)
 		for c := range 16 {
