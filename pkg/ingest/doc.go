@@ -26,7 +26,10 @@
 //  8. The row is stored. The unique constraint decides: Stored with the
 //     new row id, or Duplicate; an error when the write fails. A value the
 //     database refuses for what it is is Rejected, because it would fail
-//     on every try.
+//     on every try. ReceiveBatch stores the rows of a group in one
+//     statement and one commit, and GroupCommit gives concurrent
+//     Receive calls (the HTTP requests) the same; the ids are UUID
+//     version 7, so the rows of one commit keep their order.
 //
 // Receive returns a Decision (Stored, Duplicate, Filtered, Rejected or
 // Dead) that each transport maps to its answer, and an error only when
