@@ -176,6 +176,7 @@ func Start(b Binary, stderr io.Writer) int {
 		return 1
 	}
 	defer stopTracing(log)
+	defer startProfiling(b.Name, log)()
 	if err := run(ctx, b, log); err != nil {
 		log.Error("stopped with an error", "err", err)
 		fmt.Fprintf(stderr, "%s: %s\n", b.Name, config.FormatError(err))
