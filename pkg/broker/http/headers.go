@@ -46,51 +46,76 @@ func reservedNames(static map[string]string, a *Auth) map[string]bool {
 	return out
 }
 
+// headerPair is one header of a group, its name as configured and the
+// canonical form that the header map is keyed by.
+type headerPair struct{ name, canonical, value string }
+
+// sortedGroup returns a header group in sorted name order, so that two
+// names that differ only in letter case resolve the same way every time.
+// The publisher sorts its static headers once, at New; a row's headers
+// are sorted per delivery.
+func sortedGroup(group map[string]string) []headerPair {
+	if len(group) == 0 {
+		return nil
+	}
+	out := make([]headerPair, 0, len(group))
+	for name, value := range group {
+		out = append(out, headerPair{name: name, canonical: http.CanonicalHeaderKey(name), value: value})
+	}
+	slices.SortFunc(out, func(a, b headerPair) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
 // buildHeader returns the headers of one delivery, group by group: the
-// standard headers, the static destination headers, the auth header, and
-// last the row headers that queuebox.RowHeaders lets through. A later
-// group replaces an earlier header of the same name in any letter case,
-// except a standard header, which keeps its value next to the new one.
-// A relayed row's headers never reach a reserved name, so only a row that
-// the application wrote can replace or extend one.
-func buildHeader(m *queuebox.OutboxMessage, static map[string]string, cred credential, reserved map[string]bool) http.Header {
-	row := queuebox.RowHeaders(m.Headers, func(name string) bool { return reserved[http.CanonicalHeaderKey(name)] })
-	h := make(http.Header, 8+len(static)+len(row))
-	h.Set("User-Agent", userAgent)
-	h.Set("Content-Type", "application/json")
-	h.Set("X-Message-Id", m.ID)
-	h.Set("X-Topic", m.Topic)
-	h.Set("X-Attempt", strconv.Itoa(m.Attempt))
+// standard headers, the static destination headers (sorted by
+// sortedGroup), the auth header, and last the row headers that
+// queuebox.RowHeaders lets through. A later group replaces an earlier
+// header of the same name in any letter case, except a standard header,
+// which keeps its value next to the new one. A relayed row's headers
+// never reach a reserved name, so only a row that the application wrote
+// can replace or extend one.
+//
+// It runs once per publish, so it allocates little: the single values of
+// the standard headers share one array (each slice capped at its one
+// value, so that a second value copies instead of overwriting the next
+// header's), and a row without headers costs no filtering.
+func buildHeader(m *queuebox.OutboxMessage, static []headerPair, cred credential, reserved map[string]bool) http.Header {
+	var row []headerPair
+	if len(m.Headers) > 0 {
+		row = sortedGroup(queuebox.RowHeaders(m.Headers, func(name string) bool { return reserved[http.CanonicalHeaderKey(name)] }))
+	}
+	h := make(http.Header, 7+len(static)+len(row))
+	v := [...]string{userAgent, "application/json", m.ID, m.Topic, strconv.Itoa(m.Attempt), m.Key}
+	vals := v[:]
+	h["User-Agent"] = vals[0:1:1]
+	h["Content-Type"] = vals[1:2:2]
+	h["X-Message-Id"] = vals[2:3:3]
+	h["X-Topic"] = vals[3:4:4]
+	h["X-Attempt"] = vals[4:5:5]
 	if m.Key != "" {
-		h.Set("X-Message-Key", m.Key)
+		h["X-Message-Key"] = vals[5:6:6]
 	}
 	setGroup(h, static)
 	if cred.name != "" {
-		setOne(h, cred.name, cred.value)
+		setOne(h, http.CanonicalHeaderKey(cred.name), cred.value)
 	}
 	setGroup(h, row)
 	return h
 }
 
-// setGroup applies one header group in sorted name order, so that two
-// names that differ only in letter case resolve the same way every time.
-func setGroup(h http.Header, group map[string]string) {
-	names := make([]string, 0, len(group))
-	for name := range group {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		setOne(h, name, group[name])
+// setGroup applies one sorted header group.
+func setGroup(h http.Header, group []headerPair) {
+	for _, p := range group {
+		setOne(h, p.canonical, p.value)
 	}
 }
 
-// setOne replaces the header name unless it is a standard header, which it
-// extends instead.
-func setOne(h http.Header, name, value string) {
-	if standardHeaders[http.CanonicalHeaderKey(name)] {
-		h.Add(name, value)
+// setOne replaces the header of the canonical name unless it is a
+// standard header, which it extends instead.
+func setOne(h http.Header, canonical, value string) {
+	if standardHeaders[canonical] {
+		h[canonical] = append(h[canonical], value)
 		return
 	}
-	h.Set(name, value)
+	h[canonical] = []string{value}
 }

@@ -27,6 +27,8 @@ type Publisher struct {
 	auth authorizer // nil without credentials
 	// reserved holds the canonical names that a relayed row cannot send.
 	reserved map[string]bool
+	// static is opts.Headers sorted once, for buildHeader.
+	static []headerPair
 	// redactor knows the configuration secrets and this destination's own.
 	redactor *redact.Redactor
 	// baseCtx bounds work that outlives one caller, the shared token fetch;
@@ -58,7 +60,8 @@ func New(opts Options) (*Publisher, error) {
 			return nil, fmt.Errorf("%s: %w", destPrefix(opts.Name), err)
 		}
 	}
-	p := &Publisher{opts: opts, target: target, reserved: reservedNames(opts.Headers, opts.Auth)}
+	p := &Publisher{opts: opts, target: target, reserved: reservedNames(opts.Headers, opts.Auth),
+		static: sortedGroup(opts.Headers)}
 	p.client, p.own = newClient(opts)
 	p.baseCtx, p.cancel = context.WithCancel(context.Background())
 	var secrets []string
@@ -119,7 +122,7 @@ func (p *Publisher) send(ctx context.Context, d queuebox.Delivery, cred credenti
 	if err != nil {
 		return 0, p.transportError(ctx, err, false, p.redactor)
 	}
-	req.Header = buildHeader(d.Message, p.opts.Headers, cred, p.reserved)
+	req.Header = buildHeader(d.Message, p.static, cred, p.reserved)
 	resp, err := p.client.Do(req)
 	if err != nil {
 		p.count(StatusClassOther)

@@ -88,6 +88,30 @@ func TestPublishHeaderPrecedence(t *testing.T) {
 	}
 }
 
+// A second value of one standard header leaves every other standard
+// header as it was: the standard headers' values share storage.
+func TestPublishSecondValuesLeaveTheOtherStandardHeaders(t *testing.T) {
+	t.Parallel()
+	rec := brokertest.NewHTTPReceiver(t, nil)
+	p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Headers: map[string]string{"content-type": "static"}})
+	d := delivery("k", 3)
+	d.Message.Headers = map[string]string{"X-Message-Id": "id2", "x-topic": "t2", "X-Attempt": "9"}
+	require.NoError(t, p.Publish(t.Context(), d))
+	reqs := rec.Requests()
+	require.Len(t, reqs, 1)
+	want := map[string][]string{
+		"User-Agent":    {"QueueBox"},
+		"Content-Type":  {"application/json", "static"},
+		"X-Message-Id":  {"0190a8c4-6f0e-7b3c-9d21-5a6b7c8d9e0f", "id2"},
+		"X-Topic":       {"order.created", "t2"},
+		"X-Attempt":     {"3", "9"},
+		"X-Message-Key": {"k"},
+	}
+	for name, values := range want {
+		require.Equal(t, values, reqs[0].Header.Values(name), name)
+	}
+}
+
 func basicAuth() *httpdest.Auth {
 	return &httpdest.Auth{Kind: httpdest.AuthBasic, Username: "queuebox", Password: secret.New("pa55word")}
 }
