@@ -73,13 +73,16 @@ func newMaxCollector(name, help string, labels []string) *maxCollector {
 }
 
 func (c *maxCollector) observe(v float64, labelValues []string, now time.Time) {
-	key := seriesKey(labelValues)
+	// The key is built on the stack and looked up without a conversion
+	// that allocates: a timer runs once per row on the hot paths.
+	var buf [128]byte
+	key := appendSeriesKey(buf[:0], labelValues)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	w, ok := c.series[key]
+	w, ok := c.series[string(key)]
 	if !ok {
 		w = &windowMax{labels: append([]string(nil), labelValues...)}
-		c.series[key] = w
+		c.series[string(key)] = w
 	}
 	w.observe(v, now)
 }
@@ -97,10 +100,10 @@ func (c *maxCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-func seriesKey(values []string) string {
-	key := ""
+func appendSeriesKey(key []byte, values []string) []byte {
 	for _, v := range values {
-		key += v + "\xff"
+		key = append(key, v...)
+		key = append(key, 0xff)
 	}
 	return key
 }
