@@ -111,7 +111,7 @@ func (p *Poller) attempt(ctx, pubCtx context.Context, row queuebox.ClaimedMessag
 		MissingFieldDefault: route.Spec.RoutingKeyMissingFieldDefault,
 	})
 	p.opts.Metrics.Publish.Since(start, dest.Kind)
-	p.published.Store(dest.Name, true)
+	p.markPublished(dest.Name)
 	if pause, ok := flow.Unsent(err, time.Now()); ok && ctx.Err() == nil {
 		// Nothing reached the destination (a blocked connection): the row
 		// is deferred like one the gate turned away, no attempt spent.
@@ -131,7 +131,7 @@ func (p *Poller) attempt(ctx, pubCtx context.Context, row queuebox.ClaimedMessag
 		return p.failure(m, reason)
 	}
 	permit.Done(flow.Result{})
-	p.opts.Metrics.DestinationMessages.WithLabelValues(dest.Name, "success").Inc()
+	p.sentCounter(dest.Name).Inc()
 	return queuebox.Sent()
 }
 

@@ -71,3 +71,25 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.Publish = metrics.NewTimer(reg, "queuebox_outbox_publish_duration_seconds", "Time to publish one message, per destination type.", "destination_type")
 	return m
 }
+
+// sentCounter returns the success series of
+// queuebox_outbox_destination_messages_total for dest, looked up in the
+// vector once per destination instead of once per row. The series appears
+// with the destination's first successful publish, as before; failures
+// are rare and take the vector's lookup.
+func (p *Poller) sentCounter(dest string) prometheus.Counter {
+	if c, ok := p.counters.Load(dest); ok {
+		return c.(prometheus.Counter)
+	}
+	c, _ := p.counters.LoadOrStore(dest, p.opts.Metrics.DestinationMessages.WithLabelValues(dest, "success"))
+	return c.(prometheus.Counter)
+}
+
+// markPublished records that dest got a publish, for the queue depth
+// gauge. The read comes first: a store into a sync.Map allocates even
+// when the key is there, and this runs once per row.
+func (p *Poller) markPublished(dest string) {
+	if _, ok := p.published.Load(dest); !ok {
+		p.published.Store(dest, true)
+	}
+}

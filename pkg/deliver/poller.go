@@ -18,6 +18,8 @@ type Poller struct {
 	// published holds the destinations that got a publish, so the queue
 	// depth gauge reports them (at zero when nothing waits) from then on.
 	published sync.Map
+	// counters caches the success counter per destination (metrics.go).
+	counters  sync.Map
 	health    *claim.Health
 	postponer *postponer
 }
