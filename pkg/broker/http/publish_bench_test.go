@@ -3,6 +3,7 @@ package httpdest_test
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -51,5 +52,27 @@ func BenchmarkPublish(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkPublishLoopback is one keyless publish through the publisher's
+// own transport to a loopback server that answers 200: the path of the
+// deliver bench. Its allocations include the server's side.
+func BenchmarkPublishLoopback(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+	}))
+	defer srv.Close()
+	p, err := httpdest.New(httpdest.Options{Name: "orders", BaseURL: srv.URL, Path: "/events"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	d := delivery("", 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := p.Publish(b.Context(), d); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sync/atomic"
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
@@ -123,7 +124,7 @@ func (p *Publisher) send(ctx context.Context, d queuebox.Delivery, cred credenti
 		return 0, p.transportError(ctx, err, false, p.redactor)
 	}
 	req.Header = buildHeader(d.Message, p.static, cred, p.reserved)
-	resp, err := p.client.Do(req)
+	resp, err := p.roundTrip(req)
 	if err != nil {
 		p.count(StatusClassOther)
 		return 0, p.transportError(ctx, err, false, p.redactorFor(cred))
@@ -134,6 +135,22 @@ func (p *Publisher) send(ctx context.Context, d queuebox.Delivery, cred credenti
 		return resp.StatusCode, nil
 	}
 	return resp.StatusCode, p.statusError(resp, false, p.redactorFor(cred))
+}
+
+// roundTrip sends one request. With the publisher's own transport it
+// skips http.Client, whose Do copies every request's headers for the
+// redirects that refuseRedirect turns down anyway, and which has no
+// cookie jar or timeout to add here. The error is wrapped as Do wraps it,
+// so a failed attempt reads the same in last_error.
+func (p *Publisher) roundTrip(req *http.Request) (*http.Response, error) {
+	if p.own == nil {
+		return p.client.Do(req)
+	}
+	resp, err := p.own.RoundTrip(req)
+	if err != nil {
+		return nil, &url.Error{Op: "Post", URL: req.URL.String(), Err: err}
+	}
+	return resp, nil
 }
 
 // redactorFor adds the credential of one request to the redactor. Only an
