@@ -17,3 +17,42 @@ func TestCompactJSON(t *testing.T) {
 		require.Equal(t, want, string(CompactJSON(in)), in)
 	}
 }
+
+func TestDecodeHeaders(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in      string
+		want    map[string]string
+		wantErr bool
+	}{
+		{`{}`, map[string]string{}, false},
+		{`null`, map[string]string{}, false},
+		{` {} `, map[string]string{}, false},
+		{`{"X-Tenant": "t-1", "n": 3}`, map[string]string{"X-Tenant": "t-1", "n": "3"}, false},
+		{`[]`, nil, true},
+	}
+	for _, tc := range tests {
+		got, err := DecodeHeaders(tc.in)
+		if tc.wantErr {
+			require.Error(t, err, tc.in)
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		require.Equal(t, tc.want, got, tc.in)
+		got["written"] = "a caller may add to the map" // it is the caller's own
+	}
+}
+
+// The claim decodes the headers column of every row; most rows have none.
+func BenchmarkDecodeHeaders(b *testing.B) {
+	for _, in := range []string{`{}`, `{"X-Tenant": "t-1"}`} {
+		b.Run(in, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := DecodeHeaders(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
