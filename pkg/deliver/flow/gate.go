@@ -201,14 +201,31 @@ func (g *Gate) decide(now time.Time) (bool, *Deferral) {
 	return probe, nil
 }
 
+// slotTimers holds stopped timers for the waits of acquireSlot: the
+// workers beyond maxInFlight wait for a slot before almost every publish,
+// and a new timer per wait was most of that wait's allocations.
+var slotTimers = sync.Pool{New: func() any {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return t
+}}
+
+// acquireSlot takes a slot, waiting up to InFlightWait for one to free;
+// false when none did or ctx ended.
 func (g *Gate) acquireSlot(ctx context.Context) bool {
 	select {
 	case g.slots <- struct{}{}:
 		return true
 	default:
 	}
-	timer := time.NewTimer(g.cfg.InFlightWait)
-	defer timer.Stop()
+	timer := slotTimers.Get().(*time.Timer)
+	timer.Reset(g.cfg.InFlightWait)
+	defer func() {
+		// Since Go 1.23 a stopped timer delivers no stale value, so the
+		// next Get may Reset it and wait on it at once.
+		timer.Stop()
+		slotTimers.Put(timer)
+	}()
 	select {
 	case g.slots <- struct{}{}:
 		return true
