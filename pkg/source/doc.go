@@ -2,14 +2,18 @@
 // Kafka) hands its messages through. It holds, once, what the three
 // consumers share:
 //
-//  1. Runner.Handle gives one message to the receive step and maps its
-//     answer to the broker's: Stored, Duplicate, Filtered and Dead (the
-//     dead row is already stored) are acknowledged, Rejected is
-//     terminated (never delivered again), and a failed store is given
+//  1. Runner.HandleBatch gives one fetched group (a RabbitMQ prefetch
+//     window, a JetStream fetch, a Kafka poll) to the receive step in one
+//     ReceiveBatch, and after it returned maps each message's decision to
+//     the broker's answer: Stored, Duplicate, Filtered and Dead (the dead
+//     row is already stored) are acknowledged, Rejected is terminated
+//     (never delivered again), and a failed store gives the whole group
 //     back for redelivery (Nak) with a backoff that doubles while the
 //     store keeps failing. Each broker implements Answer for one message,
 //     and so keeps its own way to acknowledge, terminate and requeue.
-//  2. The drain context: the message in hand still gets its store for
+//     Gather forms the group of a broker that pushes messages ahead: what
+//     is there now, never waiting for more.
+//  2. The drain context: the group in hand still gets its store for
 //     DrainTimeout after the consumer's context ends, because a row that
 //     commits and then gets its acknowledgement beats a redelivery of a
 //     row that may already be written.

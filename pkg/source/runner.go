@@ -3,6 +3,7 @@ package source
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/alternayte/queuebox/pkg/backoff"
@@ -27,6 +28,13 @@ type Receiver interface {
 	// means the store failed (and was logged): nothing was decided and the
 	// message must come again.
 	Receive(ctx context.Context, m ingest.Message) (ingest.Decision, error)
+	// ReceiveBatch stores the messages of one fetched group, in the order
+	// of msgs, and returns one decision per message, in that order. An
+	// error means the store of the group failed (and was logged): nothing
+	// was decided and every message of the group must come again; rows of
+	// the group that committed before the failure are then duplicates. The
+	// Runner stores through ReceiveBatch only.
+	ReceiveBatch(ctx context.Context, msgs []ingest.Message) ([]ingest.Decision, error)
 }
 
 // Answer is the broker's side of one message: each broker implements it
@@ -44,7 +52,9 @@ type Answer interface {
 	// it again. retryIn is the backoff of the failures in a row; a broker
 	// that requeues to the head of its queue waits it (until ctx ends)
 	// before it answers, one that fetches in batches waits it before its
-	// next fetch (see Result.RetryIn).
+	// next fetch (see Result.RetryIn). In a group only the first message's
+	// Nak carries the backoff and the others get zero, so that the group
+	// waits it once.
 	Nak(ctx context.Context, retryIn time.Duration)
 }
 
@@ -56,29 +66,30 @@ type Options struct {
 	// failed, which doubles with each failure in a row. Default 1 s and
 	// 30 s.
 	MinBackoff, MaxBackoff time.Duration
-	// DrainTimeout bounds the store of the message in hand after the
+	// DrainTimeout bounds the store of the group in hand after the
 	// consumer's context ended. Default 10 s.
 	DrainTimeout time.Duration
-	// StoreTimeout bounds one store, shutdown or not. Zero: no bound but
-	// the drain.
+	// StoreTimeout bounds the store of one group, shutdown or not. Zero:
+	// no bound but the drain.
 	StoreTimeout time.Duration
 	// System is the broker's messaging.system (rabbitmq, kafka, nats) on
 	// the receive span of each message when tracing is on.
 	System string
 }
 
-// Result is what Handle did with one message.
+// Result is what Handle or HandleBatch did with one message or group.
 type Result struct {
-	// Settled is true after Ack or Term: the message will not come again
-	// (unless the broker lost that answer).
+	// Settled is true after Ack or Term of every message: none will come
+	// again (unless the broker lost an answer).
 	Settled bool
 	// RetryIn is, after a Nak, the backoff that Nak was given; zero for a
 	// settled message.
 	RetryIn time.Duration
 }
 
-// Runner hands the messages of one consumer to its receive step, one at
-// a time. It is not safe for concurrent use: each consumer loop owns one.
+// Runner hands the messages of one consumer to its receive step, one
+// fetched group at a time. It is not safe for concurrent use: each
+// consumer loop owns one.
 type Runner struct {
 	opts     Options
 	failures backoff.Doubling
@@ -106,30 +117,67 @@ func New(opts Options) (*Runner, error) {
 // Name is the source name.
 func (r *Runner) Name() string { return r.opts.Receiver.Name() }
 
-// Handle stores m and answers the broker through a: Ack for a final
-// decision (Dead included: its row is stored), Term for Rejected, Nak
-// after a failed store. The store runs on after ctx ends, for at most
-// DrainTimeout; a Nak's backoff ends with ctx.
+// Handle is HandleBatch of the one message m.
 func (r *Runner) Handle(ctx context.Context, m ingest.Message, a Answer) Result {
+	return r.HandleBatch(ctx, []ingest.Message{m}, []Answer{a})
+}
+
+// HandleBatch stores msgs, one fetched group in the order of its queue,
+// stream or partition, through one ReceiveBatch, and only then answers
+// each message through the Answer of the same index: Ack for a final
+// decision (Dead included: its row is stored), Term for Rejected. After a
+// failed store every message of the group gets a Nak, the first with the
+// backoff that doubles while the store keeps failing, the others with
+// zero. Each message gets its own receive span. The store runs on after
+// ctx ends, for at most DrainTimeout (and StoreTimeout bounds it); a
+// Nak's backoff ends with ctx. msgs and answers have the same length, at
+// least one; HandleBatch panics otherwise, a bug of the caller.
+func (r *Runner) HandleBatch(ctx context.Context, msgs []ingest.Message, answers []Answer) Result {
+	if len(msgs) == 0 || len(msgs) != len(answers) {
+		panic(fmt.Sprintf("source: HandleBatch of %d messages and %d answers", len(msgs), len(answers)))
+	}
 	rctx, cancel := r.receiveContext(ctx)
-	// The stored row continues the receive span (tracing.Receiver).
-	var end func(outcome string, err error)
-	rctx, m.Headers, end = r.tracer.Start(rctx, m.Headers)
-	d, err := r.opts.Receiver.Receive(rctx, m)
+	group := make([]ingest.Message, len(msgs))
+	ends := make([]func(outcome string, err error), len(msgs))
+	for i, m := range msgs {
+		// The stored row continues the receive span (tracing.Receiver)
+		// through the headers that Start returns.
+		var sctx context.Context
+		sctx, m.Headers, ends[i] = r.tracer.Start(rctx, m.Headers)
+		if len(msgs) == 1 {
+			// The log lines of a lone message's store carry its span; a
+			// group's store has one context for all.
+			rctx = sctx
+		}
+		group[i] = m
+	}
+	ds, err := r.opts.Receiver.ReceiveBatch(rctx, group)
 	cancel()
-	end(decisionName(d, err), err)
+	if err == nil && len(ds) != len(msgs) {
+		err = fmt.Errorf("source: %d decisions for a group of %d messages", len(ds), len(msgs))
+	}
 	if err != nil {
-		// Receive logged the failure. The backoff keeps a broken store
-		// from turning the redelivery into a busy loop.
+		for _, end := range ends {
+			end("", err)
+		}
+		// The receive step logged the failure. The backoff keeps a
+		// broken store from turning the redelivery into a busy loop; the
+		// group waits it once.
 		retryIn := r.failures.Next()
-		a.Nak(ctx, retryIn)
+		answers[0].Nak(ctx, retryIn)
+		for _, a := range answers[1:] {
+			a.Nak(ctx, 0)
+		}
 		return Result{RetryIn: retryIn}
 	}
 	r.failures.Reset()
-	if d.Outcome == ingest.Rejected {
-		a.Term(d)
-	} else {
-		a.Ack(d)
+	for i, d := range ds {
+		ends[i](d.Outcome.String(), nil)
+		if d.Outcome == ingest.Rejected {
+			answers[i].Term(d)
+		} else {
+			answers[i].Ack(d)
+		}
 	}
 	return Result{Settled: true}
 }
@@ -145,10 +193,3 @@ func (r *Runner) receiveContext(ctx context.Context) (context.Context, context.C
 	return tctx, func() { cancel(); stop() }
 }
 
-// decisionName is the outcome of a receive span: empty after an error.
-func decisionName(d ingest.Decision, err error) string {
-	if err != nil {
-		return ""
-	}
-	return d.Outcome.String()
-}

@@ -32,6 +32,20 @@ func (r *decider) Receive(ctx context.Context, _ ingest.Message) (ingest.Decisio
 	return next.d, next.err
 }
 
+// ReceiveBatch decides each message with the next result, and fails the
+// group at the first error, as ingest.Receiver does.
+func (r *decider) ReceiveBatch(ctx context.Context, msgs []ingest.Message) ([]ingest.Decision, error) {
+	var ds []ingest.Decision
+	for _, m := range msgs {
+		d, err := r.Receive(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		ds = append(ds, d)
+	}
+	return ds, nil
+}
+
 // answers records what the runner told the broker.
 type answers struct{ got []string }
 
@@ -81,6 +95,11 @@ func (b *blocker) Receive(ctx context.Context, _ ingest.Message) (ingest.Decisio
 	close(b.entered)
 	<-ctx.Done()
 	return ingest.Decision{}, ctx.Err()
+}
+
+func (b *blocker) ReceiveBatch(ctx context.Context, msgs []ingest.Message) ([]ingest.Decision, error) {
+	_, err := b.Receive(ctx, msgs[0])
+	return nil, err
 }
 
 func TestTheMessageInHandOutlivesTheShutdownByTheDrainTimeout(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -103,15 +104,17 @@ func SourceBody(id, want string) []byte {
 // consumer, over an ingesttest.Inbox: it stores a WantStore body as a
 // pending row and a WantDead one as a dead row (Stored or Dead, Duplicate
 // for a key the inbox holds), decides Rejected for a WantReject body
-// without a row, and fails when the inbox fails. It is safe for
-// concurrent use.
+// without a row, and fails when the inbox fails. A group is stored one
+// message after another, so a failure can strike in its middle. It is
+// safe for concurrent use.
 type SourceReceiver struct {
 	// Inbox holds the rows; set its failures to fail the stores.
 	Inbox *ingesttest.Inbox
 	name  string
 
-	mu   sync.Mutex
-	seen map[string]int
+	mu     sync.Mutex
+	seen   map[string]int
+	groups [][]string
 }
 
 var _ source.Receiver = (*SourceReceiver)(nil)
@@ -132,6 +135,39 @@ func (r *SourceReceiver) Received(id string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.seen[id]
+}
+
+// ReceiveBatch receives msgs one after another, as ingest.Receiver's
+// ReceiveBatch contract allows, and fails the group at the first failed
+// store: the rows stored before it stay, and the redelivered group finds
+// them duplicates. It records the group's keys for Groups.
+func (r *SourceReceiver) ReceiveBatch(ctx context.Context, msgs []ingest.Message) ([]ingest.Decision, error) {
+	keys := make([]string, 0, len(msgs))
+	for _, m := range msgs {
+		var body struct{ ID string }
+		_ = json.Unmarshal(m.Body, &body) // Receive reports a body not of SourceBody
+		keys = append(keys, body.ID)
+	}
+	r.mu.Lock()
+	r.groups = append(r.groups, keys)
+	r.mu.Unlock()
+	ds := make([]ingest.Decision, 0, len(msgs))
+	for _, m := range msgs {
+		d, err := r.Receive(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		ds = append(ds, d)
+	}
+	return ds, nil
+}
+
+// Groups returns the keys of each group that reached ReceiveBatch, in the
+// order of the calls.
+func (r *SourceReceiver) Groups() [][]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.groups)
 }
 
 // Receive decides the message by the want of its body.
