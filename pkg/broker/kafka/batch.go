@@ -7,6 +7,7 @@ import (
 	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
 
 	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/source"
 )
 
 // partition names one partition of one topic.
@@ -89,72 +90,63 @@ func (c *Consumer) handle(ev ckafka.Event) *ckafka.Message {
 	return nil
 }
 
-// process stores the records of b partition by partition and commits the
-// offset after each partition's unbroken run of decided records. At a
-// failed store it seeks the partition back to that record. It returns the
-// backoff before the next batch after a failed store, else zero.
+// process stores the records of b, the poll's group, in one ReceiveBatch
+// (each partition's records in offset order) and then commits, per
+// partition, the offset after its last record. After a failed store it
+// seeks each partition back to its first record of the group, so the
+// group is read again, and returns the backoff before the next batch;
+// else zero. A group whose store has not begun when ctx ends is left
+// uncommitted, for the next owner to read.
 func (c *Consumer) process(ctx context.Context, kc *ckafka.Consumer, b *batch) time.Duration {
-	var retryIn time.Duration
-	var commits []ckafka.TopicPartition
+	var records []*ckafka.Message
 	for _, p := range b.order {
-		records, ok := b.records[p]
-		if !ok {
-			continue
+		records = append(records, b.records[p]...)
+	}
+	if len(records) == 0 || ctx.Err() != nil {
+		return 0
+	}
+	msgs := make([]ingest.Message, len(records))
+	answers := make([]source.Answer, len(records))
+	for i, m := range records {
+		headers := receivedHeaders(m.Headers)
+		key := ""
+		if len(m.Key) > 0 {
+			key = text(m.Key)
 		}
-		var next ckafka.Offset = -1
-		for _, m := range records {
-			if ctx.Err() != nil {
-				break
+		msgs[i] = ingest.Message{Body: m.Value, Headers: headers, CorrelationID: headers["x-correlation-id"],
+			Broker: ingest.BrokerAttributes{MessageID: key, RecordKey: key}}
+		answers[i] = record{}
+	}
+	res := c.runner.HandleBatch(ctx, msgs, answers)
+	if !res.Settled {
+		for _, p := range b.order {
+			if rs := b.records[p]; len(rs) > 0 {
+				c.seek(kc, rs[0].TopicPartition)
 			}
-			if wait := c.store(ctx, kc, m); wait > 0 {
-				// This partition stops; the others go on.
-				retryIn = wait
-				break
-			}
-			next = m.TopicPartition.Offset + 1
 		}
-		if next >= 0 {
+		return res.RetryIn
+	}
+	commits := make([]ckafka.TopicPartition, 0, len(b.order))
+	for _, p := range b.order {
+		if rs := b.records[p]; len(rs) > 0 {
 			topic := p.topic
-			commits = append(commits, ckafka.TopicPartition{Topic: &topic, Partition: p.id, Offset: next})
-		}
-		if ctx.Err() != nil {
-			// The records not yet tried stay uncommitted; the process stops
-			// and the next owner reads them.
-			break
+			commits = append(commits, ckafka.TopicPartition{Topic: &topic, Partition: p.id,
+				Offset: rs[len(rs)-1].TopicPartition.Offset + 1})
 		}
 	}
 	c.commit(kc, commits)
-	return retryIn
-}
-
-// store hands one record to the runner. It returns the backoff of a
-// failed store, after which the record must be read again, else zero.
-func (c *Consumer) store(ctx context.Context, kc *ckafka.Consumer, m *ckafka.Message) time.Duration {
-	headers := receivedHeaders(m.Headers)
-	key := ""
-	if len(m.Key) > 0 {
-		key = text(m.Key)
-	}
-	return c.runner.Handle(ctx, ingest.Message{
-		Body: m.Value, Headers: headers, CorrelationID: headers["x-correlation-id"],
-		Broker: ingest.BrokerAttributes{MessageID: key, RecordKey: key},
-	}, record{c: c, kc: kc, tp: m.TopicPartition}).RetryIn
+	return 0
 }
 
 // record is the source.Answer of one record. Kafka has no answer per
-// record: every decision, Rejected too, is final, so Ack and Term leave
-// the record to the commit of its partition's run; Nak seeks the
-// partition back to the record, so that it is read again.
-type record struct {
-	c  *Consumer
-	kc *ckafka.Consumer
-	tp ckafka.TopicPartition
-}
+// record: every decision, Rejected too, is final and left to the commit
+// of the group's offsets, and a failed group is read again by process's
+// seek of each partition to its first record.
+type record struct{}
 
-func (record) Ack(ingest.Decision)  {}
-func (record) Term(ingest.Decision) {}
-
-func (r record) Nak(context.Context, time.Duration) { r.c.seek(r.kc, r.tp) }
+func (record) Ack(ingest.Decision)                {}
+func (record) Term(ingest.Decision)               {}
+func (record) Nak(context.Context, time.Duration) {}
 
 func (c *Consumer) seek(kc *ckafka.Consumer, tp ckafka.TopicPartition) {
 	if err := kc.Seek(tp, 0); err != nil {

@@ -26,7 +26,7 @@ const (
 	// pollWait bounds the wait for the first record of a batch, so that
 	// Run sees the end of its context promptly.
 	pollWait = 500 * time.Millisecond
-	// storeTimeout bounds the store of one record. The record in hand
+	// storeTimeout bounds the store of one group. The group in hand
 	// finishes even when the process stops: a row that commits and then
 	// gets its offset committed beats a replay.
 	storeTimeout = 30 * time.Second
@@ -47,8 +47,8 @@ type ConsumerOptions struct {
 	// AutoOffsetReset is where a group without a committed offset starts:
 	// earliest (the default) or latest.
 	AutoOffsetReset string
-	// MaxPollRecords is the largest number of records of one batch.
-	// Default 100.
+	// MaxPollRecords is the largest number of records of one batch, the
+	// group stored in one ReceiveBatch. Default 100.
 	MaxPollRecords int
 	// Receiver stores each record; its Name is the source name. Required.
 	Receiver Receiver
@@ -70,21 +70,22 @@ type ConsumerOptions struct {
 	// a failed store, which doubles with each failure in a row. Defaults
 	// 1 s and 30 s.
 	MinBackoff, MaxBackoff time.Duration
-	// DrainTimeout bounds the store of the record in hand after Run's ctx
+	// DrainTimeout bounds the store of the group in hand after Run's ctx
 	// ended; 30 s bound every store. Default 30 s.
 	DrainTimeout time.Duration
 }
 
 // Consumer reads one Kafka source into the inbox: a run.Component. It
-// polls a batch of at most MaxPollRecords records, stores each through its
-// Receiver, and then commits, per partition, the offset after the
-// unbroken run of records that Receive decided (Stored, Duplicate,
-// Filtered, Dead, and Rejected, which is never stored). At the first
-// record of a partition whose store failed it stops that partition, seeks
-// back to the record, and waits (MinBackoff … MaxBackoff) before the next
-// batch, so the
-// record is read again. A commit that is lost, a crash and a rebalance only
-// replay records, which the inbox finds as duplicates.
+// polls a batch of at most MaxPollRecords records (the first waited for,
+// the rest those already fetched), stores the batch through its Receiver
+// in one ReceiveBatch, each partition's records in offset order, and only
+// then commits, per partition, the offset after the batch's last record:
+// every decision is final (Stored, Duplicate, Filtered, Dead, and
+// Rejected, which is never stored). When the batch's store fails it seeks
+// each partition back to its first record of the batch and waits
+// (MinBackoff … MaxBackoff) before the next poll, so the whole batch is
+// read again. A commit that is lost, a crash and a rebalance only replay
+// records, which the inbox finds as duplicates.
 type Consumer struct {
 	opts     ConsumerOptions
 	source   string
@@ -203,7 +204,7 @@ const (
 )
 
 // Run joins the group and consumes until ctx ends, then stores and
-// commits the records in hand, leaves the group and returns nil. It
+// commits the batch whose store began, leaves the group and returns nil. It
 // returns an error only when the consumer cannot be created or subscribed;
 // librdkafka retries lost brokers and connections itself.
 func (c *Consumer) Run(ctx context.Context) error {

@@ -14,8 +14,12 @@ import (
 	"github.com/alternayte/queuebox/pkg/source"
 )
 
-// consume fetches and stores batches until ctx ends (nil) or a fetch
-// fails (its error; the caller binds again after a backoff).
+// consume fetches batches and stores each in groups until ctx ends (nil)
+// or a fetch fails (its error; the caller binds again after a backoff).
+// A group is the messages of the fetch that have arrived (at most
+// BatchSize): the first is waited for, the rest are taken as they are, so
+// a lone message is stored at once and the next group gathers while one
+// is stored.
 func (c *Consumer) consume(ctx context.Context, cons jetstream.Consumer) error {
 	for ctx.Err() == nil {
 		fctx, cancel := context.WithTimeout(ctx, c.fetchMax)
@@ -25,14 +29,23 @@ func (c *Consumer) consume(ctx context.Context, cons jetstream.Consumer) error {
 			return err
 		}
 		var retryIn time.Duration
-		for msg := range batch.Messages() {
+		msgs := batch.Messages()
+		for msg := range msgs {
+			group, open := source.Gather(msg, msgs, c.opts.BatchSize)
 			if retryIn > 0 || ctx.Err() != nil {
 				// The store is down, or the process stops: give the
-				// message back at once, untried.
-				c.answered(msg.Nak(), "nak")
-				continue
+				// messages back at once, untried.
+				for _, m := range group {
+					c.answered(m.Nak(), "nak")
+				}
+			} else if retryIn = c.handle(ctx, group).RetryIn; retryIn > 0 {
+				// End the pull request now rather than at its expiry:
+				// the messages it still brings are given back untried.
+				cancel()
 			}
-			retryIn = c.handle(ctx, msg).RetryIn
+			if !open {
+				break
+			}
 		}
 		err = batch.Error()
 		cancel()
@@ -47,13 +60,17 @@ func (c *Consumer) consume(ctx context.Context, cons jetstream.Consumer) error {
 	return nil
 }
 
-// handle stores one message and answers it.
-func (c *Consumer) handle(ctx context.Context, msg jetstream.Msg) source.Result {
-	headers := receivedHeaders(msg.Headers())
-	return c.runner.Handle(ctx, ingest.Message{
-		Body: msg.Data(), Headers: headers, CorrelationID: headers["x-correlation-id"],
-		Broker: ingest.BrokerAttributes{MessageID: headers["nats-msg-id"]},
-	}, answer{c: c, msg: msg})
+// handle stores one group and answers each of its messages.
+func (c *Consumer) handle(ctx context.Context, group []jetstream.Msg) source.Result {
+	msgs := make([]ingest.Message, len(group))
+	answers := make([]source.Answer, len(group))
+	for i, msg := range group {
+		headers := receivedHeaders(msg.Headers())
+		msgs[i] = ingest.Message{Body: msg.Data(), Headers: headers, CorrelationID: headers["x-correlation-id"],
+			Broker: ingest.BrokerAttributes{MessageID: headers["nats-msg-id"]}}
+		answers[i] = answer{c: c, msg: msg}
+	}
+	return c.runner.HandleBatch(ctx, msgs, answers)
 }
 
 // answer is the source.Answer of one message: Ack, Term, and a Nak at

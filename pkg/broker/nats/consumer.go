@@ -45,8 +45,8 @@ type ConsumerOptions struct {
 	// AckWait is how long JetStream waits for an acknowledgement before it
 	// redelivers. Default 30 s.
 	AckWait time.Duration
-	// BatchSize is the largest number of messages of one fetch. Default
-	// 100.
+	// BatchSize is the largest number of messages of one fetch, and so
+	// of one group stored in one ReceiveBatch. Default 100.
 	BatchSize int
 	// Receiver stores each message; its Name is the source name. Required.
 	Receiver Receiver
@@ -61,18 +61,21 @@ type ConsumerOptions struct {
 	// after a failed store, which doubles with each failure in a row.
 	// Defaults 1 s and 30 s.
 	MinBackoff, MaxBackoff time.Duration
-	// DrainTimeout bounds the store of the message in hand after Run's ctx
+	// DrainTimeout bounds the store of the group in hand after Run's ctx
 	// ended; AckWait bounds every store. Default AckWait.
 	DrainTimeout time.Duration
 }
 
 // Consumer reads one NATS source into the inbox: a run.Component. It
-// stores each message through its Receiver and acknowledges it only after
-// Receive returned: Stored, Duplicate, Filtered and Dead are acknowledged,
-// Rejected is terminated, and a failed store is negatively acknowledged,
-// so JetStream returns the message at once; the consumer then waits
-// (MinBackoff … MaxBackoff) before its next fetch. A message whose acknowledgement is
-// lost comes back after AckWait and is a duplicate.
+// stores the messages of each fetch through its Receiver in groups, in
+// stream order (a group is what the fetch has brought so far, at most
+// BatchSize, in one ReceiveBatch), and acknowledges a message only after
+// its group's store returned: Stored, Duplicate, Filtered and Dead are
+// acknowledged, Rejected is terminated, and every message of a group
+// whose store failed is negatively acknowledged, so JetStream returns it
+// at once; the consumer then waits (MinBackoff … MaxBackoff) before its
+// next fetch. A message whose acknowledgement is lost comes back after
+// AckWait and is a duplicate.
 type Consumer struct {
 	opts     ConsumerOptions
 	source   string
@@ -116,7 +119,7 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 	if opts.DrainTimeout <= 0 {
 		opts.DrainTimeout = opts.AckWait
 	}
-	// The message in hand finishes even when the process stops: a store
+	// The group in hand finishes even when the process stops: a store
 	// that commits and then gets its ack beats a nak of a row that may
 	// already be written. AckWait bounds it, as JetStream would.
 	runner, err := source.New(source.Options{Receiver: opts.Receiver, System: "nats", MinBackoff: opts.MinBackoff,
@@ -151,7 +154,7 @@ func (c *Consumer) Check(context.Context) error {
 func (c *Consumer) setErr(text string) { c.lastErr.Store(&text) }
 
 // Run connects and consumes until ctx ends, then returns nil after the
-// message in hand is stored and answered. A stream that does not exist
+// group in hand is stored and answered. A stream that does not exist
 // (QueueBox never creates one), at start or later, stops only this
 // source: Check reports it with the stream's name, and the source tries
 // again with the backoff of every other failure (no server, a lost

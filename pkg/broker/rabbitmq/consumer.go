@@ -45,7 +45,8 @@ type ConsumerOptions struct {
 	// Queue is the queue to consume (queueName). Required.
 	Queue string
 	// Prefetch is the most unacknowledged deliveries the broker sends
-	// ahead (prefetchCount). Default 10.
+	// ahead (prefetchCount), and so the largest group stored in one
+	// ReceiveBatch. Default 10.
 	Prefetch int
 	// DeclareQueue declares the queue (durable) when it does not exist;
 	// without it a missing queue stops the source.
@@ -63,7 +64,7 @@ type ConsumerOptions struct {
 	// whose store failed is requeued, which doubles after each failure in
 	// a row. Defaults 1 s and 30 s.
 	MinBackoff, MaxBackoff time.Duration
-	// DrainTimeout bounds the store of the message in hand after Run's ctx
+	// DrainTimeout bounds the store of the group in hand after Run's ctx
 	// ends. Default 10 s.
 	DrainTimeout time.Duration
 	// DialTimeout bounds the TCP connect and the AMQP handshake. Default
@@ -83,12 +84,15 @@ func (e *MissingQueueError) Error() string {
 }
 
 // Consumer is the run.Component of one rabbitmq source. Run consumes the
-// queue with a prefetch of Prefetch and hands each delivery to the
-// Receiver through a source.Runner, one at a time, in queue order. It acknowledges a delivery only
-// after Receive returned a final decision (stored, duplicate, filtered or
-// dead: the inbox row committed, or none is due), rejects a Rejected one
-// without requeue, and requeues (nack) a delivery whose store failed,
-// after a backoff. A message is therefore acknowledged only once the inbox
+// queue with a prefetch of Prefetch and hands the deliveries to the
+// Receiver through a source.Runner in groups, in queue order: a group is
+// the deliveries of the prefetch window that the client already holds
+// (at most Prefetch; one when only one came), stored in one ReceiveBatch.
+// It acknowledges a delivery only after the group's store returned a
+// final decision for it (stored, duplicate, filtered or dead: the inbox
+// row committed, or none is due), rejects a Rejected one without requeue,
+// and requeues (nack) every delivery of a group whose store failed, after
+// one backoff. A message is therefore acknowledged only once the inbox
 // holds it: a crash or a lost connection returns every unacknowledged
 // message to the queue, and the inbox finds a redelivery a duplicate.
 //
@@ -163,7 +167,7 @@ func (c *Consumer) setDown(err error) {
 	c.state.Store(&err)
 }
 
-// Run consumes until ctx ends, and then returns nil, after the message in
+// Run consumes until ctx ends, and then returns nil, after the group in
 // hand was stored or DrainTimeout passed, and the connection closed, which
 // requeues the prefetched messages. It returns no other way: a missing
 // queue stops only this source, which keeps trying.
@@ -216,7 +220,14 @@ func (c *Consumer) session(ctx context.Context) (bool, error) {
 			if !ok {
 				return true, deliveriesEnded(closes)
 			}
-			c.handle(ctx, d)
+			// The group is what the prefetch window already holds: a
+			// lone delivery is stored at once, and the broker refills the
+			// window after the group's acknowledgements.
+			group, open := source.Gather(d, deliveries, c.opts.Prefetch)
+			c.handle(ctx, group)
+			if !open {
+				return true, deliveriesEnded(closes)
+			}
 		}
 	}
 }
@@ -287,30 +298,53 @@ func (c *Consumer) subscribe(l *link) (*amqp.Channel, <-chan amqp.Delivery, erro
 	return ch, deliveries, nil
 }
 
-// handle stores one delivery and answers the broker.
-func (c *Consumer) handle(ctx context.Context, d amqp.Delivery) {
-	headers := receivedHeaders(d.Headers)
-	corr := headers[correlationHeader]
-	if corr == "" {
-		corr = d.CorrelationId
+// handle stores one group of deliveries and then answers the broker for
+// each of them. The acknowledgements of the group go in one frame: an ack
+// with multiple set on the highest acknowledged delivery tag, which
+// settles the deliveries of the group that were neither terminated nor
+// requeued (every delivery before the group was answered already).
+func (c *Consumer) handle(ctx context.Context, group []amqp.Delivery) {
+	msgs := make([]ingest.Message, len(group))
+	answers := make([]source.Answer, len(group))
+	acks := &ackRun{}
+	for i, d := range group {
+		headers := receivedHeaders(d.Headers)
+		corr := headers[correlationHeader]
+		if corr == "" {
+			corr = d.CorrelationId
+		}
+		msgs[i] = ingest.Message{Body: d.Body, Headers: headers, CorrelationID: corr,
+			Broker: ingest.BrokerAttributes{MessageID: d.MessageId}}
+		answers[i] = answer{c: c, d: d, acks: acks}
 	}
-	c.runner.Handle(ctx, ingest.Message{
-		Body: d.Body, Headers: headers, CorrelationID: corr, Broker: ingest.BrokerAttributes{MessageID: d.MessageId},
-	}, answer{c: c, d: d})
+	c.runner.HandleBatch(ctx, msgs, answers)
+	if acks.last != nil {
+		c.answered(acks.last.Ack(true), fmt.Sprintf("ack of %d messages", acks.n), ingest.Decision{})
+	}
 }
 
-// answer is the source.Answer of one delivery: ack, nack without requeue
-// (the broker drops it or dead-letters it), and nack with requeue after
-// the backoff, so that a broken store does not turn the requeue into a
-// busy loop.
+// ackRun collects the acknowledgements of one group.
+type ackRun struct {
+	last *amqp.Delivery // the acknowledged delivery of the highest tag
+	n    int
+}
+
+// answer is the source.Answer of one delivery: ack (sent for the whole
+// group by handle), nack without requeue (the broker drops it or
+// dead-letters it), and nack with requeue after the backoff, so that a
+// broken store does not turn the requeue into a busy loop.
 type answer struct {
-	c *Consumer
-	d amqp.Delivery
+	c    *Consumer
+	d    amqp.Delivery
+	acks *ackRun
 }
 
 func (a answer) Ack(dec ingest.Decision) {
 	a.c.log.Debug("message received", "outcome", dec.Outcome.String(), "id", dec.ID, "correlation_id", dec.CorrelationID)
-	a.c.answered(a.d.Ack(false), "ack", dec)
+	if a.acks.last == nil || a.d.DeliveryTag > a.acks.last.DeliveryTag {
+		a.acks.last = &a.d
+	}
+	a.acks.n++
 }
 
 func (a answer) Term(dec ingest.Decision) {
