@@ -192,4 +192,3 @@ func (r *Runner) receiveContext(ctx context.Context) (context.Context, context.C
 	tctx, cancel := context.WithTimeout(dctx, r.opts.StoreTimeout)
 	return tctx, func() { cancel(); stop() }
 }
-
