@@ -38,10 +38,8 @@ func (c *Consumer) consume(ctx context.Context, cons jetstream.Consumer) error {
 				for _, m := range group {
 					c.answered(m.Nak(), "nak")
 				}
-			} else if retryIn = c.handle(ctx, group).RetryIn; retryIn > 0 {
-				// End the pull request now rather than at its expiry:
-				// the messages it still brings are given back untried.
-				cancel()
+			} else {
+				retryIn = c.handle(ctx, group).RetryIn
 			}
 			if !open {
 				break

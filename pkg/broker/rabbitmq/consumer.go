@@ -210,25 +210,63 @@ func (c *Consumer) session(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	closes := ch.NotifyClose(make(chan *amqp.Error, 1))
+	held, stopHolding := hold(deliveries, c.opts.Prefetch)
+	defer stopHolding()
 	c.state.Store(nil)
 	c.log.Info("rabbitmq source consuming", "prefetch", c.opts.Prefetch)
 	for {
 		select {
 		case <-ctx.Done():
 			return true, nil
-		case d, ok := <-deliveries:
+		case d, ok := <-held:
 			if !ok {
 				return true, deliveriesEnded(closes)
 			}
 			// The group is what the prefetch window already holds: a
 			// lone delivery is stored at once, and the broker refills the
 			// window after the group's acknowledgements.
-			group, open := source.Gather(d, deliveries, c.opts.Prefetch)
+			group, open := source.Gather(d, held, c.opts.Prefetch)
 			c.handle(ctx, group)
 			if !open {
 				return true, deliveriesEnded(closes)
 			}
 		}
+	}
+}
+
+// hold copies the deliveries into a channel of prefetch slots, so that
+// every delivery the client has read waits there for Gather. The
+// client's own delivery channel is unbuffered: it hands over one
+// delivery at a time, and a receive that does not wait would miss the
+// ones its goroutine has not yet offered. The copy never blocks, since
+// the broker sends no more than prefetch unacknowledged deliveries. The
+// held channel closes when the deliveries end; the returned func stops
+// the copy and waits for it.
+func hold(deliveries <-chan amqp.Delivery, prefetch int) (<-chan amqp.Delivery, func()) {
+	held := make(chan amqp.Delivery, prefetch)
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(held)
+		for {
+			select {
+			case d, ok := <-deliveries:
+				if !ok {
+					return
+				}
+				select {
+				case held <- d:
+				case <-stop:
+					return
+				}
+			case <-stop:
+				return
+			}
+		}
+	}()
+	return held, func() {
+		close(stop)
+		<-done
 	}
 }
 
