@@ -39,6 +39,14 @@ const (
 //     header: a message past the body bound or the header cap is stored
 //     dead and acknowledged, and a header with a NUL or invalid UTF-8 is
 //     stored cleaned.
+//   - It stores what it fetched in groups (ReceiveBatch), in the order of
+//     the queue, stream or partition. A store that fails in the middle of
+//     a group gives the whole group back, and the redelivery ends with
+//     one row per key. A message that cannot be stored (dead, rejected,
+//     refused by the database) is decided alone: its neighbours are
+//     stored at the first try. A stop during a group's store lets the
+//     group finish and be acknowledged, and leaves the rest with the
+//     broker: nothing is lost.
 //
 // Cases run as parallel subtests, each on a fresh queue, stream or topic
 // with a SourceReceiver; run the suite with -race. Bounds on time catch a
@@ -66,6 +74,10 @@ func ExerciseSource(t *testing.T, f SourceFactory) {
 		{"DeadIsStoredThenAcknowledged", false, "", testSourceDead},
 		{"PastTheLimitsIsStoredDeadThenAcknowledged", false, "", testSourcePastTheLimits},
 		{"HeaderWithNULIsStored", false, "", testSourceHeaderWithNUL},
+		{"StoresAGroupInQueueOrder", false, "", testSourceGroupOrder},
+		{"RedeliversTheGroupAfterAFailureMidway", false, "", testSourceGroupFailure},
+		{"PoisonDoesNotFailItsNeighbours", false, "", testSourcePoisonInGroup},
+		{"StopDuringAGroupLosesNothing", false, "", testSourceStopMidGroup},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -85,6 +97,18 @@ func ExerciseSource(t *testing.T, f SourceFactory) {
 // stops it too.
 func startSource(t *testing.T, b SourceBroker, recv source.Receiver, drain time.Duration) (stop func()) {
 	t.Helper()
+	cancel, wait := runSource(t, b, recv, drain)
+	return func() {
+		cancel()
+		wait()
+	}
+}
+
+// runSource runs a consumer of b with recv and the given drain, and
+// returns the func that cancels its context and the one that waits for
+// Run's nil after that. The test's end does both.
+func runSource(t *testing.T, b SourceBroker, recv source.Receiver, drain time.Duration) (cancel, wait func()) {
+	t.Helper()
 	c := b.Consumer(t, SourceConfig{Receiver: recv, MinBackoff: sourceMinBackoff, MaxBackoff: sourceMaxBackoff,
 		DrainTimeout: drain})
 	require.NotNil(t, c, "SourceBroker.Consumer returned no consumer")
@@ -92,14 +116,16 @@ func startSource(t *testing.T, b SourceBroker, recv source.Receiver, drain time.
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx) }()
 	var once sync.Once
-	stop = func() {
+	wait = func() {
 		once.Do(func() {
-			cancel()
 			require.NoError(t, await(t, done, drain+time.Minute, "Run after its context was cancelled"))
 		})
 	}
-	t.Cleanup(stop)
-	return stop
+	t.Cleanup(func() {
+		cancel()
+		wait()
+	})
+	return cancel, wait
 }
 
 // requireRemaining waits until the broker holds n messages for the

@@ -39,9 +39,10 @@ func TestConsumerStoresOnceAndCommitsAfterTheStore(t *testing.T) {
 }
 
 // TestConsumerStoreFailureSeeksBack fails the store of records 3 and
-// later of one partition: the group commits offset 3 (the run 0..2) and
-// nothing past it, and once the store recovers every record is stored
-// once.
+// later of one partition: a poll that holds record 3 commits nothing and
+// is read again (its rows stored before the failure are duplicates
+// then), so no offset past 3 is committed, and once the store recovers
+// every record is stored once.
 func TestConsumerStoreFailureSeeksBack(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 1, nil)
@@ -61,8 +62,8 @@ func TestConsumerStoreFailureSeeksBack(t *testing.T) {
 	// The store of record 3 is retried after a backoff: wait for two tries
 	// of it, so the commit of the first batch is done.
 	require.Eventually(t, func() bool { return f.store.Inserts() >= 5 }, 60*time.Second, 10*time.Millisecond)
-	require.Equal(t, map[int32]int64{0: 3}, kafkatest.Committed(t, f.addr, f.src.GroupID, f.topic),
-		"only the unbroken run is committed")
+	committed, ok := kafkatest.Committed(t, f.addr, f.src.GroupID, f.topic)[0]
+	require.True(t, !ok || committed <= 3, "committed %d: nothing past the failing record", committed)
 	require.Len(t, f.store.Rows(), 3)
 
 	f.store.SetFail(nil)
