@@ -33,13 +33,14 @@ func envOr(name, fallback string) string {
 	return fallback
 }
 
-// sourceConcurrency is how many messages a RabbitMQ or NATS source of
-// queuebox-ingest stores at once: one. The RabbitMQ consumer hands each
-// delivery to the receiver and acknowledges it before it reads the next
-// (prefetch 10 only keeps the next ones on the wire); the NATS consumer
-// fetches up to batchSize (100) messages and then stores and acks
-// them one after the other. The SQL baseline of the ingest rows runs at
-// the same concurrency.
+// sourceConcurrency is how many stores a broker source of
+// queuebox-ingest runs at once: one, a group at a time. The RabbitMQ
+// consumer stores the deliveries its prefetch window (10) already holds
+// in one ReceiveBatch and acknowledges them after it; the NATS consumer
+// does the same with what its fetch (batchSize 100) has brought, and the
+// Kafka consumer with each poll (maxPollRecords 100). The SQL baseline of
+// the ingest rows runs one INSERT transaction at a time, at that
+// concurrency.
 const sourceConcurrency = 1
 
 // broker is one of the bridged brokers, as the scenario drives it.
@@ -105,9 +106,9 @@ func rowID(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n
 
 var brokers = []broker{
 	{label: "RabbitMQ", client: "amqp091-go", ack: "confirm", target: newRabbitTarget, command: "beam.smp",
-		durability: "durable (persistent messages)", fetch: "prefetch 10, one delivery stored and acked at a time"},
+		durability: "durable (persistent messages)", fetch: "prefetch 10, the deliveries at hand stored as one group, then acked"},
 	{label: "JetStream", client: "nats.go jetstream", ack: "ack", target: newJetStreamTarget, command: "nats-server",
-		durability: "durable (file storage)", fetch: "fetch batch 100, stored and acked one at a time"},
+		durability: "durable (file storage)", fetch: "fetch batch 100, the messages at hand stored as one group, then acked"},
 	kafkaBroker,
 }
 
