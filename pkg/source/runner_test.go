@@ -32,18 +32,17 @@ func (r *decider) Receive(ctx context.Context, _ ingest.Message) (ingest.Decisio
 	return next.d, next.err
 }
 
-// ReceiveBatch decides each message with the next result, and fails the
-// group at the first error, as ingest.Receiver does.
+// ReceiveBatch decides the group of one message that Handle stores with
+// the next result.
 func (r *decider) ReceiveBatch(ctx context.Context, msgs []ingest.Message) ([]ingest.Decision, error) {
-	var ds []ingest.Decision
-	for _, m := range msgs {
-		d, err := r.Receive(ctx, m)
-		if err != nil {
-			return nil, err
-		}
-		ds = append(ds, d)
+	if len(msgs) != 1 {
+		panic("Handle stores one message")
 	}
-	return ds, nil
+	d, err := r.Receive(ctx, msgs[0])
+	if err != nil {
+		return nil, err
+	}
+	return []ingest.Decision{d}, nil
 }
 
 // answers records what the runner told the broker.
