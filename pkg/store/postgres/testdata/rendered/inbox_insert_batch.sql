@@ -4,10 +4,17 @@
 -- aggregates, $5 event types, $6 payload texts, $7 header texts, $8
 -- correlation ids, $9 consumptions, $10 states, $11 last errors).
 --
--- The rows are inserted in the order of the batch (ORDER BY ord), so of
--- two rows of one (source, idempotency_key) the first is stored and the
--- second meets the first's index entry: DO NOTHING skips it like a
--- repeat from another transaction. RETURNING names the ids that were
+-- The rows are inserted in (source, idempotency_key) order, and the rows
+-- of one key in the order of the batch (ord), so of two rows of one key
+-- the first is stored and the second meets the first's index entry: DO
+-- NOTHING skips it like a repeat from another transaction. The key order
+-- is what keeps concurrent batches of overlapping keys from deadlocking:
+-- an insert that meets another transaction's uncommitted entry of its key
+-- waits for that transaction, and batches that take their keys in one
+-- order wait for each other in that order, never in a cycle (in the
+-- batch's own order, two batches holding k1 and k2 each wait for the
+-- other's). The insert order is not the relay's order, which comes from
+-- created_at and id (below). RETURNING names the ids that were
 -- stored; a row whose id is missing is a duplicate. Every row of the
 -- batch shares now() as created_at, so the relay's (created_at, id)
 -- order among them is the order of their ids, which ingest makes time
@@ -26,6 +33,6 @@ FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[],
      WITH ORDINALITY AS r(id, source, idempotency_key, aggregate_id, event_type,
                           payload, headers, correlation_id, consumption, state,
                           last_error, ord)
-ORDER BY r.ord
+ORDER BY r.source, r.idempotency_key, r.ord
 ON CONFLICT ("ib_source", "ib_idempotencykey") DO NOTHING
 RETURNING "ib_id"::text
