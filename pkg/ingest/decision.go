@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"time"
 )
 
@@ -26,6 +27,11 @@ type Message struct {
 	// Broker holds what a broker gives a message besides its headers and
 	// body. An HTTP source leaves it empty.
 	Broker BrokerAttributes
+	// LogContext, when not nil, marks the log lines about this message
+	// with its values (the trace and span of its receive span) in place
+	// of those of the ctx given to ReceiveBatch, which one group of
+	// messages shares. Its cancellation is ignored: ctx governs that.
+	LogContext context.Context
 }
 
 // BrokerAttributes are the attributes that a broker itself gives a

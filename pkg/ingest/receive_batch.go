@@ -31,8 +31,10 @@ func (r *Receiver) ReceiveBatch(ctx context.Context, msgs []Message) ([]Decision
 		waiting []*pending
 		at      []int // the place in msgs of each waiting message
 	)
+	mctx := make([]context.Context, len(msgs))
 	for i, m := range msgs {
-		p, d, err := r.prepare(ctx, m)
+		mctx[i] = messageContext(ctx, m)
+		p, d, err := r.prepare(mctx[i], m)
 		switch {
 		case err != nil:
 			return nil, err
@@ -54,7 +56,7 @@ func (r *Receiver) ReceiveBatch(ctx context.Context, msgs []Message) ([]Decision
 	}
 	for j, p := range waiting {
 		res := results[j]
-		d, err := r.settle(ctx, p, res.ID, res.Inserted, res.Err)
+		d, err := r.settle(mctx[at[j]], p, res.ID, res.Inserted, res.Err)
 		if err != nil {
 			return nil, err
 		}
@@ -74,4 +76,29 @@ func insertBatch(ctx context.Context, store Store, rows []queuebox.ReceivedRow) 
 		return b.InsertBatch(ctx, rows)
 	}
 	return queuebox.InsertEach(ctx, store, rows)
+}
+
+// messageContext is ctx whose values are, first, those of m.LogContext,
+// so that the lines logged about m carry its own trace; ctx when m has
+// none.
+func messageContext(ctx context.Context, m Message) context.Context {
+	if m.LogContext == nil {
+		return ctx
+	}
+	return valuesFirst{Context: ctx, first: m.LogContext}
+}
+
+// valuesFirst is a context with the deadline and cancellation of its
+// Context and the values of first before those of Context.
+type valuesFirst struct {
+	context.Context
+	first context.Context
+}
+
+// Value implements context.Context.
+func (c valuesFirst) Value(key any) any {
+	if v := c.first.Value(key); v != nil {
+		return v
+	}
+	return c.Context.Value(key)
 }

@@ -3,6 +3,7 @@ package ingest_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"testing"
 
@@ -49,4 +50,45 @@ func TestReceiveLogLinesCarryTheTrace(t *testing.T) {
 			require.Contains(t, buf.String(), `"span_id":"`+sc.SpanID().String()+`"`)
 		})
 	}
+}
+
+// TestGroupLogLinesCarryEachMessagesTrace: the messages of one broker
+// group share one store and one ctx, yet the line logged about each one
+// (here two rejections) carries that message's own trace, from its
+// LogContext.
+func TestGroupLogLinesCarryEachMessagesTrace(t *testing.T) {
+	t.Parallel()
+	spanOf := func(b byte) trace.SpanContext {
+		return trace.NewSpanContext(trace.SpanContextConfig{
+			TraceID: trace.TraceID{b, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+			SpanID:  trace.SpanID{b, 1, 2, 3, 4, 5, 6, 7}, TraceFlags: trace.FlagsSampled,
+		})
+	}
+	var buf bytes.Buffer
+	log := slog.New(tracing.NewLogHandler(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	m, err := ingest.NewMetrics(prometheus.NewRegistry())
+	require.NoError(t, err)
+	r, err := ingest.NewReceiver(source("s"), ingest.Transport{}, ingest.Options{
+		Store: &memStore{}, Metrics: m, Log: log, Now: ingesttest.NewClock(t0).Now})
+	require.NoError(t, err)
+	group := []ingest.Message{msg(`{"type":"x"}`), msg(`{"type":"y"}`)}
+	spans := []trace.SpanContext{spanOf(0xa1), spanOf(0xb2)}
+	for i := range group {
+		group[i].LogContext = trace.ContextWithSpanContext(context.Background(), spans[i])
+	}
+	_, err = r.ReceiveBatch(context.Background(), group)
+	require.NoError(t, err)
+
+	var traces []string
+	for _, line := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
+		var rec struct {
+			Msg     string `json:"msg"`
+			TraceID string `json:"trace_id"`
+		}
+		require.NoError(t, json.Unmarshal(line, &rec))
+		if rec.Msg == "message rejected" {
+			traces = append(traces, rec.TraceID)
+		}
+	}
+	require.Equal(t, []string{spans[0].TraceID().String(), spans[1].TraceID().String()}, traces)
 }

@@ -144,9 +144,11 @@ func (r *Runner) HandleBatch(ctx context.Context, msgs []ingest.Message, answers
 		// through the headers that Start returns.
 		var sctx context.Context
 		sctx, m.Headers, ends[i] = r.tracer.Start(rctx, m.Headers)
+		// The lines logged about each message carry its own span; those
+		// of the group's store carry a lone message's span, and none of
+		// a group's, which shares one store.
+		m.LogContext = sctx
 		if len(msgs) == 1 {
-			// The log lines of a lone message's store carry its span; a
-			// group's store has one context for all.
 			rctx = sctx
 		}
 		group[i] = m
