@@ -427,7 +427,7 @@ func (b *bench) brokerIngest(ctx context.Context, br broker) error {
 	}
 	fetch := br.fetch
 	b.rep.add(vsBaseline(fmt.Sprintf("ingest from %s, %s messages", br.label, group(int64(n))),
-		median(got), median(base), "msg/s", "rows/s", 0.55,
+		median(got), median(base), "msg/s", "rows/s", brokerIngestShare,
 		fmt.Sprintf("concurrency %d (%s), baseline INSERT … ON CONFLICT at %d; %d-byte JSON bodies, unique keys; runs %s vs SQL %s; ingest CPU %.0f µs/msg",
 			sourceConcurrency, fetch, sourceConcurrency, len(body(ingestPrefix(0), int64(n/2))), rates(got), rates(base), median(us))))
 	return nil

@@ -14,6 +14,10 @@ import (
 // outbox.claimTimeoutMs.
 const leaseForBench = 5 * time.Minute
 
+// deliverShare is the share of the SQL claim+finish loop that deliver's
+// rows at -concurrency must reach (issue 28).
+const deliverShare = 0.85
+
 // deliverVariant is one row of the deliver scenario: the keys of the
 // backlog and the outbox.concurrency of queuebox-deliver.
 type deliverVariant struct{ keys, concurrency int }
@@ -53,9 +57,13 @@ func (b *bench) delivery(ctx context.Context) error {
 			b.httpDrains = real
 		}
 		got := drainRates(real)
-		b.rep.add(vsBaseline(fmt.Sprintf("deliver, %s, %s rows", label, group(int64(b.o.deliverRows))),
-			median(got), median(base), "rows/s", "rows/s", 0.60,
-			fmt.Sprintf("runs %s vs %s; %s", rates(got), rates(base), b.cpuNote("deliver", real))))
+		x := vsBaseline(fmt.Sprintf("deliver, %s, %s rows", label, group(int64(b.o.deliverRows))),
+			median(got), median(base), "rows/s", "rows/s", deliverShare,
+			fmt.Sprintf("runs %s vs %s; %s", rates(got), rates(base), b.cpuNote("deliver", real)))
+		if v.concurrency != b.o.concurrency {
+			x.Target, x.Result = "-", resultInfo // issue 28 adds the wide row without a target
+		}
+		b.rep.add(x)
 	}
 	return nil
 }
