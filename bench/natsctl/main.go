@@ -59,7 +59,7 @@ func run(server string, args []string) error {
 	cmd, rest := args[0], args[1:]
 	switch {
 	case cmd == "stream-add" && len(rest) >= 2:
-		_, err = js.CreateStream(ctx, jetstream.StreamConfig{Name: rest[0], Subjects: rest[1:], Storage: jetstream.FileStorage})
+		err = createStream(ctx, js, jetstream.StreamConfig{Name: rest[0], Subjects: rest[1:], Storage: jetstream.FileStorage})
 	case cmd == "stream-rm" && len(rest) == 1:
 		err = js.DeleteStream(ctx, rest[0])
 	case cmd == "pub" && len(rest) >= 2:
@@ -135,4 +135,23 @@ func printAll(ctx context.Context, s jetstream.Stream, info *jetstream.StreamInf
 		}
 	}
 	return nil
+}
+
+// createStream creates the stream, and tries again while the server
+// answers "error creating store for stream" (10049): Debian's nats-server
+// 2.9 removes an account's store directory when its last stream goes, and
+// a create at that moment fails although nothing is wrong with it.
+func createStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) error {
+	for {
+		_, err := js.CreateStream(ctx, cfg)
+		var api *jetstream.APIError
+		if err == nil || !errors.As(err, &api) || api.ErrorCode != 10049 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }

@@ -8,6 +8,7 @@ package natstest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -69,7 +70,7 @@ func StreamOn(t testing.TB, js jetstream.JetStream, name string, subjects ...str
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: name, Subjects: subjects, Storage: jetstream.FileStorage})
+	s, err := CreateStream(ctx, js, jetstream.StreamConfig{Name: name, Subjects: subjects, Storage: jetstream.FileStorage})
 	require.NoError(t, err, "create stream %s", name)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -131,4 +132,29 @@ func Pending(t testing.TB, s jetstream.Stream, durable string) (pending uint64, 
 // String describes a message for a failure text.
 func String(m *jetstream.RawStreamMsg) string {
 	return fmt.Sprintf("seq %d %s %v %s", m.Sequence, m.Subject, m.Header, m.Data)
+}
+
+// ErrStoreCreate is JetStream's "error creating store for stream". The
+// nats-server 2.9 of Debian removes an account's store directory when its
+// last stream is deleted, and a stream created at that moment fails with
+// this code (the server log says "could not create storage directory").
+// With tests creating and deleting streams in parallel on one server,
+// that is a race inside the server, not a refusal of the stream.
+const ErrStoreCreate jetstream.ErrorCode = 10049
+
+// CreateStream is js.CreateStream, tried again while the server answers
+// ErrStoreCreate, until ctx ends.
+func CreateStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	for {
+		s, err := js.CreateStream(ctx, cfg)
+		var api *jetstream.APIError
+		if err == nil || !errors.As(err, &api) || api.ErrorCode != ErrStoreCreate {
+			return s, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
