@@ -51,10 +51,7 @@ var _ queuebox.InboxBatchStore = (*Inbox)(nil)
 // again; when ctx ends first, the insert is cancelled and its fate is
 // unknown (it may have committed). Insert is safe for concurrent use.
 func (in *Inbox) Insert(ctx context.Context, row queuebox.ReceivedRow) (id string, inserted bool, err error) {
-	args, err := rowcodec.InsertArgs(row)
-	if err != nil {
-		return "", false, err
-	}
+	args := rowcodec.InsertArgs(row)
 	retried, err := in.db.withLiveConn(ctx, func(ctx context.Context, conn *pgxpool.Conn) error {
 		return conn.QueryRow(ctx, in.insert, args...).Scan(&id)
 	})

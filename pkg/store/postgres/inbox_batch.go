@@ -27,10 +27,7 @@ func (in *Inbox) InsertBatch(ctx context.Context, rows []queuebox.ReceivedRow) (
 		return nil, nil
 	}
 	rows = rowcodec.WithIDs(rows)
-	cols, err := rowcodec.InsertColumns(rows)
-	if err != nil {
-		return nil, err
-	}
+	cols := rowcodec.InsertArrays(rows)
 	var returned []string
 	retried, err := in.db.withLiveConn(ctx, func(ctx context.Context, conn *pgxpool.Conn) error {
 		out, err := conn.Query(ctx, in.batch, cols...)

@@ -2,6 +2,8 @@ package postgres_test
 
 import (
 	"context"
+	"encoding/json"
+	"strconv"
 	"testing"
 
 	"github.com/google/uuid"
@@ -83,4 +85,65 @@ func TestInboxInsertBatchGivesARowWithoutAnIDOne(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, got[1].Inserted)
 	require.NoError(t, uuid.Validate(got[1].ID))
+}
+
+// TestInboxInsertBatchKeepsEveryText: the batch's array literals carry
+// any text as it is: quotes, backslashes, braces, commas, blanks, the
+// word NULL, an empty text and non-ASCII letters reach their columns
+// unchanged, a nil aggregate id and last error stay NULL, and the
+// headers arrive as the object they were.
+func TestInboxInsertBatchKeepsEveryText(t *testing.T) {
+	t.Parallel()
+	s, db := migrated(t)
+	in := newInbox(t, db)
+	texts := []string{`a"b`, `c\d`, `{x,y}`, `NULL`, `null`, ` spaced `, ``, `\"`, "é€𝄞", `,`, `}`}
+	rows := make([]queuebox.ReceivedRow, len(texts))
+	for i, text := range texts {
+		rows[i] = queuebox.ReceivedRow{ID: uuid.Must(uuid.NewV7()).String(), Source: "s" + text, IdempotencyKey: "k" + text,
+			EventType: &texts[i], Payload: []byte(`{"t":` + strconv.Quote(text) + `}`),
+			Headers: map[string]string{"x-" + text: text + "<&>"}, CorrelationID: "c" + text}
+	}
+	rows[0].AggregateID = &texts[1]
+	got, err := in.InsertBatch(context.Background(), rows)
+	require.NoError(t, err)
+	for i, res := range got {
+		require.True(t, res.Inserted, "row %d (%q)", i, texts[i])
+		var source, key, eventType, payload, headers, correlation string
+		var aggregate, lastError *string
+		require.NoError(t, s.Connect(t).QueryRow(context.Background(), `SELECT source, idempotency_key, event_type,
+			payload->>'t', headers::text, correlation_id, aggregate_id, last_error FROM inbox WHERE id = $1`, res.ID).
+			Scan(&source, &key, &eventType, &payload, &headers, &correlation, &aggregate, &lastError))
+		require.Equal(t, []string{"s" + texts[i], "k" + texts[i], texts[i], texts[i], "c" + texts[i]},
+			[]string{source, key, eventType, payload, correlation}, "row %d", i)
+		var h map[string]string
+		require.NoError(t, json.Unmarshal([]byte(headers), &h))
+		require.Equal(t, rows[i].Headers, h, "row %d", i)
+		require.Nil(t, lastError)
+		if i == 0 {
+			require.Equal(t, &texts[1], aggregate)
+		} else {
+			require.Nil(t, aggregate)
+		}
+	}
+}
+
+// TestInboxInsertBatchRefusedTextFailsItsRowAlone: a text column that the
+// server cannot hold (a byte sequence that is not UTF-8, a NUL) fails the
+// batch's literal; the rows then go one by one and only that row fails.
+func TestInboxInsertBatchRefusedTextFailsItsRowAlone(t *testing.T) {
+	t.Parallel()
+	for name, key := range map[string]string{"not UTF-8": "k\xff", "NUL": "k\x00"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, db := migrated(t)
+			in := newInbox(t, db)
+			rows := batchRows("a", key, "b")
+			got, err := in.InsertBatch(context.Background(), rows)
+			require.NoError(t, err)
+			require.True(t, got[0].Inserted)
+			var refused *queuebox.RefusedValueError
+			require.ErrorAs(t, got[1].Err, &refused)
+			require.True(t, got[2].Inserted)
+		})
+	}
 }

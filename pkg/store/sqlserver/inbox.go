@@ -36,10 +36,7 @@ var _ queuebox.InboxBatchStore = (*Inbox)(nil)
 // deadlock is tried again; if that try finds the key taken by a row
 // under the message's own id, the message is stored, not a duplicate.
 func (in *Inbox) Insert(ctx context.Context, row queuebox.ReceivedRow) (id string, inserted bool, err error) {
-	args, err := rowcodec.InsertArgs(row)
-	if err != nil {
-		return "", false, err
-	}
+	args := rowcodec.InsertArgs(row)
 	err = in.db.on(ctx, func(ctx context.Context, conn *sql.Conn) error {
 		return conn.QueryRowContext(ctx, in.insert, args...).Scan(&id)
 	})

@@ -111,22 +111,12 @@ type batchRow struct {
 // batchJSON encodes rows, which all have an id, as the JSON array of the
 // batch statement, from the same parameters that Insert binds.
 func batchJSON(rows []queuebox.ReceivedRow) (string, error) {
-	cols, err := rowcodec.InsertColumns(rows)
-	if err != nil {
-		return "", err
-	}
-	text := func(c, i int) string { return cols[c].([]string)[i] }
-	opt := func(c, i int) *string {
-		if s, ok := cols[c].([]string); ok {
-			return &s[i]
-		}
-		return cols[c].([]*string)[i]
-	}
 	out := make([]batchRow, len(rows))
-	for i := range rows {
-		out[i] = batchRow{Ord: i, ID: *opt(0, i), Source: text(1, i), IdempotencyKey: text(2, i),
-			AggregateID: opt(3, i), EventType: opt(4, i), Payload: text(5, i), Headers: text(6, i),
-			CorrelationID: opt(7, i), Consumption: text(8, i), State: text(9, i), LastError: opt(10, i)}
+	for i, row := range rows {
+		c := rowcodec.InsertCells(row)
+		out[i] = batchRow{Ord: i, ID: c[0].Text, Source: c[1].Text, IdempotencyKey: c[2].Text,
+			AggregateID: c[3].Opt(), EventType: c[4].Opt(), Payload: c[5].Text, Headers: c[6].Text,
+			CorrelationID: c[7].Opt(), Consumption: c[8].Text, State: c[9].Text, LastError: c[10].Opt()}
 	}
 	doc, err := json.Marshal(out)
 	return string(doc), err

@@ -16,7 +16,7 @@ import (
 
 // New returns the real inbox store on a fresh, migrated schema
 // of the test database, and the schema to query it with.
-func New(t *testing.T) (*postgres.Inbox, pgtest.Schema) {
+func New(t testing.TB) (*postgres.Inbox, pgtest.Schema) {
 	t.Helper()
 	s, db := pgtest.Migrated(t, 8)
 	in, err := postgres.NewInbox(db, schema.New(schema.Postgres, config.Default().Database))

@@ -85,25 +85,14 @@ func SplitLeases(leases []queuebox.Lease) (ids, tokens []string) {
 // idempotency key, aggregate id, event type, payload text, headers text
 // (a JSON object; nil headers store {}), correlation id (nil when empty),
 // consumption (push when empty), state (pending when empty), last error.
-func InsertArgs(row queuebox.ReceivedRow) ([]any, error) {
-	headers := row.Headers
-	if headers == nil {
-		headers = map[string]string{}
+func InsertArgs(row queuebox.ReceivedRow) []any {
+	args := make([]any, insertColumnCount)
+	for i, c := range InsertCells(row) {
+		if !c.Null {
+			args[i] = c.Text
+		}
 	}
-	h, err := json.Marshal(headers)
-	if err != nil {
-		return nil, fmt.Errorf("encode inbox headers: %w", err)
-	}
-	var id, correlation any
-	if row.ID != "" {
-		id = row.ID
-	}
-	if row.CorrelationID != "" {
-		correlation = row.CorrelationID
-	}
-	return []any{id, row.Source, row.IdempotencyKey, row.AggregateID, row.EventType,
-		string(row.Payload), string(h), correlation, orDefault(row.Consumption, queuebox.ConsumptionPush),
-		orDefault(string(row.State), string(queuebox.StatePending)), row.LastError}, nil
+	return args
 }
 
 func orDefault(s, def string) string {
