@@ -109,8 +109,11 @@ func (o *Outbox) Pending(ctx context.Context) (queuebox.PendingStats, error) {
 }
 
 // queryIDs runs a statement that returns one id per changed row, the shape
-// of every fenced write, and collects the ids.
+// of every fenced write, and collects the ids. A []string or []int64
+// argument (the columns of the rows written) goes as an array literal:
+// see rowcodec.ArrayLiteral.
 func (db *DB) queryIDs(ctx context.Context, r repeat, what, stmt string, args ...any) (map[string]bool, error) {
+	args = arrayLiterals(args)
 	var kept map[string]bool
 	err := db.on(ctx, r, func(ctx context.Context, conn *pgxpool.Conn) error {
 		kept = map[string]bool{}
@@ -153,4 +156,21 @@ func (o *Outbox) PauseRecord(ctx context.Context, p queuebox.PauseParams) error 
 	_, err := o.db.execCount(ctx, repeatable, "record destination pause", o.pauseRecord,
 		p.Destination, p.Replica, p.Reason, detail, p.For.Milliseconds(), o.opts.Clock())
 	return err
+}
+
+// arrayLiterals returns args with each []string and []int64 turned into
+// its array literal; other arguments are kept.
+func arrayLiterals(args []any) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case []string:
+			out[i] = rowcodec.ArrayLiteral(v)
+		case []int64:
+			out[i] = rowcodec.IntArrayLiteral(v)
+		default:
+			out[i] = a
+		}
+	}
+	return out
 }

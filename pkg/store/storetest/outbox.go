@@ -309,3 +309,30 @@ func outboxPostponeMovesTheDueRowsOfItsTopics(t *testing.T, db Database) {
 	require.Len(t, got, 1)
 	require.Equal(t, ids[0], got[0].ID, "the head of the key first")
 }
+
+// The reasons of a batch of outcomes reach last_error as they were, and
+// the confirming read of FinishAgain finds them: quotes, backslashes,
+// braces, commas, the word NULL and an empty reason are no syntax.
+func outboxFinishKeepsEveryReason(t *testing.T, db Database) {
+	ctx := context.Background()
+	reasons := []string{`he said "no"`, `C:\path\`, `{a,b}`, `NULL`, ``, `é,€`}
+	db.InsertOutbox(t, keyRows(nil, len(reasons))...)
+	o := outboxStore(t, db, NewClock())
+	got, err := o.Claim(ctx, len(reasons))
+	require.NoError(t, err)
+	require.Len(t, got, len(reasons))
+	outcomes := make([]queuebox.Outcome, len(got))
+	for i := range got {
+		outcomes[i] = queuebox.Retry(time.Hour, reasons[i])
+		outcomes[i].Lease = got[i].Lease()
+	}
+	kept, err := o.Finish(ctx, outcomes)
+	require.NoError(t, err)
+	require.Len(t, kept, len(reasons))
+	for i := range got {
+		require.Equal(t, reasons[i], *db.Outbox(t, got[i].ID).LastError, "row %d", i)
+	}
+	again, err := o.FinishAgain(ctx, outcomes)
+	require.NoError(t, err)
+	require.Len(t, again, len(reasons), "the confirming read finds every written reason")
+}

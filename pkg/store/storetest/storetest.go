@@ -200,6 +200,7 @@ func Exercise(t *testing.T, newDatabase Factory) {
 		"InboxInsertDeduplicates":                   inboxInsertDeduplicates,
 		"InboxConcurrentInsertsOfOneKey":            inboxConcurrentInsertsOfOneKey,
 		"InboxBatchTellsEachRowInOrder":             inboxBatchTellsEachRowInOrder,
+		"OutboxFinishKeepsEveryReason":              outboxFinishKeepsEveryReason,
 		"InboxConcurrentBatchesOfOverlappingKeys":   inboxConcurrentBatchesOfOverlappingKeys,
 		"RelayClaimKeepsAggregateOrder":             relayClaimKeepsAggregateOrder,
 		"RelayForwardWritesOneRowPerKeptLease":      relayForwardWritesOneRowPerKeptLease,

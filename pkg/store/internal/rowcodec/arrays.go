@@ -2,6 +2,7 @@ package rowcodec
 
 import (
 	"slices"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
@@ -89,6 +90,43 @@ func InsertArrays(rows []queuebox.ReceivedRow) []any {
 		start = end
 	}
 	return out
+}
+
+// ArrayLiteral writes texts as a PostgreSQL array literal, each element
+// quoted as InsertArrays quotes it; nil stays nil (SQL NULL). A literal is
+// one string for the driver to send, where a []string parameter costs it
+// an encode plan and a boxed value per element.
+func ArrayLiteral(texts []string) any {
+	if texts == nil {
+		return nil
+	}
+	size := 2
+	for _, t := range texts {
+		size += len(t) + 3
+	}
+	buf := append(make([]byte, 0, size), '{')
+	for i, t := range texts {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendArrayElement(buf, Cell{Text: t})
+	}
+	return string(append(buf, '}'))
+}
+
+// IntArrayLiteral is ArrayLiteral for integers.
+func IntArrayLiteral(ints []int64) any {
+	if ints == nil {
+		return nil
+	}
+	buf := append(make([]byte, 0, 2+len(ints)*8), '{')
+	for i, n := range ints {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = strconv.AppendInt(buf, n, 10)
+	}
+	return string(append(buf, '}'))
 }
 
 // appendArrayElement appends c as an element of an array literal: NULL,

@@ -68,3 +68,11 @@ func BenchmarkInsertArrays(b *testing.B) {
 		InsertArrays(rows)
 	}
 }
+
+func TestArrayLiterals(t *testing.T) {
+	require.Nil(t, ArrayLiteral(nil))
+	require.Equal(t, "{}", ArrayLiteral([]string{}))
+	require.Equal(t, `{"a","b\"c","d\\e","NULL",""}`, ArrayLiteral([]string{"a", `b"c`, `d\e`, "NULL", ""}))
+	require.Nil(t, IntArrayLiteral(nil))
+	require.Equal(t, "{0,-5,9223372036854775807}", IntArrayLiteral([]int64{0, -5, 9223372036854775807}))
+}
