@@ -173,6 +173,7 @@ func TestOpenAPIAnswersOfTheBinary(t *testing.T) {
 		{"overview", call{method: http.MethodGet, url: p.admin("/admin/overview"), header: bearer}, 200, `"outbox"`},
 		{"list inbox", call{method: http.MethodGet, url: p.admin("/admin/messages?table=inbox&limit=5"), header: bearer}, 200, `"items"`},
 		{"list outbox", call{method: http.MethodGet, url: p.admin("/admin/messages?table=outbox"), header: bearer}, 200, `"items"`},
+		{"list without table", call{method: http.MethodGet, url: p.admin("/admin/messages?limit=2"), header: bearer}, 200, `"items"`},
 		{"one row unknown", call{method: http.MethodGet, url: p.admin("/admin/messages/3f2b1c1e-8d4a-4c1b-9a53-2d0f6f1e7a10?table=outbox"), header: bearer}, 404, ""},
 		{"list bad table", call{method: http.MethodGet, url: p.admin("/admin/messages?table=bogus"), header: bearer, malformed: true}, 400, "table"},
 		{"replay jobs", call{method: http.MethodGet, url: p.admin("/admin/replay"), header: bearer}, 200, `"items"`},
