@@ -118,6 +118,7 @@ func (p *Pair) Failover(r *Run, _ Step) {
 		r.T.Logf("exited after the failover and started again: %v", gone)
 	}
 	r.T.Logf("failover: every replica on the new primary %v after the promotion", time.Since(promoted).Round(time.Millisecond))
+	old.keepLog()
 	_ = os.RemoveAll(old.Dir)
 	p.nodes[1-p.primary] = p.standby(old.Port)
 	r.T.Logf("failover: the next standby streams %v after the promotion", time.Since(promoted).Round(time.Millisecond))

@@ -45,10 +45,21 @@ func newCluster(t testing.TB, port int) *Cluster {
 	c := &Cluster{t: t, Dir: dir, Port: port}
 	t.Cleanup(func() {
 		c.Stop("immediate")
+		c.keepLog()
 		_ = os.RemoveAll(dir)
 	})
 	c.chown()
 	return c
+}
+
+// keepLog keeps the server log under CHAOS_LOG_DIR (see keepLog), named
+// by port and directory, before the directory goes: a failover removes
+// the dead primary's directory, and its log tells what it committed last.
+func (c *Cluster) keepLog() {
+	log, err := os.ReadFile(filepath.Join(c.Dir, "log"))
+	if err == nil {
+		keepLog(c.t, fmt.Sprintf("postgres-%d-%s", c.Port, filepath.Base(c.Dir)), string(log))
+	}
 }
 
 func (c *Cluster) start() {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,8 @@ type Poster struct {
 
 	mu       sync.Mutex
 	accepted []string
+	// answers is the answer log, kept only when CHAOS_LOG_DIR is set.
+	answers strings.Builder
 	// Restored counts repeats that were stored again (answered 202): each
 	// is a second inbox row for one key.
 	Restored int
@@ -63,6 +66,7 @@ func (p *Poster) post(m Message, rng *rand.Rand, repeat bool) error {
 			answer, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			duplicate := resp.StatusCode == http.StatusOK && strings.Contains(string(answer), "duplicate")
+			p.answered(m, resp, answer)
 			if resp.StatusCode == http.StatusAccepted || duplicate {
 				p.stored(m, repeat, resp.StatusCode == http.StatusAccepted)
 				if !repeat && rng.IntN(10) == 0 {
@@ -91,6 +95,27 @@ func (p *Poster) stored(m Message, repeat, created bool) {
 	}
 	p.accepted = append(p.accepted, m.ID)
 	p.Ledger.Produced(m)
+}
+
+// answered notes one answer of ingest in the answer log that a run keeps
+// under CHAOS_LOG_DIR: the time, the message, the replica and the answer,
+// so a lost message can be traced to the replica and moment that accepted
+// it.
+func (p *Poster) answered(m Message, resp *http.Response, answer []byte) {
+	if os.Getenv("CHAOS_LOG_DIR") == "" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(&p.answers, "%s %s %s %d %s\n", time.Now().UTC().Format("15:04:05.000000"), m.ID,
+		resp.Request.URL.Host, resp.StatusCode, bytes.TrimSpace(answer))
+}
+
+// Answers is the answer log (see answered).
+func (p *Poster) Answers() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.answers.String()
 }
 
 // Accepted returns the idempotency keys that ingest accepted.

@@ -124,6 +124,7 @@ func Execute(t *testing.T, sc Scenario) Result {
 		poster = &Poster{Ledger: r.Ledger, URL: func(n int) string {
 			return r.Fleet.Pick("ingest", n).URL("/inbox/" + hookSource)
 		}}
+		t.Cleanup(func() { keepLog(t, "poster-answers", poster.Answers()) })
 		go func() { fed <- poster.Run(seed, size.Messages, 8, 10) }()
 	} else {
 		go func() { fed <- ProduceOutbox(r.DB, r.Ledger, size.Messages, 40) }()
