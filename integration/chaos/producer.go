@@ -9,12 +9,18 @@ import (
 
 // ProduceOutbox inserts messages outbox rows in batches, spread over keys
 // keys in the order of n, and records each committed batch in the ledger.
-// It runs until done and returns the first error it cannot recover from.
-// A batch whose commit went unanswered (the server restarted under it) is
-// looked up before it is sent again, so each message is inserted once.
-func ProduceOutbox(db *Database, ledger *Ledger, messages, keys int) error {
+// With rate above 0 it starts no batch before its share of rate messages a
+// second is due; 0 inserts as fast as the database takes them. It runs
+// until done and returns the first error it cannot recover from. A batch
+// whose commit went unanswered (the server restarted under it) is looked
+// up before it is sent again, so each message is inserted once.
+func ProduceOutbox(db *Database, ledger *Ledger, messages, keys, rate int) error {
 	const batch = 50
+	began := time.Now()
 	for start := 0; start < messages; start += batch {
+		if rate > 0 {
+			time.Sleep(time.Until(began.Add(time.Duration(start) * time.Second / time.Duration(rate))))
+		}
 		var ms []Message
 		for n := start; n < min(start+batch, messages); n++ {
 			ms = append(ms, Message{ID: fmt.Sprintf("m%d", n), Key: fmt.Sprintf("key-%d", n%keys), N: n})

@@ -33,6 +33,11 @@ type Scenario struct {
 	// the receiver after it was produced; a later first delivery counts
 	// as late.
 	Bound time.Duration
+	// Rate, when set, paces the producer to that many messages a second.
+	// A latency bound holds only below what the replicas can deliver: a
+	// producer that outruns them builds a backlog, and every message
+	// behind it is late by the backlog, not by a fault.
+	Rate int
 	// Database creates the scenario's database; nil creates it on the
 	// shared server.
 	Database func(t testing.TB) *Database
@@ -127,7 +132,7 @@ func Execute(t *testing.T, sc Scenario) Result {
 		t.Cleanup(func() { keepLog(t, "poster-answers", poster.Answers()) })
 		go func() { fed <- poster.Run(seed, size.Messages, 8, 10) }()
 	} else {
-		go func() { fed <- ProduceOutbox(r.DB, r.Ledger, size.Messages, 40) }()
+		go func() { fed <- ProduceOutbox(r.DB, r.Ledger, size.Messages, 40, sc.Rate) }()
 	}
 	budget := 3*time.Minute + time.Duration(size.Messages)*10*time.Millisecond
 	for i, s := range steps {
