@@ -43,11 +43,29 @@ func (p *Pair) standby(port int) *Cluster {
 	s.start()
 	primary.synchronous("*")
 	WaitFor(p.t, 2*time.Minute, "the standby streams synchronously", func() bool {
-		out, err := primary.command("psql", "-h", "127.0.0.1", "-p", fmt.Sprint(primary.Port), "-U", "postgres", "-d", "postgres", "-tAc",
-			"SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'").Output()
-		return err == nil && strings.TrimSpace(string(out)) == "1"
+		return primary.query("SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'") == "1"
+	})
+	// Until now the primary committed alone: the commits it acknowledged
+	// in that time reach the standby asynchronously, and a failover before
+	// they do would lose them although replication is synchronous from
+	// here on. A full run met that when the next failover came 50 ms after
+	// the standby turned synchronous. Wait until the standby has flushed
+	// everything written before this point.
+	lsn := primary.query("SELECT pg_current_wal_lsn()")
+	WaitFor(p.t, 2*time.Minute, "the standby holds every commit made before it turned synchronous", func() bool {
+		return primary.query("SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync' AND flush_lsn >= '"+lsn+"'::pg_lsn") == "1"
 	})
 	return s
+}
+
+// query runs one statement with psql on the cluster's maintenance
+// database and returns its one value; empty when it failed.
+func (c *Cluster) query(sql string) string {
+	out, err := c.command("psql", "-h", "127.0.0.1", "-p", fmt.Sprint(c.Port), "-U", "postgres", "-d", "postgres", "-tAc", sql).Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // Primary is the maintenance URL of the current primary.
