@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/alternayte/queuebox/pkg/internal/jsonesc"
 )
 
 // maxEncodeNesting bounds the nesting of values written as JSON.
@@ -182,8 +184,6 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-const hexDigits = "0123456789abcdef"
-
 // appendJSONString appends s as a JSON string the way JSON.stringify does:
 // only quotes, backslashes and control characters are escaped. Surrogate
 // code points kept in WTF-8 form are written as \u escapes and other
@@ -205,7 +205,7 @@ func appendJSONString(buf []byte, s string) []byte {
 			}
 			buf = append(buf, s[start:i]...)
 			if sur, ok := decodeWTF8Surrogate(s[i:]); ok {
-				buf = append(buf, '\\', 'u', hexDigits[sur>>12&0xF], hexDigits[sur>>8&0xF], hexDigits[sur>>4&0xF], hexDigits[sur&0xF])
+				buf = append(buf, '\\', 'u', jsonesc.HexDigits[sur>>12&0xF], jsonesc.HexDigits[sur>>8&0xF], jsonesc.HexDigits[sur>>4&0xF], jsonesc.HexDigits[sur&0xF])
 				i += 3
 			} else {
 				buf = append(buf, "\uFFFD"...)
@@ -214,23 +214,7 @@ func appendJSONString(buf []byte, s string) []byte {
 			start = i
 			continue
 		}
-		buf = append(buf, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			buf = append(buf, '\\', c)
-		case '\n':
-			buf = append(buf, '\\', 'n')
-		case '\r':
-			buf = append(buf, '\\', 'r')
-		case '\t':
-			buf = append(buf, '\\', 't')
-		case '\b':
-			buf = append(buf, '\\', 'b')
-		case '\f':
-			buf = append(buf, '\\', 'f')
-		default:
-			buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		}
+		buf = jsonesc.AppendASCII(append(buf, s[start:i]...), c)
 		i++
 		start = i
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/alternayte/queuebox/pkg/internal/jsonesc"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
@@ -174,8 +175,6 @@ func headersJSON(headers map[string]string) string {
 	return string(append(buf, '}'))
 }
 
-const hexDigits = "0123456789abcdef"
-
 // appendJSONString appends s as a JSON string, escaped as encoding/json
 // escapes it by default.
 func appendJSONString(buf []byte, s string) []byte {
@@ -187,23 +186,7 @@ func appendJSONString(buf []byte, s string) []byte {
 				i++
 				continue
 			}
-			buf = append(buf, s[start:i]...)
-			switch b {
-			case '"', '\\':
-				buf = append(buf, '\\', b)
-			case '\n':
-				buf = append(buf, '\\', 'n')
-			case '\r':
-				buf = append(buf, '\\', 'r')
-			case '\t':
-				buf = append(buf, '\\', 't')
-			case '\b':
-				buf = append(buf, '\\', 'b')
-			case '\f':
-				buf = append(buf, '\\', 'f')
-			default:
-				buf = append(buf, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xf])
-			}
+			buf = jsonesc.AppendASCII(append(buf, s[start:i]...), b)
 			i++
 			start = i
 			continue
@@ -218,7 +201,7 @@ func appendJSONString(buf []byte, s string) []byte {
 		}
 		if r == '\u2028' || r == '\u2029' {
 			buf = append(buf, s[start:i]...)
-			buf = append(buf, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			buf = append(buf, '\\', 'u', '2', '0', '2', jsonesc.HexDigits[r&0xf])
 			i += size
 			start = i
 			continue
