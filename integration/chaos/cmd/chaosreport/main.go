@@ -100,6 +100,7 @@ func page(rs []chaos.Result, commit, command, now string) string {
 	b.WriteString("- duplicates: repeated 2xx deliveries of one message, which at-least-once delivery allows after a fault; the next column names the fault each one follows, and a duplicate that follows no fault fails the run.\n")
 	fmt.Fprintf(&b, "- scenario 7 also bounds the wait: every message must reach the receiver within the reconciliation interval plus the lease plus a margin of %v after it was written; a later first delivery fails the run (the JSON line counts them as late_deliveries). Its producer writes %d messages a second, below what the replicas deliver, so that the bound measures the wake-ups and the faults rather than a queue.\n", chaos.CaptureMargin, chaos.CaptureRate)
 	b.WriteString("- scenario 3 sends every message through a NATS JetStream stream and a RabbitMQ queue, each as destination and then as source; the suite's own nats-server and RabbitMQ node are restarted (stopped cleanly with SIGTERM, or killed with SIGKILL) and the connections to both brokers are cut at the suite's own proxies.\n")
+	b.WriteString("- databases: scenarios 3, 4, 5 and 7 run on private PostgreSQL clusters that the suite starts (fsync off, autovacuum on; 4 restarts its cluster, 5 fails over between two); 1, 2 and 6 on the machine's shared server.\n")
 	b.WriteString("- seed: `make chaos SEED=<seed>` replays the fault schedule of a scenario (the timing of the processes still varies).\n")
 	return b.String()
 }
