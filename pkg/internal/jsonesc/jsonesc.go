@@ -4,7 +4,8 @@
 // contract and stays with it.
 package jsonesc
 
-// HexDigits are the lower-case hexadecimal digits of a \uXXXX escape.
+// HexDigits are the lower-case hexadecimal digits that a \u escape is
+// written with, four of them after the u.
 const HexDigits = "0123456789abcdef"
 
 // AppendASCII appends the escape of the ASCII byte c inside a JSON string:
