@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -85,7 +86,7 @@ func insertPushBatch(t *testing.T, db database, batch int) {
 func waitForwardedOnce(t *testing.T, db database, want int) {
 	t.Helper()
 	var processed, outbox, distinct, matched int
-	require.Eventually(t, func() bool {
+	forwarded := assert.Eventually(t, func() bool {
 		c, err := pgx.Connect(context.Background(), db.URL)
 		if err != nil {
 			return false
@@ -98,7 +99,8 @@ func waitForwardedOnce(t *testing.T, db database, want int) {
 			(SELECT count(*) FROM inbox i JOIN outbox o ON o.headers->>'x-inbox-id' = i.id::text)`).
 			Scan(&processed, &outbox, &distinct, &matched)
 		return err == nil && processed == want
-	}, 60*time.Second, 100*time.Millisecond, "processed %d of %d", &processed, want)
+	}, 3*time.Minute, 100*time.Millisecond)
+	require.True(t, forwarded, "processed %d of %d", processed, want)
 	require.Equal(t, want, outbox, "one outbox row per inbox row")
 	require.Equal(t, want, distinct, "no inbox row forwarded twice")
 	require.Equal(t, want, matched, "every outbox row names its inbox row")
