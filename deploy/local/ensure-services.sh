@@ -52,11 +52,12 @@ ensure_postgres() {
     changed=1
   fi
   # The integration tests run binaries side by side, each with its own pool;
-  # the Debian default of 100 connections leaves little room for that.
+  # the Debian default of 100 connections leaves little room for that, and
+  # the chaos short suite runs beside them (300 was exceeded once in CI).
   conns=$(psql -h 127.0.0.1 -U postgres -d postgres -tAc 'show max_connections')
-  if [ "$conns" -lt 300 ]; then
-    echo "ensure-services: setting max_connections = 300" >&2
-    psql -h 127.0.0.1 -U postgres -d postgres -qc 'ALTER SYSTEM SET max_connections = 300'
+  if [ "$conns" -lt 500 ]; then
+    echo "ensure-services: setting max_connections = 500" >&2
+    psql -h 127.0.0.1 -U postgres -d postgres -qc 'ALTER SYSTEM SET max_connections = 500'
     changed=1
   fi
   if [ "$changed" = 1 ]; then
