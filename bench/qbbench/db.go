@@ -47,16 +47,18 @@ func (s *server) exec(ctx context.Context, sql string) error {
 	return err
 }
 
-// version returns the server version string.
+// version returns the server version and the two settings that change
+// what a write costs over time (autovacuum) and per commit (fsync).
 func (s *server) version(ctx context.Context) (string, error) {
 	c, err := pgx.Connect(ctx, s.adminURL)
 	if err != nil {
 		return "", err
 	}
 	defer c.Close(ctx)
-	var v string
-	err = c.QueryRow(ctx, `SHOW server_version`).Scan(&v)
-	return v, err
+	var v, autovacuum, fsync string
+	err = c.QueryRow(ctx, `SELECT current_setting('server_version'), current_setting('autovacuum'), current_setting('fsync')`).
+		Scan(&v, &autovacuum, &fsync)
+	return v + " (autovacuum " + autovacuum + ", fsync " + fsync + ")", err
 }
 
 // benchDB is one fresh database with the QueueBox schema applied, and an

@@ -255,6 +255,16 @@ func run() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	if *soakFor > 0 && !*soakSharedPG {
+		url, stopPG, err := startPrivatePG(ctx)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "qbbench:", err)
+			return 1
+		}
+		defer stopPG()
+		logf("soak: on a private PostgreSQL server with default settings (-soak-shared-pg measures on -pg)")
+		o.pgURL = url
+	}
 	srv, err := newServer(o.pgURL, o.sslmode)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "qbbench:", err)

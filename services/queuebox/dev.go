@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/pgserver"
 	"github.com/alternayte/queuebox/pkg/run"
 	"github.com/alternayte/queuebox/pkg/transform"
 	"github.com/alternayte/queuebox/services/internal/wiring"
@@ -60,17 +61,22 @@ func devCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// devSettings make the demo's server quick rather than durable (its data
+// lives in a temporary folder) and give capture its logical WAL.
+var devSettings = []string{"wal_level=logical", "max_wal_senders=4", "max_replication_slots=4",
+	"fsync=off", "synchronous_commit=off", "max_connections=50"}
+
 // dev sets up the folder, the cluster and the receiver, runs every role
 // in this process, and tears all of it down again, whatever failed.
 func dev(f devFlags, stdout, stderr io.Writer) error {
 	// Ctrl-C during the setup must still run the cleanup below.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	cred, err := unprivileged()
+	cred, err := pgserver.Unprivileged()
 	if err != nil {
 		return err
 	}
-	bin, err := postgresBin(f.pgBin)
+	bin, err := pgserver.FindBin(f.pgBin, "--pg-bin")
 	if err != nil {
 		return err
 	}
@@ -87,12 +93,12 @@ func dev(f devFlags, stdout, stderr io.Writer) error {
 	}
 	defer logFile.Close()
 	started := time.Now()
-	c := &cluster{bin: bin, dir: filepath.Join(root, "pgdata"), cred: cred}
-	defer c.stop()
-	if err := c.prepare(logFile); err != nil {
+	c := &pgserver.Server{Bin: bin, Dir: filepath.Join(root, "pgdata"), Cred: cred, Settings: devSettings}
+	defer c.Stop()
+	if err := c.Prepare(logFile); err != nil {
 		return err
 	}
-	if err := c.start(ctx, logFile); err != nil {
+	if err := c.Start(ctx, logFile); err != nil {
 		return err
 	}
 	rc, err := startReceiver(net.JoinHostPort("127.0.0.1", strconv.Itoa(f.receiverPort)), stdout)
@@ -100,7 +106,7 @@ func dev(f devFlags, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer rc.stop()
-	if err := devEnvironment(root, c.port, f); err != nil {
+	if err := devEnvironment(root, c.Port(), f); err != nil {
 		return err
 	}
 	if err := devDatabase(ctx, c); err != nil {
@@ -110,7 +116,7 @@ func dev(f devFlags, stdout, stderr io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(stdout, "PostgreSQL and the schema ready in %s; starting every role\n", time.Since(started).Round(10*time.Millisecond))
-	go announce(ctx, f.httpPort, stdout, devTry(c.port, f, root, keep))
+	go announce(ctx, f.httpPort, stdout, devTry(c.Port(), f, root, keep))
 	b := wiring.Binary(name, about, roles...)
 	b.Host = "127.0.0.1"
 	if code := run.Start(b, stderr); code != 0 {
@@ -137,11 +143,9 @@ func devFolder(named string, cred *syscall.Credential) (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	if cred != nil {
-		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
-			os.RemoveAll(dir)
-			return "", false, err
-		}
+	if err := pgserver.Chown(dir, cred); err != nil {
+		os.RemoveAll(dir)
+		return "", false, err
 	}
 	return dir, false, nil
 }
@@ -169,8 +173,8 @@ func devEnvironment(root string, pgPort int, f devFlags) error {
 
 // devDatabase creates the queuebox database, migrates it and creates the
 // publication that capture reads (QueueBox itself never creates one).
-func devDatabase(ctx context.Context, c *cluster) error {
-	conn, err := pgx.Connect(ctx, c.url("postgres"))
+func devDatabase(ctx context.Context, c *pgserver.Server) error {
+	conn, err := pgx.Connect(ctx, c.URL("postgres"))
 	if err != nil {
 		return err
 	}
@@ -190,7 +194,7 @@ func devDatabase(ctx context.Context, c *cluster) error {
 	if err := migrate(ctx, cfg.Database, slog.New(slog.DiscardHandler)); err != nil {
 		return err
 	}
-	conn, err = pgx.Connect(ctx, c.url("queuebox"))
+	conn, err = pgx.Connect(ctx, c.URL("queuebox"))
 	if err != nil {
 		return err
 	}
