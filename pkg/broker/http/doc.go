@@ -16,6 +16,12 @@
 // credentials and the current OAuth2 token) and whose body part is cut to
 // Options.MaxErrorBodyBytes, ready for a log line or the last_error column.
 //
+// A plain http:// target that no proxy variable covers is published to by
+// a small HTTP/1.1 client of the package (direct.go) that writes and reads
+// on the publishing goroutine over a pool of kept-alive connections; an
+// https:// target, one behind a proxy, and a caller's own client go
+// through net/http's Transport (TLS, HTTP/2, proxies).
+//
 // The package also exports the URL rules that the configuration validator
 // applies (CheckURL, CheckPath, JoinURL) and the response counter
 // queuebox_http_publish_responses_total (NewResponsesCounter).

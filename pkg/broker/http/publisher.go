@@ -23,8 +23,9 @@ type Publisher struct {
 	opts   Options
 	target string
 	client *http.Client
-	// own is the transport that Close shuts, nil for a caller's client.
-	own  *http.Transport
+	// own is the transport of the publishes, which Close shuts; nil for a
+	// caller's client.
+	own  ownTransport
 	auth authorizer // nil without credentials
 	// reserved holds the canonical names that a relayed row cannot send.
 	reserved map[string]bool
@@ -63,7 +64,11 @@ func New(opts Options) (*Publisher, error) {
 	}
 	p := &Publisher{opts: opts, target: target, reserved: reservedNames(opts.Headers, opts.Auth),
 		static: sortedGroup(opts.Headers)}
-	p.client, p.own = newClient(opts)
+	u, err := url.Parse(target)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", destPrefix(opts.Name), err)
+	}
+	p.client, p.own = newClient(opts, u)
 	p.baseCtx, p.cancel = context.WithCancel(context.Background())
 	var secrets []string
 	p.auth, secrets = newAuthorizer(p, opts.Auth)

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/alternayte/queuebox/pkg/netguard"
@@ -20,9 +21,18 @@ const (
 	tcpKeepAlive        = 30 * time.Second
 )
 
-// newClient returns the HTTP client of a publisher and the transport that
-// it owns, or nil when opts.Client supplies the transport.
-func newClient(opts Options) (*http.Client, *http.Transport) {
+// ownTransport is a transport that the publisher owns and closes.
+type ownTransport interface {
+	http.RoundTripper
+	CloseIdleConnections()
+}
+
+// newClient returns the HTTP client of a publisher (the OAuth2 token
+// requests use it) and the transport of its publishes, which the
+// publisher owns, or nil when opts.Client supplies the transport. A plain
+// http:// target that no proxy variable sends through a proxy is published
+// to by direct; every other one by the client's net/http Transport.
+func newClient(opts Options, target *url.URL) (*http.Client, ownTransport) {
 	if opts.Client != nil {
 		c := *opts.Client
 		c.CheckRedirect = refuseRedirect
@@ -49,7 +59,31 @@ func newClient(opts Options) (*http.Client, *http.Transport) {
 		IdleConnTimeout:       idleConnTimeout,
 		ExpectContinueTimeout: time.Second,
 	}
-	return &http.Client{Transport: tr, CheckRedirect: refuseRedirect}, tr
+	client := &http.Client{Transport: tr, CheckRedirect: refuseRedirect}
+	if target.Scheme == "http" && !proxied(proxy, target) {
+		return client, newDirect(hostPort(target), dialer.DialContext, maxIdleConnsPerHost)
+	}
+	return client, tr
+}
+
+// proxied reports whether proxy sends requests to target through a proxy;
+// a proxy setting that fails to parse counts as one, so net/http reports it.
+func proxied(proxy func(*http.Request) (*url.URL, error), target *url.URL) bool {
+	if proxy == nil {
+		return false
+	}
+	u, err := proxy(&http.Request{URL: target})
+	return err != nil || u != nil
+}
+
+// hostPort is the address to dial for an http:// URL: its host with the
+// port, 80 when the URL names none.
+func hostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
 }
 
 // refuseRedirect hands a 3xx back to the caller unfollowed. Following it
