@@ -221,6 +221,7 @@ func Exercise(t *testing.T, newDatabase Factory) {
 		"WorkbenchResendMovesOnlyFinalRowsOnce":     workbenchResendMovesOnlyFinalRowsOnce,
 		"WorkbenchDiscardMarksDeadRowsOnce":         workbenchDiscardMarksDeadRowsOnce,
 		"WorkbenchReplayJobMovesEachRowOnce":        workbenchReplayJobMovesEachRowOnce,
+		"WorkbenchReplayJobFailIsFenced":            workbenchReplayJobFailIsFenced,
 		"PausesRecordedPerReplicaUntilTheyEnd":      pausesRecordedPerReplicaUntilTheyEnd,
 	} {
 		t.Run(name, func(t *testing.T) {

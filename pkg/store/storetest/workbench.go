@@ -306,3 +306,36 @@ func workbenchReplayJobMovesEachRowOnce(t *testing.T, db Database) {
 	_, err = w.JobGet(ctx, "00000000-0000-0000-0000-000000000001")
 	require.ErrorIs(t, err, queuebox.ErrNotFound)
 }
+
+// workbenchReplayJobFailIsFenced ends a job with an error under its
+// lease: a stale lease ends nothing, the current one ends the job with
+// its reason, and an ended job is claimed no more.
+func workbenchReplayJobFailIsFenced(t *testing.T, db Database) {
+	ctx := context.Background()
+	db.InsertOutbox(t, OutboxRow{Topic: "a", State: queuebox.StateDead})
+	w := workbenchStore(t, db)
+	job, err := w.JobCreate(ctx, queuebox.MessageFilter{Table: queuebox.TableOutbox, States: []queuebox.State{queuebox.StateDead}}, 1)
+	require.NoError(t, err)
+	stale, ok, err := w.JobClaim(ctx, time.Millisecond)
+	require.NoError(t, err)
+	require.True(t, ok)
+	var current queuebox.JobLease
+	require.Eventually(t, func() bool {
+		current, ok, err = w.JobClaim(ctx, time.Minute)
+		return err == nil && ok
+	}, time.Minute, 10*time.Millisecond, "the expired lease is claimed again")
+
+	require.ErrorIs(t, w.JobFail(ctx, stale, "stale"), queuebox.ErrLeaseLost)
+	require.NoError(t, w.JobFail(ctx, current, "stopped after 5 failed batches in a row"))
+	job, err = w.JobGet(ctx, job.ID)
+	require.NoError(t, err)
+	require.True(t, job.Done)
+	require.NotNil(t, job.Error)
+	require.Equal(t, "stopped after 5 failed batches in a row", *job.Error)
+	require.NotNil(t, job.FinishedAt)
+	require.Zero(t, job.Moved)
+	_, ok, err = w.JobClaim(ctx, time.Minute)
+	require.NoError(t, err)
+	require.False(t, ok, "an ended job is not claimed")
+	require.Equal(t, queuebox.StateDead, db.OutboxRows(t)[0].State, "the failed job moved nothing")
+}
