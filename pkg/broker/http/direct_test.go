@@ -22,10 +22,11 @@ import (
 )
 
 // oneAnswerServer accepts connections and answers exactly one request on
-// each with 200 and a keep-alive answer, then closes the connection
-// without saying so: the next request on that connection, from a pool,
-// finds it closed. It counts the requests it read.
-func oneAnswerServer(t *testing.T) (string, *atomic.Int64) {
+// each with 200 and answer (a keep-alive one, or a body that ends with
+// the connection), then closes the connection: the next request on that
+// connection, from a pool, finds it closed. It counts the requests it
+// read.
+func oneAnswerServer(t *testing.T, answer string) (string, *atomic.Int64) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -45,7 +46,7 @@ func oneAnswerServer(t *testing.T) (string, *atomic.Int64) {
 				}
 				_, _ = io.Copy(io.Discard, req.Body)
 				requests.Add(1)
-				_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+				_, _ = io.WriteString(conn, answer)
 			}()
 		}
 	}()
@@ -57,12 +58,22 @@ func oneAnswerServer(t *testing.T) (string, *atomic.Int64) {
 // and must go out again on a new one, once, without an error.
 func TestPublishSurvivesAPooledConnectionTheReceiverClosed(t *testing.T) {
 	t.Parallel()
-	url, requests := oneAnswerServer(t)
-	p := newPublisher(t, httpdest.Options{Name: "orders", BaseURL: url, Path: "/events"})
-	for i := range 5 {
-		require.NoError(t, p.Publish(context.Background(), delivery("", 1)), "publish %d", i)
+	for name, answer := range map[string]string{
+		"keep-alive answer":        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+		"body ended by the close":  "HTTP/1.1 200 OK\r\n\r\nok",
+		"Connection: close answer": "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok",
+		"no body":                  "HTTP/1.1 204 No Content\r\n\r\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			url, requests := oneAnswerServer(t, answer)
+			p := newPublisher(t, httpdest.Options{Name: "orders", BaseURL: url, Path: "/events"})
+			for i := range 5 {
+				require.NoError(t, p.Publish(context.Background(), delivery("", 1)), "publish %d", i)
+			}
+			require.EqualValues(t, 5, requests.Load(), "each publish reached the receiver once")
+		})
 	}
-	require.EqualValues(t, 5, requests.Load(), "each publish reached the receiver once")
 }
 
 // TestConcurrentPublishesEachGetTheirOwnAnswer runs publishes from many
