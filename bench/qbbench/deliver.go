@@ -53,9 +53,6 @@ func (b *bench) delivery(ctx context.Context) error {
 			logf("deliver %s run %d: queuebox-deliver %.0f rows/s, CPU %v/row, %s receiver %v/row",
 				label, i+1, d.Rate, d.CPUPerRow, b.loadSide(), d.LoadCPUPerRow)
 		}
-		if v == (deliverVariant{0, b.o.concurrency}) {
-			b.httpDrains = real
-		}
 		got := drainRates(real)
 		x := vsBaseline(fmt.Sprintf("deliver, %s, %s rows", label, group(int64(b.o.deliverRows))),
 			median(got), median(base), "rows/s", "rows/s", deliverShare,

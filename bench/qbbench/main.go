@@ -191,10 +191,9 @@ type bench struct {
 	rc    *receiver
 	rep   *report
 	start time.Time
-	// httpDrains are the HTTP drains of the deliver row with null keys
-	// at -concurrency, the reference of the broker rows' CPU per row;
-	// the brokers scenario measures them when the deliver scenario did not
-	// run first.
+	// httpDrains are the HTTP drains with null keys at -concurrency and
+	// every publish slot open to the destination, the reference of the
+	// broker rows' CPU per row; the brokers scenario measures them once.
 	httpDrains []drain
 	// leftovers counts the rows the deliver binary left processing after
 	// SIGTERM in the keys10 runs.
