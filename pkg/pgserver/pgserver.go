@@ -131,7 +131,7 @@ func (s *Server) Prepare(log *os.File) error {
 // waits until it accepts connections (at most ReadyWithin, or until ctx
 // ends).
 func (s *Server) Start(ctx context.Context, log *os.File) error {
-	port, err := FreeLoopbackPort()
+	port, err := freeLoopbackPort()
 	if err != nil {
 		return err
 	}
@@ -195,9 +195,9 @@ func (s *Server) Stop() {
 	s.cmd = nil
 }
 
-// FreeLoopbackPort returns a TCP port of 127.0.0.1 that was free a
+// freeLoopbackPort returns a TCP port of 127.0.0.1 that was free a
 // moment ago.
-func FreeLoopbackPort() (int, error) {
+func freeLoopbackPort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

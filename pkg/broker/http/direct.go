@@ -78,43 +78,29 @@ func (d *direct) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp, err := d.exchange(ctx, c, req)
-	if err != nil && reused && errors.Is(err, errNoAnswer) && ctx.Err() == nil && req.GetBody != nil {
-		if c, _, err = d.fresh(ctx); err != nil {
-			return nil, errors.Unwrap(err)
+	resp, noAnswer, err := d.exchange(ctx, c, req)
+	if err != nil && noAnswer && reused && ctx.Err() == nil && req.GetBody != nil {
+		if c, err = d.fresh(ctx); err != nil {
+			return nil, err
 		}
 		if req.Body, err = req.GetBody(); err != nil {
 			c.conn.Close()
 			return nil, err
 		}
-		resp, err = d.exchange(ctx, c, req)
+		resp, _, err = d.exchange(ctx, c, req)
 	}
-	if err != nil {
-		return nil, errors.Unwrap(err)
-	}
-	return resp, nil
+	return resp, err
 }
 
-// errNoAnswer marks an exchange that failed before any byte of an answer
-// arrived; it wraps the error to report.
-var errNoAnswer = errors.New("no answer")
-
-type noAnswerError struct{ err error }
-
-func (e *noAnswerError) Error() string        { return e.err.Error() }
-func (e *noAnswerError) Is(target error) bool { return target == errNoAnswer }
-func (e *noAnswerError) Unwrap() error        { return e.err }
-
 // exchange writes req on c and reads the answer's head. On success the
-// answer's body owns c; on failure c is closed and the error wraps what
-// happened (errors.Unwrap gives it), marked errNoAnswer when no byte of
-// an answer arrived.
-func (d *direct) exchange(ctx context.Context, c *directConn, req *http.Request) (*http.Response, error) {
+// answer's body owns c; on failure c is closed, and noAnswer says that no
+// byte of an answer arrived.
+func (d *direct) exchange(ctx context.Context, c *directConn, req *http.Request) (resp *http.Response, noAnswer bool, err error) {
 	if dl, ok := ctx.Deadline(); ok {
 		_ = c.conn.SetDeadline(dl)
 	}
 	stop := context.AfterFunc(ctx, func() { _ = c.conn.SetDeadline(longAgo) })
-	fail := func(err error, answered bool) (*http.Response, error) {
+	fail := func(err error, answered bool) (*http.Response, bool, error) {
 		stop()
 		c.conn.Close()
 		var netErr net.Error
@@ -125,10 +111,7 @@ func (d *direct) exchange(ctx context.Context, c *directConn, req *http.Request)
 			// out a moment before the context's own timer.
 			err = context.DeadlineExceeded
 		}
-		if !answered {
-			return nil, &noAnswerError{err}
-		}
-		return nil, &answeredError{err}
+		return nil, !answered, err
 	}
 	writeErr := req.Write(c.bw)
 	if writeErr == nil {
@@ -146,7 +129,7 @@ func (d *direct) exchange(ctx context.Context, c *directConn, req *http.Request)
 	// A receiver may answer before it has read the whole request (a 413
 	// for a body too large) and close, which fails the rest of the write;
 	// its answer is then the outcome, as with net/http's Transport.
-	resp, err := http.ReadResponse(c.br, req)
+	resp, err = http.ReadResponse(c.br, req)
 	// An informational answer (100 Continue, 103 Early Hints) precedes the
 	// real one and has no body; 101 would switch protocols, which a POST
 	// of an event never asks for, so it is returned as the answer.
@@ -157,57 +140,42 @@ func (d *direct) exchange(ctx context.Context, c *directConn, req *http.Request)
 		return fail(err, true)
 	}
 	resp.Body = &directBody{body: resp.Body, d: d, c: c, stop: stop, keep: writeErr == nil && !resp.Close && !req.Close}
-	return resp, nil
+	return resp, false, nil
 }
 
-// answeredError wraps the error of an exchange whose answer had begun.
-type answeredError struct{ err error }
-
-func (e *answeredError) Error() string { return e.err.Error() }
-func (e *answeredError) Unwrap() error { return e.err }
-
 // get returns the most recently used idle connection, or a new one. It
-// closes the idle connections older than idleConnTimeout, as the
+// first closes the idle connections older than idleConnTimeout, as the
 // Transport does, so a receiver's closed connections do not linger here.
 func (d *direct) get(ctx context.Context) (*directConn, bool, error) {
-	var stale []*directConn
 	var c *directConn
 	d.mu.Lock()
+	stale := d.dropOlderThan(time.Now().Add(-idleConnTimeout))
 	if n := len(d.idle); n > 0 {
 		c = d.idle[n-1]
 		d.idle = d.idle[:n-1]
-		if time.Since(d.idle0()) > idleConnTimeout {
-			stale = d.dropOlderThan(time.Now().Add(-idleConnTimeout))
-		}
 	}
 	d.mu.Unlock()
 	for _, s := range stale {
 		s.conn.Close()
 	}
-	if c != nil && time.Since(c.idleSince) <= idleConnTimeout {
+	if c != nil {
 		return c, true, nil
 	}
-	if c != nil {
-		c.conn.Close()
-	}
-	return d.fresh(ctx)
-}
-
-// idle0 is when the oldest idle connection went idle; d.mu is held.
-func (d *direct) idle0() time.Time {
-	if len(d.idle) == 0 {
-		return time.Now()
-	}
-	return d.idle[0].idleSince
+	c, err := d.fresh(ctx)
+	return c, false, err
 }
 
 // dropOlderThan takes the idle connections that went idle before t out
 // of the pool and returns them; d.mu is held. The pool is ordered by
-// idleSince, oldest first.
+// idleSince, oldest first, so the usual case looks at one connection and
+// moves nothing.
 func (d *direct) dropOlderThan(t time.Time) []*directConn {
 	i := 0
 	for i < len(d.idle) && d.idle[i].idleSince.Before(t) {
 		i++
+	}
+	if i == 0 {
+		return nil
 	}
 	old := append([]*directConn(nil), d.idle[:i]...)
 	d.idle = append(d.idle[:0], d.idle[i:]...)
@@ -215,14 +183,14 @@ func (d *direct) dropOlderThan(t time.Time) []*directConn {
 }
 
 // fresh dials a new connection.
-func (d *direct) fresh(ctx context.Context) (*directConn, bool, error) {
+func (d *direct) fresh(ctx context.Context) (*directConn, error) {
 	conn, err := d.dial(ctx, "tcp", d.addr)
 	if err != nil {
-		return nil, false, &answeredError{err} // not retried: nothing was sent
+		return nil, err
 	}
 	c := &directConn{conn: conn, br: bufio.NewReaderSize(conn, 4<<10)}
 	c.bw = bufio.NewWriterSize(c, 4<<10)
-	return c, false, nil
+	return c, nil
 }
 
 // put keeps c for the next request, or closes it when the pool is full or
