@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
@@ -37,26 +38,26 @@ func (b *bench) delivery(ctx context.Context) error {
 		}
 		conc := map[string]string{"QUEUEBOX_OUTBOX_CONCURRENCY": itoa(v.concurrency)}
 		var base []float64
-		var real []drain
+		var real, loops []drain
 		for i := range b.o.runs {
-			r, err := b.baselineDrain(ctx, b.o.deliverRows, v.keys)
+			l, err := b.baselineDrain(ctx, b.o.deliverRows, v.keys)
 			if err != nil {
 				return fmt.Errorf("baseline, %s: %w", label, err)
 			}
-			base = append(base, r)
-			logf("deliver %s run %d: baseline %.0f rows/s", label, i+1, r)
+			base, loops = append(base, l.Rate), append(loops, l)
+			logf("deliver %s run %d: baseline %.0f rows/s, PostgreSQL %v/row", label, i+1, l.Rate, l.DBCPUPerRow)
 			d, err := b.deliverDrain(ctx, b.o.deliverRows, v.keys, 1, conc)
 			if err != nil {
 				return fmt.Errorf("queuebox-deliver, %s: %w", label, err)
 			}
 			real = append(real, d)
-			logf("deliver %s run %d: queuebox-deliver %.0f rows/s, CPU %v/row, %s receiver %v/row",
-				label, i+1, d.Rate, d.CPUPerRow, b.loadSide(), d.LoadCPUPerRow)
+			logf("deliver %s run %d: queuebox-deliver %.0f rows/s, CPU %v/row, %s receiver %v/row, PostgreSQL %v/row, idle %.0f %%",
+				label, i+1, d.Rate, d.CPUPerRow, b.loadSide(), d.LoadCPUPerRow, d.DBCPUPerRow, 100*d.Idle)
 		}
 		got := drainRates(real)
 		x := vsBaseline(fmt.Sprintf("deliver, %s, %s rows", label, group(int64(b.o.deliverRows))),
 			median(got), median(base), "rows/s", "rows/s", deliverShare,
-			fmt.Sprintf("runs %s vs %s; %s", rates(got), rates(base), b.cpuNote("deliver", real)))
+			fmt.Sprintf("runs %s vs %s; %s; %s", rates(got), rates(base), b.cpuNote("deliver", real), dbNote(real, loops, median(base))))
 		if v.concurrency != b.o.concurrency {
 			x.Target, x.Result = "-", resultInfo // issue 28 adds the wide row without a target
 		}
@@ -72,48 +73,76 @@ func keyLabel(keys int) string {
 	return group(int64(keys)) + " keys"
 }
 
+// dbNote formats PostgreSQL's median CPU per row under deliver and under
+// the SQL loop, and the most rows/s the machine's cores could give at the
+// CPU per row that deliver, its receiver and PostgreSQL spent, every core
+// fully busy: a rate well under that bound waited, one near it was held
+// by the cores.
+func dbNote(real, loops []drain, base float64) string {
+	us := func(ds []drain, f func(drain) time.Duration) float64 {
+		var v []float64
+		for _, d := range ds {
+			v = append(v, float64(f(d))/float64(time.Microsecond))
+		}
+		return median(v)
+	}
+	db := func(d drain) time.Duration { return d.DBCPUPerRow }
+	note := fmt.Sprintf("PostgreSQL %.0f µs/row (SQL loop %.0f)", us(real, db), us(loops, db))
+	total := us(real, db) + us(real, func(d drain) time.Duration { return d.CPUPerRow + d.LoadCPUPerRow })
+	if total > 0 && base > 0 {
+		bound := float64(runtime.NumCPU()) * 1e6 / total
+		note += fmt.Sprintf("; deliver, receiver and PostgreSQL %.0f µs/row together: %d fully busy cores would top out at %s rows/s = %.0f %% of the baseline",
+			total, runtime.NumCPU(), group(int64(bound+0.5)), 100*bound/base)
+	}
+	return note
+}
+
 // baselineDrain drains rows pending rows with the real store in-process:
 // Claim(batch), then one Finish of every claimed row as sent, until none
-// is left. It returns rows/s over the rows' own timestamps.
-func (b *bench) baselineDrain(ctx context.Context, rows, keys int) (float64, error) {
+// is left. It returns rows/s over the rows' own timestamps and the CPU
+// every postgres process used per row (taken before the pool closes: a
+// backend that exits takes its CPU time with it).
+func (b *bench) baselineDrain(ctx context.Context, rows, keys int) (drain, error) {
 	db, err := b.srv.create(ctx, "base", 4)
 	if err != nil {
-		return 0, err
+		return drain{}, err
 	}
 	defer db.drop()
 	if err := db.insertOutbox(ctx, rows, keys); err != nil {
-		return 0, err
+		return drain{}, err
 	}
 	ob, err := postgres.NewOutbox(db.Store, db.Layout, leaseForBench)
 	if err != nil {
-		return 0, err
+		return drain{}, err
 	}
+	db0 := commandsCPU("postgres")
 	deadline := time.Now().Add(b.o.drainTimeout)
 	for done := 0; done < rows; {
 		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("baseline drained %d of %d rows within %v", done, rows, b.o.drainTimeout)
+			return drain{}, fmt.Errorf("baseline drained %d of %d rows within %v", done, rows, b.o.drainTimeout)
 		}
 		msgs, err := ob.Claim(ctx, b.o.batchSize)
 		if err != nil {
-			return 0, err
+			return drain{}, err
 		}
 		if len(msgs) == 0 {
-			return 0, fmt.Errorf("claim returned no row with %d of %d rows left", rows-done, rows)
+			return drain{}, fmt.Errorf("claim returned no row with %d of %d rows left", rows-done, rows)
 		}
 		kept, err := ob.Finish(ctx, sentOutcomes(msgs))
 		if err != nil {
-			return 0, err
+			return drain{}, err
 		}
 		if len(kept) != len(msgs) {
-			return 0, fmt.Errorf("finish kept %d of %d claimed rows", len(kept), len(msgs))
+			return drain{}, fmt.Errorf("finish kept %d of %d claimed rows", len(kept), len(msgs))
 		}
 		done += len(kept)
 	}
+	dbCPU := commandsCPU("postgres") - db0
 	w, err := db.outboxWindow(ctx, time.Time{})
 	if err != nil {
-		return 0, err
+		return drain{}, err
 	}
-	return w.rate(), nil
+	return drain{Rate: w.rate(), DBCPUPerRow: dbCPU / time.Duration(rows)}, nil
 }
 
 func sentOutcomes(msgs []queuebox.ClaimedMessage) []queuebox.Outcome {
@@ -138,9 +167,9 @@ type drain struct {
 	// Idle is the share of the machine's CPU that stayed idle during the
 	// drain, start-up included.
 	Idle float64
-	// DBCPUPerRow and BrokerCPUPerRow are the CPU per row of every
-	// postgres process and of the broker's process over the same span
-	// (brokers scenario only; 0 elsewhere).
+	// DBCPUPerRow is the CPU per row of every postgres process over the
+	// same span (deliver drains and SQL loops; 0 elsewhere).
+	// BrokerCPUPerRow is the broker process's (brokers scenario only).
 	DBCPUPerRow, BrokerCPUPerRow time.Duration
 }
 
@@ -158,13 +187,14 @@ func (b *bench) deliverDrain(ctx context.Context, rows, keys, replicas int, extr
 		return drain{}, err
 	}
 	b.rc.reset()
-	self0, ticks0 := selfCPU(), readMachineTicks()
+	self0, ticks0, db0 := selfCPU(), readMachineTicks(), commandsCPU("postgres")
 	procs, err := b.startDeliver(ctx, db, replicas, extra...)
 	if err != nil {
 		return drain{}, err
 	}
 	waitErr := b.waitDelivered(ctx, db, int64(rows), procs)
 	cpu, self, idle := cpuTimes(procs), selfCPU()-self0, idleShare(ticks0, readMachineTicks())
+	dbCPU := commandsCPU("postgres") - db0
 	if err := errors.Join(waitErr, stopAll(procs...)); err != nil {
 		return drain{}, err
 	}
@@ -178,7 +208,8 @@ func (b *bench) deliverDrain(ctx context.Context, rows, keys, replicas int, extr
 	if got := b.rc.count.Load(); got < int64(rows) {
 		return drain{}, fmt.Errorf("the receiver got %d requests for %d sent rows", got, rows)
 	}
-	return drain{Rate: w.rate(), CPUPerRow: cpu / time.Duration(rows), LoadCPUPerRow: self / time.Duration(rows), Idle: idle}, nil
+	return drain{Rate: w.rate(), CPUPerRow: cpu / time.Duration(rows), LoadCPUPerRow: self / time.Duration(rows), Idle: idle,
+		DBCPUPerRow: dbCPU / time.Duration(rows)}, nil
 }
 
 // cpuNote formats the median CPU per row of some drains, and that of the
