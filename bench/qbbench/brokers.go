@@ -405,13 +405,14 @@ func (b *bench) rawPublishRate(ctx context.Context, br broker, n, conc int) (flo
 func (b *bench) brokerIngest(ctx context.Context, br broker) error {
 	n := *brokerMessages
 	var base []float64
-	var real []drain
+	var real, loops []drain
 	for i := range b.o.runs {
-		r, err := b.ingestBaseline(ctx, n, sourceConcurrency)
+		l, err := b.ingestBaseline(ctx, n, sourceConcurrency)
 		if err != nil {
 			return fmt.Errorf("baseline: %w", err)
 		}
-		base = append(base, r)
+		r := l.Rate
+		base, loops = append(base, r), append(loops, l)
 		d, err := b.brokerIngestDrain(ctx, br, n, i)
 		if err != nil {
 			return fmt.Errorf("queuebox-ingest: %w", err)
@@ -428,9 +429,28 @@ func (b *bench) brokerIngest(ctx context.Context, br broker) error {
 	fetch := br.fetch
 	b.rep.add(vsBaseline(fmt.Sprintf("ingest from %s, %s messages", br.label, group(int64(n))),
 		median(got), median(base), "msg/s", "rows/s", brokerIngestShare,
-		fmt.Sprintf("concurrency %d (%s), baseline INSERT … ON CONFLICT at %d; %d-byte JSON bodies, unique keys; runs %s vs SQL %s; ingest CPU %.0f µs/msg",
-			sourceConcurrency, fetch, sourceConcurrency, len(body(ingestPrefix(0), int64(n/2))), rates(got), rates(base), median(us))))
+		fmt.Sprintf("concurrency %d (%s), baseline INSERT … ON CONFLICT at %d; %d-byte JSON bodies, unique keys; runs %s vs SQL %s; ingest CPU %.0f µs/msg%s",
+			sourceConcurrency, fetch, sourceConcurrency, len(body(ingestPrefix(0), int64(n/2))), rates(got), rates(base), median(us),
+			ingestCPUNote(br, real, loops, median(base)))))
 	return nil
+}
+
+// ingestCPUNote formats PostgreSQL's and the broker's median CPU per
+// message while queuebox-ingest consumed, PostgreSQL's per row of the
+// baseline, and what the cores could give at the CPU per message of
+// ingest, PostgreSQL and the broker together (coresBound).
+func ingestCPUNote(br broker, real, loops []drain, base float64) string {
+	us := medianUS
+	db := us(real, func(d drain) time.Duration { return d.DBCPUPerRow })
+	bk := us(real, func(d drain) time.Duration { return d.BrokerCPUPerRow })
+	own := us(real, func(d drain) time.Duration { return d.CPUPerRow })
+	note := fmt.Sprintf("; PostgreSQL %.0f µs/msg (SQL baseline %.0f µs/row)", db, us(loops, func(d drain) time.Duration { return d.DBCPUPerRow }))
+	what := "ingest and PostgreSQL"
+	if br.command != "" {
+		note += fmt.Sprintf(", %s %.0f µs/msg", br.command, bk)
+		what = "ingest, PostgreSQL and " + br.command
+	}
+	return note + coresBound(what, own+db+bk, "msg/s", base)
 }
 
 func ingestPrefix(run int) string { return "r" + strconv.Itoa(run) + "-brk-" }
@@ -456,12 +476,14 @@ func (b *bench) brokerIngestDrain(ctx context.Context, br broker, n, run int) (d
 	if err != nil {
 		return drain{}, fmt.Errorf("pre-publish %d messages: %w", n, err)
 	}
+	db0, broker0 := commandsCPU("postgres"), commandsCPU(br.command)
 	p, err := startBinary(ctx, b.o.binDir, "ingest", merge(db.env(b.o.pool), t.sourceEnv()))
 	if err != nil {
 		return drain{}, err
 	}
 	waitErr := b.waitInboxRows(ctx, db, n, p)
 	cpu := p.cpuTime()
+	dbCPU, brokerCPU := commandsCPU("postgres")-db0, commandsCPU(br.command)-broker0
 	if err := errors.Join(waitErr, p.stop()); err != nil {
 		return drain{}, err
 	}
@@ -475,7 +497,8 @@ func (b *bench) brokerIngestDrain(ctx context.Context, br broker, n, run int) (d
 	if w.Rows != int64(n) {
 		return drain{}, fmt.Errorf("%d inbox rows for %d messages", w.Rows, n)
 	}
-	return drain{Rate: w.rate(), CPUPerRow: cpu / time.Duration(n)}, nil
+	per := func(d time.Duration) time.Duration { return d / time.Duration(n) }
+	return drain{Rate: w.rate(), CPUPerRow: per(cpu), DBCPUPerRow: per(dbCPU), BrokerCPUPerRow: per(brokerCPU)}, nil
 }
 
 // waitInboxRows polls until the inbox holds n rows.
@@ -516,13 +539,15 @@ func inboxWindow(ctx context.Context, db *benchDB) (window, error) {
 
 // ingestBaseline inserts n unique rows with baselineInsert (autocommit,
 // so created_at is each statement's own now()) from conc goroutines and
-// returns rows per second over the created_at span, as for the binary.
-func (b *bench) ingestBaseline(ctx context.Context, n, conc int) (float64, error) {
+// returns rows per second over the created_at span, as for the binary,
+// and the CPU of every postgres process per row.
+func (b *bench) ingestBaseline(ctx context.Context, n, conc int) (drain, error) {
 	db, err := b.srv.create(ctx, "brkbase", conc+2)
 	if err != nil {
-		return 0, err
+		return drain{}, err
 	}
 	defer db.drop()
+	db0 := commandsCPU("postgres")
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	errs := make([]error, conc)
@@ -543,17 +568,18 @@ func (b *bench) ingestBaseline(ctx context.Context, n, conc int) (float64, error
 		}()
 	}
 	wg.Wait()
+	dbCPU := commandsCPU("postgres") - db0
 	if err := errors.Join(append(errs, ctx.Err())...); err != nil {
-		return 0, err
+		return drain{}, err
 	}
 	w, err := inboxWindow(ctx, db)
 	if err != nil {
-		return 0, err
+		return drain{}, err
 	}
 	if w.Rows != int64(n) {
-		return 0, fmt.Errorf("%d of %d baseline rows", w.Rows, n)
+		return drain{}, fmt.Errorf("%d of %d baseline rows", w.Rows, n)
 	}
-	return w.rate(), nil
+	return drain{Rate: w.rate(), DBCPUPerRow: dbCPU / time.Duration(n)}, nil
 }
 
 // publishAll runs send for i in [0, n) from conc goroutines and returns

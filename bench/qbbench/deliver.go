@@ -79,22 +79,34 @@ func keyLabel(keys int) string {
 // fully busy: a rate well under that bound waited, one near it was held
 // by the cores.
 func dbNote(real, loops []drain, base float64) string {
-	us := func(ds []drain, f func(drain) time.Duration) float64 {
-		var v []float64
-		for _, d := range ds {
-			v = append(v, float64(f(d))/float64(time.Microsecond))
-		}
-		return median(v)
-	}
 	db := func(d drain) time.Duration { return d.DBCPUPerRow }
-	note := fmt.Sprintf("PostgreSQL %.0f µs/row (SQL loop %.0f)", us(real, db), us(loops, db))
-	total := us(real, db) + us(real, func(d drain) time.Duration { return d.CPUPerRow + d.LoadCPUPerRow })
-	if total > 0 && base > 0 {
-		bound := float64(runtime.NumCPU()) * 1e6 / total
-		note += fmt.Sprintf("; deliver, receiver and PostgreSQL %.0f µs/row together: %d fully busy cores would top out at %s rows/s = %.0f %% of the baseline",
-			total, runtime.NumCPU(), group(int64(bound+0.5)), 100*bound/base)
+	note := fmt.Sprintf("PostgreSQL %.0f µs/row (SQL loop %.0f)", medianUS(real, db), medianUS(loops, db))
+	total := medianUS(real, db) + medianUS(real, func(d drain) time.Duration { return d.CPUPerRow + d.LoadCPUPerRow })
+	return note + coresBound("deliver, receiver and PostgreSQL", total, "rows/s", base)
+}
+
+// medianUS is the median of f over ds, in µs.
+func medianUS(ds []drain, f func(drain) time.Duration) float64 {
+	v := make([]float64, len(ds))
+	for i, d := range ds {
+		v[i] = float64(f(d)) / float64(time.Microsecond)
 	}
-	return note
+	return median(v)
+}
+
+// coresBound formats the most units/s that every core of the machine,
+// fully busy, could give at usPerUnit µs of CPU per unit (what, summed),
+// beside base: a measure far under that bound waited on something, one
+// near it was held by the cores, and a bound under the target share means
+// no code with this CPU per unit can reach the target on this machine.
+// Empty when either figure is missing.
+func coresBound(what string, usPerUnit float64, unit string, base float64) string {
+	if usPerUnit <= 0 || base <= 0 {
+		return ""
+	}
+	bound := float64(runtime.NumCPU()) * 1e6 / usPerUnit
+	return fmt.Sprintf("; %s %.0f µs together: %d fully busy cores would top out at %s %s = %.0f %% of the baseline",
+		what, usPerUnit, runtime.NumCPU(), group(int64(bound+0.5)), unit, 100*bound/base)
 }
 
 // baselineDrain drains rows pending rows with the real store in-process:

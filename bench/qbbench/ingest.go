@@ -43,10 +43,12 @@ var ingestVariants = []ingestVariant{
 
 // ingestRun holds one run's figures.
 type ingestRun struct {
-	base     map[bool]loadResult // by dup
-	variants []loadResult        // in ingestVariants order
-	cpu      []time.Duration     // CPU of queuebox-ingest per request, by variant
-	loadCPU  []time.Duration     // CPU of this process (the load clients) per request, by variant
+	base     map[bool]loadResult    // by dup
+	variants []loadResult           // in ingestVariants order
+	cpu      []time.Duration        // CPU of queuebox-ingest per request, by variant
+	loadCPU  []time.Duration        // CPU of this process (the load clients) per request, by variant
+	dbCPU    []time.Duration        // CPU of every postgres process per request, by variant
+	baseDB   map[bool]time.Duration // the same per transaction of the SQL baseline, by dup
 }
 
 // ingest compares queuebox-ingest with plain INSERT … ON CONFLICT DO
@@ -89,8 +91,10 @@ func (b *bench) ingest(ctx context.Context) error {
 			Notes: fmt.Sprintf("p99 %.1f ms; runs %s", median(p99), rates(vals))})
 	}
 	for vi, v := range ingestVariants {
-		var got, base, p50, p99, baseP99, cpu, loadCPU []float64
+		var got, base, p50, p99, baseP99, cpu, loadCPU, dbCPU, baseDB []float64
 		for _, r := range runs {
+			dbCPU = append(dbCPU, float64(r.dbCPU[vi])/float64(time.Microsecond))
+			baseDB = append(baseDB, float64(r.baseDB[v.dup])/float64(time.Microsecond))
 			got = append(got, r.variants[vi].Rate)
 			base = append(base, r.base[v.dup].Rate)
 			p50 = append(p50, ms(percentile(r.variants[vi].Latencies, 50)))
@@ -100,7 +104,9 @@ func (b *bench) ingest(ctx context.Context) error {
 			loadCPU = append(loadCPU, float64(r.loadCPU[vi])/float64(time.Microsecond))
 		}
 		b.rep.add(vsBaseline("ingest, "+v.name, median(got), median(base), "req/s", "tx/s", httpIngestShare,
-			fmt.Sprintf("runs %s; ingest CPU %.0f µs/req, %s clients %.0f µs/req", rates(got), median(cpu), b.loadSide(), median(loadCPU))))
+			fmt.Sprintf("runs %s; ingest CPU %.0f µs/req, %s clients %.0f µs/req; PostgreSQL %.0f µs/req (SQL baseline %.0f µs/tx)%s",
+				rates(got), median(cpu), b.loadSide(), median(loadCPU), median(dbCPU), median(baseDB),
+				coresBound("ingest, clients and PostgreSQL", median(cpu)+median(loadCPU)+median(dbCPU), "req/s", median(base)))))
 		x := below("ingest p99, "+v.name, median(p99), 25, fmt.Sprintf("p50 %.1f ms; baseline is the SQL p99", median(p50)))
 		x.Baseline = fmt.Sprintf("%.1f ms", median(baseP99))
 		x.Ratio = fmt.Sprintf("%.1f×", median(p99)/median(baseP99))
@@ -110,7 +116,7 @@ func (b *bench) ingest(ctx context.Context) error {
 }
 
 func (b *bench) ingestOnce(ctx context.Context, run int) (ingestRun, error) {
-	out := ingestRun{base: map[bool]loadResult{}}
+	out := ingestRun{base: map[bool]loadResult{}, baseDB: map[bool]time.Duration{}}
 	db, err := b.srv.create(ctx, "ingest", b.o.clients+4)
 	if err != nil {
 		return out, err
@@ -121,9 +127,11 @@ func (b *bench) ingestOnce(ctx context.Context, run int) (ingestRun, error) {
 	for _, dup := range []bool{false, true} {
 		prefix := fmt.Sprintf("r%d-sql-%v-", run, dup)
 		l := load{clients: b.o.clients, warmup: b.o.ingestWarmup, measure: b.o.ingestTime, dup: dup}
+		db0 := commandsCPU("postgres")
 		res := l.run(ctx, func(ctx context.Context, _ int, key int64) error {
 			return sqlInsert(ctx, db, prefix, key)
 		})
+		out.baseDB[dup] = (commandsCPU("postgres") - db0) / time.Duration(max(res.Sent, 1))
 		if err := res.check("SQL baseline"); err != nil {
 			return out, err
 		}
@@ -154,6 +162,7 @@ func (b *bench) ingestOnce(ctx context.Context, run int) (ingestRun, error) {
 	out.variants = make([]loadResult, len(ingestVariants))
 	out.cpu = make([]time.Duration, len(ingestVariants))
 	out.loadCPU = make([]time.Duration, len(ingestVariants))
+	out.dbCPU = make([]time.Duration, len(ingestVariants))
 	for k := range ingestVariants {
 		vi := (k + run) % len(ingestVariants)
 		v := ingestVariants[vi]
@@ -163,13 +172,14 @@ func (b *bench) ingestOnce(ctx context.Context, run int) (ingestRun, error) {
 			path = "/inbox/signed"
 		}
 		l := load{clients: b.o.clients, warmup: b.o.ingestWarmup, measure: b.o.ingestTime, dup: v.dup}
-		cpu0, self0 := p.cpuTime(), selfCPU()
+		cpu0, self0, db0 := p.cpuTime(), selfCPU(), commandsCPU("postgres")
 		res := l.run(ctx, func(ctx context.Context, client int, key int64) error {
 			return pp.post(ctx, client, path, prefix, key, v.hmac)
 		})
 		sent := time.Duration(max(res.Sent, 1))
 		out.cpu[vi] = (p.cpuTime() - cpu0) / sent
 		out.loadCPU[vi] = (selfCPU() - self0) / sent
+		out.dbCPU[vi] = (commandsCPU("postgres") - db0) / sent
 		err := errors.Join(res.check("queuebox-ingest, "+v.name), p.exited(), truncate())
 		if err != nil {
 			return out, errors.Join(err, p.stop())
