@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +26,10 @@ var (
 		"brokers: the NATS JetStream server the scenario creates its streams on")
 	brokerMessages = flag.Int("broker-messages", 5000,
 		"brokers: messages pre-published for each ingest drain (the deliver drains use -deliver-rows)")
+	brokerOnly = flag.String("broker-only", "",
+		"brokers: comma-separated labels to run (rabbitmq, jetstream, kafka); empty runs all three")
+	rabbitPrefetch = flag.Int("rabbitmq-prefetch", 0,
+		"brokers: prefetchCount of the RabbitMQ source; 0 keeps the source's default (10)")
 )
 
 func envOr(name, fallback string) string {
@@ -106,7 +112,7 @@ func rowID(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n
 
 var brokers = []broker{
 	{label: "RabbitMQ", client: "amqp091-go", ack: "confirm", target: newRabbitTarget, command: "beam.smp",
-		durability: "durable (persistent messages)", fetch: "prefetch 10, the deliveries at hand stored as one group, then acked"},
+		durability: "durable (persistent messages)", fetch: "prefetch %d, the deliveries at hand stored as one group, then acked"},
 	{label: "JetStream", client: "nats.go jetstream", ack: "ack", target: newJetStreamTarget, command: "nats-server",
 		durability: "durable (file storage)", fetch: "fetch batch 100, the messages at hand stored as one group, then acked"},
 	kafkaBroker,
@@ -130,6 +136,9 @@ func (b *bench) brokers(ctx context.Context) error {
 	// A failure of one part gets its ERROR row (and makes the exit code
 	// 1) while the other parts still run.
 	for _, br := range brokers {
+		if !brokerSelected(br) {
+			continue
+		}
 		if err := b.brokerDeliver(ctx, br, http); err != nil {
 			b.rep.fail("brokers, deliver to "+br.label, err)
 		}
@@ -138,6 +147,21 @@ func (b *bench) brokers(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// brokerSelected says whether -broker-only names br (by the first word
+// of its label, any case), or is empty.
+func brokerSelected(br broker) bool {
+	if *brokerOnly == "" {
+		return true
+	}
+	first := strings.ToLower(strings.Fields(br.label)[0])
+	for _, name := range strings.Split(*brokerOnly, ",") {
+		if strings.TrimSpace(strings.ToLower(name)) == first {
+			return true
+		}
+	}
+	return false
 }
 
 // brokerDeliver runs -runs rounds of: the SQL baseline, queuebox-deliver
@@ -427,6 +451,9 @@ func (b *bench) brokerIngest(ctx context.Context, br broker) error {
 		us = append(us, float64(d.CPUPerRow)/float64(time.Microsecond))
 	}
 	fetch := br.fetch
+	if strings.Contains(fetch, "%d") {
+		fetch = fmt.Sprintf(fetch, cmp.Or(*rabbitPrefetch, 10))
+	}
 	b.rep.add(vsBaseline(fmt.Sprintf("ingest from %s, %s messages", br.label, group(int64(n))),
 		median(got), median(base), "msg/s", "rows/s", brokerIngestShare,
 		fmt.Sprintf("concurrency %d (%s), baseline INSERT … ON CONFLICT at %d; %d-byte JSON bodies, unique keys; runs %s vs SQL %s; ingest CPU %.0f µs/msg%s",

@@ -62,9 +62,10 @@ func (t *rabbitTarget) destinationEnv() map[string]string {
 }
 
 // sourceEnv is the source "bench" on the queue, with the default
-// prefetch (10); the queue exists, so declareQueue stays false.
+// prefetch (10) unless -rabbitmq-prefetch sets one; the queue exists, so
+// declareQueue stays false.
 func (t *rabbitTarget) sourceEnv() map[string]string {
-	return map[string]string{
+	env := map[string]string{
 		"QUEUEBOX_SOURCES_BENCH_TYPE":               "rabbitmq",
 		"QUEUEBOX_SOURCES_BENCH_QUEUENAME":          t.queue,
 		"QUEUEBOX_SOURCES_BENCH_CONNECTIONURL":      t.url,
@@ -73,6 +74,10 @@ func (t *rabbitTarget) sourceEnv() map[string]string {
 		"QUEUEBOX_SOURCES_BENCH_AGGREGATEIDPATH":    "$.customer",
 		"QUEUEBOX_SOURCES_BENCH_TOPIC":              "bench.{{ eventType }}",
 	}
+	if *rabbitPrefetch > 0 {
+		env["QUEUEBOX_SOURCES_BENCH_PREFETCHCOUNT"] = itoa(*rabbitPrefetch)
+	}
+	return env
 }
 
 // publish sends to the exchange with the routing key of the topic, on
