@@ -69,7 +69,7 @@ test-examples: build ## Run the smoke test of every example against the local se
 		$$t; \
 	done
 
-bench: services build ## Measure the binaries against SQL baselines and print the table (about 3 min here; BENCH_FLAGS adds flags).
+bench: services build ## Measure the binaries against SQL baselines and print the table (about 10 min here; BENCH_FLAGS adds flags).
 	@cd bench && go run ./qbbench -bin $(BIN) $(BENCH_FLAGS)
 
 # SOAK_MINUTES shortens the soak (the compared windows are a sixth of it);
