@@ -56,7 +56,8 @@ type broker struct {
 	ack    string // what a publish waits for: confirm, ack
 	// durability says how the broker keeps a message; fetch how its
 	// source reads and stores.
-	durability, fetch string
+	durability string
+	fetch      func() string
 	// target makes a fresh exchange + bound queue (RabbitMQ) or stream
 	// (JetStream) for one measurement; its close deletes them.
 	target func(ctx context.Context, tag string) (target, error)
@@ -112,9 +113,11 @@ func rowID(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n
 
 var brokers = []broker{
 	{label: "RabbitMQ", client: "amqp091-go", ack: "confirm", target: newRabbitTarget, command: "beam.smp",
-		durability: "durable (persistent messages)", fetch: "prefetch %d, the deliveries at hand stored as one group, then acked"},
+		durability: "durable (persistent messages)", fetch: func() string {
+			return fmt.Sprintf("prefetch %d, the deliveries at hand stored as one group, then acked", cmp.Or(*rabbitPrefetch, 10))
+		}},
 	{label: "JetStream", client: "nats.go jetstream", ack: "ack", target: newJetStreamTarget, command: "nats-server",
-		durability: "durable (file storage)", fetch: "fetch batch 100, the messages at hand stored as one group, then acked"},
+		durability: "durable (file storage)", fetch: fixed("fetch batch 100, the messages at hand stored as one group, then acked")},
 	kafkaBroker,
 }
 
@@ -148,6 +151,9 @@ func (b *bench) brokers(ctx context.Context) error {
 	}
 	return nil
 }
+
+// fixed returns a func that returns s.
+func fixed(s string) func() string { return func() string { return s } }
 
 // brokerSelected says whether -broker-only names br (by the first word
 // of its label, any case), or is empty.
@@ -450,10 +456,7 @@ func (b *bench) brokerIngest(ctx context.Context, br broker) error {
 	for _, d := range real {
 		us = append(us, float64(d.CPUPerRow)/float64(time.Microsecond))
 	}
-	fetch := br.fetch
-	if strings.Contains(fetch, "%d") {
-		fetch = fmt.Sprintf(fetch, cmp.Or(*rabbitPrefetch, 10))
-	}
+	fetch := br.fetch()
 	b.rep.add(vsBaseline(fmt.Sprintf("ingest from %s, %s messages", br.label, group(int64(n))),
 		median(got), median(base), "msg/s", "rows/s", brokerIngestShare,
 		fmt.Sprintf("concurrency %d (%s), baseline INSERT … ON CONFLICT at %d; %d-byte JSON bodies, unique keys; runs %s vs SQL %s; ingest CPU %.0f µs/msg%s",
@@ -467,7 +470,7 @@ func (b *bench) brokerIngest(ctx context.Context, br broker) error {
 // baseline, and what the cores could give at the CPU per message of
 // ingest, PostgreSQL and the broker together (coresBound).
 func ingestCPUNote(br broker, real, loops []drain, base float64) string {
-	us := medianUS
+	us := medianUS // shorter lines below
 	db := us(real, func(d drain) time.Duration { return d.DBCPUPerRow })
 	bk := us(real, func(d drain) time.Duration { return d.BrokerCPUPerRow })
 	own := us(real, func(d drain) time.Duration { return d.CPUPerRow })

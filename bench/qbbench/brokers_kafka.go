@@ -25,7 +25,7 @@ import (
 var kafkaBroker = broker{
 	label: "Kafka (kfake)", client: "librdkafka (confluent-kafka-go)", ack: "delivery report", target: newKafkaTarget,
 	durability: "kfake in-memory fake broker (no replication, no disk: QueueBox's cost, not a real broker's), acks=all, idempotence, linger.ms 0",
-	fetch:      "maxPollRecords 100, each poll stored as one group, offsets committed after it",
+	fetch:      fixed("maxPollRecords 100, each poll stored as one group, offsets committed after it"),
 }
 
 // kafkaSeq numbers the topics of this process.
