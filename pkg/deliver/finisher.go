@@ -24,8 +24,9 @@ const maxFinishBatch = 500
 // than 2: behind RabbitMQ (about 4,000 rows/s on that machine) the longer
 // wait cut deliver's CPU per row by about a tenth and PostgreSQL's by
 // about 5 % (six alternating drains each); a faster drain reaches
-// lingerRows first and waits less, and the wait only delays the outcome
-// row, never a publish.
+// lingerRows first and waits less. The wait delays no publish in flight:
+// only the outcome's write, during which its row stays processing and
+// counts against the poller's room.
 const (
 	finishLinger = 10 * time.Millisecond
 	lingerRows   = 100
