@@ -72,6 +72,7 @@ func DefaultOutboxColumns() OutboxColumns {
 		MaxAttempts: "max_attempts", ScheduledAt: "scheduled_at", CreatedAt: "created_at",
 		UpdatedAt: "updated_at", ClaimedAt: "claimed_at", ClaimToken: "claim_token",
 		LeaseExpiresAt: "lease_expires_at", LastError: "last_error", Sequence: "sequence",
+		Destination: "destination", OriginID: "origin_id",
 	}
 }
 

@@ -87,7 +87,8 @@ var keyRules = map[string]keyRule{
 	"admin.maxPayloadBytes":       above0,
 
 	"routes[<n>].topicPattern":                  note("required; * matches one segment, ** any text, *** is refused"),
-	"routes[<n>].destination":                   note("required; names a configured destination"),
+	"routes[<n>].destination":                   note("names a configured destination; exactly one of destination and destinations"),
+	"routes[<n>].destinations":                  note("a fan-out: each row goes to every destination of the list; not empty, no name twice, each a configured destination"),
 	"routes[<n>].routingKeyTemplate":            note("unset: the destination's routingKeyTemplate"),
 	"routes[<n>].routingKeyMissingFieldDefault": {},
 

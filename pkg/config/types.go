@@ -82,6 +82,12 @@ type OutboxColumns struct {
 	LeaseExpiresAt string `yaml:"leaseExpiresAt"`
 	LastError      string `yaml:"lastError"`
 	Sequence       string `yaml:"sequence"`
+	// Destination is the lane's destination (migration V16): the
+	// destination a row was routed to, '' until it is routed.
+	Destination string `yaml:"destination"`
+	// OriginID is set on the deliveries QueueBox adds for a route with
+	// several destinations: the id of the row the application wrote.
+	OriginID string `yaml:"originId"`
 }
 
 // InboxColumns holds the column name of each inbox field.
@@ -324,15 +330,28 @@ type Signing struct {
 	PreviousSecrets []secret.Secret `yaml:"previousSecrets"`
 }
 
-// Route sends the rows whose topic matches TopicPattern to Destination.
+// Route sends the rows whose topic matches TopicPattern to Destination,
+// or to each of Destinations (a fan-out): exactly one of the two is set.
 type Route struct {
 	TopicPattern string `yaml:"topicPattern"`
 	Destination  string `yaml:"destination"`
+	// Destinations sends each row to several destinations, each delivery
+	// with its own attempts, retries, dead letter and lane.
+	Destinations []string `yaml:"destinations"`
 	// RoutingKeyTemplate is nil when the route sets none, so the
 	// destination template applies.
 	RoutingKeyTemplate            *string    `yaml:"routingKeyTemplate"`
 	RoutingKeyMissingFieldDefault string     `yaml:"routingKeyMissingFieldDefault"`
 	Transform                     *Transform `yaml:"transform"`
+}
+
+// Targets returns the destinations the route names, in list order: the
+// one of Destination or the list of Destinations.
+func (r Route) Targets() []string {
+	if r.Destination != "" {
+		return []string{r.Destination}
+	}
+	return r.Destinations
 }
 
 // Transform is a JSONata transform block of a source, route or destination.

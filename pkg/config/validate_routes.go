@@ -10,15 +10,50 @@ func (v *validator) routes() {
 		if v.required(path.key("topicPattern"), r.TopicPattern) && strings.Contains(r.TopicPattern, "***") {
 			v.add(path.key("topicPattern"), "must not hold ***: * matches one segment and ** matches any text, got %q", r.TopicPattern)
 		}
-		if v.required(path.key("destination"), r.Destination) {
-			if _, ok := v.cfg.Destinations[r.Destination]; !ok {
-				v.add(path.key("destination"), "names %q, which is not a configured destination (configured: %s)",
-					r.Destination, describeNames(sortedKeys(v.cfg.Destinations)))
-			}
-		}
+		v.routeTargets(r, path)
 		if r.Transform != nil {
 			v.transform(r.Transform, path.key("transform"))
 		}
+	}
+}
+
+// routeTargets checks that a route names its destination once: either
+// destination or a non-empty destinations list of distinct, configured
+// names.
+func (v *validator) routeTargets(r Route, path keyPath) {
+	switch {
+	case r.Destination != "" && r.Destinations != nil:
+		v.add(path.key("destinations"), "set together with %s; set one of them", path.key("destination"))
+		return
+	case r.Destinations == nil:
+		if v.required(path.key("destination"), r.Destination) {
+			v.knownDestination(path.key("destination"), r.Destination)
+		}
+		return
+	case len(r.Destinations) == 0:
+		v.add(path.key("destinations"), "is empty; name at least one destination")
+		return
+	}
+	seen := map[string]bool{}
+	for i, name := range r.Destinations {
+		at := path.key("destinations").index(i)
+		switch {
+		case strings.TrimSpace(name) == "":
+			v.add(at, "is empty; name a destination")
+		case seen[name]:
+			v.add(at, "names %q a second time; each destination gets a row once", name)
+		default:
+			v.knownDestination(at, name)
+		}
+		seen[name] = true
+	}
+}
+
+// knownDestination checks that name is a configured destination.
+func (v *validator) knownDestination(at keyPath, name string) {
+	if _, ok := v.cfg.Destinations[name]; !ok {
+		v.add(at, "names %q, which is not a configured destination (configured: %s)",
+			name, describeNames(sortedKeys(v.cfg.Destinations)))
 	}
 }
 

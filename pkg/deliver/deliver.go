@@ -65,15 +65,64 @@ func (p *Poller) deliver(ctx context.Context, row queuebox.ClaimedMessage) (queu
 }
 
 // attempt is deliver without the log context; pubCtx is ctx prepared for
-// the publish.
+// the publish. The outcome names the destination the row went to, which
+// the write records on a row routed at its claim.
 func (p *Poller) attempt(ctx, pubCtx context.Context, row queuebox.ClaimedMessage) queuebox.Outcome {
-	m := row.OutboxMessage
+	t, early := p.resolve(row.OutboxMessage)
+	if early != nil {
+		return *early
+	}
+	outcome := p.publish(ctx, pubCtx, row, t)
+	outcome.Destination = t.dest.Name
+	return outcome
+}
+
+// target is where one row goes: its destination, and the route that
+// sends the row's topic there (its transform and routing key template).
+type target struct {
+	route Route
+	dest  DestinationSpec
+}
+
+// fanOutRetry is the wait of a row whose fan-out could not be written at
+// its claim (see laneSource): it is deferred, no attempt spent, and its
+// next claim writes the fan-out again.
+const fanOutRetry = time.Second
+
+// resolve finds the row's target: the destination the row was routed to,
+// or, for a row routed at this claim, the one destination of its route.
+// early is the outcome of a row that has none: dead when no route matches
+// its topic or when the current routes no longer send its topic to the
+// destination it was given (a row keeps its destination; it is never
+// sent where the current routes would not send it), deferred when its
+// fan-out is still to be written.
+func (p *Poller) resolve(m *queuebox.OutboxMessage) (target, *queuebox.Outcome) {
 	route, ok := p.opts.Router.Match(m.Topic)
 	if !ok {
-		return p.dead("No route matches topic " + m.Topic)
+		o := p.dead(noRouteReason(m.Topic))
+		return target{}, &o
 	}
-	dest := route.Destination
-	p.postponer.routed(m.Topic, dest.Name)
+	name := m.Destination
+	if name == "" {
+		if len(route.Destinations) > 1 {
+			o := queuebox.Defer(fanOutRetry)
+			return target{}, &o
+		}
+		name = route.Destinations[0].Name
+	}
+	dest, ok := route.To(name)
+	if !ok {
+		o := p.dead(fmt.Sprintf("No route sends topic %s to destination %s any more (the routes changed after the row was routed there)",
+			m.Topic, name))
+		return target{}, &o
+	}
+	p.postponer.routed(m.Topic, route.Names())
+	return target{route: route, dest: dest}, nil
+}
+
+// publish sends one row to its target and returns the outcome.
+func (p *Poller) publish(ctx, pubCtx context.Context, row queuebox.ClaimedMessage, t target) queuebox.Outcome {
+	m, dest := row.OutboxMessage, t.dest
 	pub := p.opts.Publishers[dest.Name]
 	if pub == nil {
 		return p.dead(fmt.Sprintf("Destination %s of type %s has no publisher in this build", dest.Name, dest.Kind))
@@ -89,7 +138,7 @@ func (p *Poller) attempt(ctx, pubCtx context.Context, row queuebox.ClaimedMessag
 	if deferral != nil {
 		return *deferral
 	}
-	body, outcome, ok := p.transform(ctx, route, m)
+	body, outcome, ok := p.transform(ctx, t, m)
 	if !ok {
 		permit.Done(flow.Result{Skipped: true})
 		return outcome
@@ -107,8 +156,8 @@ func (p *Poller) attempt(ctx, pubCtx context.Context, row queuebox.ClaimedMessag
 	err := pub.Publish(pubCtx, queuebox.Delivery{
 		Message:             m,
 		Body:                body,
-		RoutingKeyTemplate:  route.Spec.RoutingKeyTemplate,
-		MissingFieldDefault: route.Spec.RoutingKeyMissingFieldDefault,
+		RoutingKeyTemplate:  t.route.Spec.RoutingKeyTemplate,
+		MissingFieldDefault: t.route.Spec.RoutingKeyMissingFieldDefault,
 	})
 	p.opts.Metrics.Publish.Since(start, dest.Kind)
 	p.markPublished(dest.Name)
@@ -156,11 +205,11 @@ func (p *Poller) admit(ctx context.Context, dest string) (*flow.Permit, *queuebo
 
 // transform runs the route and destination transforms. ok is false when a
 // transform decided the outcome (Fail or Dead).
-func (p *Poller) transform(ctx context.Context, route Route, m *queuebox.OutboxMessage) ([]byte, queuebox.Outcome, bool) {
+func (p *Poller) transform(ctx context.Context, t target, m *queuebox.OutboxMessage) ([]byte, queuebox.Outcome, bool) {
 	if p.opts.Transforms == nil {
 		return m.Payload, queuebox.Outcome{}, true
 	}
-	body, skipped, failure := p.opts.Transforms.Apply(ctx, route, m)
+	body, skipped, failure := p.opts.Transforms.Apply(ctx, t.route, t.dest, m)
 	if skipped > 0 {
 		p.opts.Metrics.TransformFailures.WithLabelValues(StrategySkip).Add(float64(skipped))
 	}

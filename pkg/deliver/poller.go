@@ -49,7 +49,11 @@ func NewPoller(opts Options) (*Poller, error) {
 			Reclaimed: func(n int64) { opts.Metrics.Reclaimed.Add(float64(n)) },
 		},
 		Health: p.health,
-	}, opts.Store, p.handle)
+	}, &laneSource{OutboxStore: opts.Store, router: opts.Router, logger: opts.Logger,
+		dead: func(id, reason string) {
+			opts.Metrics.Messages.WithLabelValues("dead").Inc()
+			opts.Logger.Warn("message is dead", "message_id", id, "error", reason)
+		}}, p.handle)
 	return p, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -41,7 +42,8 @@ type postponer struct {
 	recorder queuebox.PauseRecorder
 	// replica names this process in the pauses it records.
 	replica string
-	// topics maps each topic seen to its destination's name.
+	// topics maps each topic seen to the names of its route's
+	// destinations ([]string).
 	topics sync.Map
 	mu     sync.Mutex
 	// until is the end of the last pause moved, per destination.
@@ -67,10 +69,10 @@ func replicaName() string {
 	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b))
 }
 
-// routed records that topic routes to dest.
-func (pp *postponer) routed(topic, dest string) {
+// routed records that topic routes to the destinations names.
+func (pp *postponer) routed(topic string, names []string) {
 	if _, ok := pp.topics.Load(topic); !ok {
-		pp.topics.Store(topic, dest)
+		pp.topics.Store(topic, names)
 	}
 }
 
@@ -90,16 +92,21 @@ func (pp *postponer) claim(dest string, d *flow.Deferral, now time.Time) bool {
 	return true
 }
 
-// topicsOf lists the topics seen routed to dest.
-func (pp *postponer) topicsOf(dest string) []string {
-	var out []string
-	pp.topics.Range(func(topic, d any) bool {
-		if d == dest {
-			out = append(out, topic.(string))
+// paramsOf lists the topics seen routed to dest, and among them those
+// whose route sends a row to dest alone.
+func (pp *postponer) paramsOf(dest string, delay time.Duration) queuebox.PostponeParams {
+	p := queuebox.PostponeParams{Destination: dest, Delay: delay}
+	pp.topics.Range(func(topic, v any) bool {
+		names := v.([]string)
+		if slices.Contains(names, dest) {
+			p.Topics = append(p.Topics, topic.(string))
+			if len(names) == 1 {
+				p.UnroutedTopics = append(p.UnroutedTopics, topic.(string))
+			}
 		}
 		return true
 	})
-	return out
+	return p
 }
 
 // postpone records the pause d of dest and moves dest's due backlog to
@@ -114,7 +121,7 @@ func (p *Poller) postpone(ctx context.Context, dest string, d *flow.Deferral) {
 	if p.postponer.store == nil {
 		return
 	}
-	n, err := p.postponer.store.Postpone(ctx, p.postponer.topicsOf(dest), d.Until.Sub(now))
+	n, err := p.postponer.store.Postpone(ctx, p.postponer.paramsOf(dest, d.Until.Sub(now)))
 	if err != nil {
 		p.opts.Logger.Warn("moving a paused destination's rows out of the claims failed; they are deferred one by one",
 			"destination", dest, "err", err)

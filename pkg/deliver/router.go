@@ -14,7 +14,9 @@ import (
 // RouteSpec is one entry of the routes list, in list order.
 type RouteSpec struct {
 	TopicPattern string
-	Destination  string // the name of a DestinationSpec
+	// Destinations are the names of the DestinationSpecs the route sends
+	// each row to: one, or several for a fan-out.
+	Destinations []string
 	// RoutingKeyTemplate is nil when the route sets none, so the
 	// destination template applies.
 	RoutingKeyTemplate            *string
@@ -36,8 +38,28 @@ type Route struct {
 	Index   int
 	Pattern glob.Pattern
 	Spec    RouteSpec
-	// Destination is the destination the route names.
-	Destination DestinationSpec
+	// Destinations are the destinations the route names, in list order.
+	Destinations []DestinationSpec
+}
+
+// Names lists the names of the route's destinations, in list order.
+func (r Route) Names() []string {
+	names := make([]string, len(r.Destinations))
+	for i, d := range r.Destinations {
+		names[i] = d.Name
+	}
+	return names
+}
+
+// To returns the route's destination named name, and whether the route
+// names it.
+func (r Route) To(name string) (DestinationSpec, bool) {
+	for _, d := range r.Destinations {
+		if d.Name == name {
+			return d, true
+		}
+	}
+	return DestinationSpec{}, false
 }
 
 // Router matches topics against the routes in list order; the first match
@@ -47,8 +69,8 @@ type Router struct {
 }
 
 // NewRouter compiles the routes. The configuration loader already refused
-// unknown destinations and `***`; NewRouter checks again so that routes
-// built in code get the same answer.
+// unknown destinations, empty lists and `***`; NewRouter checks again so
+// that routes built in code get the same answer.
 func NewRouter(routes []RouteSpec, destinations map[string]DestinationSpec) (*Router, error) {
 	r := &Router{}
 	for i, rs := range routes {
@@ -56,11 +78,21 @@ func NewRouter(routes []RouteSpec, destinations map[string]DestinationSpec) (*Ro
 		if err != nil {
 			return nil, fmt.Errorf("routes[%d].topicPattern: %w", i, err)
 		}
-		d, ok := destinations[rs.Destination]
-		if !ok {
-			return nil, fmt.Errorf("routes[%d].destination: no destination named %q", i, rs.Destination)
+		if len(rs.Destinations) == 0 {
+			return nil, fmt.Errorf("routes[%d]: names no destination", i)
 		}
-		r.routes = append(r.routes, Route{Index: i, Pattern: p, Spec: rs, Destination: d})
+		rt := Route{Index: i, Pattern: p, Spec: rs}
+		for _, name := range rs.Destinations {
+			d, ok := destinations[name]
+			if !ok {
+				return nil, fmt.Errorf("routes[%d].destination: no destination named %q", i, name)
+			}
+			if _, twice := rt.To(name); twice {
+				return nil, fmt.Errorf("routes[%d].destinations: %q named twice", i, name)
+			}
+			rt.Destinations = append(rt.Destinations, d)
+		}
+		r.routes = append(r.routes, rt)
 	}
 	return r, nil
 }
@@ -75,11 +107,21 @@ func (r *Router) Match(topic string) (Route, bool) {
 	return Route{}, false
 }
 
-// DestinationOf returns the name of the destination a topic routes to, or
-// "" when no route matches.
-func (r *Router) DestinationOf(topic string) string {
+// DestinationsOf returns the names of the destinations a topic routes
+// to, in the route's order, or nil when no route matches.
+func (r *Router) DestinationsOf(topic string) []string {
 	if rt, ok := r.Match(topic); ok {
-		return rt.Destination.Name
+		return rt.Names()
+	}
+	return nil
+}
+
+// DestinationOf returns the name of the first destination a topic routes
+// to, or "" when no route matches. For a fan-out route it names only the
+// first; DestinationsOf names them all.
+func (r *Router) DestinationOf(topic string) string {
+	if names := r.DestinationsOf(topic); len(names) > 0 {
+		return names[0]
 	}
 	return ""
 }

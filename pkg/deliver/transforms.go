@@ -111,22 +111,22 @@ func newStage(key string, tc *TransformSpec, compile Compiler) (*stage, error) {
 // $eventType) stay unbound here.
 func stageVars(m *queuebox.OutboxMessage) map[string]any {
 	return map[string]any{
-		"messageId": m.ID,
+		"messageId": m.MessageID(),
 		"topic":     m.Topic,
 		"attempt":   m.Attempt,
 		"timestamp": m.CreatedAt.UTC().Format(time.RFC3339Nano),
 	}
 }
 
-// Apply runs the route stage on the payload, then the destination stage on
-// its output. A skipped destination stage passes the route output on; a
+// Apply runs the route stage on the payload, then the stage of dest (one
+// of the route's destinations) on its output. A skipped destination stage passes the route output on; a
 // skipped route stage delivers the outbox payload as it is, without the
 // destination stage, which was written for the route's output. skipped
 // counts the stages that failed with Skip.
-func (t *Transforms) Apply(ctx context.Context, route Route, m *queuebox.OutboxMessage) (body []byte, skipped int, failure *Failure) {
+func (t *Transforms) Apply(ctx context.Context, route Route, dest DestinationSpec, m *queuebox.OutboxMessage) (body []byte, skipped int, failure *Failure) {
 	vars := stageVars(m)
 	body = m.Payload
-	for _, s := range []*stage{t.routes[route.Index], t.dests[route.Destination.Name]} {
+	for _, s := range []*stage{t.routes[route.Index], t.dests[dest.Name]} {
 		if s == nil {
 			continue
 		}

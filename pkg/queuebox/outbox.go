@@ -20,6 +20,23 @@ type OutboxMessage struct {
 	Sequence      int64
 	// ClaimToken fences every later write of this claim.
 	ClaimToken string
+	// Destination is the destination the row was routed to, the second
+	// half of its lane; empty until it is routed (a row without a key is
+	// routed at its claim and keeps the name with its outcome).
+	Destination string
+	// OriginID is the id of the row the application wrote when this row
+	// is one delivery of a fan-out that QueueBox added; empty otherwise.
+	OriginID string
+}
+
+// MessageID is the id a destination receives (X-Message-Id, a broker's
+// message id): the id of the row the application wrote, the same for
+// every delivery of a fan-out and across retries.
+func (m *OutboxMessage) MessageID() string {
+	if m.OriginID != "" {
+		return m.OriginID
+	}
+	return m.ID
 }
 
 // ClaimedMessage is an outbox row as a claim returns it.
@@ -57,6 +74,10 @@ type Outcome struct {
 	Delay time.Duration
 	// Error is the redacted, truncated reason stored in last_error.
 	Error string
+	// Destination is the destination the row went to. The write records
+	// it on a row that had none (a row without a key, routed at its
+	// claim); a row routed before keeps its own.
+	Destination string
 }
 
 // Sent is the outcome of a row the destination accepted.
@@ -70,7 +91,7 @@ func Retry(delay time.Duration, reason string) Outcome {
 
 // Defer is the outcome of a row whose destination cannot take it now: it
 // is due again after delay, with no attempt spent. The row keeps its
-// place as the head of its key, so no later row of the key passes it.
+// place as the head of its lane, so no later row of the lane passes it.
 func Defer(delay time.Duration) Outcome { return Outcome{Kind: OutcomeDefer, Delay: delay} }
 
 // Dead is the outcome of a row that no attempt can deliver.
@@ -84,6 +105,30 @@ type PendingStats struct {
 	OldestAge time.Duration
 }
 
+// UnroutedRow is a pending keyed row that has no destination yet: its
+// lane is not known, so it holds back the later rows of its key until it
+// is routed.
+type UnroutedRow struct {
+	ID    string
+	Topic string
+}
+
+// Assignment routes one row: the row takes the first of Destinations, and
+// a delivery of the row (a new row with the row's key, sequence, payload
+// and headers, its id as origin_id, pending) is added for each other one.
+// An assignment with no destination and a DeadReason marks a pending row
+// dead instead (no route matches its topic), which releases its key.
+type Assignment struct {
+	ID string
+	// Token is the claim token of a claimed row (one without a key, routed
+	// at its claim); empty for a pending keyed row, routed before any
+	// claim.
+	Token        string
+	Destinations []string
+	// DeadReason is the last_error of a row that no route can take.
+	DeadReason string
+}
+
 // OutboxStore is the outbox side of a store: the claim protocol of the
 // poller. Implementations are safe for concurrent use; the store set that
 // built one closes it.
@@ -94,10 +139,23 @@ type PendingStats struct {
 // its claim (the caller reports queuebox.ErrLeaseLost for it); an error
 // means the statement's fate is unknown.
 type OutboxStore interface {
-	// Claim takes up to limit due rows (pending and scheduled, never a row
-	// whose key has a processing row under a live lease, at most one row
-	// per key) and moves them to processing under a new token and lease.
+	// Claim takes up to limit due rows and moves them to processing under
+	// a new token and lease: rows without a key, and the head of each lane
+	// of keyed rows (a lane is a key and a destination; its head is its
+	// pending or processing row with the lowest sequence), never a keyed
+	// row with no destination yet nor one behind an unrouted row of its
+	// key.
 	Claim(ctx context.Context, limit int) ([]ClaimedMessage, error)
+	// Unrouted lists up to limit pending keyed rows without a destination,
+	// lowest sequence first.
+	Unrouted(ctx context.Context, limit int) ([]UnroutedRow, error)
+	// Assign routes rows in one statement and returns the ids it routed:
+	// only a row that has no destination yet is routed (so a second
+	// Assign of the same row changes nothing and adds no delivery), a
+	// pending one when the assignment has no token, a processing one under
+	// a live lease of that token otherwise. An id missing from the answer
+	// was routed before, or lost its claim.
+	Assign(ctx context.Context, assignments []Assignment) (map[string]bool, error)
 	// Renew extends the leases that are still held and returns their ids.
 	Renew(ctx context.Context, leases []Lease) (map[string]bool, error)
 	// Reclaim returns processing rows whose lease expired to pending
@@ -135,20 +193,36 @@ type NextDuer interface {
 	NextDue(ctx context.Context, since time.Duration) (delay time.Duration, ok bool, err error)
 }
 
+// PostponeParams says which pending rows a paused destination's
+// postponement moves.
+type PostponeParams struct {
+	// Destination is the paused destination: its routed rows move.
+	Destination string
+	// Topics are the topics routed to Destination (the store finds the
+	// rows through the topic index); only rows of these topics move.
+	Topics []string
+	// UnroutedTopics are the topics whose route sends a row to Destination
+	// alone: rows of them with no destination yet move too. A topic that
+	// fans out is left out, so that its other destinations are not held.
+	UnroutedTopics []string
+	// Delay is how long from now (by the store's clock) the pause lasts.
+	Delay time.Duration
+}
+
 // Postponer is an extension of an OutboxStore that every dialect
 // implements (storetest checks it): the deliver side calls it when a
 // destination pauses for a while (an open circuit breaker, a Retry-After),
 // so the rows of that destination stop coming back in every claim.
 type Postponer interface {
-	// Postpone moves every pending row whose topic is one of topics and
-	// that falls due before delay from now (by the store's clock) to
-	// exactly delay from now, in one statement, and says how many it
-	// moved. It changes nothing else: not the state, attempt, last_error
-	// or updated_at, and never a row that a claim holds (processing). The
-	// order of a key is unchanged, because the claim orders a key's rows
-	// by sequence, not by scheduled_at. It is safe to repeat; when ctx
-	// ends, the statement is cancelled and moves nothing.
-	Postpone(ctx context.Context, topics []string, delay time.Duration) (int64, error)
+	// Postpone moves every pending row that p selects and that falls due
+	// before p.Delay from now to exactly p.Delay from now, in one
+	// statement, and says how many it moved. It changes nothing else: not
+	// the state, attempt, last_error or updated_at, and never a row that a
+	// claim holds (processing). The order of a lane is unchanged, because
+	// the claim orders a lane's rows by sequence, not by scheduled_at. It
+	// is safe to repeat; when ctx ends, the statement is cancelled and
+	// moves nothing.
+	Postpone(ctx context.Context, p PostponeParams) (int64, error)
 }
 
 // ReplayFilter selects final outbox rows; a nil field does not filter.

@@ -57,6 +57,8 @@ type Outbox struct {
 	LeaseExpiresAt string
 	LastError      string
 	Sequence       string
+	Destination    string
+	OriginID       string
 	// DiscardedAt is the workbench's mark (migration V13). It has no
 	// column mapping: a custom table adds it under this name.
 	DiscardedAt string
@@ -127,6 +129,7 @@ func New(d Dialect, db config.Database) Layout {
 			ScheduledAt: q(o.ScheduledAt), CreatedAt: q(o.CreatedAt), UpdatedAt: q(o.UpdatedAt),
 			ClaimedAt: q(o.ClaimedAt), ClaimToken: q(o.ClaimToken), LeaseExpiresAt: q(o.LeaseExpiresAt),
 			LastError: q(o.LastError), Sequence: q(o.Sequence), DiscardedAt: q(DiscardedAtColumn),
+			Destination: q(o.Destination), OriginID: q(o.OriginID),
 		},
 		I: Inbox{
 			Table: q(db.InboxTableName), ID: q(i.ID), Source: q(i.Source),

@@ -79,7 +79,7 @@ func (p *Publisher) Publish(ctx context.Context, d queuebox.Delivery) error {
 	m := d.Message
 	ctx, start := p.parent(ctx, m)
 	start = append(start, trace.WithSpanKind(trace.SpanKindProducer), trace.WithAttributes(p.attrs...),
-		trace.WithAttributes(attribute.String("messaging.message.id", m.ID), attribute.Int("queuebox.attempt", m.Attempt),
+		trace.WithAttributes(attribute.String("messaging.message.id", m.MessageID()), attribute.Int("queuebox.attempt", m.Attempt),
 			attribute.Int("queuebox.max_attempts", m.MaxAttempts)))
 	ctx, span := p.tracer.Start(ctx, p.name, start...)
 	defer span.End()
@@ -104,7 +104,7 @@ func (p *Publisher) parent(ctx context.Context, m *queuebox.OutboxMessage) (cont
 	if trace.SpanContextFromContext(ctx).IsValid() {
 		return ctx, nil
 	}
-	id, ok := RowTraceID(m.ID)
+	id, ok := RowTraceID(m.MessageID())
 	if !ok {
 		return ctx, []trace.SpanStartOption{trace.WithNewRoot()}
 	}

@@ -100,7 +100,7 @@ func (p *Publisher) sign(m *queuebox.OutboxMessage, body []byte) *queuebox.Outbo
 			delete(out.Headers, name)
 		}
 	}
-	maps.Copy(out.Headers, p.Headers(m.ID, body, p.now()))
+	maps.Copy(out.Headers, p.Headers(m.MessageID(), body, p.now()))
 	return &out
 }
 

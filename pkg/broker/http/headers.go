@@ -85,7 +85,7 @@ func buildHeader(m *queuebox.OutboxMessage, static []headerPair, cred credential
 		row = sortedGroup(queuebox.RowHeaders(m.Headers, func(name string) bool { return reserved[http.CanonicalHeaderKey(name)] }))
 	}
 	h := make(http.Header, 7+len(static)+len(row))
-	v := [...]string{userAgent, "application/json", m.ID, m.Topic, strconv.Itoa(m.Attempt), m.Key}
+	v := [...]string{userAgent, "application/json", m.MessageID(), m.Topic, strconv.Itoa(m.Attempt), m.Key}
 	vals := v[:]
 	h["User-Agent"] = vals[0:1:1]
 	h["Content-Type"] = vals[1:2:2]

@@ -30,7 +30,7 @@ const (
 // headers never go out.
 func buildHeaders(m *queuebox.OutboxMessage, static map[string]string) []ckafka.Header {
 	h := []ckafka.Header{
-		{Key: HeaderMessageID, Value: []byte(m.ID)},
+		{Key: HeaderMessageID, Value: []byte(m.MessageID())},
 		{Key: HeaderTopic, Value: []byte(m.Topic)},
 		{Key: HeaderAttempt, Value: []byte(strconv.Itoa(m.Attempt))},
 	}

@@ -27,7 +27,7 @@ const (
 // are kept as configured (NATS headers are case-sensitive).
 func buildHeader(m *queuebox.OutboxMessage, static map[string]string) gonats.Header {
 	h := gonats.Header{}
-	h[HeaderMessageID] = []string{m.ID}
+	h[HeaderMessageID] = []string{m.MessageID()}
 	h[HeaderTopic] = []string{m.Topic}
 	h[HeaderAttempt] = []string{strconv.Itoa(m.Attempt)}
 	if m.HasKey {

@@ -25,7 +25,7 @@ func publishing(d queuebox.Delivery, static map[string]string, mode uint8) amqp.
 	m := d.Message
 	return amqp.Publishing{
 		ContentType:  ContentType,
-		MessageId:    m.ID,
+		MessageId:    m.MessageID(),
 		DeliveryMode: mode,
 		Headers:      headerTable(m, static),
 		Body:         d.Body,

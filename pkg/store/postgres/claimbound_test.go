@@ -173,36 +173,48 @@ func TestRelayClaimCostStaysBoundedByTheBatch(t *testing.T) {
 }
 
 // outboxBacklog inserts rows pending rows of keys keys in runs (none when
-// keys is 0: unkeyed rows) after finished rows that retention keeps.
-func outboxBacklog(t *testing.T, db *postgres.DB, rows, keys, finished int) {
+// keys is 0: unkeyed rows) after finished rows that retention keeps. With
+// down set, the first three quarters of each key's run go to a failing
+// destination whose rows wait an hour (a postponed backlog); the rest,
+// like every row otherwise, to a healthy one.
+func outboxBacklog(t *testing.T, db *postgres.DB, rows, keys, finished int, down bool) {
 	t.Helper()
-	exec(t, db, `INSERT INTO outbox (topic, key, payload, state)
-		SELECT 't', 'k-' || (g % greatest($1::int, 1)), '{}', 'sent' FROM generate_series(1, $2) g`, keys, finished)
-	exec(t, db, `INSERT INTO outbox (topic, key, payload)
-		SELECT 't', CASE WHEN $2::int > 0 THEN 'k-' || ((g - 1) / ($1 / greatest($2::int, 1))) END, '{}'
-		FROM generate_series(1, $1) g`, rows, keys)
+	exec(t, db, `INSERT INTO outbox (topic, key, payload, state, destination)
+		SELECT 't', 'k-' || (g % greatest($1::int, 1)), '{}', 'sent', 'up' FROM generate_series(1, $2) g`, keys, finished)
+	exec(t, db, `INSERT INTO outbox (topic, key, payload, destination, scheduled_at)
+		SELECT 't', CASE WHEN $2::int > 0 THEN 'k-' || ((g - 1) / ($1 / greatest($2::int, 1))) END, '{}',
+		       CASE WHEN $2::int = 0 THEN '' WHEN $3 AND (g - 1) % ($1 / $2) < ($1 / $2) * 3 / 4 THEN 'down' ELSE 'up' END,
+		       CASE WHEN $3 AND (g - 1) % ($1 / greatest($2::int, 1)) < ($1 / greatest($2::int, 1)) * 3 / 4
+		            THEN now() + interval '1 hour' ELSE now() END
+		FROM generate_series(1, $1) g`, rows, keys, down)
 }
 
 func TestOutboxClaimCostStaysBoundedByTheBatch(t *testing.T) {
 	t.Parallel()
-	cases := []struct{ rows, keys, finished int }{
-		{20_000, 200, 20_000},
-		{20_000, 0, 20_000},
-		{20_000, 10_000, 0},
+	cases := []struct {
+		rows, keys, finished int
+		down                 bool
+	}{
+		{20_000, 200, 20_000, false},
+		{20_000, 0, 20_000, false},
+		{20_000, 10_000, 0, false},
+		// A failing lane beside a healthy one on every key: the failing
+		// lane's postponed backlog costs one probe per lane.
+		{20_000, 1_000, 0, true},
 	}
 	for _, tc := range cases {
 		for _, stale := range []bool{true, false} {
 			for _, keyedFirst := range []bool{true, false} {
-				name := fmt.Sprintf("%d rows/%d keys/%d finished/stale=%v/keyedFirst=%v",
-					tc.rows, tc.keys, tc.finished, stale, keyedFirst)
+				name := fmt.Sprintf("%d rows/%d keys/%d finished/down=%v/stale=%v/keyedFirst=%v",
+					tc.rows, tc.keys, tc.finished, tc.down, stale, keyedFirst)
 				t.Run(name, func(t *testing.T) {
 					t.Parallel()
 					db, l := boundSchema(t)
-					outboxBacklog(t, db, tc.rows, tc.keys, tc.finished)
+					outboxBacklog(t, db, tc.rows, tc.keys, tc.finished, tc.down)
 					analyzeUnlessStale(t, db, stale, "outbox")
 					stmt, err := postgres.RenderClaim("outbox_claim", l, keyedFirst)
 					require.NoError(t, err)
-					touched, claimed, scans := explainCost(t, db, stmt, boundBatch, "", 60_000, nil)
+					touched, claimed, scans := explainCost(t, db, stmt, boundBatch, "", 60_000, nil, "")
 					require.Equal(t, float64(boundBatch), claimed, "a whole batch is claimable")
 					require.LessOrEqual(t, touched, float64(claimBound), "rows the claim's scans touched: %v", scans)
 				})

@@ -64,6 +64,8 @@ var wantColumns = map[string][]column{
 		{"last_error", "text", "YES", ""},
 		{"sequence", "bigint", "NO", "nextval('outbox_sequence_seq'::regclass)"},
 		{"discarded_at", "timestamp with time zone", "YES", ""},
+		{"destination", "character varying(200)", "NO", "''::character varying"},
+		{"origin_id", "uuid", "YES", ""},
 	},
 	"inbox": {
 		{"id", "uuid", "NO", "gen_random_uuid()"},
@@ -96,7 +98,9 @@ var wantIndexes = map[string]map[string]string{
 		"idx_outbox_pending_scheduled":  "(state, scheduled_at) WHERE ((state)::text = 'pending'::text)",
 		"idx_outbox_topic":              "(topic)",
 		"idx_outbox_processing_claimed": "(claimed_at) WHERE ((state)::text = 'processing'::text)",
-		"idx_outbox_key_sequence":       "(key, sequence) WHERE ((state)::text = ANY ((ARRAY['pending'::character varying, 'processing'::character varying])::text[]))",
+		"idx_outbox_lane_sequence":      "(key, destination, sequence) WHERE (((state)::text = ANY ((ARRAY['pending'::character varying, 'processing'::character varying])::text[])) AND ((key)::text > ''::text))",
+		"idx_outbox_unrouted":           "(sequence) WHERE (((state)::text = 'pending'::text) AND ((destination)::text = ''::text) AND ((key)::text > ''::text))",
+		"idx_outbox_origin":             "(origin_id) WHERE (origin_id IS NOT NULL)",
 		"idx_outbox_dead_sequence":      "(sequence) WHERE ((state)::text = 'dead'::text)",
 		"idx_outbox_unkeyed_due":        "(scheduled_at, sequence) WHERE (((state)::text = 'pending'::text) AND (key IS NULL))",
 		"idx_outbox_empty_key_due":      "(scheduled_at, sequence) WHERE (((state)::text = 'pending'::text) AND ((key)::text = ''::text))",
@@ -265,8 +269,7 @@ func TestMigrateV11NumbersExistingRowsInCreatedAtOrder(t *testing.T) {
 	conn := s.Connect(t)
 	ctx := context.Background()
 	// Back to the schema of V10, with rows inserted out of created_at order.
-	_, err := conn.Exec(ctx, `DROP INDEX idx_outbox_key_sequence;
-		ALTER TABLE outbox DROP COLUMN sequence;
+	_, err := conn.Exec(ctx, `ALTER TABLE outbox DROP COLUMN sequence;
 		DROP SEQUENCE IF EXISTS outbox_sequence_seq;
 		DELETE FROM flyway_schema_history WHERE version::int >= 11;
 		INSERT INTO outbox (topic, key, payload, created_at) VALUES

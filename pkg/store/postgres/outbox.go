@@ -45,7 +45,7 @@ type Outbox struct {
 	claimKeyedFirst, claimUnkeyedFirst   string
 	finish, renew, reclaim, pendingStats string
 	written, nextDue, postpone           string
-	pauseRecord                          string
+	pauseRecord, unrouted, assign        string
 
 	walk walk.Walk
 }
@@ -70,6 +70,8 @@ func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*O
 	render(&o.pendingStats, "outbox_pending_stats", l)
 	render(&o.nextDue, "outbox_next_due", l)
 	render(&o.postpone, "outbox_postpone", l)
+	render(&o.unrouted, "outbox_unrouted", l)
+	render(&o.assign, "outbox_assign", l)
 	render(&o.pauseRecord, "destination_pause_record", pauseData{l.Dialect.Quote(schema.DestinationPausesTable)})
 	return o, err
 }
@@ -82,8 +84,9 @@ var (
 )
 
 // Claim takes up to limit due rows under new tokens and leases: the head
-// of each key (lowest sequence among its pending and processing rows) and
-// unkeyed rows, never a row another claim holds. A claim whose connection
+// of each lane (key and destination; the lowest sequence among the lane's
+// pending and processing rows) and unkeyed rows, never a row another
+// claim holds. A claim whose connection
 // broke is tried again (its rows, if it had committed, return through the
 // reclaim step). When ctx ends, the statement is cancelled and no row is
 // returned; a claim that committed anyway is reclaimed after its lease.
@@ -94,7 +97,7 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
 	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
-		rows, err := conn.Query(ctx, stmt, limit, cursor, o.lease.Milliseconds(), o.opts.Clock())
+		rows, err := conn.Query(ctx, stmt, limit, cursor.Key, o.lease.Milliseconds(), o.opts.Clock(), cursor.Destination)
 		if err != nil {
 			return err
 		}
@@ -104,22 +107,22 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 	if err != nil {
 		return nil, fmt.Errorf("claim outbox rows: %w", err)
 	}
-	keys := make([]string, len(out))
+	lanes := make([]walk.Lane, len(out))
 	for i, m := range out {
-		keys[i] = m.Key
+		lanes[i] = walk.Lane{Key: m.Key, Destination: m.Destination}
 	}
-	o.walk.Advance(cursor, keys)
+	o.walk.Advance(cursor, lanes)
 	return out, nil
 }
 
 func scanMessage(row pgx.CollectableRow) (queuebox.ClaimedMessage, error) {
 	var (
 		m                      queuebox.OutboxMessage
-		key, aggType           *string
+		key, aggType, origin   *string
 		payload, headers, tokn string
 	)
 	err := row.Scan(&m.ID, &m.Topic, &key, &aggType, &payload, &headers, &m.Attempt, &m.MaxAttempts,
-		&m.CreatedAt, &m.Sequence, &tokn)
+		&m.CreatedAt, &m.Sequence, &tokn, &m.Destination, &origin)
 	if err != nil {
 		return queuebox.ClaimedMessage{}, err
 	}
@@ -128,6 +131,9 @@ func scanMessage(row pgx.CollectableRow) (queuebox.ClaimedMessage, error) {
 	}
 	if aggType != nil {
 		m.AggregateType = *aggType
+	}
+	if origin != nil {
+		m.OriginID = *origin
 	}
 	m.Payload, m.ClaimToken = rowcodec.CompactJSON(payload), tokn
 	m.Headers, err = rowcodec.DecodeHeaders(headers)

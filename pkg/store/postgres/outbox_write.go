@@ -20,12 +20,12 @@ import (
 func (o *Outbox) Finish(ctx context.Context, outcomes []queuebox.Outcome) (map[string]bool, error) {
 	n := len(outcomes)
 	ids, tokens, kinds, errs := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	delays := make([]int64, n)
+	delays, dests := make([]int64, n), make([]string, n)
 	for i, oc := range outcomes {
 		ids[i], tokens[i], kinds[i], errs[i] = oc.Lease.ID, oc.Lease.Token, string(oc.Kind), oc.Error
-		delays[i] = oc.Delay.Milliseconds()
+		delays[i], dests[i] = oc.Delay.Milliseconds(), oc.Destination
 	}
-	return o.db.queryIDs(ctx, once, "finish outbox rows", o.finish, ids, tokens, kinds, delays, errs, o.opts.Clock())
+	return o.db.queryIDs(ctx, once, "finish outbox rows", o.finish, ids, tokens, kinds, delays, errs, o.opts.Clock(), dests)
 }
 
 // FinishAgain is Finish for a later try of the same outcomes, after a try
@@ -134,14 +134,51 @@ func (db *DB) queryIDs(ctx context.Context, r repeat, what, stmt string, args ..
 	return kept, nil
 }
 
-// Postpone implements queuebox.Postponer: one statement moves the due
-// pending rows of topics to delay from now by the claims' clock. It is
-// safe to repeat.
-func (o *Outbox) Postpone(ctx context.Context, topics []string, delay time.Duration) (int64, error) {
-	if len(topics) == 0 {
+// Postpone implements queuebox.Postponer in one statement; with no topic
+// routed to the destination it moves nothing and runs nothing.
+func (o *Outbox) Postpone(ctx context.Context, p queuebox.PostponeParams) (int64, error) {
+	if len(p.Topics) == 0 {
 		return 0, nil
 	}
-	return o.db.execCount(ctx, repeatable, "postpone outbox rows", o.postpone, topics, delay.Milliseconds(), o.opts.Clock())
+	unrouted := p.UnroutedTopics
+	if unrouted == nil {
+		unrouted = []string{}
+	}
+	return o.db.execCount(ctx, repeatable, "postpone outbox rows", o.postpone,
+		p.Topics, p.Delay.Milliseconds(), o.opts.Clock(), p.Destination, unrouted)
+}
+
+// Unrouted lists up to limit pending keyed rows without a destination,
+// lowest sequence first. It locks nothing and is safe to repeat.
+func (o *Outbox) Unrouted(ctx context.Context, limit int) ([]queuebox.UnroutedRow, error) {
+	var out []queuebox.UnroutedRow
+	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
+		rows, err := conn.Query(ctx, o.unrouted, limit)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (queuebox.UnroutedRow, error) {
+			var r queuebox.UnroutedRow
+			return r, row.Scan(&r.ID, &r.Topic)
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read unrouted outbox rows: %w", err)
+	}
+	return out, nil
+}
+
+// Assign routes rows and adds the deliveries of a fan-out in one
+// statement, and returns the ids it routed (see queuebox.OutboxStore).
+// It is idempotent, so it is safe to repeat after a broken connection.
+func (o *Outbox) Assign(ctx context.Context, assignments []queuebox.Assignment) (map[string]bool, error) {
+	if len(assignments) == 0 {
+		return map[string]bool{}, nil
+	}
+	c := rowcodec.SplitAssignments(assignments)
+	return o.db.queryIDs(ctx, repeatable, "route outbox rows", o.assign,
+		c.IDs, c.Destinations, c.Tokens, c.Origins, c.Copies, o.opts.Clock(), c.Reasons)
 }
 
 // pauseData is the template data of destination_pause_record.

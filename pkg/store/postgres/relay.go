@@ -73,7 +73,7 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 		if _, err := tx.Exec(ctx, r.lock, r.lockKey); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, stmt, limit, r.lease.Milliseconds(), r.sources, r.opts.Clock(), cursor)
+		rows, err := tx.Query(ctx, stmt, limit, r.lease.Milliseconds(), r.sources, r.opts.Clock(), cursor.Key)
 		if err != nil {
 			return err
 		}
@@ -88,13 +88,13 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 	if err != nil {
 		return nil, fmt.Errorf("claim inbox rows for the relay: %w", err)
 	}
-	keys := make([]string, 0, len(out))
+	lanes := make([]walk.Lane, 0, len(out))
 	for _, row := range out {
 		if row.AggregateID != nil {
-			keys = append(keys, *row.AggregateID)
+			lanes = append(lanes, walk.Lane{Key: *row.AggregateID})
 		}
 	}
-	r.walk.Advance(cursor, keys)
+	r.walk.Advance(cursor, lanes)
 	return out, nil
 }
 

@@ -50,12 +50,12 @@ func (d *pgDatabase) InsertOutbox(t testing.TB, rows ...storetest.OutboxRow) []s
 				payload = "{}"
 			}
 			err := tx.QueryRow(ctx, `INSERT INTO outbox (topic, key, payload, max_attempts, state, attempt, last_error,
-					created_at, updated_at, scheduled_at)
+					created_at, updated_at, scheduled_at, destination)
 				VALUES ($1, $2, $3::text::jsonb, COALESCE($4::int, 5), COALESCE($5::text, 'pending'), $6, $7,
-					COALESCE($8::timestamptz, now()), COALESCE($9::timestamptz, now()), COALESCE($10::timestamptz, now()))
+					COALESCE($8::timestamptz, now()), COALESCE($9::timestamptz, now()), COALESCE($10::timestamptz, now()), $11)
 				RETURNING id::text`,
 				r.Topic, r.Key, payload, orNull(r.MaxAttempts), orNull(r.State), r.Attempt, r.LastError,
-				orNull(r.CreatedAt), orNull(r.UpdatedAt), orNull(r.ScheduledAt)).Scan(&ids[i])
+				orNull(r.CreatedAt), orNull(r.UpdatedAt), orNull(r.ScheduledAt), r.DestinationColumn()).Scan(&ids[i])
 			if err != nil {
 				return err
 			}
@@ -102,12 +102,12 @@ func (d *pgDatabase) Now(t testing.TB) time.Time {
 }
 
 const outboxColumns = `id::text, topic, key, payload::text, headers::text, state, attempt, max_attempts, last_error,
-	COALESCE(claim_token::text, ''), scheduled_at, lease_expires_at, sequence`
+	COALESCE(claim_token::text, ''), scheduled_at, lease_expires_at, sequence, destination, COALESCE(origin_id::text, '')`
 
 func scanOutbox(row pgx.CollectableRow) (storetest.OutboxState, error) {
 	var s storetest.OutboxState
 	err := row.Scan(&s.ID, &s.Topic, &s.Key, &s.Payload, &s.Headers, &s.State, &s.Attempt, &s.MaxAttempts,
-		&s.LastError, &s.ClaimToken, &s.ScheduledAt, &s.LeaseExpiresAt, &s.Sequence)
+		&s.LastError, &s.ClaimToken, &s.ScheduledAt, &s.LeaseExpiresAt, &s.Sequence, &s.Destination, &s.OriginID)
 	return s, err
 }
 

@@ -283,7 +283,8 @@ func outboxPostponeMovesTheDueRowsOfItsTopics(t *testing.T, db Database) {
 		OutboxRow{Topic: "slow.b", Payload: `{}`, ScheduledAt: later},
 		OutboxRow{Topic: "slow.b", Payload: `{}`, State: queuebox.StateProcessing},
 		OutboxRow{Topic: "fast", Payload: `{}`})
-	n, err := o.Postpone(ctx, []string{"slow.a", "slow.b"}, 10*time.Minute)
+	n, err := o.Postpone(ctx, queuebox.PostponeParams{Destination: DefaultDestination,
+		Topics: []string{"slow.a", "slow.b"}, UnroutedTopics: []string{"slow.b"}, Delay: 10 * time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, int64(2), n, "the two due pending rows of the topics")
 	due := clock.Now().Add(10 * time.Minute)
@@ -299,7 +300,7 @@ func outboxPostponeMovesTheDueRowsOfItsTopics(t *testing.T, db Database) {
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	require.Equal(t, ids[4], got[0].ID, "only the other topic is claimed")
-	n, err = o.Postpone(ctx, nil, time.Minute)
+	n, err = o.Postpone(ctx, queuebox.PostponeParams{Destination: DefaultDestination, Delay: time.Minute})
 	require.NoError(t, err)
 	require.Zero(t, n)
 

@@ -116,6 +116,28 @@ type OutboxRow struct {
 	// CreatedAt, UpdatedAt and ScheduledAt are zero for the column
 	// default (the database's now).
 	CreatedAt, UpdatedAt, ScheduledAt time.Time
+	// Destination is the lane's destination. Empty gives a keyed row
+	// DefaultDestination, as if routed (the claim takes no keyed row
+	// before it is routed), unless Unrouted is set; a row without a key
+	// keeps it empty.
+	Destination string
+	Unrouted    bool
+}
+
+// DefaultDestination is the destination InsertOutbox gives a keyed row
+// that names none.
+const DefaultDestination = "dest"
+
+// DestinationColumn is the value of the destination column that a
+// dialect's InsertOutbox writes for r.
+func (r OutboxRow) DestinationColumn() string {
+	switch {
+	case r.Destination != "" || r.Unrouted:
+		return r.Destination
+	case r.Key != nil && *r.Key != "":
+		return DefaultDestination
+	}
+	return ""
 }
 
 // InboxRow is an inbox row as a source or an earlier relay left it.
@@ -145,6 +167,8 @@ type OutboxState struct {
 	// LeaseExpiresAt is nil when no lease is recorded.
 	LeaseExpiresAt *time.Time
 	Sequence       int64
+	Destination    string
+	OriginID       string // empty when null
 }
 
 // InboxState is an inbox row as the suite inspects it.

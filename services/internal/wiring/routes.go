@@ -13,7 +13,7 @@ func RouteSpecs(cfg *config.Config) ([]deliver.RouteSpec, map[string]deliver.Des
 	routes := make([]deliver.RouteSpec, len(cfg.Routes))
 	for i, r := range cfg.Routes {
 		routes[i] = deliver.RouteSpec{
-			TopicPattern: r.TopicPattern, Destination: r.Destination, RoutingKeyTemplate: r.RoutingKeyTemplate,
+			TopicPattern: r.TopicPattern, Destinations: r.Targets(), RoutingKeyTemplate: r.RoutingKeyTemplate,
 			RoutingKeyMissingFieldDefault: r.RoutingKeyMissingFieldDefault, Transform: transformSpec(r.Transform),
 		}
 	}

@@ -39,3 +39,33 @@ func ResultsByID(rows []queuebox.ReceivedRow, returned []string, stored map[stri
 	}
 	return out
 }
+
+// Assignments are the columns of an Assign statement: one entry per
+// routed row in IDs, Destinations, Tokens and Reasons, and one per added
+// delivery of a fan-out in Origins and Copies.
+type Assignments struct {
+	IDs, Destinations, Tokens, Reasons []string
+	Origins, Copies                    []string
+}
+
+// SplitAssignments turns assignments into the columns of the Assign
+// statement of both dialects. An assignment with neither a destination
+// nor a dead reason routes nothing and is left out.
+func SplitAssignments(assignments []queuebox.Assignment) Assignments {
+	c := Assignments{Origins: []string{}, Copies: []string{}}
+	for _, a := range assignments {
+		var first string
+		switch {
+		case len(a.Destinations) > 0:
+			first = a.Destinations[0]
+		case a.DeadReason == "":
+			continue
+		}
+		c.IDs, c.Destinations = append(c.IDs, a.ID), append(c.Destinations, first)
+		c.Tokens, c.Reasons = append(c.Tokens, a.Token), append(c.Reasons, a.DeadReason)
+		for _, d := range a.Destinations[min(1, len(a.Destinations)):] {
+			c.Origins, c.Copies = append(c.Origins, a.ID), append(c.Copies, d)
+		}
+	}
+	return c
+}

@@ -1,9 +1,14 @@
 -- Claims up to $1 due rows. A keyed row is claimable only as the head of
--- its key: the pending or processing row of that key with the lowest
--- sequence. The keyed part walks the distinct keys of the partial
--- (key, sequence) index one probe per key, starting after the cursor $2
--- and wrapping around, so its cost follows the number of keys, not the
--- depth of their backlog. Rows without a key (null or '') come from the
+-- its lane: a lane is (key, destination), and its head is the pending or
+-- processing row of the lane with the lowest sequence. A keyed row gets
+-- its destination before any claim (outbox_assign.sql); until then it
+-- is in no lane and holds back the rows of its key that come after it,
+-- whatever their destination, since its own lane is not known yet. The
+-- keyed part walks the distinct lanes of the partial (key, destination,
+-- sequence) index one probe per lane, starting after the cursor ($2, $5)
+-- and wrapping around, so its cost follows the number of lanes, not the
+-- depth of their backlog: a failing destination's backlog costs one
+-- probe per lane. Rows without a key (null or '') come from the
 -- partial (scheduled_at, sequence) indexes of due unkeyed rows (V14), the
 -- earliest due first, so the scan starts at a due row and never walks the
 -- rows that wait for a later time: a paused destination's deferred
@@ -16,40 +21,58 @@
 -- after the lock drops a row that a concurrent claim took first. $4 is
 -- the nullable clock (the "now" partial of partials.sql, written out so
 -- that this template renders on its own): NULL reads the database clock.
+-- Every scan of the lane index repeats its predicate (state and key >
+-- '') word for word, so the planner can use the partial index.
 WITH RECURSIVE after_cursor AS (
-    (SELECT {{.O.Key}} AS k, {{.O.ID}} AS id, {{.O.State}} AS st, {{.O.ScheduledAt}} AS due
+    (SELECT {{.O.Key}} AS k, {{.O.Destination}} AS d, {{.O.ID}} AS id, {{.O.State}} AS st,
+            {{.O.ScheduledAt}} AS due, {{.O.Sequence}} AS seq
      FROM {{.O.Table}}
-     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > $2
-     ORDER BY {{.O.Key}}, {{.O.Sequence}}
+     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > ''
+       AND ({{.O.Key}}, {{.O.Destination}}) > ($2, $5)
+     ORDER BY {{.O.Key}}, {{.O.Destination}}, {{.O.Sequence}}
      LIMIT 1)
     UNION ALL
-    SELECT nxt.k, nxt.id, nxt.st, nxt.due
+    SELECT nxt.k, nxt.d, nxt.id, nxt.st, nxt.due, nxt.seq
     FROM after_cursor a
     CROSS JOIN LATERAL (
-        SELECT {{.O.Key}} AS k, {{.O.ID}} AS id, {{.O.State}} AS st, {{.O.ScheduledAt}} AS due
+        SELECT {{.O.Key}} AS k, {{.O.Destination}} AS d, {{.O.ID}} AS id, {{.O.State}} AS st,
+               {{.O.ScheduledAt}} AS due, {{.O.Sequence}} AS seq
         FROM {{.O.Table}}
-        WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > a.k
-        ORDER BY {{.O.Key}}, {{.O.Sequence}}
+        WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > ''
+          AND ({{.O.Key}}, {{.O.Destination}}) > (a.k, a.d)
+        ORDER BY {{.O.Key}}, {{.O.Destination}}, {{.O.Sequence}}
         LIMIT 1) nxt
 ), before_cursor AS (
-    (SELECT {{.O.Key}} AS k, {{.O.ID}} AS id, {{.O.State}} AS st, {{.O.ScheduledAt}} AS due
+    (SELECT {{.O.Key}} AS k, {{.O.Destination}} AS d, {{.O.ID}} AS id, {{.O.State}} AS st,
+            {{.O.ScheduledAt}} AS due, {{.O.Sequence}} AS seq
      FROM {{.O.Table}}
-     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > '' AND {{.O.Key}} <= $2
-     ORDER BY {{.O.Key}}, {{.O.Sequence}}
+     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > ''
+       AND ({{.O.Key}}, {{.O.Destination}}) <= ($2, $5)
+     ORDER BY {{.O.Key}}, {{.O.Destination}}, {{.O.Sequence}}
      LIMIT 1)
     UNION ALL
-    SELECT nxt.k, nxt.id, nxt.st, nxt.due
+    SELECT nxt.k, nxt.d, nxt.id, nxt.st, nxt.due, nxt.seq
     FROM before_cursor b
     CROSS JOIN LATERAL (
-        SELECT {{.O.Key}} AS k, {{.O.ID}} AS id, {{.O.State}} AS st, {{.O.ScheduledAt}} AS due
+        SELECT {{.O.Key}} AS k, {{.O.Destination}} AS d, {{.O.ID}} AS id, {{.O.State}} AS st,
+               {{.O.ScheduledAt}} AS due, {{.O.Sequence}} AS seq
         FROM {{.O.Table}}
-        WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > b.k AND {{.O.Key}} <= $2
-        ORDER BY {{.O.Key}}, {{.O.Sequence}}
+        WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > ''
+          AND ({{.O.Key}}, {{.O.Destination}}) > (b.k, b.d)
+          AND ({{.O.Key}}, {{.O.Destination}}) <= ($2, $5)
+        ORDER BY {{.O.Key}}, {{.O.Destination}}, {{.O.Sequence}}
         LIMIT 1) nxt
+), heads AS (
+    (SELECT * FROM after_cursor) UNION ALL (SELECT * FROM before_cursor)
 ), keyed AS (
-    (SELECT id FROM after_cursor WHERE st = 'pending' AND due <= COALESCE($4::timestamptz, now()))
-    UNION ALL
-    (SELECT id FROM before_cursor WHERE st = 'pending' AND due <= COALESCE($4::timestamptz, now()))
+    -- A routed lane's head is due and no row of its key waits for its
+    -- destination with a lower sequence (one probe of the unrouted lane).
+    SELECT h.id FROM heads h
+    WHERE h.st = 'pending' AND h.d <> '' AND h.due <= COALESCE($4::timestamptz, now())
+      AND NOT EXISTS (
+        SELECT 1 FROM {{.O.Table}} u
+        WHERE u.{{.O.State}} IN ('pending', 'processing') AND u.{{.O.Key}} > ''
+          AND u.{{.O.Key}} = h.k AND u.{{.O.Destination}} = '' AND u.{{.O.Sequence}} < h.seq)
     LIMIT $1
 ), unkeyed_null AS (
     SELECT {{.O.ID}} AS id FROM {{.O.Table}}
@@ -93,4 +116,4 @@ SET {{.O.State}} = 'processing',
 WHERE o.{{.O.ID}} = ANY (ARRAY(SELECT id FROM locked))
 RETURNING o.{{.O.ID}}::text, o.{{.O.Topic}}, o.{{.O.Key}}, o.{{.O.AggregateType}}, o.{{.O.Payload}}::text,
           o.{{.O.Headers}}::text, o.{{.O.Attempt}}, o.{{.O.MaxAttempts}}, o.{{.O.CreatedAt}},
-          o.{{.O.Sequence}}, o.{{.O.ClaimToken}}::text
+          o.{{.O.Sequence}}, o.{{.O.ClaimToken}}::text, o.{{.O.Destination}}, o.{{.O.OriginID}}::text

@@ -4,13 +4,15 @@
 -- the new owner's state. outcome: sent, retry (back to pending after
 -- delay_ms, one attempt more), defer (back to pending after delay_ms with
 -- attempt and last_error as they were: the destination could not take
--- the row, so no attempt was made) or dead. The fence locks the rows first, in id order, as the
+-- the row, so no attempt was made) or dead. dest records the destination
+-- of a row that was routed at its claim (one without a key); a row that
+-- has one keeps it. The fence locks the rows first, in id order, as the
 -- renewal locks them: the writer and the renewal of one replica run on
 -- two connections at once, and two statements that lock shared rows in
 -- different orders deadlock.
 WITH d AS MATERIALIZED (
-    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::text[])
-        AS d(id, token, outcome, delay_ms, error)
+    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::text[], $7::text[])
+        AS d(id, token, outcome, delay_ms, error, dest)
 ), owned AS MATERIALIZED (
     {{template "fence" args "T" .O "A" "o" "Now" "$6"}}
 )
@@ -21,6 +23,7 @@ SET {{.O.State}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN 'pending' ELSE
                          ELSE o.{{.O.ScheduledAt}} END,
     {{.O.LastError}} = CASE WHEN d.outcome IN ('sent', 'defer') THEN o.{{.O.LastError}} ELSE d.error END,
     {{.O.LeaseExpiresAt}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN NULL ELSE o.{{.O.LeaseExpiresAt}} END,
+    {{.O.Destination}} = CASE WHEN o.{{.O.Destination}} = '' THEN COALESCE(d.dest, '') ELSE o.{{.O.Destination}} END,
     {{.O.UpdatedAt}} = {{template "now" "$6"}}
 FROM d, owned
 WHERE o.{{.O.ID}} = owned.id

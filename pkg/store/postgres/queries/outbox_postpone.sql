@@ -1,13 +1,19 @@
--- Moves the pending rows of the topics $1 that fall due before $2 ms
--- from now to exactly that time: the rows of a destination that paused
--- (an open circuit breaker, a Retry-After) leave the claims until the
--- pause ends, instead of being claimed and deferred batch by batch. Only
+-- Moves the pending rows of the paused destination $4 that fall due
+-- before $2 ms from now to exactly that time: the rows of a destination
+-- that paused (an open circuit breaker, a Retry-After) leave the claims
+-- until the pause ends, instead of being claimed and deferred batch by
+-- batch. A row moves when it was routed to $4, or when it has no
+-- destination yet and its topic is one of $5, the topics whose route
+-- sends a row to $4 alone (a topic that fans out waits for its claim, so
+-- its other destinations are not held). The topic index finds the rows:
+-- every row that moves has a topic of $1, the topics routed to $4. Only
 -- scheduled_at changes; a processing row belongs to a claim and is left
--- alone. The topic index finds the rows; a row that a claim locks right
--- now is waited for and then re-checked, so it is skipped once the claim
--- made it processing. $3 is the nullable clock.
+-- alone. A row that a claim locks right now is waited for and then
+-- re-checked, so it is skipped once the claim made it processing. $3 is
+-- the nullable clock.
 UPDATE {{.O.Table}} o
 SET {{.O.ScheduledAt}} = {{template "now" "$3"}} + $2 * interval '1 millisecond'
 WHERE o.{{.O.Topic}} = ANY ($1::text[])
   AND o.{{.O.State}} = 'pending'
   AND o.{{.O.ScheduledAt}} < {{template "now" "$3"}} + $2 * interval '1 millisecond'
+  AND (o.{{.O.Destination}} = $4 OR (o.{{.O.Destination}} = '' AND o.{{.O.Topic}} = ANY ($5::text[])))

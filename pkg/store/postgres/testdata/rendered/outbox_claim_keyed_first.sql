@@ -1,9 +1,14 @@
 -- Claims up to $1 due rows. A keyed row is claimable only as the head of
--- its key: the pending or processing row of that key with the lowest
--- sequence. The keyed part walks the distinct keys of the partial
--- (key, sequence) index one probe per key, starting after the cursor $2
--- and wrapping around, so its cost follows the number of keys, not the
--- depth of their backlog. Rows without a key (null or '') come from the
+-- its lane: a lane is (key, destination), and its head is the pending or
+-- processing row of the lane with the lowest sequence. A keyed row gets
+-- its destination before any claim (outbox_assign.sql); until then it
+-- is in no lane and holds back the rows of its key that come after it,
+-- whatever their destination, since its own lane is not known yet. The
+-- keyed part walks the distinct lanes of the partial (key, destination,
+-- sequence) index one probe per lane, starting after the cursor ($2, $5)
+-- and wrapping around, so its cost follows the number of lanes, not the
+-- depth of their backlog: a failing destination's backlog costs one
+-- probe per lane. Rows without a key (null or '') come from the
 -- partial (scheduled_at, sequence) indexes of due unkeyed rows (V14), the
 -- earliest due first, so the scan starts at a due row and never walks the
 -- rows that wait for a later time: a paused destination's deferred
@@ -16,40 +21,58 @@
 -- after the lock drops a row that a concurrent claim took first. $4 is
 -- the nullable clock (the "now" partial of partials.sql, written out so
 -- that this template renders on its own): NULL reads the database clock.
+-- Every scan of the lane index repeats its predicate (state and key >
+-- '') word for word, so the planner can use the partial index.
 WITH RECURSIVE after_cursor AS (
-    (SELECT "ob_key" AS k, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due
+    (SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st,
+            "ob_scheduledat" AS due, "ob_sequence" AS seq
      FROM "qb_outbox"
-     WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > $2
-     ORDER BY "ob_key", "ob_sequence"
+     WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > ''
+       AND ("ob_key", "ob_destination") > ($2, $5)
+     ORDER BY "ob_key", "ob_destination", "ob_sequence"
      LIMIT 1)
     UNION ALL
-    SELECT nxt.k, nxt.id, nxt.st, nxt.due
+    SELECT nxt.k, nxt.d, nxt.id, nxt.st, nxt.due, nxt.seq
     FROM after_cursor a
     CROSS JOIN LATERAL (
-        SELECT "ob_key" AS k, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due
+        SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st,
+               "ob_scheduledat" AS due, "ob_sequence" AS seq
         FROM "qb_outbox"
-        WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > a.k
-        ORDER BY "ob_key", "ob_sequence"
+        WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > ''
+          AND ("ob_key", "ob_destination") > (a.k, a.d)
+        ORDER BY "ob_key", "ob_destination", "ob_sequence"
         LIMIT 1) nxt
 ), before_cursor AS (
-    (SELECT "ob_key" AS k, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due
+    (SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st,
+            "ob_scheduledat" AS due, "ob_sequence" AS seq
      FROM "qb_outbox"
-     WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > '' AND "ob_key" <= $2
-     ORDER BY "ob_key", "ob_sequence"
+     WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > ''
+       AND ("ob_key", "ob_destination") <= ($2, $5)
+     ORDER BY "ob_key", "ob_destination", "ob_sequence"
      LIMIT 1)
     UNION ALL
-    SELECT nxt.k, nxt.id, nxt.st, nxt.due
+    SELECT nxt.k, nxt.d, nxt.id, nxt.st, nxt.due, nxt.seq
     FROM before_cursor b
     CROSS JOIN LATERAL (
-        SELECT "ob_key" AS k, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due
+        SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st,
+               "ob_scheduledat" AS due, "ob_sequence" AS seq
         FROM "qb_outbox"
-        WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > b.k AND "ob_key" <= $2
-        ORDER BY "ob_key", "ob_sequence"
+        WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > ''
+          AND ("ob_key", "ob_destination") > (b.k, b.d)
+          AND ("ob_key", "ob_destination") <= ($2, $5)
+        ORDER BY "ob_key", "ob_destination", "ob_sequence"
         LIMIT 1) nxt
+), heads AS (
+    (SELECT * FROM after_cursor) UNION ALL (SELECT * FROM before_cursor)
 ), keyed AS (
-    (SELECT id FROM after_cursor WHERE st = 'pending' AND due <= COALESCE($4::timestamptz, now()))
-    UNION ALL
-    (SELECT id FROM before_cursor WHERE st = 'pending' AND due <= COALESCE($4::timestamptz, now()))
+    -- A routed lane's head is due and no row of its key waits for its
+    -- destination with a lower sequence (one probe of the unrouted lane).
+    SELECT h.id FROM heads h
+    WHERE h.st = 'pending' AND h.d <> '' AND h.due <= COALESCE($4::timestamptz, now())
+      AND NOT EXISTS (
+        SELECT 1 FROM "qb_outbox" u
+        WHERE u."ob_state" IN ('pending', 'processing') AND u."ob_key" > ''
+          AND u."ob_key" = h.k AND u."ob_destination" = '' AND u."ob_sequence" < h.seq)
     LIMIT $1
 ), unkeyed_null AS (
     SELECT "ob_id" AS id FROM "qb_outbox"
@@ -93,4 +116,4 @@ SET "ob_state" = 'processing',
 WHERE o."ob_id" = ANY (ARRAY(SELECT id FROM locked))
 RETURNING o."ob_id"::text, o."ob_topic", o."ob_key", o."ob_aggregatetype", o."ob_payload"::text,
           o."ob_headers"::text, o."ob_attempt", o."ob_maxattempts", o."ob_createdat",
-          o."ob_sequence", o."ob_claimtoken"::text
+          o."ob_sequence", o."ob_claimtoken"::text, o."ob_destination", o."ob_originid"::text
