@@ -59,8 +59,8 @@ func newFixture(t *testing.T, cfg admin.Options) fixture {
 	t.Helper()
 	store := &memReplayer{}
 	router, err := deliver.NewRouter([]deliver.RouteSpec{
-		{TopicPattern: "invoice.*", Destination: "billing"},
-		{TopicPattern: "**", Destination: "archive"},
+		{TopicPattern: "invoice.*", Destinations: []string{"billing"}},
+		{TopicPattern: "**", Destinations: []string{"archive"}},
 	}, map[string]deliver.DestinationSpec{"billing": {Name: "billing"}, "archive": {Name: "archive"}})
 	require.NoError(t, err)
 	h, err := admin.NewReplay(cfg, store, router.DestinationOf, quiet())

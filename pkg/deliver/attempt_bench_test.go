@@ -25,7 +25,7 @@ type unusedStore struct{ queuebox.OutboxStore }
 // the metrics, the outcome. It is the part of deliver's CPU per row that
 // neither the database nor the HTTP client spends.
 func BenchmarkAttempt(b *testing.B) {
-	router, err := NewRouter([]RouteSpec{{TopicPattern: "**", Destination: "webhook"}},
+	router, err := NewRouter([]RouteSpec{{TopicPattern: "**", Destinations: []string{"webhook"}}},
 		map[string]DestinationSpec{"webhook": {Name: "webhook", Kind: "http"}})
 	if err != nil {
 		b.Fatal(err)

@@ -26,6 +26,10 @@ type memStore struct {
 	mu       sync.Mutex
 	due      []queuebox.ClaimedMessage
 	outcomes map[string]queuebox.Outcome
+	// assigned records every assignment written; failAssign makes Assign
+	// fail.
+	assigned   []queuebox.Assignment
+	failAssign error
 }
 
 var _ queuebox.OutboxStore = (*memStore)(nil)
@@ -52,6 +56,24 @@ func (s *memStore) Renew(_ context.Context, leases []queuebox.Lease) (map[string
 }
 
 func (s *memStore) Reclaim(context.Context) (int64, error) { return 0, nil }
+
+// Unrouted has no unrouted keyed row: the rows given to memStore are
+// claimed as they are.
+func (s *memStore) Unrouted(context.Context, int) ([]queuebox.UnroutedRow, error) { return nil, nil }
+
+func (s *memStore) Assign(_ context.Context, as []queuebox.Assignment) (map[string]bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failAssign != nil {
+		return nil, s.failAssign
+	}
+	routed := map[string]bool{}
+	for _, a := range as {
+		s.assigned = append(s.assigned, a)
+		routed[a.ID] = true
+	}
+	return routed, nil
+}
 
 func (s *memStore) Finish(_ context.Context, outcomes []queuebox.Outcome) (map[string]bool, error) {
 	s.mu.Lock()
@@ -119,8 +141,8 @@ type fakeRoutes struct {
 func newFakeRoutes() fakeRoutes {
 	return fakeRoutes{
 		routes: []deliver.RouteSpec{
-			{TopicPattern: "order.*", Destination: "api"},
-			{TopicPattern: "audit.*", Destination: "broker"},
+			{TopicPattern: "order.*", Destinations: []string{"api"}},
+			{TopicPattern: "audit.*", Destinations: []string{"broker"}},
 		},
 		dests: map[string]deliver.DestinationSpec{
 			"api":    {Name: "api", Kind: "http"},

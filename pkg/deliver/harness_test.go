@@ -57,7 +57,7 @@ func newEnv(t *testing.T, baseURL string) *env {
 		settings: deliver.Options{PollInterval: 20 * time.Millisecond, RetryBaseDelay: 10 * time.Millisecond,
 			PendingGaugeInterval: 50 * time.Millisecond, ShutdownTimeout: 5 * time.Second,
 			ClaimTimeout: deliver.DefaultClaimTimeout},
-		routes: []deliver.RouteSpec{{TopicPattern: "order.*", Destination: "webhook-api"}},
+		routes: []deliver.RouteSpec{{TopicPattern: "order.*", Destinations: []string{"webhook-api"}}},
 		dests:  map[string]deliver.DestinationSpec{"webhook-api": {Name: "webhook-api", Kind: "http"}},
 	}
 }

@@ -29,7 +29,7 @@ func rabbitURL() string {
 func (e *env) rabbitPoller(t *testing.T, exchange string) *deliver.Poller {
 	t.Helper()
 	e.dests = map[string]deliver.DestinationSpec{"events": {Name: "events", Kind: "rabbitmq"}}
-	e.routes = []deliver.RouteSpec{{TopicPattern: "order.*", Destination: "events"}}
+	e.routes = []deliver.RouteSpec{{TopicPattern: "order.*", Destinations: []string{"events"}}}
 	p, err := rabbitmq.New(rabbitmq.Options{Name: "events", URL: rabbitURL(), Exchange: exchange, Timeout: 10 * time.Second})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })

@@ -13,9 +13,9 @@ func TestRouterFirstMatchWins(t *testing.T) {
 		"archive": {Name: "archive", Kind: "http"},
 	}
 	r, err := NewRouter([]RouteSpec{
-		{TopicPattern: "invoice.*", Destination: "billing"},
-		{TopicPattern: "**", Destination: "archive"},
-		{TopicPattern: "invoice.paid", Destination: "billing"},
+		{TopicPattern: "invoice.*", Destinations: []string{"billing"}},
+		{TopicPattern: "**", Destinations: []string{"archive"}},
+		{TopicPattern: "invoice.paid", Destinations: []string{"billing"}},
 	}, dests)
 	require.NoError(t, err)
 	for topic, want := range map[string]string{
@@ -31,8 +31,8 @@ func TestRouterFirstMatchWins(t *testing.T) {
 
 func TestRouterRefusesBadRoutes(t *testing.T) {
 	t.Parallel()
-	_, err := NewRouter([]RouteSpec{{TopicPattern: "a.***", Destination: "x"}}, map[string]DestinationSpec{"x": {}})
+	_, err := NewRouter([]RouteSpec{{TopicPattern: "a.***", Destinations: []string{"x"}}}, map[string]DestinationSpec{"x": {}})
 	require.ErrorContains(t, err, "routes[0].topicPattern")
-	_, err = NewRouter([]RouteSpec{{TopicPattern: "a.*", Destination: "missing"}}, nil)
+	_, err = NewRouter([]RouteSpec{{TopicPattern: "a.*", Destinations: []string{"missing"}}}, nil)
 	require.ErrorContains(t, err, "routes[0].destination")
 }

@@ -17,7 +17,7 @@ import (
 func apply(t *testing.T, ctx context.Context, route, dest *deliver.TransformSpec, payload string) ([]byte, int, *deliver.Failure) {
 	t.Helper()
 	d := deliver.DestinationSpec{Name: "partner", Kind: "http", Transform: dest}
-	routes := []deliver.RouteSpec{{TopicPattern: "**", Destination: "other"}, {TopicPattern: "order.*", Destination: "partner", Transform: route}}
+	routes := []deliver.RouteSpec{{TopicPattern: "**", Destinations: []string{"other"}}, {TopicPattern: "order.*", Destinations: []string{"partner"}, Transform: route}}
 	tr, err := deliver.NewTransforms(routes, map[string]deliver.DestinationSpec{"partner": d}, transform.JSONata)
 	require.NoError(t, err)
 	m := &queuebox.OutboxMessage{
@@ -25,7 +25,7 @@ func apply(t *testing.T, ctx context.Context, route, dest *deliver.TransformSpec
 		Payload: []byte(payload), Headers: map[string]string{"x-tenant": "t1"},
 		CreatedAt: time.Date(2026, 11, 30, 9, 15, 0, 0, time.FixedZone("CET", 3600)),
 	}
-	return tr.Apply(ctx, deliver.Route{Index: 1, Spec: routes[1], Destination: d}, m)
+	return tr.Apply(ctx, deliver.Route{Index: 1, Spec: routes[1], Destinations: []deliver.DestinationSpec{d}}, d, m)
 }
 
 func TestTransformVariablesOfRouteAndDestination(t *testing.T) {

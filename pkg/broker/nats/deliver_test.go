@@ -32,7 +32,7 @@ func TestDeliverThroughNATS(t *testing.T) {
 	s, db := pgtest.Migrated(t, 4)
 	store, err := postgres.NewOutbox(db, schema.New(schema.Postgres, config.Default().Database), deliver.DefaultClaimTimeout)
 	require.NoError(t, err)
-	router, err := deliver.NewRouter([]deliver.RouteSpec{{TopicPattern: "order.**", Destination: "events"}},
+	router, err := deliver.NewRouter([]deliver.RouteSpec{{TopicPattern: "order.**", Destinations: []string{"events"}}},
 		map[string]deliver.DestinationSpec{"events": {Name: "events", Kind: "nats"}})
 	require.NoError(t, err)
 	pub, err := natsb.New(natsb.Options{Name: "events", Conn: natsb.Conn{Servers: natstest.URL()}, SubjectFrom: "key", Timeout: 5 * time.Second})

@@ -1,6 +1,8 @@
 package wiring
 
 import (
+	"strings"
+
 	"github.com/alternayte/queuebox/pkg/admin"
 	"github.com/alternayte/queuebox/pkg/auth"
 	"github.com/alternayte/queuebox/pkg/config"
@@ -46,7 +48,7 @@ func MountAdmin(app *run.App) ([]run.Component, error) {
 		if !ok {
 			return "", ""
 		}
-		return r.Pattern.String(), r.Spec.Destination
+		return r.Pattern.String(), strings.Join(r.Names(), ", ")
 	}
 	wb, err := admin.NewWorkbench(opts, store, routeOf, log)
 	if err != nil {

@@ -21,7 +21,7 @@ func TestRouteSpecsKeepEveryKey(t *testing.T) {
 		RoutingKeyMissingFieldDefault: "none", Transform: tr}}
 	routes, dests := RouteSpecs(&cfg)
 	spec := &deliver.TransformSpec{Expression: "$", TimeoutMs: 5, MaxDepth: 6, OnError: deliver.StrategySkip}
-	require.Equal(t, []deliver.RouteSpec{{TopicPattern: "order.*", Destination: "api", RoutingKeyTemplate: &key,
+	require.Equal(t, []deliver.RouteSpec{{TopicPattern: "order.*", Destinations: []string{"api"}, RoutingKeyTemplate: &key,
 		RoutingKeyMissingFieldDefault: "none", Transform: spec}}, routes)
 	require.Equal(t, map[string]deliver.DestinationSpec{"api": {Name: "api", Kind: config.KindHTTP, Transform: spec}}, dests)
 }
