@@ -42,8 +42,12 @@ var created = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 
 // claimedRow is one OUTPUT row of outbox_claim.sql.
 func claimedRow(id string, key any, headers string) []any {
+	var dest, origin any = "", nil
+	if key != nil {
+		dest = "billing"
+	}
 	return []any{id, "order.created", key, "order", `{"amount": 1, "note": "a  b"}`, headers,
-		int64(2), int64(5), created, int64(7), "token-" + id}
+		int64(2), int64(5), created, int64(7), "token-" + id, dest, origin}
 }
 
 // failFirst answers the statements that contain mark with err on the
@@ -75,7 +79,7 @@ func TestOutboxClaimTakesTheClaimLockInTheClaimTransaction(t *testing.T) {
 	require.Equal(t, []string{sqlfake.Begin, markLock, markClaim, sqlfake.Commit}, fake.Steps(markLock, markClaim))
 	calls := fake.Calls()
 	require.Equal(t, []any{"queuebox_outbox_claim_outbox"}, calls[1].Args)
-	require.Equal(t, []any{int64(10), "", int64(30000), nil}, normalize(calls[2].Args))
+	require.Equal(t, []any{int64(10), "", int64(30000), nil, ""}, normalize(calls[2].Args))
 
 	require.Len(t, got, 2)
 	first := got[0]
