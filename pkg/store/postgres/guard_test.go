@@ -94,6 +94,15 @@ func TestSchemaGuard(t *testing.T) {
 	}
 }
 
+// The schema the bundled migrations build has every column the guard
+// checks: a start with database.migrate true never stops on it.
+func TestSchemaGuardPassesTheBundledMigrations(t *testing.T) {
+	t.Parallel()
+	_, db := pgtest.Migrated(t, 2)
+	l := schema.New(schema.Postgres, config.Default().Database)
+	require.NoError(t, db.CheckSchema(context.Background(), l, startup.ColumnKeys))
+}
+
 func TestIndexWarnings(t *testing.T) {
 	t.Parallel()
 	s, db := pgtest.Migrated(t, 2)
