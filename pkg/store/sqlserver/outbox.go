@@ -66,9 +66,9 @@ var (
 // queuebox_outbox_claim_<table> (outbox_claim_lock.sql): the head of each
 // lane (key and destination; the lowest sequence among the lane's pending
 // and processing rows) and unkeyed rows, never a row another claim holds.
-// A claim that
-// lost a deadlock or waited past the lock's 10 s is tried again. When ctx
-// ends, the transaction is rolled back and no row is returned.
+// A claim that lost a deadlock or waited past the lock's 10 s is tried
+// again. When ctx ends, the transaction is rolled back and no row is
+// returned.
 func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessage, error) {
 	cursor, stmt := o.walk.Pick(o.claimKeyedFirst, o.claimUnkeyedFirst)
 	var out []queuebox.ClaimedMessage
