@@ -94,6 +94,7 @@ var documented = []string{
 	"V13__add_workbench.sql",
 	"V14__add_outbox_unkeyed_due_indexes.sql",
 	"V15__add_destination_pauses.sql",
+	"V16__add_outbox_lanes.sql",
 }
 
 func TestLoadBundledMigrations(t *testing.T) {

@@ -50,6 +50,9 @@ var docColumns = map[string]map[string]sqlColumn{
 		"sequence":         {"BIGINT", false, "NEXT VALUE FOR outbox_sequence_seq"},
 		// V13, the workbench (docs/workbench-api.md).
 		"discarded_at": {"DATETIME2", true, ""},
+		// V16, lanes and fan-out.
+		"destination": {"NVARCHAR(200)", false, "''"},
+		"origin_id":   {"UNIQUEIDENTIFIER", true, ""},
 	},
 	"inbox": {
 		"id":               {"UNIQUEIDENTIFIER", false, "NEWID()"},
@@ -85,10 +88,13 @@ var docIndexes = map[string]map[string]sqlIndex{
 		"idx_outbox_pending_scheduled":  {[]string{"state", "scheduled_at"}, pendingRows},
 		"idx_outbox_state_updated":      {[]string{"state", "updated_at"}, ""},
 		"idx_outbox_processing_claimed": {[]string{"claimed_at"}, processingRows},
-		"idx_outbox_key_sequence":       {[]string{"[key]", "sequence"}, "state IN ('pending', 'processing')"},
-		"idx_outbox_dead_sequence":      {[]string{"sequence"}, "state = 'dead'"},
-		"idx_outbox_unkeyed_due":        {[]string{"scheduled_at", "sequence"}, "state = 'pending' AND [key] IS NULL"},
-		"idx_outbox_empty_key_due":      {[]string{"scheduled_at", "sequence"}, "state = 'pending' AND [key] = ''"},
+		"idx_outbox_lane_sequence": {[]string{"[key]", "destination", "sequence"},
+			"state IN ('pending', 'processing') AND [key] > ''"},
+		"idx_outbox_unrouted":      {[]string{"sequence"}, "state = 'pending' AND destination = '' AND [key] > ''"},
+		"idx_outbox_origin":        {[]string{"origin_id"}, "origin_id IS NOT NULL"},
+		"idx_outbox_dead_sequence": {[]string{"sequence"}, "state = 'dead'"},
+		"idx_outbox_unkeyed_due":   {[]string{"scheduled_at", "sequence"}, "state = 'pending' AND [key] IS NULL"},
+		"idx_outbox_empty_key_due": {[]string{"scheduled_at", "sequence"}, "state = 'pending' AND [key] = ''"},
 	},
 	"inbox": {
 		"uq_inbox_source_idempotency":   {[]string{"source", "idempotency_key"}, "unique"},
@@ -113,6 +119,7 @@ var (
 	alterColumn = regexp.MustCompile(`(?is)^ALTER TABLE (\w+) ALTER COLUMN (.*)$`)
 	addColumns  = regexp.MustCompile(`(?is)^ALTER TABLE (\w+) ADD (.*)$`)
 	createIndex = regexp.MustCompile(`(?is)^CREATE (UNIQUE )?INDEX (\w+) ON (\w+) ?\(([^)]*)\)(?: WHERE (.*))?$`)
+	dropIndex   = regexp.MustCompile(`(?is)^DROP INDEX (IF EXISTS )?(\w+) ON (\w+)$`)
 	columnDef   = regexp.MustCompile(`(?is)^(\[?\w+\]?) (\w+(?: ?\([^)]*\))?)(.*)$`)
 	defaultExpr = regexp.MustCompile(`(?i)\bDEFAULT ('[^']*'|\w+\(\)|\(.*\)|\w+)`)
 	uniqueConst = regexp.MustCompile(`(?is)^CONSTRAINT (\w+) UNIQUE ?\(([^)]*)\)$`)
@@ -233,7 +240,17 @@ func sqlServerSchema(t *testing.T) (map[string]map[string]sqlColumn, map[string]
 					}
 					require.NotContains(t, idx[g[3]], g[2], "%s creates index %s twice", m.Script, g[2])
 					idx[g[3]][g[2]] = sqlIndex{Columns: splitTop(g[4], ','), Filter: filter}
-				case strings.HasPrefix(strings.ToUpper(stmt), "ALTER TABLE"):
+				case dropIndex.MatchString(stmt):
+					g := dropIndex.FindStringSubmatch(stmt)
+					if !tracked(g[3]) {
+						continue
+					}
+					// Without IF EXISTS, a drop of an index that no file
+					// created would fail the migration.
+					_, ok := idx[g[3]][g[2]]
+					require.True(t, ok || g[1] != "", "%s drops index %s, which no earlier file creates", m.Script, g[2])
+					delete(idx[g[3]], g[2])
+				case strings.HasPrefix(strings.ToUpper(stmt), "ALTER TABLE"), strings.HasPrefix(strings.ToUpper(stmt), "DROP"):
 					t.Errorf("%s: a statement this test does not understand: %s", m.Script, stmt)
 				}
 			}
@@ -299,4 +316,32 @@ func TestSQLServerQuotesTheKeyColumn(t *testing.T) {
 	require.True(t, slices.ContainsFunc(ms, func(m migrate.Migration) bool {
 		return m.Version == 11 && strings.Contains(m.SQL, "([key], sequence)")
 	}))
+}
+
+// SQL Server compiles a batch whole before it runs it, so a statement
+// that names a column added earlier in the same batch fails to compile
+// (on an existing table): each file adds its columns in one batch and
+// indexes them in a later one.
+func TestSQLServerIndexesNoColumnOfTheirOwnBatch(t *testing.T) {
+	t.Parallel()
+	ms, err := migrate.Load(migrations.SQLServer)
+	require.NoError(t, err)
+	for _, m := range ms {
+		for i, batch := range migrate.SplitBatches(m.SQL) {
+			added := map[string]bool{}
+			for _, stmt := range splitTop(code(batch), ';') {
+				if g := addColumns.FindStringSubmatch(stmt); g != nil && !addConstr.MatchString(stmt) {
+					for _, def := range splitTop(g[2], ',') {
+						name, _ := parseColumn(t, def)
+						added[name] = true
+					}
+				}
+				if g := createIndex.FindStringSubmatch(stmt); g != nil {
+					for _, col := range splitTop(g[4], ',') {
+						require.False(t, added[col], "%s, batch %d: index %s names %s, added in the same batch", m.Script, i+1, g[2], col)
+					}
+				}
+			}
+		}
+	}
 }

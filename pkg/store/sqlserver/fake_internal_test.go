@@ -42,8 +42,12 @@ var created = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 
 // claimedRow is one OUTPUT row of outbox_claim.sql.
 func claimedRow(id string, key any, headers string) []any {
+	var dest, origin any = "", nil
+	if key != nil {
+		dest = "billing"
+	}
 	return []any{id, "order.created", key, "order", `{"amount": 1, "note": "a  b"}`, headers,
-		int64(2), int64(5), created, int64(7), "token-" + id}
+		int64(2), int64(5), created, int64(7), "token-" + id, dest, origin}
 }
 
 // failFirst answers the statements that contain mark with err on the
@@ -75,7 +79,7 @@ func TestOutboxClaimTakesTheClaimLockInTheClaimTransaction(t *testing.T) {
 	require.Equal(t, []string{sqlfake.Begin, markLock, markClaim, sqlfake.Commit}, fake.Steps(markLock, markClaim))
 	calls := fake.Calls()
 	require.Equal(t, []any{"queuebox_outbox_claim_outbox"}, calls[1].Args)
-	require.Equal(t, []any{int64(10), "", int64(30000), nil}, normalize(calls[2].Args))
+	require.Equal(t, []any{int64(10), "", int64(30000), nil, ""}, normalize(calls[2].Args))
 
 	require.Len(t, got, 2)
 	first := got[0]
@@ -192,4 +196,109 @@ func TestFinishAgainConfirmsWhatAnEarlierTryWrote(t *testing.T) {
 	require.Contains(t, confirm.SQL, "SELECT LOWER")
 	require.JSONEq(t, `[{"id":"a2","token":"t-a2","outcome":"sent","error":""},{"id":"a3","token":"t-a3","outcome":"sent","error":""}]`,
 		confirm.Args[0].(string), "only the rows the second try did not write are looked up")
+}
+
+func TestClaimReadsTheLaneAndPassesItsCursor(t *testing.T) {
+	t.Parallel()
+	routed := claimedRow("a1", "cust-7", `{}`)
+	routed[12] = "00000000-0000-0000-0000-0000000000aa"
+	db, fake := fakeDB(t, failFirst(markClaim, 0, nil, sqlfake.Result{Rows: [][]any{routed}}))
+	o, err := NewOutbox(db, layout(), time.Minute)
+	require.NoError(t, err)
+	got, err := o.Claim(t.Context(), 5)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Equal(t, "billing", got[0].Destination)
+	require.Equal(t, "00000000-0000-0000-0000-0000000000aa", got[0].OriginID)
+	require.Equal(t, "00000000-0000-0000-0000-0000000000aa", got[0].MessageID(), "a delivery carries its origin's id")
+
+	// The next claim starts after the lane the first one took: its key
+	// as @p2, its destination as @p5.
+	_, err = o.Claim(t.Context(), 5)
+	require.NoError(t, err)
+	var claims []sqlfake.Call
+	for _, c := range fake.Calls() {
+		if strings.Contains(c.SQL, markClaim) {
+			claims = append(claims, c)
+		}
+	}
+	require.Len(t, claims, 2)
+	require.Equal(t, []any{int64(5), "cust-7", int64(60000), nil, "billing"}, normalize(claims[1].Args))
+}
+
+func TestAssignSendsRoutedRowsAndDeliveriesAsJSON(t *testing.T) {
+	t.Parallel()
+	db, fake := fakeDB(t, failFirst("OPENJSON", 0, nil, sqlfake.Result{Rows: [][]any{{"a1"}, {"a3"}}}))
+	o, err := NewOutbox(db, layout(), time.Minute, WithClock(func() time.Time { return created }))
+	require.NoError(t, err)
+	got, err := o.Assign(t.Context(), []queuebox.Assignment{
+		{ID: "a1", Destinations: []string{"ledger", "billing", "audit"}},
+		{ID: "a2"}, // neither a destination nor a reason: left out
+		{ID: "a3", Token: "t3", Destinations: []string{"ledger"}},
+		{ID: "a4", DeadReason: "no route matches topic x"},
+	})
+	require.NoError(t, err)
+	require.Equal(t, map[string]bool{"a1": true, "a3": true}, got)
+	c := fake.Calls()[1]
+	require.JSONEq(t, `[{"id":"a1","dest":"ledger"},{"id":"a3","dest":"ledger","token":"t3"},
+		{"id":"a4","dest":"","reason":"no route matches topic x"}]`, c.Args[0].(string),
+		"an empty token or reason stays out, so the statement reads NULL")
+	require.JSONEq(t, `[{"origin":"a1","dest":"billing"},{"origin":"a1","dest":"audit"}]`, c.Args[1].(string))
+	require.Equal(t, created, c.Args[2])
+	require.Equal(t, []string{sqlfake.Begin, "OPENJSON", sqlfake.Commit}, fake.Steps("OPENJSON"),
+		"the update, the deliveries and the answer run in one transaction")
+}
+
+func TestAssignWithNothingToRouteRunsNothing(t *testing.T) {
+	t.Parallel()
+	db, fake := fakeDB(t, failFirst("OPENJSON", 0, nil, sqlfake.Result{}))
+	o, err := NewOutbox(db, layout(), time.Minute)
+	require.NoError(t, err)
+	for _, in := range [][]queuebox.Assignment{nil, {{ID: "a1"}}} {
+		got, err := o.Assign(t.Context(), in)
+		require.NoError(t, err)
+		require.Empty(t, got)
+	}
+	require.Empty(t, fake.Calls())
+}
+
+func TestUnroutedReadsIDsAndTopics(t *testing.T) {
+	t.Parallel()
+	db, fake := fakeDB(t, failFirst("idx_outbox_unrouted", 0, nil, sqlfake.Result{Rows: [][]any{
+		{"a1", "order.created"}, {"a2", "order.paid"}}}))
+	o, err := NewOutbox(db, layout(), time.Minute)
+	require.NoError(t, err)
+	got, err := o.Unrouted(t.Context(), 100)
+	require.NoError(t, err)
+	require.Equal(t, []queuebox.UnroutedRow{{ID: "a1", Topic: "order.created"}, {ID: "a2", Topic: "order.paid"}}, got)
+	require.Equal(t, []any{int64(100)}, normalize(fake.Calls()[0].Args))
+}
+
+func TestPostponeSendsBothTopicListsAndTheDestination(t *testing.T) {
+	t.Parallel()
+	db, fake := fakeDB(t, func(c sqlfake.Call) sqlfake.Result { return sqlfake.Result{Affected: 3} })
+	o, err := NewOutbox(db, layout(), time.Minute)
+	require.NoError(t, err)
+	n, err := o.Postpone(t.Context(), queuebox.PostponeParams{Destination: "billing",
+		Topics: []string{"payment.made", "order.paid"}, Delay: 90 * time.Second})
+	require.NoError(t, err)
+	require.Equal(t, int64(3), n)
+	require.Equal(t, []any{`["payment.made","order.paid"]`, int64(90000), nil, "billing", `[]`},
+		normalize(fake.Calls()[0].Args), "no unrouted topic is an empty array, not null")
+
+	n, err = o.Postpone(t.Context(), queuebox.PostponeParams{Destination: "billing", Delay: time.Minute})
+	require.NoError(t, err)
+	require.Zero(t, n)
+	require.Len(t, fake.Calls(), 1, "no topic routed to the destination: nothing runs")
+}
+
+func TestFinishSendsTheDestinationOfARowRoutedAtItsClaim(t *testing.T) {
+	t.Parallel()
+	db, fake := fakeDB(t, failFirst("OPENJSON", 0, nil, sqlfake.Result{Rows: [][]any{{"a1"}}}))
+	o, err := NewOutbox(db, layout(), time.Minute)
+	require.NoError(t, err)
+	_, err = o.Finish(t.Context(), []queuebox.Outcome{
+		{Lease: queuebox.Lease{ID: "a1", Token: "t1"}, Kind: queuebox.OutcomeSent, Destination: "ledger"}})
+	require.NoError(t, err)
+	require.JSONEq(t, `[{"id":"a1","token":"t1","outcome":"sent","error":"","dest":"ledger"}]`, fake.Calls()[1].Args[0].(string))
 }

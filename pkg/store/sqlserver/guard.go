@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/internal/startup"
 )
 
 // The catalog reads of the schema guard. OBJECT_ID resolves a table name
@@ -23,10 +24,12 @@ GROUP BY ic.index_id`
 )
 
 // CheckSchema reads the columns of both tables and stops the start when a
-// table is missing or when the inbox headers column or the outbox
-// sequence column is absent. The error carries the T-SQL statements that
-// add each missing column (16_Use_custom_tables.md), both at once.
-func (db *DB) CheckSchema(ctx context.Context, l schema.Layout, headersKey, sequenceKey string) error {
+// table is missing or when a column that a later release added is
+// absent: the inbox headers column, and the outbox sequence, destination
+// and origin_id columns. The error carries the T-SQL statements that add
+// each missing column (16_Use_custom_tables.md), all at once, so one fix
+// and one restart suffice.
+func (db *DB) CheckSchema(ctx context.Context, l schema.Layout, keys startup.Keys) error {
 	inboxCols, err := db.columns(ctx, l.I.Table)
 	if err != nil {
 		return err
@@ -38,24 +41,43 @@ func (db *DB) CheckSchema(ctx context.Context, l schema.Layout, headersKey, sequ
 	if err := l.MissingTable(inboxCols, outboxCols); err != nil {
 		return err
 	}
-	if missing := missingColumns(l, inboxCols, outboxCols, headersKey, sequenceKey); len(missing) > 0 {
+	if missing := missingColumns(l, inboxCols, outboxCols, keys); len(missing) > 0 {
 		return errors.New(strings.Join(missing, " "))
 	}
 	return nil
 }
 
 // missingColumns returns one message per checked column that the tables
-// lack, each with the T-SQL that adds it.
-func missingColumns(l schema.Layout, inboxCols, outboxCols map[string]bool, headersKey, sequenceKey string) []string {
+// lack, each with the T-SQL that adds it, in the order the statements
+// must run. The lane index needs both the sequence and the destination
+// column, so it comes with the destination column, or with the sequence
+// column when only that one is missing.
+func missingColumns(l schema.Layout, inboxCols, outboxCols map[string]bool, keys startup.Keys) []string {
 	var missing []string
+	o, has := l.O, func(col string) bool { return outboxCols[schema.Unquote(col)] }
 	if !inboxCols[schema.Unquote(l.I.Headers)] {
 		missing = append(missing, fmt.Sprintf("the inbox table %s has no column %s (%s). Add it: ALTER TABLE %s ADD %s NVARCHAR(MAX) NOT NULL DEFAULT '{}';",
-			l.I.Table, l.I.Headers, headersKey, l.I.Table, l.I.Headers))
+			l.I.Table, l.I.Headers, keys.InboxHeaders, l.I.Table, l.I.Headers))
 	}
-	if !outboxCols[schema.Unquote(l.O.Sequence)] {
-		index := schema.SQLServer.Quote("ix_" + l.OutboxTable + "_key_sequence")
-		missing = append(missing, fmt.Sprintf("the outbox table %s has no column %s (%s). Add it: ALTER TABLE %s ADD %s BIGINT IDENTITY(1,1) NOT NULL; CREATE INDEX %s ON %s (%s, %s) WHERE %s IN ('pending', 'processing');",
-			l.O.Table, l.O.Sequence, sequenceKey, l.O.Table, l.O.Sequence, index, l.O.Table, l.O.Key, l.O.Sequence, l.O.State))
+	index := func(suffix string) string { return schema.SQLServer.Quote("ix_" + l.OutboxTable + "_" + suffix) }
+	lane := fmt.Sprintf("CREATE INDEX %s ON %s (%s, %s, %s) WHERE %s IN ('pending', 'processing') AND %s > '';",
+		index("lane_sequence"), o.Table, o.Key, o.Destination, o.Sequence, o.State, o.Key)
+	if !has(o.Sequence) {
+		msg := fmt.Sprintf("the outbox table %s has no column %s (%s). Add it: ALTER TABLE %s ADD %s BIGINT IDENTITY(1,1) NOT NULL;",
+			o.Table, o.Sequence, keys.OutboxSequence, o.Table, o.Sequence)
+		if has(o.Destination) {
+			msg += " " + lane
+		}
+		missing = append(missing, msg)
+	}
+	if !has(o.Destination) {
+		missing = append(missing, fmt.Sprintf("the outbox table %s has no column %s (%s). Add it: ALTER TABLE %s ADD %s NVARCHAR(200) NOT NULL DEFAULT ''; %s CREATE INDEX %s ON %s (%s) WHERE %s = 'pending' AND %s = '' AND %s > '';",
+			o.Table, o.Destination, keys.OutboxDestination, o.Table, o.Destination, lane,
+			index("unrouted"), o.Table, o.Sequence, o.State, o.Destination, o.Key))
+	}
+	if !has(o.OriginID) {
+		missing = append(missing, fmt.Sprintf("the outbox table %s has no column %s (%s). Add it: ALTER TABLE %s ADD %s UNIQUEIDENTIFIER NULL; CREATE INDEX %s ON %s (%s) WHERE %s IS NOT NULL;",
+			o.Table, o.OriginID, keys.OutboxOriginID, o.Table, o.OriginID, index("origin"), o.Table, o.OriginID, o.OriginID))
 	}
 	return missing
 }

@@ -3,6 +3,7 @@ package sqlserver
 import (
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/migrate"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/schema/schematest"
+	"github.com/alternayte/queuebox/pkg/store/internal/startup"
 	"github.com/alternayte/queuebox/pkg/store/sqlserver/sqlfake"
 )
 
@@ -96,15 +98,41 @@ func lastSteps(fake *sqlfake.DB, n int) []string {
 	return steps[len(steps)-n:]
 }
 
-// TestSchemaGuardPrintsTSQL checks the statements the guard prints for a
-// mapped table that lacks both checked columns (16_Use_custom_tables.md).
+// TestSchemaGuardPrintsTSQL compares the messages the guard prints for a
+// mapped table that lacks checked columns (16_Use_custom_tables.md) with
+// testdata/guard/<case>.golden: the T-SQL a user runs is the review
+// surface. Run with -update to accept a change on purpose.
 func TestSchemaGuardPrintsTSQL(t *testing.T) {
 	t.Parallel()
 	l := schematest.MappedLayout(schema.SQLServer)
-	got := missingColumns(l, map[string]bool{}, map[string]bool{}, "database.columnMapping.inbox.headers", "database.columnMapping.outbox.sequence")
-	require.Len(t, got, 2)
-	require.Contains(t, got[0], "ALTER TABLE [qb_inbox] ADD [ib_headers] NVARCHAR(MAX) NOT NULL DEFAULT '{}';")
-	require.Contains(t, got[1], "ALTER TABLE [qb_outbox] ADD [ob_sequence] BIGINT IDENTITY(1,1) NOT NULL;")
-	require.Contains(t, got[1], "CREATE INDEX [ix_qb_outbox_key_sequence] ON [qb_outbox] ([ob_key], [ob_sequence]) WHERE [ob_state] IN ('pending', 'processing');")
-	require.Empty(t, missingColumns(l, map[string]bool{"ib_headers": true}, map[string]bool{"ob_sequence": true}, "", ""))
+	inbox := map[string]bool{"ib_headers": true}
+	outbox := func(cols ...string) map[string]bool {
+		m := map[string]bool{}
+		for _, c := range cols {
+			m[c] = true
+		}
+		return m
+	}
+	cases := map[string]struct{ inbox, outbox map[string]bool }{
+		// A table of a release before V10: every checked column.
+		"all_missing": {map[string]bool{}, map[string]bool{}},
+		// A custom table kept up to V15: the two columns of lanes.
+		"lanes_missing": {inbox, outbox("ob_sequence")},
+		// The sequence alone: the lane index comes with it.
+		"sequence_missing": {inbox, outbox("ob_destination", "ob_originid")},
+	}
+	got := map[string]string{}
+	for name, tc := range cases {
+		got[name] = strings.Join(missingColumns(l, tc.inbox, tc.outbox, startup.ColumnKeys), "\n")
+	}
+	schematest.Golden(t, filepath.Join("testdata", "guard"), ".golden", got, *update)
+
+	all := missingColumns(l, map[string]bool{}, map[string]bool{}, startup.ColumnKeys)
+	require.Len(t, all, 4)
+	for i, key := range []string{"inbox.headers", "outbox.sequence", "outbox.destination", "outbox.originId"} {
+		require.Contains(t, all[i], "(database.columnMapping."+key+")")
+	}
+	require.NotContains(t, all[1], "CREATE INDEX", "the lane index needs the destination column, added after")
+	require.Contains(t, all[2], "CREATE INDEX [ix_qb_outbox_lane_sequence] ON [qb_outbox] ([ob_key], [ob_destination], [ob_sequence]) WHERE [ob_state] IN ('pending', 'processing') AND [ob_key] > '';")
+	require.Empty(t, missingColumns(l, inbox, outbox("ob_sequence", "ob_destination", "ob_originid"), startup.ColumnKeys))
 }

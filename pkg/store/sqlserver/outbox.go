@@ -25,7 +25,7 @@ type Outbox struct {
 	claimKeyedFirst, claimUnkeyedFirst  string
 	lock, finish, renew, reclaim, stats string
 	written, nextDue, postpone          string
-	pauseRecord                         string
+	pauseRecord, unrouted, assign       string
 
 	walk walk.Walk
 }
@@ -44,6 +44,7 @@ func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*O
 			&o.lock: "outbox_claim_lock", &o.finish: "outbox_finish", &o.written: "outbox_written",
 			&o.renew: "outbox_renew", &o.reclaim: "outbox_reclaim", &o.stats: "outbox_pending_stats",
 			&o.nextDue: "outbox_next_due", &o.postpone: "outbox_postpone",
+			&o.unrouted: "outbox_unrouted", &o.assign: "outbox_assign",
 		})
 	}
 	if err == nil {
@@ -63,9 +64,11 @@ var (
 // Claim takes up to limit due rows under new tokens and leases, in one
 // transaction that first takes the exclusive application lock
 // queuebox_outbox_claim_<table> (outbox_claim_lock.sql): the head of each
-// key and unkeyed rows, never a row another claim holds. A claim that
-// lost a deadlock or waited past the lock's 10 s is tried again. When ctx
-// ends, the transaction is rolled back and no row is returned.
+// lane (key and destination; the lowest sequence among the lane's pending
+// and processing rows) and unkeyed rows, never a row another claim holds.
+// A claim that lost a deadlock or waited past the lock's 10 s is tried
+// again. When ctx ends, the transaction is rolled back and no row is
+// returned.
 func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessage, error) {
 	cursor, stmt := o.walk.Pick(o.claimKeyedFirst, o.claimUnkeyedFirst)
 	var out []queuebox.ClaimedMessage
@@ -73,7 +76,8 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 		if _, err := tx.ExecContext(ctx, o.lock, o.lockKey); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, stmt, limit, cursor, o.lease.Milliseconds(), o.opts.Clock())
+		rows, err := tx.QueryContext(ctx, stmt, limit, cursor.Key, o.lease.Milliseconds(), o.opts.Clock(),
+			cursor.Destination)
 		if err != nil {
 			return err
 		}
@@ -83,11 +87,11 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 	if err != nil {
 		return nil, fmt.Errorf("claim outbox rows: %w", err)
 	}
-	keys := make([]string, len(out))
+	lanes := make([]walk.Lane, len(out))
 	for i, m := range out {
-		keys[i] = m.Key
+		lanes[i] = walk.Lane{Key: m.Key, Destination: m.Destination}
 	}
-	o.walk.Advance(cursor, keys)
+	o.walk.Advance(cursor, lanes)
 	return out, nil
 }
 
@@ -110,17 +114,17 @@ func collect[T any](rows *sql.Rows, scan func(*sql.Rows) (T, error)) ([]T, error
 // message, not as an error, so the poller can dead-letter that row alone.
 func scanMessage(rows *sql.Rows) (queuebox.ClaimedMessage, error) {
 	var (
-		m              queuebox.OutboxMessage
-		key, aggType   sql.NullString
-		payload, heads string
+		m                    queuebox.OutboxMessage
+		key, aggType, origin sql.NullString
+		payload, heads       string
 	)
 	err := rows.Scan(&m.ID, &m.Topic, &key, &aggType, &payload, &heads, &m.Attempt, &m.MaxAttempts,
-		&m.CreatedAt, &m.Sequence, &m.ClaimToken)
+		&m.CreatedAt, &m.Sequence, &m.ClaimToken, &m.Destination, &origin)
 	if err != nil {
 		return queuebox.ClaimedMessage{}, err
 	}
 	m.Key, m.HasKey = key.String, key.Valid
-	m.AggregateType = aggType.String
+	m.AggregateType, m.OriginID = aggType.String, origin.String
 	m.CreatedAt = m.CreatedAt.UTC()
 	m.Payload = rowcodec.CompactJSON(payload)
 	m.Headers, err = rowcodec.DecodeHeaders(heads)

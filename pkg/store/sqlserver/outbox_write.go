@@ -22,6 +22,8 @@ type leaseRow struct {
 	Error   *string         `json:"error,omitempty"`
 	Topic   string          `json:"topic,omitempty"`
 	Headers json.RawMessage `json:"headers,omitempty"`
+	// Dest is the destination a row without a key went to (Finish).
+	Dest string `json:"dest,omitempty"`
 }
 
 // jsonRows encodes rows as the one NVARCHAR(MAX) parameter of a fenced
@@ -50,7 +52,7 @@ func outcomeRows(outcomes []queuebox.Outcome) []leaseRow {
 	for i, oc := range outcomes {
 		reason := oc.Error
 		out[i] = leaseRow{ID: oc.Lease.ID, Token: oc.Lease.Token, Outcome: string(oc.Kind),
-			DelayMs: oc.Delay.Milliseconds(), Error: &reason}
+			DelayMs: oc.Delay.Milliseconds(), Error: &reason, Dest: oc.Destination}
 	}
 	return out
 }
@@ -134,18 +136,92 @@ func (o *Outbox) Pending(ctx context.Context) (queuebox.PendingStats, error) {
 	return st, nil
 }
 
-// Postpone implements queuebox.Postponer: one statement moves the due
-// pending rows of topics (sent as one JSON array) to delay from now by
-// the claims' clock. It is safe to repeat.
-func (o *Outbox) Postpone(ctx context.Context, topics []string, delay time.Duration) (int64, error) {
-	if len(topics) == 0 {
+// Postpone implements queuebox.Postponer in one statement (both topic
+// lists sent as JSON arrays); with no topic routed to the destination it
+// moves nothing and runs nothing. It is safe to repeat.
+func (o *Outbox) Postpone(ctx context.Context, p queuebox.PostponeParams) (int64, error) {
+	if len(p.Topics) == 0 {
 		return 0, nil
 	}
-	list, err := json.Marshal(topics)
-	if err != nil {
-		return 0, fmt.Errorf("postpone outbox rows: %w", err)
+	unrouted := p.UnroutedTopics
+	if unrouted == nil {
+		unrouted = []string{}
 	}
-	return o.db.execCount(ctx, "postpone outbox rows", o.postpone, string(list), delay.Milliseconds(), o.opts.Clock())
+	return o.db.execCount(ctx, "postpone outbox rows", o.postpone, jsonArg(p.Topics), p.Delay.Milliseconds(),
+		o.opts.Clock(), p.Destination, jsonArg(unrouted))
+}
+
+// jsonArg encodes a list as one JSON array parameter for OPENJSON.
+func jsonArg[T any](list []T) string {
+	b, err := json.Marshal(list)
+	if err != nil {
+		panic(err) // strings and numbers: cannot fail
+	}
+	return string(b)
+}
+
+// Unrouted lists up to limit pending keyed rows without a destination,
+// lowest sequence first. It holds no lock past the read and is safe to
+// repeat.
+func (o *Outbox) Unrouted(ctx context.Context, limit int) ([]queuebox.UnroutedRow, error) {
+	var out []queuebox.UnroutedRow
+	err := o.db.on(ctx, func(ctx context.Context, conn *sql.Conn) error {
+		rows, err := conn.QueryContext(ctx, o.unrouted, limit)
+		if err != nil {
+			return err
+		}
+		out, err = collect(rows, func(rows *sql.Rows) (queuebox.UnroutedRow, error) {
+			var r queuebox.UnroutedRow
+			return r, rows.Scan(&r.ID, &r.Topic)
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read unrouted outbox rows: %w", err)
+	}
+	return out, nil
+}
+
+// assignRow is one routed row of outbox_assign.sql; an empty token or
+// reason stays out of the text and reads as NULL.
+type assignRow struct {
+	ID     string `json:"id"`
+	Dest   string `json:"dest"`
+	Token  string `json:"token,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// copyRow is one added delivery of a fan-out in outbox_assign.sql.
+type copyRow struct {
+	Origin string `json:"origin"`
+	Dest   string `json:"dest"`
+}
+
+// assignJSON encodes the columns of rowcodec.SplitAssignments as the two
+// JSON array parameters of outbox_assign.sql.
+func assignJSON(c rowcodec.Assignments) (routed, copies string) {
+	rows := make([]assignRow, len(c.IDs))
+	for i := range c.IDs {
+		rows[i] = assignRow{ID: c.IDs[i], Dest: c.Destinations[i], Token: c.Tokens[i], Reason: c.Reasons[i]}
+	}
+	adds := make([]copyRow, len(c.Origins))
+	for i := range c.Origins {
+		adds[i] = copyRow{Origin: c.Origins[i], Dest: c.Copies[i]}
+	}
+	return jsonArg(rows), jsonArg(adds)
+}
+
+// Assign routes rows and adds the deliveries of a fan-out in one
+// transaction, and returns the ids it routed (see queuebox.OutboxStore).
+// It is idempotent, so a repeat after a lost deadlock is safe; after any
+// other error the caller may simply call it again.
+func (o *Outbox) Assign(ctx context.Context, assignments []queuebox.Assignment) (map[string]bool, error) {
+	c := rowcodec.SplitAssignments(assignments)
+	if len(c.IDs) == 0 {
+		return map[string]bool{}, nil
+	}
+	routed, copies := assignJSON(c)
+	return o.db.queryIDs(ctx, "route outbox rows", o.assign, routed, copies, o.opts.Clock())
 }
 
 // pauseData is the template data of destination_pause_record.

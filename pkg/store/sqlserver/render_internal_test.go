@@ -91,6 +91,8 @@ func renderedStatements(t *testing.T, l schema.Layout) map[string]string {
 		"outbox_pending_stats":            o.stats,
 		"outbox_next_due":                 o.nextDue,
 		"outbox_postpone":                 o.postpone,
+		"outbox_unrouted":                 o.unrouted,
+		"outbox_assign":                   o.assign,
 		"destination_pause_record":        o.pauseRecord,
 		"inbox_relay_lock":                r.lock,
 		"inbox_relay_claim_keyed_first":   r.claimKeyedFirst,

@@ -124,13 +124,13 @@ func (d *msDatabase) InsertOutbox(t testing.TB, rows ...storetest.OutboxRow) []s
 				key = *r.Key
 			}
 			err := tx.QueryRow(`INSERT INTO outbox (topic, [key], payload, max_attempts, state, attempt, last_error,
-					created_at, updated_at, scheduled_at)
+					created_at, updated_at, scheduled_at, destination)
 				OUTPUT LOWER(CONVERT(NVARCHAR(36), inserted.id))
 				VALUES (@p1, @p2, @p3, COALESCE(@p4, 5), COALESCE(@p5, N'pending'), @p6, @p7,
 					COALESCE(CAST(@p8 AS DATETIME2), SYSUTCDATETIME()), COALESCE(CAST(@p9 AS DATETIME2), SYSUTCDATETIME()),
-					COALESCE(CAST(@p10 AS DATETIME2), SYSUTCDATETIME()))`,
+					COALESCE(CAST(@p10 AS DATETIME2), SYSUTCDATETIME()), @p11)`,
 				r.Topic, key, payload, orNull(r.MaxAttempts), orNull(string(r.State)), r.Attempt, r.LastError,
-				utcOrNull(r.CreatedAt), utcOrNull(r.UpdatedAt), utcOrNull(r.ScheduledAt)).Scan(&ids[i])
+				utcOrNull(r.CreatedAt), utcOrNull(r.UpdatedAt), utcOrNull(r.ScheduledAt), r.DestinationColumn()).Scan(&ids[i])
 			if err != nil {
 				return err
 			}
@@ -167,14 +167,15 @@ func (d *msDatabase) Now(t testing.TB) time.Time {
 }
 
 const outboxColumns = `LOWER(CONVERT(NVARCHAR(36), id)), topic, [key], payload, headers, state, attempt, max_attempts,
-	last_error, COALESCE(LOWER(CONVERT(NVARCHAR(36), claim_token)), ''), scheduled_at, lease_expires_at, sequence`
+	last_error, COALESCE(LOWER(CONVERT(NVARCHAR(36), claim_token)), ''), scheduled_at, lease_expires_at, sequence,
+	destination, COALESCE(LOWER(CONVERT(NVARCHAR(36), origin_id)), '')`
 
 func scanOutbox(rows *sql.Rows) (storetest.OutboxState, error) {
 	var s storetest.OutboxState
 	var key, lastError sql.NullString
 	var lease sql.NullTime
 	err := rows.Scan(&s.ID, &s.Topic, &key, &s.Payload, &s.Headers, &s.State, &s.Attempt, &s.MaxAttempts,
-		&lastError, &s.ClaimToken, &s.ScheduledAt, &lease, &s.Sequence)
+		&lastError, &s.ClaimToken, &s.ScheduledAt, &lease, &s.Sequence, &s.Destination, &s.OriginID)
 	s.Key, s.LastError, s.LeaseExpiresAt = ptr(key), ptr(lastError), timePtr(lease)
 	s.ScheduledAt = s.ScheduledAt.UTC()
 	return s, err

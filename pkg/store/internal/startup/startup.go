@@ -15,10 +15,25 @@ type Schema interface {
 	// Migrate applies the bundled migrations and returns their versions.
 	Migrate(ctx context.Context, log *slog.Logger) ([]int, error)
 	// CheckSchema stops the start when a table or a checked column is
-	// missing, naming the configuration keys of the two checked columns.
-	CheckSchema(ctx context.Context, l schema.Layout, headersKey, sequenceKey string) error
+	// missing, naming the configuration key of each missing column.
+	CheckSchema(ctx context.Context, l schema.Layout, keys Keys) error
 	// IndexWarnings names the indexes of the relay claim that are missing.
 	IndexWarnings(ctx context.Context, l schema.Layout) ([]string, error)
+}
+
+// Keys are the configuration keys of the columns that later releases
+// added and that the schema guard checks on a custom table; its message
+// names the key of each missing column.
+type Keys struct {
+	InboxHeaders, OutboxSequence, OutboxDestination, OutboxOriginID string
+}
+
+// ColumnKeys are the keys of the configuration file (24_Configuration.md).
+var ColumnKeys = Keys{
+	InboxHeaders:      "database.columnMapping.inbox.headers",
+	OutboxSequence:    "database.columnMapping.outbox.sequence",
+	OutboxDestination: "database.columnMapping.outbox.destination",
+	OutboxOriginID:    "database.columnMapping.outbox.originId",
 }
 
 // Prepare migrates db when migrate is true, runs the schema guard for l
@@ -35,8 +50,7 @@ func Prepare(ctx context.Context, db Schema, l schema.Layout, migrate bool, log 
 		}
 		log.Info("schema up to date", "applied", applied, "took_ms", time.Since(start).Milliseconds())
 	}
-	if err := db.CheckSchema(ctx, l,
-		"database.columnMapping.inbox.headers", "database.columnMapping.outbox.sequence"); err != nil {
+	if err := db.CheckSchema(ctx, l, ColumnKeys); err != nil {
 		return err
 	}
 	warnings, err := db.IndexWarnings(ctx, l)

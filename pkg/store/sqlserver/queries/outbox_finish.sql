@@ -4,7 +4,9 @@
 -- missing from OUTPUT lost its claim and keeps the new owner's state.
 -- outcome: sent, retry (back to pending after delay_ms; an absent delay_ms is 0), defer
 -- (back to pending after delay_ms with attempt and last_error as they
--- were: the destination could not take the row) or dead.
+-- were: the destination could not take the row) or dead. dest records
+-- the destination of a row that was routed at its claim (one without a
+-- key); a row that has one keeps it, and an absent dest records ''.
 --
 -- T-SQL points: the outcomes arrive as one JSON array (@p1) read by
 -- OPENJSON ... WITH, since T-SQL has no array parameters; UPDATE ... FROM
@@ -15,9 +17,10 @@
 -- rolled back whole, and the store runs it again. @p2 is the nullable
 -- clock.
 WITH d AS (
-    SELECT id, token, outcome, delay_ms, error
+    SELECT id, token, outcome, delay_ms, error, dest
     FROM OPENJSON(@p1) WITH (id UNIQUEIDENTIFIER '$.id', token UNIQUEIDENTIFIER '$.token',
-        outcome NVARCHAR(10) '$.outcome', delay_ms BIGINT '$.delay_ms', error NVARCHAR(MAX) '$.error')
+        outcome NVARCHAR(10) '$.outcome', delay_ms BIGINT '$.delay_ms', error NVARCHAR(MAX) '$.error',
+        dest NVARCHAR(200) '$.dest')
 )
 UPDATE o
 SET {{.O.State}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN 'pending' ELSE d.outcome END,
@@ -26,6 +29,7 @@ SET {{.O.State}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN 'pending' ELSE
                          ELSE o.{{.O.ScheduledAt}} END,
     {{.O.LastError}} = CASE WHEN d.outcome IN ('sent', 'defer') THEN o.{{.O.LastError}} ELSE d.error END,
     {{.O.LeaseExpiresAt}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN NULL ELSE o.{{.O.LeaseExpiresAt}} END,
+    {{.O.Destination}} = CASE WHEN o.{{.O.Destination}} = '' THEN COALESCE(d.dest, '') ELSE o.{{.O.Destination}} END,
     {{.O.UpdatedAt}} = {{template "now" "@p2"}}
 OUTPUT LOWER(CONVERT(NVARCHAR(36), inserted.{{.O.ID}}))
 FROM {{.O.Table}} AS o WITH (UPDLOCK, ROWLOCK)
