@@ -30,6 +30,8 @@ type memStore struct {
 	// fail.
 	assigned   []queuebox.Assignment
 	failAssign error
+	// unrouted are handed out once, by the first Unrouted.
+	unrouted []queuebox.UnroutedRow
 }
 
 var _ queuebox.OutboxStore = (*memStore)(nil)
@@ -57,9 +59,16 @@ func (s *memStore) Renew(_ context.Context, leases []queuebox.Lease) (map[string
 
 func (s *memStore) Reclaim(context.Context) (int64, error) { return 0, nil }
 
-// Unrouted has no unrouted keyed row: the rows given to memStore are
-// claimed as they are.
-func (s *memStore) Unrouted(context.Context, int) ([]queuebox.UnroutedRow, error) { return nil, nil }
+// Unrouted hands out the unrouted rows set on the store once; the rows
+// given to newMemStore are claimed as they are.
+func (s *memStore) Unrouted(_ context.Context, limit int) ([]queuebox.UnroutedRow, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := min(limit, len(s.unrouted))
+	out := s.unrouted[:n]
+	s.unrouted = s.unrouted[n:]
+	return out, nil
+}
 
 func (s *memStore) Assign(_ context.Context, as []queuebox.Assignment) (map[string]bool, error) {
 	s.mu.Lock()

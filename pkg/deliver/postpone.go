@@ -24,13 +24,14 @@ const minPostpone = 2 * time.Second
 // next claims would take the destination's other due rows and defer them
 // batch by batch, a claim and an outcome write per batch spent on rows
 // that cannot be sent, taken from the other destinations' throughput.
-// The claim selects rows by topic and key order and does not know routes
-// (a glob per route), so it cannot skip a destination itself; instead,
-// once per pause, one statement moves the due pending rows of the topics
-// that route to the paused destination to the pause's end. Those topics
-// are the ones this poller has routed there, so a topic it never saw is
-// deferred row by row until the next pause. Per-key order is untouched:
-// the claim orders a key's rows by sequence, and the head stays first.
+// The claim does not know which destinations are paused (a pause lives in
+// each replica), so it cannot skip them itself; instead, once per pause,
+// one statement moves the due pending rows of the paused destination to
+// the pause's end: the rows routed to it, and the rows not routed yet
+// whose topic goes to it alone. The store finds them through the topics
+// this poller has routed there, so a topic it never saw is deferred row
+// by row until the next pause. Lane order is untouched: the claim orders
+// a lane's rows by sequence, and the head stays first.
 //
 // In the same step, once per pause, the pause is recorded with its reason
 // and end (queuebox.PauseRecorder) under this replica's name, so the
