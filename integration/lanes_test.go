@@ -84,7 +84,8 @@ func TestLanesReceiverDownHoldsBackNoOtherReceiver(t *testing.T) {
   - topicPattern: "audit.**"
     destination: audit
 `, "")
-	startServing(t, "deliver", tutorialConfig(t, db, yaml))
+	startServing(t, "deliver", with(tutorialConfig(t, db, yaml),
+		"QUEUEBOX_DESTINATIONS_ANALYTICS_FLOWCONTROL_CIRCUITBREAKER_OPENMS", "1000"))
 	for n := 1; n <= 3; n++ {
 		psqlExec(t, db, fmt.Sprintf(`BEGIN;
 			INSERT INTO outbox (topic, key, payload) VALUES ('analytics.payment.succeeded', 'cust-42', '{"n":%[1]d}');
@@ -101,7 +102,9 @@ func TestLanesReceiverDownHoldsBackNoOtherReceiver(t *testing.T) {
 	require.Empty(t, accepted(t, analytics))
 
 	analytics.SetAnswer(nil)
-	waitAccepted(t, analytics, seq(1, 3), 30*time.Second, "analytics gets its rows in order once it is back")
+	// The wait covers the retry backoff the rows reached meanwhile (at
+	// most a minute) and the breaker's pause.
+	waitAccepted(t, analytics, seq(1, 3), 90*time.Second, "analytics gets its rows in order once it is back")
 }
 
 // One row, a route with two destinations: ledger gets every row at once
@@ -116,14 +119,17 @@ func TestLanesFanOutRouteOneDestinationFailsThenRecovers(t *testing.T) {
   - topicPattern: "payment.*"
     destinations: [ledger, billing]
 `, "")
-	startServing(t, "deliver", tutorialConfig(t, db, yaml))
+	startServing(t, "deliver", with(tutorialConfig(t, db, yaml),
+		"QUEUEBOX_DESTINATIONS_BILLING_FLOWCONTROL_CIRCUITBREAKER_OPENMS", "1000"))
 	for n := 1; n <= 5; n++ {
 		psqlExec(t, db, fmt.Sprintf(`INSERT INTO outbox (topic, key, payload, max_attempts) VALUES ('payment.made', 'acct-7', '{"n":%d}', 100)`, n))
 	}
 	waitAccepted(t, ledger, seq(1, 5), 15*time.Second, "ledger is not held back by billing")
 	require.Empty(t, accepted(t, billing))
 	billing.SetAnswer(nil)
-	waitAccepted(t, billing, seq(1, 5), 30*time.Second, "billing gets every row once, in order")
+	// The wait covers the retry backoff the head reached meanwhile (at
+	// most a minute) and the breaker's pause.
+	waitAccepted(t, billing, seq(1, 5), 90*time.Second, "billing gets every row once, in order")
 
 	written := map[string]bool{}
 	for _, r := range psqlRows(t, db, `SELECT id FROM outbox WHERE origin_id IS NULL`) {

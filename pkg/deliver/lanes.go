@@ -2,6 +2,7 @@ package deliver
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -12,43 +13,28 @@ import (
 // lane in sequence order and lets the lanes of one key run apart, so a
 // destination that fails holds back only its own rows. The claim can
 // order a keyed row only once it knows the row's destination, and the
-// routes (globs, configuration) live here, not in SQL: so before each
-// claim, laneSource routes the keyed rows written since the one before
-// (Unrouted, then Assign), and after it, it fans out the claimed rows
-// without a key whose route names several destinations. A row keeps the
-// destination it was given, even when the routes change later.
+// routes (globs, configuration) live here, not in SQL: so keyRouter routes
+// the keyed rows soon after they are written (Unrouted, then Assign) and
+// wakes the claim, and laneSource, the claim source, fans out the claimed
+// rows without a key whose route names several destinations. A row keeps
+// the destination it was given, even when the routes change later.
 
 // routeBatch is the most unrouted keyed rows one routing step reads; a
-// full read is followed by another before the claim.
+// full read is followed by another at once.
 const routeBatch = 500
 
-// maxRouteRounds bounds the routing steps before one claim, so a burst of
-// inserts never delays the claim of rows already routed for long.
-const maxRouteRounds = 4
-
-// laneSource is the poller's claim source: the store, with routing before
-// each claim and the fan-out of rows routed at their claim after it. It
-// is safe for concurrent use, as claim.Source requires.
+// laneSource is the poller's claim source: the store, with the fan-out of
+// the rows routed at their claim after it. It is safe for concurrent use,
+// as claim.Source requires.
 type laneSource struct {
 	queuebox.OutboxStore
 	router *Router
-	logger interface {
-		Warn(msg string, args ...any)
-	}
-	// dead counts a row that the routing step marked dead.
-	dead func(id, reason string)
-	// warned limits the warnings of a failing routing step to one a
-	// minute; the claim goes on without it.
-	mu     sync.Mutex
-	warned time.Time
+	warn   *warner
 }
 
-// Claim routes the keyed rows that wait for a destination, claims, then
-// fans out the claimed rows without a key that need it. A failed routing
-// step does not fail the claim: rows already routed are still claimed,
-// and the unrouted ones wait for the next step.
+// Claim claims, then fans out the claimed rows without a key that need
+// it.
 func (s *laneSource) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessage, error) {
-	s.routeKeyed(ctx)
 	rows, err := s.OutboxStore.Claim(ctx, limit)
 	if err != nil {
 		return nil, err
@@ -57,45 +43,100 @@ func (s *laneSource) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMe
 	return rows, nil
 }
 
-// routeKeyed gives the pending keyed rows without a destination theirs.
-// A row whose topic no route matches goes dead, as a row without a key
-// does at its claim, so it never holds back the rest of its key.
-func (s *laneSource) routeKeyed(ctx context.Context) {
-	for range maxRouteRounds {
-		rows, err := s.Unrouted(ctx, routeBatch)
-		if err != nil {
-			s.warn("reading the keyed rows to route failed; they wait for the next claim", err)
-			return
+// keyRouter gives the pending keyed rows without a destination theirs, on
+// its own goroutine: at each wake-up (an insert seen by capture), at
+// least every poll interval, and at once again after a full batch. A
+// routing step is not part of a claim, so its time never counts against
+// a lease.
+type keyRouter struct {
+	store    queuebox.OutboxStore
+	router   *Router
+	interval time.Duration
+	warn     *warner
+	// dead counts a row that the routing step marked dead.
+	dead func(id, reason string)
+	// routed is called after a step that routed rows: the claim can take
+	// them now.
+	routed func()
+	wake   chan struct{}
+}
+
+func newKeyRouter(store queuebox.OutboxStore, router *Router, interval time.Duration, warn *warner,
+	dead func(id, reason string), routed func()) *keyRouter {
+	return &keyRouter{store: store, router: router, interval: interval, warn: warn, dead: dead, routed: routed,
+		wake: make(chan struct{}, 1)}
+}
+
+// Wake asks for a routing step now; it never blocks.
+func (r *keyRouter) Wake() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run routes until ctx ends.
+func (r *keyRouter) run(ctx context.Context) {
+	t := time.NewTimer(r.interval)
+	defer t.Stop()
+	for ctx.Err() == nil {
+		n, full := r.step(ctx)
+		if n > 0 {
+			r.routed()
 		}
-		as := make([]queuebox.Assignment, len(rows))
-		for i, r := range rows {
-			as[i] = queuebox.Assignment{ID: r.ID, Destinations: s.router.DestinationsOf(r.Topic)}
-			if len(as[i].Destinations) == 0 {
-				as[i].DeadReason = noRouteReason(r.Topic)
-			}
+		if full {
+			continue
 		}
-		if len(as) > 0 {
-			routed, err := s.Assign(ctx, as)
-			if err != nil {
-				s.warn("routing keyed rows failed; they wait for the next claim", err)
-				return
-			}
-			s.countDead(as, routed)
-		}
-		if len(rows) < routeBatch {
-			return
+		t.Reset(r.interval)
+		select {
+		case <-ctx.Done():
+		case <-r.wake:
+		case <-t.C:
 		}
 	}
 }
 
+// step routes up to routeBatch rows and says how many it routed and
+// whether it read a full batch (more may wait). A row whose topic no
+// route matches goes dead, as a row without a key does at its claim, so
+// it never holds back the rest of its key.
+func (r *keyRouter) step(ctx context.Context) (routed int, full bool) {
+	rows, err := r.store.Unrouted(ctx, routeBatch)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.warn.warn("reading the keyed rows to route failed; they wait for the next step", err)
+		}
+		return 0, false
+	}
+	if len(rows) == 0 {
+		return 0, false
+	}
+	as := make([]queuebox.Assignment, len(rows))
+	for i, row := range rows {
+		as[i] = queuebox.Assignment{ID: row.ID, Destinations: r.router.DestinationsOf(row.Topic)}
+		if len(as[i].Destinations) == 0 {
+			as[i].DeadReason = noRouteReason(row.Topic)
+		}
+	}
+	done, err := r.store.Assign(ctx, as)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.warn.warn("routing keyed rows failed; they wait for the next step", err)
+		}
+		return 0, false
+	}
+	r.countDead(as, done)
+	return len(done), len(rows) == routeBatch
+}
+
 // countDead reports the rows of as that went dead at routing.
-func (s *laneSource) countDead(as []queuebox.Assignment, routed map[string]bool) {
-	if s.dead == nil {
+func (r *keyRouter) countDead(as []queuebox.Assignment, routed map[string]bool) {
+	if r.dead == nil {
 		return
 	}
 	for _, a := range as {
 		if a.DeadReason != "" && routed[a.ID] {
-			s.dead(a.ID, a.DeadReason)
+			r.dead(a.ID, a.DeadReason)
 		}
 	}
 }
@@ -123,7 +164,7 @@ func (s *laneSource) fanOutClaimed(ctx context.Context, rows []queuebox.ClaimedM
 	}
 	routed, err := s.Assign(ctx, as)
 	if err != nil {
-		s.warn("fanning out claimed rows failed; they are deferred and fanned out at their next claim", err)
+		s.warn.warn("fanning out claimed rows failed; they are deferred and fanned out at their next claim", err)
 		return
 	}
 	for _, r := range rows {
@@ -142,15 +183,24 @@ func (s *laneSource) NextDue(ctx context.Context, since time.Duration) (time.Dur
 	return 0, false, nil
 }
 
-func (s *laneSource) warn(msg string, err error) {
-	s.mu.Lock()
+// warner logs a failing background step at most once a minute: the step
+// is tried again soon, so every try would flood the log. It is safe for
+// concurrent use.
+type warner struct {
+	logger *slog.Logger
+	mu     sync.Mutex
+	last   time.Time
+}
+
+func (w *warner) warn(msg string, err error) {
+	w.mu.Lock()
 	now := time.Now()
-	quiet := now.Sub(s.warned) < time.Minute
+	quiet := now.Sub(w.last) < time.Minute
 	if !quiet {
-		s.warned = now
+		w.last = now
 	}
-	s.mu.Unlock()
-	if !quiet && s.logger != nil {
-		s.logger.Warn(msg, "err", err)
+	w.mu.Unlock()
+	if !quiet {
+		w.logger.Warn(msg, "err", err)
 	}
 }

@@ -22,6 +22,8 @@ type Poller struct {
 	counters  sync.Map
 	health    *claim.Health
 	postponer *postponer
+	// keys routes the keyed rows before their claim (lanes.go).
+	keys *keyRouter
 }
 
 // NewPoller builds the poller. It returns an error when a required option
@@ -34,6 +36,7 @@ func NewPoller(opts Options) (*Poller, error) {
 	p := &Poller{opts: opts,
 		health: claim.NewHealth(opts.Logger, "claims fail", "claims succeed again; the outbox poller is up")}
 	p.postponer = newPostponer(opts.Store)
+	warn := &warner{logger: opts.Logger}
 	p.finisher = newFinisher(opts.Store.Finish, opts.Store.FinishAgain, opts.ClaimTimeout, opts.Logger)
 	p.loop = claim.NewAsync(claim.Config{
 		Name:            "outbox",
@@ -49,19 +52,24 @@ func NewPoller(opts Options) (*Poller, error) {
 			Reclaimed: func(n int64) { opts.Metrics.Reclaimed.Add(float64(n)) },
 		},
 		Health: p.health,
-	}, &laneSource{OutboxStore: opts.Store, router: opts.Router, logger: opts.Logger,
-		dead: func(id, reason string) {
+	}, &laneSource{OutboxStore: opts.Store, router: opts.Router, warn: warn}, p.handle)
+	p.keys = newKeyRouter(opts.Store, opts.Router, opts.PollInterval, warn,
+		func(id, reason string) {
 			opts.Metrics.Messages.WithLabelValues("dead").Inc()
 			opts.Logger.Warn("message is dead", "message_id", id, "error", reason)
-		}}, p.handle)
+		}, p.loop.Wake)
 	return p, nil
 }
 
 // Name implements run.Component.
 func (p *Poller) Name() string { return "outbox-poller" }
 
-// Wake asks for a claim now; capture calls it on an outbox insert.
-func (p *Poller) Wake() { p.loop.Wake() }
+// Wake asks for a routing step and a claim now; capture calls it on an
+// outbox insert.
+func (p *Poller) Wake() {
+	p.keys.Wake()
+	p.loop.Wake()
+}
 
 // Run claims and delivers until ctx ends, then drains as claim.Loop.Run
 // documents. It returns once the outcomes decided in the drain are
@@ -74,8 +82,8 @@ func (p *Poller) Run(ctx context.Context) error {
 	go p.finisher.run(stop)
 	gauges := newGaugeRefresher(p.opts, &p.published)
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); gauges.run(ctx) }()
+	wg.Go(func() { gauges.run(ctx) })
+	wg.Go(func() { p.keys.run(ctx) })
 	err := p.loop.Run(ctx)
 	stopFinisher()
 	<-p.finisher.stopped
