@@ -32,7 +32,12 @@ type memStore struct {
 	failAssign error
 	// unrouted are handed out once, by the first Unrouted.
 	unrouted []queuebox.UnroutedRow
+	// keyOrder makes the store one without the lane columns.
+	keyOrder bool
 }
+
+// Lanes implements queuebox.LaneStore.
+func (s *memStore) Lanes() bool { return !s.keyOrder }
 
 var _ queuebox.OutboxStore = (*memStore)(nil)
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
@@ -117,4 +118,23 @@ func TestPollerRoutesKeyedRowsBeforeTheClaim(t *testing.T) {
 	require.Eventually(t, func() bool {
 		return testutil.ToFloat64(m.Messages.WithLabelValues("dead")) == 1
 	}, 20*time.Second, 5*time.Millisecond)
+}
+
+// An outbox without the lane columns cannot hold the deliveries of a
+// fan-out: the poller refuses such a route at start, naming its key.
+func TestPollerRefusesAFanOutOnAnOutboxWithoutLanes(t *testing.T) {
+	t.Parallel()
+	fr := fanOutRoutes()
+	router, err := deliver.NewRouter(fr.routes, fr.dests)
+	require.NoError(t, err)
+	store := newMemStore()
+	store.keyOrder = true
+	_, err = deliver.NewPoller(deliver.Options{Store: store, Router: router,
+		Metrics: deliver.NewMetrics(prometheus.NewRegistry())})
+	require.ErrorContains(t, err, "routes[0].destinations")
+	require.ErrorContains(t, err, "destination and origin_id")
+	store.keyOrder = false
+	_, err = deliver.NewPoller(deliver.Options{Store: store, Router: router,
+		Metrics: deliver.NewMetrics(prometheus.NewRegistry())})
+	require.NoError(t, err)
 }

@@ -2,6 +2,7 @@ package deliver
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/alternayte/queuebox/pkg/claim"
@@ -32,6 +33,9 @@ func NewPoller(opts Options) (*Poller, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
+	}
+	if rt, ok := opts.Router.FanOut(); ok && !queuebox.HasLanes(opts.Store) {
+		return nil, fmt.Errorf("routes[%d].destinations: a route with several destinations needs the outbox columns destination and origin_id, which the outbox table lacks (the start's schema warning gives the statements that add them)", rt.Index)
 	}
 	p := &Poller{opts: opts,
 		health: claim.NewHealth(opts.Logger, "claims fail", "claims succeed again; the outbox poller is up")}

@@ -107,6 +107,17 @@ func (r *Router) Match(topic string) (Route, bool) {
 	return Route{}, false
 }
 
+// FanOut returns the first route that names several destinations, and
+// whether there is one.
+func (r *Router) FanOut() (Route, bool) {
+	for _, rt := range r.routes {
+		if len(rt.Destinations) > 1 {
+			return rt, true
+		}
+	}
+	return Route{}, false
+}
+
 // DestinationsOf returns the names of the destinations a topic routes
 // to, in the route's order, or nil when no route matches.
 func (r *Router) DestinationsOf(topic string) []string {

@@ -2,6 +2,7 @@ package queuebox
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -127,6 +128,26 @@ type Assignment struct {
 	Destinations []string
 	// DeadReason is the last_error of a row that no route can take.
 	DeadReason string
+}
+
+// ErrNoLanes is the error of Assign on an outbox without the lane
+// columns (a custom table made before them): it cannot route a row, nor
+// add the deliveries of a fan-out.
+var ErrNoLanes = errors.New("the outbox table has no lane columns (destination, origin_id)")
+
+// LaneStore is an extension of an OutboxStore that says whether its table
+// has the lane columns. A store without them orders by key alone: its
+// claim takes the head of each key whatever the destination, its
+// Unrouted finds nothing and its Assign fails with ErrNoLanes. A store
+// that does not implement it has lanes.
+type LaneStore interface {
+	Lanes() bool
+}
+
+// HasLanes says whether store orders by lane (see LaneStore).
+func HasLanes(store OutboxStore) bool {
+	ls, ok := store.(LaneStore)
+	return !ok || ls.Lanes()
 }
 
 // OutboxStore is the outbox side of a store: the claim protocol of the

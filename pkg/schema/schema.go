@@ -59,6 +59,10 @@ type Outbox struct {
 	Sequence       string
 	Destination    string
 	OriginID       string
+	// Lanes says the table has the lane columns Destination and OriginID
+	// (migration V16). A custom table made before them has not; the store
+	// then orders by key alone and refuses fan-out.
+	Lanes bool
 	// DiscardedAt is the workbench's mark (migration V13). It has no
 	// column mapping: a custom table adds it under this name.
 	DiscardedAt string
@@ -129,7 +133,7 @@ func New(d Dialect, db config.Database) Layout {
 			ScheduledAt: q(o.ScheduledAt), CreatedAt: q(o.CreatedAt), UpdatedAt: q(o.UpdatedAt),
 			ClaimedAt: q(o.ClaimedAt), ClaimToken: q(o.ClaimToken), LeaseExpiresAt: q(o.LeaseExpiresAt),
 			LastError: q(o.LastError), Sequence: q(o.Sequence), DiscardedAt: q(DiscardedAtColumn),
-			Destination: q(o.Destination), OriginID: q(o.OriginID),
+			Destination: q(o.Destination), OriginID: q(o.OriginID), Lanes: true,
 		},
 		I: Inbox{
 			Table: q(db.InboxTableName), ID: q(i.ID), Source: q(i.Source),

@@ -11,37 +11,40 @@ import (
 )
 
 // CheckSchema reads the columns of both tables and stops the start when a
-// table is missing or when a column that a later release added is
-// absent: the inbox headers column, and the outbox sequence, destination
-// and origin_id columns. The error carries the statements that add each
+// table is missing or when a column that a later release added and that
+// QueueBox needs is absent: the inbox headers column and the outbox
+// sequence column. The error carries the statements that add each
 // missing column, all at once, so one fix and one restart suffice.
-// QueueBox checks no other column: a missing one fails the first
-// statement that names it.
-func (db *DB) CheckSchema(ctx context.Context, l schema.Layout, keys startup.Keys) error {
+// The lane columns (destination, origin_id) are not required: a table
+// without them runs in key order (one order per key across destinations,
+// no fan-out), and laneGaps holds the statements that add them, for the
+// start to log. QueueBox checks no other column: a missing one fails the
+// first statement that names it.
+func (db *DB) CheckSchema(ctx context.Context, l schema.Layout, keys startup.Keys) (laneGaps []string, err error) {
 	inboxCols, err := db.columns(ctx, l.I.Table)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	outboxCols, err := db.columns(ctx, l.O.Table)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := l.MissingTable(inboxCols, outboxCols); err != nil {
-		return err
+		return nil, err
 	}
-	if missing := missingColumns(l, inboxCols, outboxCols, keys); len(missing) > 0 {
-		return errors.New(strings.Join(missing, " "))
+	missing, laneGaps := missingColumns(l, inboxCols, outboxCols, keys)
+	if len(missing) > 0 {
+		return nil, errors.New(strings.Join(missing, " "))
 	}
-	return nil
+	return laneGaps, nil
 }
 
 // missingColumns returns one message per checked column that the tables
-// lack, each with the statements that add it, in the order they must
+// lack (the lane columns apart, in laneGaps), each with the statements that add it, in the order they must
 // run. The lane index needs both the sequence and the destination
 // column, so it comes with the destination column, or with the sequence
 // column when only that one is missing.
-func missingColumns(l schema.Layout, inboxCols, outboxCols map[string]bool, keys startup.Keys) []string {
-	var missing []string
+func missingColumns(l schema.Layout, inboxCols, outboxCols map[string]bool, keys startup.Keys) (missing, laneGaps []string) {
 	o, has := l.O, func(col string) bool { return outboxCols[schema.Unquote(col)] }
 	if !inboxCols[schema.Unquote(l.I.Headers)] {
 		missing = append(missing, fmt.Sprintf("the inbox table %s has no column %s (%s). Add it: ALTER TABLE %s ADD COLUMN %s JSONB NOT NULL DEFAULT '{}';",
@@ -58,15 +61,15 @@ func missingColumns(l schema.Layout, inboxCols, outboxCols map[string]bool, keys
 		missing = append(missing, msg)
 	}
 	if !has(o.Destination) {
-		missing = append(missing, fmt.Sprintf("the outbox table %s has no column %s (%s). Add it: ALTER TABLE %s ADD COLUMN %s VARCHAR(200) NOT NULL DEFAULT ''; %s CREATE INDEX ON %s (%s) WHERE %s = 'pending' AND %s = '' AND %s > '';",
+		laneGaps = append(laneGaps, fmt.Sprintf("the outbox table %s has no column %s (%s). Add it: ALTER TABLE %s ADD COLUMN %s VARCHAR(200) NOT NULL DEFAULT ''; %s CREATE INDEX ON %s (%s) WHERE %s = 'pending' AND %s = '' AND %s > '';",
 			o.Table, o.Destination, keys.OutboxDestination, o.Table, o.Destination, lane,
 			o.Table, o.Sequence, o.State, o.Destination, o.Key))
 	}
 	if !has(o.OriginID) {
-		missing = append(missing, fmt.Sprintf("the outbox table %s has no column %s (%s). Add it: ALTER TABLE %s ADD COLUMN %s UUID; CREATE INDEX ON %s (%s) WHERE %s IS NOT NULL;",
+		laneGaps = append(laneGaps, fmt.Sprintf("the outbox table %s has no column %s (%s). Add it: ALTER TABLE %s ADD COLUMN %s UUID; CREATE INDEX ON %s (%s) WHERE %s IS NOT NULL;",
 			o.Table, o.OriginID, keys.OutboxOriginID, o.Table, o.OriginID, o.Table, o.OriginID, o.OriginID))
 	}
-	return missing
+	return missing, laneGaps
 }
 
 // columns returns the column names of a quoted table name resolved through

@@ -41,6 +41,8 @@ type Outbox struct {
 	db    *DB
 	lease time.Duration
 	opts  leaseclock.Options
+	// lanes says the table has the lane columns (schema.Outbox.Lanes).
+	lanes bool
 
 	claimKeyedFirst, claimUnkeyedFirst   string
 	finish, renew, reclaim, pendingStats string
@@ -54,15 +56,15 @@ type Outbox struct {
 // outbox.claimTimeoutMs. Several Outbox values over one DB behave as
 // several replicas: the database alone keeps them off each other's rows.
 func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*Outbox, error) {
-	o := &Outbox{db: db, lease: lease, opts: leaseclock.New(opts)}
+	o := &Outbox{db: db, lease: lease, opts: leaseclock.New(opts), lanes: l.O.Lanes}
 	var err error
 	render := func(dst *string, name string, data any) {
 		if err == nil {
 			*dst, err = render(name, data)
 		}
 	}
-	render(&o.claimKeyedFirst, "outbox_claim", claimData{l, true})
-	render(&o.claimUnkeyedFirst, "outbox_claim", claimData{l, false})
+	render(&o.claimKeyedFirst, claimStatement(l), claimData{l, true})
+	render(&o.claimUnkeyedFirst, claimStatement(l), claimData{l, false})
 	render(&o.finish, "outbox_finish", l)
 	render(&o.written, "outbox_written", l)
 	render(&o.renew, "outbox_renew", l)
@@ -139,3 +141,15 @@ func scanMessage(row pgx.CollectableRow) (queuebox.ClaimedMessage, error) {
 	m.Headers, err = rowcodec.DecodeHeaders(headers)
 	return queuebox.ClaimedMessage{OutboxMessage: &m, HeadersErr: err}, nil
 }
+
+// claimStatement names the claim of the layout: the claim of lanes, or
+// the key-order claim of an outbox without the lane columns.
+func claimStatement(l schema.Layout) string {
+	if l.O.Lanes {
+		return "outbox_claim"
+	}
+	return "outbox_claim_keys"
+}
+
+// Lanes implements queuebox.LaneStore.
+func (o *Outbox) Lanes() bool { return o.lanes }

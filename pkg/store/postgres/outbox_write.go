@@ -144,13 +144,19 @@ func (o *Outbox) Postpone(ctx context.Context, p queuebox.PostponeParams) (int64
 	if unrouted == nil {
 		unrouted = []string{}
 	}
-	return o.db.execCount(ctx, repeatable, "postpone outbox rows", o.postpone,
-		p.Topics, p.Delay.Milliseconds(), o.opts.Clock(), p.Destination, unrouted)
+	args := []any{p.Topics, p.Delay.Milliseconds(), o.opts.Clock()}
+	if o.lanes {
+		args = append(args, p.Destination, unrouted)
+	}
+	return o.db.execCount(ctx, repeatable, "postpone outbox rows", o.postpone, args...)
 }
 
 // Unrouted lists up to limit pending keyed rows without a destination,
 // lowest sequence first. It locks nothing and is safe to repeat.
 func (o *Outbox) Unrouted(ctx context.Context, limit int) ([]queuebox.UnroutedRow, error) {
+	if !o.lanes {
+		return nil, nil
+	}
 	var out []queuebox.UnroutedRow
 	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
 		rows, err := conn.Query(ctx, o.unrouted, limit)
@@ -173,6 +179,9 @@ func (o *Outbox) Unrouted(ctx context.Context, limit int) ([]queuebox.UnroutedRo
 // statement, and returns the ids it routed (see queuebox.OutboxStore).
 // It is idempotent, so it is safe to repeat after a broken connection.
 func (o *Outbox) Assign(ctx context.Context, assignments []queuebox.Assignment) (map[string]bool, error) {
+	if !o.lanes {
+		return nil, fmt.Errorf("route outbox rows: %w", queuebox.ErrNoLanes)
+	}
 	if len(assignments) == 0 {
 		return map[string]bool{}, nil
 	}

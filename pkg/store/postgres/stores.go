@@ -45,7 +45,7 @@ func OpenStores(ctx context.Context, opts StoresOptions) (*Stores, error) {
 		return nil, err
 	}
 	s := &Stores{DB: pool, Layout: opts.Layout}
-	if err := startup.Prepare(ctx, s.DB, s.Layout, opts.Migrate, opts.Logger); err != nil {
+	if s.Layout, err = startup.Prepare(ctx, s.DB, s.Layout, opts.Migrate, opts.Logger); err != nil {
 		pool.Close()
 		return nil, err
 	}

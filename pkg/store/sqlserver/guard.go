@@ -24,36 +24,39 @@ GROUP BY ic.index_id`
 )
 
 // CheckSchema reads the columns of both tables and stops the start when a
-// table is missing or when a column that a later release added is
-// absent: the inbox headers column, and the outbox sequence, destination
-// and origin_id columns. The error carries the T-SQL statements that add
+// table is missing or when a column that a later release added and that
+// QueueBox needs is absent: the inbox headers column and the outbox
+// sequence column. The error carries the T-SQL statements that add
 // each missing column (16_Use_custom_tables.md), all at once, so one fix
-// and one restart suffice.
-func (db *DB) CheckSchema(ctx context.Context, l schema.Layout, keys startup.Keys) error {
+// and one restart suffice. The lane columns (destination, origin_id) are
+// not required: a table without them runs in key order (one order per key
+// across destinations, no fan-out), and laneGaps holds the statements
+// that add them, for the start to log.
+func (db *DB) CheckSchema(ctx context.Context, l schema.Layout, keys startup.Keys) (laneGaps []string, err error) {
 	inboxCols, err := db.columns(ctx, l.I.Table)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	outboxCols, err := db.columns(ctx, l.O.Table)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := l.MissingTable(inboxCols, outboxCols); err != nil {
-		return err
+		return nil, err
 	}
-	if missing := missingColumns(l, inboxCols, outboxCols, keys); len(missing) > 0 {
-		return errors.New(strings.Join(missing, " "))
+	missing, laneGaps := missingColumns(l, inboxCols, outboxCols, keys)
+	if len(missing) > 0 {
+		return nil, errors.New(strings.Join(missing, " "))
 	}
-	return nil
+	return laneGaps, nil
 }
 
 // missingColumns returns one message per checked column that the tables
-// lack, each with the T-SQL that adds it, in the order the statements
+// lack (the lane columns apart, in laneGaps), each with the T-SQL that adds it, in the order the statements
 // must run. The lane index needs both the sequence and the destination
 // column, so it comes with the destination column, or with the sequence
 // column when only that one is missing.
-func missingColumns(l schema.Layout, inboxCols, outboxCols map[string]bool, keys startup.Keys) []string {
-	var missing []string
+func missingColumns(l schema.Layout, inboxCols, outboxCols map[string]bool, keys startup.Keys) (missing, laneGaps []string) {
 	o, has := l.O, func(col string) bool { return outboxCols[schema.Unquote(col)] }
 	if !inboxCols[schema.Unquote(l.I.Headers)] {
 		missing = append(missing, fmt.Sprintf("the inbox table %s has no column %s (%s). Add it: ALTER TABLE %s ADD %s NVARCHAR(MAX) NOT NULL DEFAULT '{}';",
@@ -71,15 +74,15 @@ func missingColumns(l schema.Layout, inboxCols, outboxCols map[string]bool, keys
 		missing = append(missing, msg)
 	}
 	if !has(o.Destination) {
-		missing = append(missing, fmt.Sprintf("the outbox table %s has no column %s (%s). Add it: ALTER TABLE %s ADD %s NVARCHAR(200) NOT NULL DEFAULT ''; %s CREATE INDEX %s ON %s (%s) WHERE %s = 'pending' AND %s = '' AND %s > '';",
+		laneGaps = append(laneGaps, fmt.Sprintf("the outbox table %s has no column %s (%s). Add it: ALTER TABLE %s ADD %s NVARCHAR(200) NOT NULL DEFAULT ''; %s CREATE INDEX %s ON %s (%s) WHERE %s = 'pending' AND %s = '' AND %s > '';",
 			o.Table, o.Destination, keys.OutboxDestination, o.Table, o.Destination, lane,
 			index("unrouted"), o.Table, o.Sequence, o.State, o.Destination, o.Key))
 	}
 	if !has(o.OriginID) {
-		missing = append(missing, fmt.Sprintf("the outbox table %s has no column %s (%s). Add it: ALTER TABLE %s ADD %s UNIQUEIDENTIFIER NULL; CREATE INDEX %s ON %s (%s) WHERE %s IS NOT NULL;",
+		laneGaps = append(laneGaps, fmt.Sprintf("the outbox table %s has no column %s (%s). Add it: ALTER TABLE %s ADD %s UNIQUEIDENTIFIER NULL; CREATE INDEX %s ON %s (%s) WHERE %s IS NOT NULL;",
 			o.Table, o.OriginID, keys.OutboxOriginID, o.Table, o.OriginID, index("origin"), o.Table, o.OriginID, o.OriginID))
 	}
-	return missing
+	return missing, laneGaps
 }
 
 // columns returns the column names of a quoted table, or nil when the

@@ -164,6 +164,9 @@ func jsonArg[T any](list []T) string {
 // lowest sequence first. It holds no lock past the read and is safe to
 // repeat.
 func (o *Outbox) Unrouted(ctx context.Context, limit int) ([]queuebox.UnroutedRow, error) {
+	if !o.lanes {
+		return nil, nil
+	}
 	var out []queuebox.UnroutedRow
 	err := o.db.on(ctx, func(ctx context.Context, conn *sql.Conn) error {
 		rows, err := conn.QueryContext(ctx, o.unrouted, limit)
@@ -216,6 +219,9 @@ func assignJSON(c rowcodec.Assignments) (routed, copies string) {
 // It is idempotent, so a repeat after a lost deadlock is safe; after any
 // other error the caller may simply call it again.
 func (o *Outbox) Assign(ctx context.Context, assignments []queuebox.Assignment) (map[string]bool, error) {
+	if !o.lanes {
+		return nil, fmt.Errorf("route outbox rows: %w", queuebox.ErrNoLanes)
+	}
 	c := rowcodec.SplitAssignments(assignments)
 	if len(c.IDs) == 0 {
 		return map[string]bool{}, nil

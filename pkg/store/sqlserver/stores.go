@@ -45,7 +45,7 @@ func OpenStores(ctx context.Context, opts StoresOptions) (*Stores, error) {
 		return nil, err
 	}
 	s := &Stores{DB: db, Layout: opts.Layout}
-	if err := startup.Prepare(ctx, s.DB, s.Layout, opts.Migrate, opts.Logger); err != nil {
+	if s.Layout, err = startup.Prepare(ctx, s.DB, s.Layout, opts.Migrate, opts.Logger); err != nil {
 		db.Close()
 		return nil, err
 	}

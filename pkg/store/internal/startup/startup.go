@@ -5,6 +5,7 @@ package startup
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/alternayte/queuebox/pkg/schema"
@@ -14,9 +15,11 @@ import (
 type Schema interface {
 	// Migrate applies the bundled migrations and returns their versions.
 	Migrate(ctx context.Context, log *slog.Logger) ([]int, error)
-	// CheckSchema stops the start when a table or a checked column is
-	// missing, naming the configuration key of each missing column.
-	CheckSchema(ctx context.Context, l schema.Layout, keys Keys) error
+	// CheckSchema stops the start when a table or a required column is
+	// missing, naming the configuration key of each missing column, and
+	// returns what the outbox lacks for lanes (empty when it has their
+	// columns), each with the statements that add it.
+	CheckSchema(ctx context.Context, l schema.Layout, keys Keys) (laneGaps []string, err error)
 	// IndexWarnings names the indexes of the relay claim that are missing.
 	IndexWarnings(ctx context.Context, l schema.Layout) ([]string, error)
 }
@@ -37,8 +40,10 @@ var ColumnKeys = Keys{
 }
 
 // Prepare migrates db when migrate is true, runs the schema guard for l
-// and logs each index warning to log (nil logs nothing).
-func Prepare(ctx context.Context, db Schema, l schema.Layout, migrate bool, log *slog.Logger) error {
+// and logs each index warning to log (nil logs nothing). It returns l,
+// with lanes off when the outbox lacks their columns (a custom table made
+// before them), which it logs with the statements that turn them on.
+func Prepare(ctx context.Context, db Schema, l schema.Layout, migrate bool, log *slog.Logger) (schema.Layout, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -46,19 +51,25 @@ func Prepare(ctx context.Context, db Schema, l schema.Layout, migrate bool, log 
 		start := time.Now()
 		applied, err := db.Migrate(ctx, log)
 		if err != nil {
-			return err
+			return l, err
 		}
 		log.Info("schema up to date", "applied", applied, "took_ms", time.Since(start).Milliseconds())
 	}
-	if err := db.CheckSchema(ctx, l, ColumnKeys); err != nil {
-		return err
+	laneGaps, err := db.CheckSchema(ctx, l, ColumnKeys)
+	if err != nil {
+		return l, err
+	}
+	if len(laneGaps) > 0 {
+		l.O.Lanes = false
+		log.Warn("schema: the outbox runs in key order (the rows of a key keep one order across all destinations, and a route with several destinations is refused) until it has the lane columns",
+			"warning", strings.Join(laneGaps, " "))
 	}
 	warnings, err := db.IndexWarnings(ctx, l)
 	if err != nil {
-		return err
+		return l, err
 	}
 	for _, w := range warnings {
 		log.Warn("schema", "warning", w)
 	}
-	return nil
+	return l, nil
 }

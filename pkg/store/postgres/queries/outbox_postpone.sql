@@ -10,10 +10,14 @@
 -- scheduled_at changes; a processing row belongs to a claim and is left
 -- alone. A row that a claim locks right now is waited for and then
 -- re-checked, so it is skipped once the claim made it processing. $3 is
--- the nullable clock.
+-- the nullable clock. An outbox without the lane columns has no
+-- destination and no fan-out: every row of the topics moves, and the
+-- statement takes $1 to $3 only.
 UPDATE {{.O.Table}} o
 SET {{.O.ScheduledAt}} = {{template "now" "$3"}} + $2 * interval '1 millisecond'
 WHERE o.{{.O.Topic}} = ANY ($1::text[])
   AND o.{{.O.State}} = 'pending'
   AND o.{{.O.ScheduledAt}} < {{template "now" "$3"}} + $2 * interval '1 millisecond'
+{{- if .O.Lanes}}
   AND (o.{{.O.Destination}} = $4 OR (o.{{.O.Destination}} = '' AND o.{{.O.Topic}} = ANY ($5::text[])))
+{{- end}}

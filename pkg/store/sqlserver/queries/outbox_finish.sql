@@ -29,8 +29,8 @@ SET {{.O.State}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN 'pending' ELSE
                          ELSE o.{{.O.ScheduledAt}} END,
     {{.O.LastError}} = CASE WHEN d.outcome IN ('sent', 'defer') THEN o.{{.O.LastError}} ELSE d.error END,
     {{.O.LeaseExpiresAt}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN NULL ELSE o.{{.O.LeaseExpiresAt}} END,
-    {{.O.Destination}} = CASE WHEN o.{{.O.Destination}} = '' THEN COALESCE(d.dest, '') ELSE o.{{.O.Destination}} END,
-    {{.O.UpdatedAt}} = {{template "now" "@p2"}}
+    {{if .O.Lanes}}{{.O.Destination}} = CASE WHEN o.{{.O.Destination}} = '' THEN COALESCE(d.dest, '') ELSE o.{{.O.Destination}} END,
+    {{end}}{{.O.UpdatedAt}} = {{template "now" "@p2"}}
 OUTPUT LOWER(CONVERT(NVARCHAR(36), inserted.{{.O.ID}}))
 FROM {{.O.Table}} AS o WITH (UPDLOCK, ROWLOCK)
 JOIN d ON o.{{.O.ID}} = d.id

@@ -18,5 +18,7 @@ FROM {{.O.Table}} AS o WITH (ROWLOCK)
 WHERE o.{{.O.Topic}} IN (SELECT value FROM OPENJSON(@p1))
   AND o.{{.O.State}} = 'pending'
   AND o.{{.O.ScheduledAt}} < {{template "after" args "Ms" "@p2" "Now" "@p3"}}
+{{- if .O.Lanes}}
   AND (o.{{.O.Destination}} = @p4
        OR (o.{{.O.Destination}} = '' AND o.{{.O.Topic}} IN (SELECT value FROM OPENJSON(@p5))))
+{{- end}}

@@ -6,7 +6,7 @@
 -- attempt and last_error as they were: the destination could not take
 -- the row, so no attempt was made) or dead. dest records the destination
 -- of a row that was routed at its claim (one without a key); a row that
--- has one keeps it. The fence locks the rows first, in id order, as the
+-- has one keeps it (an outbox without the lane columns records none). The fence locks the rows first, in id order, as the
 -- renewal locks them: the writer and the renewal of one replica run on
 -- two connections at once, and two statements that lock shared rows in
 -- different orders deadlock.

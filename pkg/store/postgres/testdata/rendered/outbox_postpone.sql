@@ -10,7 +10,9 @@
 -- scheduled_at changes; a processing row belongs to a claim and is left
 -- alone. A row that a claim locks right now is waited for and then
 -- re-checked, so it is skipped once the claim made it processing. $3 is
--- the nullable clock.
+-- the nullable clock. An outbox without the lane columns has no
+-- destination and no fan-out: every row of the topics moves, and the
+-- statement takes $1 to $3 only.
 UPDATE "qb_outbox" o
 SET "ob_scheduledat" = COALESCE($3::timestamptz, now()) + $2 * interval '1 millisecond'
 WHERE o."ob_topic" = ANY ($1::text[])

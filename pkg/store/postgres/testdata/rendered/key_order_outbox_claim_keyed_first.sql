@@ -1,0 +1,102 @@
+-- The claim of an outbox without the lane columns (a custom table made
+-- before migration V16): the key alone is the unit of order, as before
+-- lanes, and no row has a destination or an origin. outbox_claim.sql is
+-- the claim of lanes; this one takes the same parameters ($5, the
+-- cursor's destination, is always '' here and only typed).
+--
+-- Claims up to $1 due rows. A keyed row is claimable only as the head of
+-- its key: the pending or processing row of that key with the lowest
+-- sequence. The keyed part walks the distinct keys of the partial
+-- (key, sequence) index one probe per key, starting after the cursor $2
+-- and wrapping around, so its cost follows the number of keys, not the
+-- depth of their backlog. Rows without a key (null or '') come from the
+-- partial (scheduled_at, sequence) indexes of due unkeyed rows (V14), the
+-- earliest due first, so the scan starts at a due row and never walks the
+-- rows that wait for a later time: a paused destination's deferred
+-- backlog costs the claims of the other destinations nothing. They are
+-- locked as they are read (SKIP LOCKED), so a concurrent claim of another
+-- replica takes the rows after them instead of colliding on the same
+-- ones. CTEs are read lazily: the LIMIT of
+-- candidates stops both scans, and no row is locked that is not claimed.
+-- Keyed heads are locked afterwards with SKIP LOCKED; the state re-check
+-- after the lock drops a row that a concurrent claim took first. $4 is
+-- the nullable clock (the "now" partial of partials.sql, written out so
+-- that this template renders on its own): NULL reads the database clock.
+WITH RECURSIVE unused AS (SELECT $5::text), after_cursor AS (
+    (SELECT "ob_key" AS k, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due
+     FROM "qb_outbox"
+     WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > $2
+     ORDER BY "ob_key", "ob_sequence"
+     LIMIT 1)
+    UNION ALL
+    SELECT nxt.k, nxt.id, nxt.st, nxt.due
+    FROM after_cursor a
+    CROSS JOIN LATERAL (
+        SELECT "ob_key" AS k, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due
+        FROM "qb_outbox"
+        WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > a.k
+        ORDER BY "ob_key", "ob_sequence"
+        LIMIT 1) nxt
+), before_cursor AS (
+    (SELECT "ob_key" AS k, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due
+     FROM "qb_outbox"
+     WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > '' AND "ob_key" <= $2
+     ORDER BY "ob_key", "ob_sequence"
+     LIMIT 1)
+    UNION ALL
+    SELECT nxt.k, nxt.id, nxt.st, nxt.due
+    FROM before_cursor b
+    CROSS JOIN LATERAL (
+        SELECT "ob_key" AS k, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due
+        FROM "qb_outbox"
+        WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > b.k AND "ob_key" <= $2
+        ORDER BY "ob_key", "ob_sequence"
+        LIMIT 1) nxt
+), keyed AS (
+    (SELECT id FROM after_cursor WHERE st = 'pending' AND due <= COALESCE($4::timestamptz, now()))
+    UNION ALL
+    (SELECT id FROM before_cursor WHERE st = 'pending' AND due <= COALESCE($4::timestamptz, now()))
+    LIMIT $1
+), unkeyed_null AS (
+    SELECT "ob_id" AS id FROM "qb_outbox"
+    WHERE "ob_state" = 'pending' AND "ob_key" IS NULL
+      AND "ob_scheduledat" <= COALESCE($4::timestamptz, now())
+    ORDER BY "ob_scheduledat", "ob_sequence"
+    LIMIT $1
+    FOR UPDATE SKIP LOCKED
+), unkeyed_empty AS (
+    SELECT "ob_id" AS id FROM "qb_outbox"
+    WHERE "ob_state" = 'pending' AND "ob_key" = ''
+      AND "ob_scheduledat" <= COALESCE($4::timestamptz, now())
+    ORDER BY "ob_scheduledat", "ob_sequence"
+    LIMIT $1
+    FOR UPDATE SKIP LOCKED
+), unkeyed AS (
+    (SELECT id FROM unkeyed_null) UNION ALL (SELECT id FROM unkeyed_empty)
+    LIMIT $1
+), candidates AS (
+    (SELECT id FROM keyed) UNION ALL (SELECT id FROM unkeyed)
+    LIMIT $1
+), locked AS (
+    -- One primary key probe per candidate, whatever the statistics say;
+    -- the state re-check after the lock drops a row that a concurrent
+    -- claim took first.
+    SELECT l.id FROM candidates c
+    CROSS JOIN LATERAL (
+        SELECT "ob_id" AS id FROM "qb_outbox"
+        WHERE "ob_id" = c.id
+          AND "ob_state" = 'pending' AND "ob_scheduledat" <= COALESCE($4::timestamptz, now())
+        FOR UPDATE SKIP LOCKED) l
+)
+-- The lease starts when the row is updated (clock_timestamp()), not when
+-- the statement began, so the claim's own time is not taken out of it.
+UPDATE "qb_outbox" o
+SET "ob_state" = 'processing',
+    "ob_claimtoken" = gen_random_uuid(),
+    "ob_claimedat" = COALESCE($4::timestamptz, clock_timestamp()),
+    "ob_leaseexpiresat" = COALESCE($4::timestamptz, clock_timestamp()) + $3 * interval '1 millisecond',
+    "ob_updatedat" = COALESCE($4::timestamptz, now())
+WHERE o."ob_id" = ANY (ARRAY(SELECT id FROM locked))
+RETURNING o."ob_id"::text, o."ob_topic", o."ob_key", o."ob_aggregatetype", o."ob_payload"::text,
+          o."ob_headers"::text, o."ob_attempt", o."ob_maxattempts", o."ob_createdat",
+          o."ob_sequence", o."ob_claimtoken"::text, ''::text, NULL::text
