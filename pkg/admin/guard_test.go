@@ -48,7 +48,7 @@ func TestAdminChecksBearerBeforeTheBody(t *testing.T) {
 func TestEarly401ClosesTheConnectionOfAnUnfinishedBody(t *testing.T) {
 	t.Parallel()
 	cfg := enabled()
-	replay, err := admin.NewReplay(cfg, &memReplayer{}, func(string) string { return "" }, quiet())
+	replay, err := admin.NewReplay(cfg, &memReplayer{}, func(string) []string { return nil }, quiet())
 	require.NoError(t, err)
 	test, err := admin.NewTransformTest(cfg, transform.JSONata)
 	require.NoError(t, err)

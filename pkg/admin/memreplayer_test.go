@@ -25,6 +25,7 @@ type memReplayer struct {
 
 type memRow struct {
 	id, topic string
+	dest      string // the destination column; "" not routed yet
 	state     queuebox.State
 	created   time.Time
 	moved     bool // a replay moved it to pending
@@ -41,6 +42,7 @@ func selects(f queuebox.MessageFilter, r memRow) bool {
 		(f.States == nil || slices.Contains(f.States, r.state)) &&
 		(f.IDs == nil || slices.Contains(f.IDs, r.id)) &&
 		(f.Topics == nil || slices.Contains(f.Topics, r.topic)) &&
+		(f.Destination == "" || r.dest == f.Destination || (r.dest == "" && slices.Contains(f.UnroutedTopics, r.topic))) &&
 		(f.CreatedAfter == nil || r.created.After(*f.CreatedAfter)) &&
 		(f.CreatedBefore == nil || r.created.Before(*f.CreatedBefore))
 }
@@ -67,6 +69,9 @@ func (m *memReplayer) Move(_ context.Context, f queuebox.MessageFilter, limit in
 	rows := m.selected(f, limit)
 	for _, i := range rows {
 		m.rows[i].state, m.rows[i].moved = queuebox.StatePending, true
+		if f.Destination != "" {
+			m.rows[i].dest = f.Destination
+		}
 	}
 	return int64(len(rows)), nil
 }

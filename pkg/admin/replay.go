@@ -30,10 +30,6 @@ type Replayer interface {
 // batch its own short transaction.
 const ReplayBatchRows = 500
 
-// DestinationOf resolves a topic to the destination the routes send it to,
-// with the poller's first-match rule; "" when no route matches.
-type DestinationOf func(topic string) string
-
 // replayRequest is the body of POST /admin/replay. Unknown fields are
 // ignored. A list that is present but empty is still a filter: it names no
 // row, so it moves nothing, even beside other fields.
@@ -59,7 +55,7 @@ func (r replayRequest) empty() bool {
 
 // NewReplay returns the handler of POST /admin/replay. It returns an
 // error when opts has no credentials and is not Insecure.
-func NewReplay(opts Options, store Replayer, destinationOf DestinationOf, log *slog.Logger) (echo.HandlerFunc, error) {
+func NewReplay(opts Options, store Replayer, destinationsOf DestinationsOf, log *slog.Logger) (echo.HandlerFunc, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err
@@ -81,7 +77,7 @@ func NewReplay(opts Options, store Replayer, destinationOf DestinationOf, log *s
 			return fail(c)(http.StatusBadRequest, "A replay needs at least one filter.")
 		}
 		attrs := append([]any{"credential", who, "route", "POST /admin/replay"}, slog.Group("filter", req.logAttrs()...))
-		filter, err := buildFilter(c.Request().Context(), req, store, destinationOf)
+		filter, err := buildFilter(c.Request().Context(), req, store, destinationsOf)
 		var invalid invalidRequest
 		if errors.As(err, &invalid) {
 			return fail(c)(http.StatusBadRequest, "Invalid request: "+invalid.Error())
@@ -137,10 +133,12 @@ func replay(c echo.Context, store Replayer, filter queuebox.MessageFilter, dryRu
 	return c.JSON(http.StatusOK, map[string]int64{"moved": moved})
 }
 
-// buildFilter turns the request into a store filter. topic, topics and
-// destination narrow one topic set: the intersection of what each names.
-// An empty set means nothing can move.
-func buildFilter(ctx context.Context, req replayRequest, store Replayer, destinationOf DestinationOf) (queuebox.MessageFilter, error) {
+// buildFilter turns the request into a store filter. topic and topics
+// narrow one topic set: the intersection of what each names; an empty set
+// means nothing can move. destination selects the rows routed to it (the
+// destination column), and of the rows not routed yet those whose topic
+// the routes send there, among the topics the rest of the filter selects.
+func buildFilter(ctx context.Context, req replayRequest, store Replayer, destinationsOf DestinationsOf) (queuebox.MessageFilter, error) {
 	f := queuebox.MessageFilter{Table: queuebox.TableOutbox}
 	var err error
 	if req.Table != nil {
@@ -183,21 +181,24 @@ func buildFilter(ctx context.Context, req replayRequest, store Replayer, destina
 	if req.Destination == nil || (topics != nil && len(topics) == 0) {
 		return f, nil
 	}
+	if *req.Destination == "" {
+		// An empty name is no destination: it must not select the rows
+		// that no route takes, nor those not routed yet.
+		f.Topics = []string{}
+		return f, nil
+	}
 	candidates, err := store.Topics(ctx, f)
 	if err != nil {
 		return f, err
 	}
-	routed := []string{}
-	for _, t := range candidates {
-		// A topic that no route matches resolves to "", which is no
-		// destination: an empty name must not select the unrouted rows.
-		// The store lists the candidates of every topic, so the topics the
-		// request names narrow them here.
-		if *req.Destination != "" && destinationOf(t) == *req.Destination && (topics == nil || slices.Contains(topics, t)) {
-			routed = append(routed, t)
+	f.Destination = *req.Destination
+	// The store lists the candidates of every topic, so the topics the
+	// request names narrow them here.
+	for _, t := range UnroutedTopicsOf(candidates, f.Destination, destinationsOf) {
+		if topics == nil || slices.Contains(topics, t) {
+			f.UnroutedTopics = append(f.UnroutedTopics, t)
 		}
 	}
-	f.Topics = routed
 	return f, nil
 }
 

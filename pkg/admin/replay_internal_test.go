@@ -47,11 +47,11 @@ func (f *fakeReplayer) Move(_ context.Context, filter queuebox.MessageFilter, _ 
 }
 
 // routesOf sends billing.* to billing; every other topic has no route.
-func routesOf(topic string) string {
+func routesOf(topic string) []string {
 	if strings.HasPrefix(topic, "billing.") {
-		return "billing"
+		return []string{"billing"}
 	}
-	return ""
+	return nil
 }
 
 func postReplay(t *testing.T, store Replayer, body string) (int, string, string) {
@@ -98,7 +98,9 @@ func TestReplayEmptyDestinationSelectsNoUnroutedTopic(t *testing.T) {
 	code, _, _ = postReplay(t, store, `{"destination":"billing"}`)
 	require.Equal(t, http.StatusOK, code)
 	require.Len(t, store.moves, 1)
-	require.Equal(t, []string{"billing.paid"}, store.moves[0].Topics)
+	require.Equal(t, "billing", store.moves[0].Destination, "the rows routed to billing")
+	require.Equal(t, []string{"billing.paid"}, store.moves[0].UnroutedTopics, "and those not routed yet that go there")
+	require.Nil(t, store.moves[0].Topics, "no topic narrows a destination")
 }
 
 func TestReplayCanonicalisesIDs(t *testing.T) {

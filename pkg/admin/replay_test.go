@@ -63,7 +63,7 @@ func newFixture(t *testing.T, cfg admin.Options) fixture {
 		{TopicPattern: "**", Destinations: []string{"archive"}},
 	}, map[string]deliver.DestinationSpec{"billing": {Name: "billing"}, "archive": {Name: "archive"}})
 	require.NoError(t, err)
-	h, err := admin.NewReplay(cfg, store, router.DestinationOf, quiet())
+	h, err := admin.NewReplay(cfg, store, router.DestinationsOf, quiet())
 	require.NoError(t, err)
 	e := echo.New()
 	admin.Mount(e, cfg, admin.Routes{Replay: h}, quiet())
@@ -131,6 +131,41 @@ func TestReplayByDestinationAndWindow(t *testing.T) {
 	code, body = f.post(t, `{"destination":"nowhere"}`, authz...)
 	require.Equal(t, http.StatusOK, code)
 	require.JSONEq(t, `{"moved":0}`, body)
+}
+
+// A replay of one destination of a fan-out moves that destination's
+// deliveries only: the rows routed to it by their destination column,
+// and a row not routed yet whose route names it, which then goes to that
+// destination alone. The other destination's rows stay where they are.
+func TestReplayOneDestinationOfAFanOut(t *testing.T) {
+	t.Parallel()
+	store := &memReplayer{}
+	router, err := deliver.NewRouter([]deliver.RouteSpec{
+		{TopicPattern: "payment.*", Destinations: []string{"ledger", "billing"}},
+	}, map[string]deliver.DestinationSpec{"ledger": {Name: "ledger"}, "billing": {Name: "billing"}})
+	require.NoError(t, err)
+	h, err := admin.NewReplay(enabled(), store, router.DestinationsOf, quiet())
+	require.NoError(t, err)
+	e := echo.New()
+	admin.Mount(e, enabled(), admin.Routes{Replay: h}, quiet())
+	f := fixture{e: e, store: store}
+	at := instant("2026-09-24T09:00:00Z")
+	store.add(
+		memRow{id: "00000000-0000-0000-0000-000000000001", topic: "payment.paid", dest: "ledger", state: queuebox.StateSent, created: at},
+		memRow{id: "00000000-0000-0000-0000-000000000002", topic: "payment.paid", dest: "billing", state: queuebox.StateDead, created: at},
+		memRow{id: "00000000-0000-0000-0000-000000000003", topic: "payment.paid", dest: "billing", state: queuebox.StateSent, created: at},
+		memRow{id: "00000000-0000-0000-0000-000000000004", topic: "payment.paid", state: queuebox.StateSent, created: at},
+		memRow{id: "00000000-0000-0000-0000-000000000005", topic: "other", state: queuebox.StateSent, created: at})
+	code, body := f.post(t, `{"destination":"billing","states":["sent"],"createdAfter":"2026-09-24T00:00:00Z"}`, authz...)
+	require.Equal(t, http.StatusOK, code, body)
+	require.JSONEq(t, `{"moved":2}`, body)
+	require.Equal(t, []string{"3", "4"}, f.pending(t), "billing's sent rows, and the row not routed yet")
+	require.Equal(t, "billing", store.rows[3].dest, "the row not routed yet now goes to billing alone")
+	require.Equal(t, "ledger", store.rows[0].dest)
+
+	code, body = f.post(t, `{"destination":"billing","dryRun":true}`, authz...)
+	require.Equal(t, http.StatusOK, code, body)
+	require.JSONEq(t, `{"would_move":1}`, body, "the dead billing delivery is left")
 }
 
 func TestReplayByTopic(t *testing.T) {

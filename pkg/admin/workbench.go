@@ -24,17 +24,17 @@ import (
 // the credential, the route, the ids and the count. It is safe for
 // concurrent use.
 type Workbench struct {
-	store         queuebox.WorkbenchStore
-	routeOf       RouteOf
-	destinationOf DestinationOf
-	log           *slog.Logger
-	g             *guard
+	store          queuebox.WorkbenchStore
+	routeOf        RouteOf
+	destinationsOf DestinationsOf
+	log            *slog.Logger
+	g              *guard
 }
 
 // RouteOf resolves a topic to the pattern of the route that takes it and
-// that route's destination, with the poller's first-match rule; two empty
-// strings when no route matches.
-type RouteOf func(topic string) (pattern, destination string)
+// the names of that route's destinations, in its order, with the poller's
+// first-match rule; "" and nil when no route matches.
+type RouteOf func(topic string) (pattern string, destinations []string)
 
 // NewWorkbench returns the workbench routes over store. It returns an
 // error when opts has no credentials and is not Insecure.
@@ -43,8 +43,8 @@ func NewWorkbench(opts Options, store queuebox.WorkbenchStore, routeOf RouteOf, 
 	if err != nil {
 		return nil, err
 	}
-	destinationOf := func(topic string) string { _, d := routeOf(topic); return d }
-	return &Workbench{store: store, routeOf: routeOf, destinationOf: destinationOf, log: log, g: newGuard(opts)}, nil
+	destinationsOf := func(topic string) []string { _, d := routeOf(topic); return d }
+	return &Workbench{store: store, routeOf: routeOf, destinationsOf: destinationsOf, log: log, g: newGuard(opts)}, nil
 }
 
 // mount registers the routes on e.
@@ -119,30 +119,33 @@ func (w *Workbench) list(c echo.Context, _ string) error {
 	return c.JSON(http.StatusOK, map[string]any{"items": items, "nextCursor": next})
 }
 
-// resolveTopics narrows the outbox filter to the topics a glob and a
-// destination select, among the topics of the rows the rest selects.
+// resolveTopics narrows the outbox filter to the topics a glob selects,
+// and to a destination: the rows routed there, and the rows not routed
+// yet whose topic the routes send there, among the topics of the rows the
+// rest of the filter selects.
 func (w *Workbench) resolveTopics(c echo.Context, q *listQuery) error {
 	candidates, err := w.store.Topics(c.Request().Context(), q.filter)
 	if err != nil {
 		return err
 	}
-	topics := []string{}
-	for _, t := range candidates {
-		if q.topic != "" && !q.match(t) {
-			continue
+	if q.topic != "" {
+		topics := []string{}
+		for _, t := range candidates {
+			if q.match(t) {
+				topics = append(topics, t)
+			}
 		}
-		// A topic no route matches resolves to "", which is no destination.
-		if q.destination != "" && w.destinationOf(t) != q.destination {
-			continue
-		}
-		topics = append(topics, t)
+		q.filter.Topics, candidates = topics, topics
 	}
-	q.filter.Topics = topics
+	if q.destination != "" {
+		q.filter.Destination = q.destination
+		q.filter.UnroutedTopics = UnroutedTopicsOf(candidates, q.destination, w.destinationsOf)
+	}
 	return nil
 }
 
 func (w *Workbench) get(c echo.Context, _ string) error {
-	table, id, err := rowParams(c)
+	table, id, _, err := rowParams(c, false)
 	if err != nil {
 		return fail(c)(http.StatusBadRequest, err.Error())
 	}
@@ -157,7 +160,38 @@ func (w *Workbench) get(c echo.Context, _ string) error {
 	if err != nil {
 		return w.storeFailed(c, "read message", err, "message_id", id)
 	}
-	return c.JSON(http.StatusOK, w.whole(m, ps))
+	out := w.whole(m, ps)
+	if table == queuebox.TableOutbox {
+		rows, err := Deliveries(c.Request().Context(), w.store, m)
+		if err != nil {
+			return w.storeFailed(c, "read message", err, "message_id", id)
+		}
+		deliveries := make([]map[string]any, len(rows))
+		for i, r := range rows {
+			deliveries[i] = w.delivery(r)
+		}
+		out["deliveries"] = deliveries
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// target resolves the row a resend or a discard acts on: the row id
+// names, or, with a destination, the delivery of the same message to that
+// destination. code is non-zero when the request stops with it.
+func (w *Workbench) target(c echo.Context, id, dest string) (queuebox.Message, int, string) {
+	if dest == "" {
+		return queuebox.Message{ID: id}, 0, ""
+	}
+	m, err := DeliveryTo(c.Request().Context(), w.store, id, dest, w.destinationsOf)
+	switch {
+	case err == nil:
+		return m, 0, ""
+	case errors.Is(err, queuebox.ErrNotFound):
+		return m, http.StatusNotFound, fmt.Sprintf("No outbox row has the id %s", id)
+	case errors.Is(err, ErrNoDelivery):
+		return m, http.StatusNotFound, fmt.Sprintf("Message %s has no delivery to %s", m.MessageID(), dest)
+	}
+	return m, http.StatusInternalServerError, err.Error()
 }
 
 // resendBody is the optional body of a resend.
@@ -171,7 +205,7 @@ func (w *Workbench) resend(c echo.Context) error {
 	if !ok {
 		return err
 	}
-	table, id, err := rowParams(c)
+	table, id, dest, err := rowParams(c, true)
 	if err != nil {
 		return fail(c)(http.StatusBadRequest, err.Error())
 	}
@@ -195,7 +229,20 @@ func (w *Workbench) resend(c echo.Context) error {
 		}
 	}
 	route := "POST /admin/messages/{id}/resend"
-	res, err := w.store.Resend(c.Request().Context(), table, id, edit)
+	m, code, msg := w.target(c, id, dest)
+	if code == http.StatusInternalServerError {
+		return w.storeFailed(c, "resend", errors.New(msg), "credential", who, "route", route, "message_id", id)
+	}
+	if code != 0 {
+		return fail(c)(code, msg)
+	}
+	var res queuebox.ResendResult
+	if dest == "" {
+		res, err = w.store.Resend(c.Request().Context(), table, id, edit)
+	} else {
+		res, err = ResendTo(c.Request().Context(), w.store, m, dest, edit, w.destinationsOf)
+	}
+	id = m.ID
 	if code, msg, failed := w.writeOutcome(table, id, err); failed {
 		if code == http.StatusInternalServerError {
 			return w.storeFailed(c, "resend", err, "credential", who, "route", route, "message_id", id)
@@ -203,12 +250,15 @@ func (w *Workbench) resend(c echo.Context) error {
 		return fail(c)(code, msg)
 	}
 	attrs := []any{"credential", who, "route", route, "table", string(table), "ids", []string{id}, "count", 1}
+	if dest != "" {
+		attrs = append(attrs, "destination", dest)
+	}
 	if edit.Payload != nil || edit.Headers != nil {
 		attrs = append(attrs, "edited", true, "old_payload_sha256", digest(res.OldPayload),
 			"new_payload_sha256", digest(res.NewPayload), "headers_edited", edit.Headers != nil)
 	}
 	w.log.Info("admin write", attrs...)
-	return c.JSON(http.StatusOK, map[string]any{"id": id, "state": queuebox.StatePending})
+	return c.JSON(http.StatusOK, written(map[string]any{"id": id, "state": queuebox.StatePending}, dest))
 }
 
 func (w *Workbench) discard(c echo.Context) error {
@@ -216,11 +266,19 @@ func (w *Workbench) discard(c echo.Context) error {
 	if !ok {
 		return err
 	}
-	table, id, err := rowParams(c)
+	table, id, dest, err := rowParams(c, true)
 	if err != nil {
 		return fail(c)(http.StatusBadRequest, err.Error())
 	}
 	route := "POST /admin/messages/{id}/discard"
+	m, code, msg := w.target(c, id, dest)
+	if code == http.StatusInternalServerError {
+		return w.storeFailed(c, "discard", errors.New(msg), "credential", who, "route", route, "message_id", id)
+	}
+	if code != 0 {
+		return fail(c)(code, msg)
+	}
+	id = m.ID
 	err = w.store.Discard(c.Request().Context(), table, id)
 	if code, msg, failed := w.writeOutcome(table, id, err); failed {
 		if code == http.StatusInternalServerError {
@@ -228,8 +286,21 @@ func (w *Workbench) discard(c echo.Context) error {
 		}
 		return fail(c)(code, msg)
 	}
-	w.log.Info("admin write", "credential", who, "route", route, "table", string(table), "ids", []string{id}, "count", 1)
-	return c.JSON(http.StatusOK, map[string]any{"id": id, "discarded": true})
+	attrs := []any{"credential", who, "route", route, "table", string(table), "ids", []string{id}, "count", 1}
+	if dest != "" {
+		attrs = append(attrs, "destination", dest)
+	}
+	w.log.Info("admin write", attrs...)
+	return c.JSON(http.StatusOK, written(map[string]any{"id": id, "discarded": true}, dest))
+}
+
+// written is the answer of a one-row write; a write through a destination
+// names it beside the id of the delivery it moved.
+func written(body map[string]any, dest string) map[string]any {
+	if dest != "" {
+		body["destination"] = dest
+	}
+	return body
 }
 
 // writeOutcome maps a store error of a one-row write to its answer.

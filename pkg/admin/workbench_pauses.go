@@ -22,7 +22,7 @@ type pauses map[string][]queuebox.DestinationPause
 func (w *Workbench) readPauses(ctx context.Context, rows ...queuebox.Message) (pauses, error) {
 	needed := false
 	for _, m := range rows {
-		if m.Table == queuebox.TableOutbox && m.State == queuebox.StatePending && w.destinationOf(m.Topic) != "" {
+		if m.Table == queuebox.TableOutbox && m.State == queuebox.StatePending && w.pausedBy(m) != "" {
 			needed = true
 			break
 		}
@@ -39,6 +39,20 @@ func (w *Workbench) readPauses(ctx context.Context, rows ...queuebox.Message) (p
 		out[p.Destination] = append(out[p.Destination], p)
 	}
 	return out, nil
+}
+
+// pausedBy is the destination whose pause can hold back outbox row m:
+// its own destination, or the one destination its route gives a row not
+// routed yet; "" for a row not routed yet whose route fans out (it waits
+// for its deliveries to be written, not for a pause).
+func (w *Workbench) pausedBy(m queuebox.Message) string {
+	if m.Destination != "" {
+		return m.Destination
+	}
+	if names := w.destinationsOf(m.Topic); len(names) == 1 {
+		return names[0]
+	}
+	return ""
 }
 
 // deferral is the "deferral" field of an outbox row: the pause that holds

@@ -115,22 +115,31 @@ func parseTable(s string) (queuebox.Table, error) {
 	return "", invalidRequest(fmt.Sprintf("table: %q is neither outbox nor inbox", s))
 }
 
-// rowParams reads the table and the id of a one-row route.
-func rowParams(c echo.Context) (queuebox.Table, string, error) {
+// rowParams reads the table and the id of a one-row route and, when
+// withDestination (resend, discard), the destination whose delivery of
+// the message the route acts on ("" for the row itself).
+func rowParams(c echo.Context, withDestination bool) (queuebox.Table, string, string, error) {
 	for name := range c.QueryParams() {
-		if name != "table" {
-			return "", "", invalidRequest(fmt.Sprintf("%s: not a parameter of this route", name))
+		if name != "table" && (name != "destination" || !withDestination) {
+			return "", "", "", invalidRequest(fmt.Sprintf("%s: not a parameter of this route", name))
 		}
 	}
 	table, err := parseTable(c.QueryParam("table"))
 	if err != nil {
-		return "", "", err
+		return "", "", "", err
 	}
 	u, err := uuid.Parse(c.Param("id"))
 	if err != nil {
-		return "", "", invalidRequest(fmt.Sprintf("id: %q is not a UUID", c.Param("id")))
+		return "", "", "", invalidRequest(fmt.Sprintf("id: %q is not a UUID", c.Param("id")))
 	}
-	return table, u.String(), nil
+	dest := c.QueryParam("destination")
+	if c.QueryParams().Has("destination") && dest == "" {
+		return "", "", "", invalidRequest("destination: give the name of a destination")
+	}
+	if dest != "" && table != queuebox.TableOutbox {
+		return "", "", "", invalidRequest("destination: selects a delivery of an outbox row only")
+	}
+	return table, u.String(), dest, nil
 }
 
 func containsState(states []queuebox.State, s queuebox.State) bool {
@@ -159,14 +168,27 @@ func (w *Workbench) item(m queuebox.Message, ps pauses) map[string]any {
 			"attempt": m.Attempt, "lastError": m.LastError, "receivedAt": m.CreatedAt, "processedAt": m.ProcessedAt,
 			"discarded": m.DiscardedAt != nil}
 	}
-	var dest *string
-	d := w.destinationOf(m.Topic)
-	if d != "" {
-		dest = &d
-	}
+	d, routed := Destination(m, w.destinationsOf)
 	return map[string]any{"id": m.ID, "state": m.State, "topic": m.Topic, "key": m.Key, "attempt": m.Attempt,
 		"maxAttempts": m.MaxAttempts, "lastError": m.LastError, "createdAt": m.CreatedAt, "scheduledAt": m.ScheduledAt,
-		"sentAt": m.SentAt, "destination": dest, "discarded": m.DiscardedAt != nil, "deferral": ps.deferral(m, d)}
+		"sentAt": m.SentAt, "destination": nullable(d), "routed": routed, "origin": m.OriginID,
+		"discarded": m.DiscardedAt != nil, "deferral": ps.deferral(m, w.pausedBy(m))}
+}
+
+// nullable is a name, or JSON null for none.
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// delivery is the shape of one delivery of a message in the message view.
+func (w *Workbench) delivery(m queuebox.Message) map[string]any {
+	d, routed := Destination(m, w.destinationsOf)
+	return map[string]any{"id": m.ID, "destination": nullable(d), "routed": routed, "origin": m.OriginID,
+		"state": m.State, "attempt": m.Attempt, "maxAttempts": m.MaxAttempts, "lastError": m.LastError,
+		"scheduledAt": m.ScheduledAt, "sentAt": m.SentAt, "discarded": m.DiscardedAt != nil}
 }
 
 // whole is the shape of one row: the list fields, the payload and headers
@@ -187,6 +209,7 @@ func (w *Workbench) whole(m queuebox.Message, ps pauses) map[string]any {
 	out["aggregateType"] = m.AggregateType
 	out["updatedAt"] = m.UpdatedAt
 	out["sequence"] = m.Sequence
+	out["messageId"] = m.MessageID()
 	// The pattern of the first route that matches, null when none does.
 	if pattern, _ := w.routeOf(m.Topic); pattern != "" {
 		out["route"] = pattern
@@ -224,11 +247,11 @@ func (w *Workbench) overview(c echo.Context, _ string) error {
 	}
 	byDestination := map[string]float64{}
 	for topic, age := range o.OldestPendingByTopic {
-		d := w.destinationOf(topic)
-		if d == "" {
-			continue
+		// The overview counts by topic: a fan-out's pending rows count
+		// under each destination of its route.
+		for _, d := range w.destinationsOf(topic) {
+			byDestination[d] = max(byDestination[d], age.Seconds())
 		}
-		byDestination[d] = max(byDestination[d], age.Seconds())
 	}
 	bySource := map[string]float64{}
 	for s, age := range o.OldestPendingBySource {

@@ -5,9 +5,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -27,7 +29,7 @@ type fakeWorkbench struct {
 	mu                      sync.Mutex
 	rows                    []queuebox.Message
 	topics                  []string
-	filters                 []queuebox.MessageFilter
+	filters, moves          []queuebox.MessageFilter
 	resent, discarded       []string
 	resendErr               error
 	pauses                  []queuebox.DestinationPause
@@ -47,6 +49,13 @@ func (f *fakeWorkbench) List(_ context.Context, flt queuebox.MessageFilter, limi
 	f.filters = append(f.filters, flt)
 	var page queuebox.MessagePage
 	for _, m := range f.rows {
+		if flt.Message != "" && m.ID != flt.Message && (m.OriginID == nil || *m.OriginID != flt.Message) {
+			continue
+		}
+		if flt.Destination != "" && m.Destination != flt.Destination &&
+			(m.Destination != "" || !slices.Contains(flt.UnroutedTopics, m.Topic)) {
+			continue
+		}
 		if (after.IsZero() || m.Sequence < after.Sequence) && len(page.Items) < limit {
 			page.Items = append(page.Items, m)
 		}
@@ -80,6 +89,13 @@ func (f *fakeWorkbench) Resend(_ context.Context, _ queuebox.Table, id string, e
 	return queuebox.ResendResult{OldPayload: []byte(`{"v":1}`), NewPayload: edit.Payload}, nil
 }
 
+func (f *fakeWorkbench) Move(_ context.Context, flt queuebox.MessageFilter, _ int) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.moves = append(f.moves, flt)
+	return int64(len(flt.IDs)), nil
+}
+
 func (f *fakeWorkbench) Discard(_ context.Context, _ queuebox.Table, id string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -99,11 +115,14 @@ func workbench(t *testing.T, store *fakeWorkbench) (*echo.Echo, *bytes.Buffer) {
 	cfg := enabled()
 	cfg.Viewer = bearer("look")
 	var logs bytes.Buffer
-	routeOf := func(topic string) (string, string) {
-		if strings.HasPrefix(topic, "billing.") {
-			return "billing.*", "billing"
+	routeOf := func(topic string) (string, []string) {
+		switch {
+		case strings.HasPrefix(topic, "billing."):
+			return "billing.*", []string{"billing"}
+		case strings.HasPrefix(topic, "payment."):
+			return "payment.*", []string{"ledger", "billing"}
 		}
-		return "", ""
+		return "", nil
 	}
 	wb, err := admin.NewWorkbench(cfg, store, routeOf, slog.New(slog.NewJSONHandler(&logs, nil)))
 	require.NoError(t, err)
@@ -239,4 +258,121 @@ func TestWorkbenchResendLogsDigestsNotPayloads(t *testing.T) {
 	code, body = call(e, http.MethodPost, "/admin/messages/"+rowID+"/discard", "Bearer s3cret", "")
 	require.Equal(t, http.StatusOK, code)
 	require.JSONEq(t, `{"id":"`+rowID+`","discarded":true}`, body)
+}
+
+// fanOutRows are the rows of message m1 of a route payment.* ->
+// [ledger, billing] (sent to ledger, dead at billing), and a row from
+// before lanes of the same topic that has no destination.
+func fanOutRows() []queuebox.Message {
+	origin := rowID[:35] + "1"
+	return []queuebox.Message{
+		{Table: queuebox.TableOutbox, ID: origin, State: queuebox.StateSent, Topic: "payment.paid", Sequence: 7, Destination: "ledger"},
+		{Table: queuebox.TableOutbox, ID: rowID[:35] + "2", State: queuebox.StateDead, Topic: "payment.paid", Sequence: 7,
+			Destination: "billing", OriginID: &origin, Attempt: 1, LastError: ptr("HTTP 503")},
+		{Table: queuebox.TableOutbox, ID: rowID[:35] + "3", State: queuebox.StateDead, Topic: "payment.paid", Sequence: 3},
+	}
+}
+
+func ptr(s string) *string { return &s }
+
+// The list names each row's destination (its own, else the routes'
+// answer, with routed saying which) and its origin; the message view of
+// any delivery lists every delivery of its message.
+func TestWorkbenchShowsDestinationsAndDeliveries(t *testing.T) {
+	t.Parallel()
+	store := &fakeWorkbench{rows: fanOutRows()}
+	e, _ := workbench(t, store)
+	code, body := call(e, http.MethodGet, "/admin/messages", viewerOK, "")
+	require.Equal(t, http.StatusOK, code, body)
+	var list struct {
+		Items []map[string]any
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &list))
+	require.Len(t, list.Items, 3)
+	require.Equal(t, "ledger", list.Items[0]["destination"])
+	require.Equal(t, true, list.Items[0]["routed"])
+	require.Nil(t, list.Items[0]["origin"])
+	require.Equal(t, "billing", list.Items[1]["destination"])
+	require.Equal(t, store.rows[0].ID, list.Items[1]["origin"])
+	require.Equal(t, "ledger, billing", list.Items[2]["destination"], "a row not routed yet shows what the routes give")
+	require.Equal(t, false, list.Items[2]["routed"])
+
+	code, body = call(e, http.MethodGet, "/admin/messages/"+store.rows[1].ID, viewerOK, "")
+	require.Equal(t, http.StatusOK, code, body)
+	var one struct {
+		MessageID  string `json:"messageId"`
+		Deliveries []struct {
+			ID, Destination, State string
+			Attempt                int
+			LastError              *string
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &one))
+	require.Equal(t, store.rows[0].ID, one.MessageID, "a delivery carries its origin's message id")
+	require.Len(t, one.Deliveries, 2)
+	require.Equal(t, store.rows[0].ID, one.Deliveries[0].ID, "the application's row first")
+	require.Equal(t, "sent", one.Deliveries[0].State)
+	require.Equal(t, "billing", one.Deliveries[1].Destination)
+	require.Equal(t, "dead", one.Deliveries[1].State)
+	require.Equal(t, 1, one.Deliveries[1].Attempt)
+	require.Equal(t, "HTTP 503", *one.Deliveries[1].LastError)
+}
+
+// The destination filter of the list selects the destination column, and
+// of the rows not routed yet the topics whose route names it.
+func TestWorkbenchListByDestination(t *testing.T) {
+	t.Parallel()
+	store := &fakeWorkbench{rows: fanOutRows(), topics: []string{"payment.paid", "billing.paid", "orders.new"}}
+	e, _ := workbench(t, store)
+	code, body := call(e, http.MethodGet, "/admin/messages?state=dead&destination=billing", viewerOK, "")
+	require.Equal(t, http.StatusOK, code, body)
+	f := store.filters[0]
+	require.Equal(t, "billing", f.Destination)
+	require.Equal(t, []string{"payment.paid", "billing.paid"}, f.UnroutedTopics)
+	require.Nil(t, f.Topics)
+	require.Equal(t, 2, strings.Count(body, `"id":`), "billing's delivery and the row not routed yet")
+	require.NotContains(t, body, `"id":"`+store.rows[0].ID)
+
+	code, _ = call(e, http.MethodGet, "/admin/messages?destination=ledger&topic=orders.*", viewerOK, "")
+	require.Equal(t, http.StatusOK, code)
+	f = store.filters[1]
+	require.Equal(t, []string{"orders.new"}, f.Topics)
+	require.Empty(t, f.UnroutedTopics, "orders.new does not route to ledger")
+}
+
+// A resend or a discard with a destination acts on the delivery of the
+// message to that destination, whichever of its rows the id names; a row
+// not routed yet whose route fans out moves for that destination alone.
+func TestWorkbenchResendAndDiscardOneDestination(t *testing.T) {
+	t.Parallel()
+	store := &fakeWorkbench{rows: fanOutRows()}
+	e, logs := workbench(t, store)
+	origin, billing, old := store.rows[0].ID, store.rows[1].ID, store.rows[2].ID
+	code, body := call(e, http.MethodPost, "/admin/messages/"+origin+"/resend?destination=billing", "Bearer s3cret", "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.JSONEq(t, `{"id":"`+billing+`","state":"pending","destination":"billing"}`, body)
+	require.Equal(t, []string{billing}, store.resent)
+	require.Contains(t, logs.String(), `"destination":"billing"`)
+
+	code, body = call(e, http.MethodPost, "/admin/messages/"+billing+"/discard?destination=billing", "Bearer s3cret", "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.Equal(t, []string{billing}, store.discarded)
+
+	code, body = call(e, http.MethodPost, "/admin/messages/"+origin+"/resend?destination=archive", "Bearer s3cret", "")
+	require.Equal(t, http.StatusNotFound, code)
+	require.Contains(t, body, "has no delivery to archive")
+	code, _ = call(e, http.MethodPost, "/admin/messages/"+rowID+"/resend?destination=billing", "Bearer s3cret", "")
+	require.Equal(t, http.StatusNotFound, code)
+	code, body = call(e, http.MethodPost, "/admin/messages/"+origin+"/resend?table=inbox&destination=billing", "Bearer s3cret", "")
+	require.Equal(t, http.StatusBadRequest, code)
+	require.Contains(t, body, `"destination: `)
+
+	code, body = call(e, http.MethodPost, "/admin/messages/"+old+"/resend?destination=billing", "Bearer s3cret", "")
+	require.Equal(t, http.StatusOK, code, body)
+	require.Len(t, store.moves, 1)
+	require.Equal(t, queuebox.MessageFilter{Table: queuebox.TableOutbox, IDs: []string{old}, Destination: "billing",
+		UnroutedTopics: []string{"payment.paid"}, WithDiscarded: true}, store.moves[0])
+	require.Equal(t, []string{billing}, store.resent, "no resend that would fan the row out again")
+	code, _ = call(e, http.MethodPost, "/admin/messages/"+old+"/resend?destination=billing", "Bearer s3cret", `{"payload":{}}`)
+	require.Equal(t, http.StatusConflict, code, "such a row takes no edit")
 }

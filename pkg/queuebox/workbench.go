@@ -59,6 +59,21 @@ type MessageFilter struct {
 	Source string
 	// Key selects outbox rows of this key, inbox rows of this aggregate.
 	Key string
+	// Destination selects the outbox rows routed to this destination (the
+	// destination column): one destination's deliveries, and nothing of a
+	// fan-out's other destinations. A move of such a selection also gives
+	// each moved row this destination, so that a row that had none (one
+	// written before lanes, or dead before it was routed) goes to this
+	// destination alone instead of fanning out again.
+	Destination string `json:"Destination,omitempty"`
+	// UnroutedTopics widens Destination to the rows that have no
+	// destination yet and whose topic is one of these: the caller lists
+	// the topics its routes send to Destination. Without Destination it
+	// selects nothing more and nothing less.
+	UnroutedTopics []string `json:"UnroutedTopics,omitempty"`
+	// Message selects the outbox rows of one message: the row with this id
+	// and the deliveries QueueBox added for it (origin_id is this id).
+	Message string `json:"Message,omitempty"`
 	// Error selects rows whose last_error holds this text, in any case.
 	Error string
 	// IDs selects these rows only: nil any row, empty none.
@@ -71,8 +86,10 @@ type MessageFilter struct {
 }
 
 // Cursor is the position after the last row of a page, newest first:
-// outbox rows by sequence, inbox rows by created_at then id. The zero
-// Cursor is the start.
+// outbox rows by sequence then id (the deliveries of a fan-out share
+// their origin's sequence), inbox rows by created_at then id. An outbox
+// cursor without an id (one made before the deliveries existed) starts
+// after every row of its sequence. The zero Cursor is the start.
 type Cursor struct {
 	Sequence  int64     `json:"s,omitempty"`
 	CreatedAt time.Time `json:"t,omitzero"`
@@ -107,6 +124,12 @@ type Message struct {
 	MaxAttempts   int
 	UpdatedAt     time.Time
 	Sequence      int64
+	// Destination is the destination the row was routed to, "" while it
+	// has none (the caller may ask the routes).
+	Destination string
+	// OriginID is the id of the row the application wrote when this row is
+	// a delivery QueueBox added for a fan-out; nil otherwise.
+	OriginID *string
 	// SentAt is updated_at of a sent row: the table has no column of its
 	// own for it, and a sent row changes no more.
 	SentAt *time.Time
@@ -119,6 +142,16 @@ type Message struct {
 	Consumption    string
 	CorrelationID  *string
 	ProcessedAt    *time.Time
+}
+
+// MessageID is the id of the message an outbox row delivers: its origin's
+// id for a delivery of a fan-out, its own id otherwise. Every delivery of
+// one message shares it, and it is the id the destinations receive.
+func (m Message) MessageID() string {
+	if m.OriginID != nil && *m.OriginID != "" {
+		return *m.OriginID
+	}
+	return m.ID
 }
 
 // MessagePage is one page of List: the rows, newest first, and the

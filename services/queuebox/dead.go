@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/alternayte/queuebox/pkg/admin"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
 	"github.com/alternayte/queuebox/pkg/queuebox"
@@ -29,13 +30,16 @@ QueueBox is needed).
 Usage:
   queuebox dead list    [filters] [--limit N] [--cursor C] [--output table|json]
   queuebox dead show    ID [--table outbox|inbox] [--output table|json]
-  queuebox dead resend  ID [--table outbox|inbox] [--payload JSON|@FILE] [--headers JSON|@FILE] [--dry-run]
-  queuebox dead discard ID [--table outbox|inbox] [--dry-run]
+  queuebox dead resend  ID [--table outbox|inbox] [--destination NAME] [--payload JSON|@FILE] [--headers JSON|@FILE] [--dry-run]
+  queuebox dead discard ID [--table outbox|inbox] [--destination NAME] [--dry-run]
 
 list shows dead rows unless --state says otherwise. resend moves one sent
 or dead outbox row, or one dead inbox row, back to pending, as a replay
 does; discard marks one dead row discarded, which hides it from lists and
-from the doctor, and retention deletes it later like any dead row.
+from the doctor, and retention deletes it later like any dead row. With
+--destination, resend and discard act on the delivery of the message to
+that destination (of a route with several destinations), whichever row
+of the message ID names.
 Run queuebox dead <command> --help for the flags of each.
 
 Exit status: 0 done, 1 the row is missing or in the wrong state or the
@@ -67,9 +71,9 @@ func deadCmd(args []string, stdout, stderr io.Writer) int {
 // workbench is an open store set and its workbench store; close closes
 // the set.
 type workbench struct {
-	stores        queuebox.Stores
-	wb            queuebox.WorkbenchStore
-	destinationOf func(string) string
+	stores         queuebox.Stores
+	wb             queuebox.WorkbenchStore
+	destinationsOf admin.DestinationsOf
 }
 
 func (w *workbench) close() { w.stores.Close() }
@@ -99,7 +103,7 @@ func openWorkbench(ctx context.Context, wait time.Duration, stderr io.Writer) (*
 		stores.Close()
 		return nil, err
 	}
-	return &workbench{stores: stores, wb: wb, destinationOf: router.DestinationOf}, nil
+	return &workbench{stores: stores, wb: wb, destinationsOf: router.DestinationsOf}, nil
 }
 
 // session parses flags, checks that exactly want positional arguments
@@ -179,6 +183,8 @@ func rowError(table queuebox.Table, id string, err error) error {
 		return fmt.Errorf("no %s row has id %s", table, id)
 	case errors.Is(err, queuebox.ErrWrongState):
 		return fmt.Errorf("%s row %s: %w", table, id, err)
+	case errors.Is(err, admin.ErrNoDelivery):
+		return err
 	}
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/alternayte/queuebox/pkg/admin"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
@@ -52,13 +53,16 @@ func deadListCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return s.fail(stderr, err)
 	}
-	printPage(stdout, s.out, mf.Table, page, w.destinationOf)
+	printPage(stdout, s.out, mf.Table, page, w.destinationsOf)
 	return 0
 }
 
 const deadShowAbout = `queuebox dead show prints one whole row: every column, with the payload
-and the headers as JSON, and for an outbox row the destination its topic
-routes to now.`
+and the headers as JSON. For an outbox row it adds the row's destination
+(or, for a row not routed yet, where its topic routes now) and the
+deliveries of its message: the row the application wrote and the rows
+QueueBox added for the other destinations of a fan-out, each with its
+destination, state, attempt and last error.`
 
 // deadShowCmd prints one row.
 func deadShowCmd(args []string, stdout, stderr io.Writer) int {
@@ -69,7 +73,14 @@ func deadShowCmd(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer r.close()
-	item := wholeRow(r.m, r.w.destinationOf)
+	var deliveries []queuebox.Message
+	if r.t == queuebox.TableOutbox {
+		var err error
+		if deliveries, err = admin.Deliveries(r.ctx, r.w.wb, r.m); err != nil {
+			return s.fail(stderr, err)
+		}
+	}
+	item := wholeRow(r.m, r.w.destinationsOf, deliveries)
 	if s.out == "json" {
 		writeJSON(stdout, item)
 		return 0
@@ -98,6 +109,13 @@ func (r *row) close() {
 // the table before connecting, opens the workbench and reads the row.
 // When stop is true the command ends with code, its reason printed.
 func (s *session) openRow(args []string, table *string, check func(queuebox.Table) error, stdout, stderr io.Writer) (*row, int, bool) {
+	return s.openDelivery(args, table, nil, check, stdout, stderr)
+}
+
+// openDelivery is openRow for a command with --destination (dest; nil:
+// none): given a destination, the row is the delivery of the message to
+// it, whichever row of the message the id names.
+func (s *session) openDelivery(args []string, table, dest *string, check func(queuebox.Table) error, stdout, stderr io.Writer) (*row, int, bool) {
 	pos, code, stop := s.parse(args, 1, stdout, stderr)
 	if stop {
 		return nil, code, true
@@ -109,6 +127,9 @@ func (s *session) openRow(args []string, table *string, check func(queuebox.Tabl
 	if err == nil && check != nil {
 		err = check(t)
 	}
+	if err == nil && dest != nil && *dest != "" && t != queuebox.TableOutbox {
+		err = fmt.Errorf("--destination selects a delivery of an outbox row; the inbox has none")
+	}
 	if err != nil {
 		return nil, s.usage(stderr, err), true
 	}
@@ -118,10 +139,16 @@ func (s *session) openRow(args []string, table *string, check func(queuebox.Tabl
 		r.cancel()
 		return nil, s.fail(stderr, err), true
 	}
-	if r.m, err = r.w.wb.Get(r.ctx, t, r.id); err != nil {
+	if dest != nil && *dest != "" {
+		r.m, err = admin.DeliveryTo(r.ctx, r.w.wb, r.id, *dest, r.w.destinationsOf)
+	} else {
+		r.m, err = r.w.wb.Get(r.ctx, t, r.id)
+	}
+	if err != nil {
 		r.close()
 		return nil, s.fail(stderr, rowError(t, r.id, err)), true
 	}
+	r.id = r.m.ID
 	return r, 0, false
 }
 
@@ -130,7 +157,10 @@ state pending, attempt 0, due now, its error and claim cleared; it keeps
 its id. A sent or dead outbox row may take a corrected --payload and
 --headers (JSON, or @FILE to read it from a file); a dead inbox row goes
 back as stored. A row in any other state moves nothing (exit 1).
---dry-run reads the row and says what would happen.`
+--destination NAME resends the delivery of the message to NAME only, so
+the other destinations of a fan-out receive nothing again; ID may name
+any row of the message. --dry-run reads the row and says what would
+happen.`
 
 // deadResendCmd resends one row.
 func deadResendCmd(args []string, stdout, stderr io.Writer) int {
@@ -138,9 +168,10 @@ func deadResendCmd(args []string, stdout, stderr io.Writer) int {
 	table := s.flags.String("table", "outbox", "outbox or inbox")
 	payload := s.flags.String("payload", "", "a corrected payload: JSON text, or @FILE (outbox only)")
 	headers := s.flags.String("headers", "", "corrected headers: a JSON object, or @FILE (outbox only)")
+	dest := s.flags.String("destination", "", "resend the delivery of the message to this destination (outbox only)")
 	dryRun := s.flags.Bool("dry-run", false, "read the row and say what would happen, change nothing")
 	var edit queuebox.ResendEdit
-	r, code, stop := s.openRow(args, table, func(t queuebox.Table) (err error) {
+	r, code, stop := s.openDelivery(args, table, dest, func(t queuebox.Table) (err error) {
 		edit, err = resendEdit(t, *payload, *headers)
 		return err
 	}, stdout, stderr)
@@ -153,19 +184,28 @@ func deadResendCmd(args []string, stdout, stderr io.Writer) int {
 		return s.fail(stderr, fmt.Errorf("%s row %s is %s: resend moves %s rows only", t, id, m.State, joinStates(t.FinalStates())))
 	}
 	if !*dryRun {
-		res, err := w.wb.Resend(ctx, t, id, edit)
+		var res queuebox.ResendResult
+		var err error
+		if *dest == "" {
+			res, err = w.wb.Resend(ctx, t, id, edit)
+		} else {
+			res, err = admin.ResendTo(ctx, w.wb, m, *dest, edit, w.destinationsOf)
+		}
 		if err != nil {
 			return s.fail(stderr, rowError(t, id, err))
 		}
 		attrs := []any{"table", string(t), "ids", []string{id}, "count", 1}
+		if *dest != "" {
+			attrs = append(attrs, "destination", *dest)
+		}
 		if edit.Payload != nil || edit.Headers != nil {
 			attrs = append(attrs, "edited", true, "old_payload_sha256", payloadDigest(res.OldPayload),
 				"new_payload_sha256", payloadDigest(res.NewPayload), "headers_edited", edit.Headers != nil)
 		}
 		audit(stderr, "dead resend", attrs...)
 	}
-	report(stdout, s.out, map[string]any{"id": id, "table": t, "state": queuebox.StatePending, "dryRun": *dryRun},
-		fmt.Sprintf("%s row %s: %s -> pending", t, id, m.State), *dryRun)
+	report(stdout, s.out, withDestination(map[string]any{"id": id, "table": t, "state": queuebox.StatePending, "dryRun": *dryRun}, *dest),
+		fmt.Sprintf("%s row %s%s: %s -> pending", t, id, toDestination(*dest), m.State), *dryRun)
 	return 0
 }
 
@@ -212,14 +252,17 @@ const deadDiscardAbout = `queuebox dead discard marks one dead row discarded: it
 keeps every column, lists and the doctor leave it out (dead list
 --discarded shows it), and retention deletes it later like any dead row.
 A row that is not dead, or already discarded, moves nothing (exit 1).
---dry-run reads the row and says what would happen.`
+--destination NAME discards the delivery of the message to NAME only;
+ID may name any row of the message. --dry-run reads the row and says
+what would happen.`
 
 // deadDiscardCmd discards one dead row.
 func deadDiscardCmd(args []string, stdout, stderr io.Writer) int {
 	s := newSession("dead discard", deadDiscardAbout, stderr)
 	table := s.flags.String("table", "outbox", "outbox or inbox")
+	dest := s.flags.String("destination", "", "discard the delivery of the message to this destination (outbox only)")
 	dryRun := s.flags.Bool("dry-run", false, "read the row and say what would happen, change nothing")
-	r, code, stop := s.openRow(args, table, nil, stdout, stderr)
+	r, code, stop := s.openDelivery(args, table, dest, nil, stdout, stderr)
 	if stop {
 		return code
 	}
@@ -232,10 +275,14 @@ func deadDiscardCmd(args []string, stdout, stderr io.Writer) int {
 		if err := w.wb.Discard(ctx, t, id); err != nil {
 			return s.fail(stderr, rowError(t, id, err))
 		}
-		audit(stderr, "dead discard", "table", string(t), "ids", []string{id}, "count", 1)
+		attrs := []any{"table", string(t), "ids", []string{id}, "count", 1}
+		if *dest != "" {
+			attrs = append(attrs, "destination", *dest)
+		}
+		audit(stderr, "dead discard", attrs...)
 	}
-	report(stdout, s.out, map[string]any{"id": id, "table": t, "discarded": true, "dryRun": *dryRun},
-		fmt.Sprintf("%s row %s: discarded", t, id), *dryRun)
+	report(stdout, s.out, withDestination(map[string]any{"id": id, "table": t, "discarded": true, "dryRun": *dryRun}, *dest),
+		fmt.Sprintf("%s row %s%s: discarded", t, id, toDestination(*dest)), *dryRun)
 	return 0
 }
 
@@ -256,4 +303,22 @@ func report(w io.Writer, out output, v map[string]any, line string, dryRun bool)
 		line = "dry run, nothing changed: " + line
 	}
 	fmt.Fprintln(w, line)
+}
+
+// withDestination names the destination of a write through --destination
+// in its JSON report.
+func withDestination(v map[string]any, dest string) map[string]any {
+	if dest != "" {
+		v["destination"] = dest
+	}
+	return v
+}
+
+// toDestination is the words of a report line for a write through
+// --destination.
+func toDestination(dest string) string {
+	if dest == "" {
+		return ""
+	}
+	return " (the delivery to " + dest + ")"
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/alternayte/queuebox/pkg/admin"
 	"github.com/alternayte/queuebox/pkg/glob"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
@@ -51,7 +52,7 @@ func (f *filterFlags) declare(flags *flag.FlagSet, withIDs bool) {
 		flags.Var(&f.ids, "id", "a row id (UUID); repeat for several")
 	}
 	flags.StringVar(&f.topic, "topic", "", "outbox rows whose topic matches this glob, as in routes")
-	flags.StringVar(&f.destination, "destination", "", "outbox rows whose topic the routes send to this destination (first match)")
+	flags.StringVar(&f.destination, "destination", "", "outbox rows routed to this destination (and rows not routed yet whose route names it)")
 	flags.StringVar(&f.source, "source", "", "inbox rows of this source")
 	flags.StringVar(&f.key, "key", "", "outbox rows of this key, inbox rows of this aggregate id")
 	flags.StringVar(&f.errorText, "error", "", "rows whose last_error holds this text, in any case")
@@ -155,11 +156,12 @@ func joinStates(states []queuebox.State) string {
 	return strings.Join(s, ", ")
 }
 
-// resolveTopics turns --topic (a glob) and --destination (through the
-// routes' first-match rule) into the filter's topic list, from the
-// topics the other filters select. A glob or destination that no topic
-// meets leaves an empty list: the filter then selects nothing.
-func (f *filterFlags) resolveTopics(ctx context.Context, wb queuebox.WorkbenchStore, mf *queuebox.MessageFilter, destinationOf func(string) string) error {
+// resolveTopics turns --topic (a glob) into the filter's topic list, from
+// the topics the other filters select, and --destination into the
+// filter's destination: the rows routed there, and those not routed yet
+// whose topic the routes send there. A glob that no topic meets leaves an
+// empty list: the filter then selects nothing.
+func (f *filterFlags) resolveTopics(ctx context.Context, wb queuebox.WorkbenchStore, mf *queuebox.MessageFilter, destinationsOf admin.DestinationsOf) error {
 	if f.topic == "" && f.destination == "" {
 		return nil
 	}
@@ -167,19 +169,19 @@ func (f *filterFlags) resolveTopics(ctx context.Context, wb queuebox.WorkbenchSt
 	if err != nil {
 		return err
 	}
-	var pattern glob.Pattern
 	if f.topic != "" {
-		pattern = glob.MustCompile(f.topic)
+		pattern := glob.MustCompile(f.topic)
+		mf.Topics = []string{}
+		for _, topic := range candidates {
+			if pattern.Match(topic) {
+				mf.Topics = append(mf.Topics, topic)
+			}
+		}
+		candidates = mf.Topics
 	}
-	mf.Topics = []string{}
-	for _, topic := range candidates {
-		if f.topic != "" && !pattern.Match(topic) {
-			continue
-		}
-		if f.destination != "" && destinationOf(topic) != f.destination {
-			continue
-		}
-		mf.Topics = append(mf.Topics, topic)
+	if f.destination != "" {
+		mf.Destination = f.destination
+		mf.UnroutedTopics = admin.UnroutedTopicsOf(candidates, f.destination, destinationsOf)
 	}
 	return nil
 }
@@ -191,7 +193,7 @@ func openFiltered(ctx context.Context, wait time.Duration, f *filterFlags, mf *q
 	if err != nil {
 		return nil, err
 	}
-	if err := f.resolveTopics(ctx, w.wb, mf, w.destinationOf); err != nil {
+	if err := f.resolveTopics(ctx, w.wb, mf, w.destinationsOf); err != nil {
 		w.close()
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"io"
 	"testing"
@@ -96,4 +97,57 @@ func TestResendEdit(t *testing.T) {
 	require.ErrorContains(t, err, "--headers: give a JSON object")
 	_, err = resendEdit(queuebox.TableInbox, `{}`, "")
 	require.ErrorContains(t, err, "outbox rows only")
+}
+
+// topicsOnly is a workbench store that answers Topics alone.
+type topicsOnly struct {
+	queuebox.WorkbenchStore
+	topics []string
+}
+
+func (s topicsOnly) Topics(context.Context, queuebox.MessageFilter) ([]string, error) {
+	return s.topics, nil
+}
+
+// --destination selects the destination column, and of the rows not
+// routed yet the topics whose route names the destination; --topic still
+// narrows the topics.
+func TestDestinationFlagSelectsTheDestinationColumn(t *testing.T) {
+	t.Parallel()
+	store := topicsOnly{topics: []string{"payment.paid", "order.created", "audit.seen"}}
+	routes := func(topic string) []string {
+		switch topic {
+		case "payment.paid":
+			return []string{"ledger", "billing"}
+		case "order.created":
+			return []string{"billing"}
+		}
+		return nil
+	}
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		topics   []string
+		unrouted []string
+	}{
+		{"destination alone", []string{"--destination", "billing"}, nil, []string{"payment.paid", "order.created"}},
+		{"a fan-out's second destination", []string{"--destination", "ledger"}, nil, []string{"payment.paid"}},
+		{"with a topic glob", []string{"--destination", "billing", "--topic", "order.*"}, []string{"order.created"}, []string{"order.created"}},
+		{"no route names it", []string{"--destination", "nobody"}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			flags := flag.NewFlagSet("test", flag.ContinueOnError)
+			flags.SetOutput(io.Discard)
+			var f filterFlags
+			f.declare(flags, true)
+			require.NoError(t, flags.Parse(tc.args))
+			mf, err := replayFilter(&f)
+			require.NoError(t, err)
+			require.NoError(t, f.resolveTopics(context.Background(), store, &mf, routes))
+			require.Equal(t, tc.args[1], mf.Destination)
+			require.Equal(t, tc.topics, mf.Topics)
+			require.Equal(t, tc.unrouted, mf.UnroutedTopics)
+		})
+	}
 }

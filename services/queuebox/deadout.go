@@ -9,12 +9,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/alternayte/queuebox/pkg/admin"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
 // listItem is one row of a list with the fields of the admin API's list
 // item (WORKBENCH.md), camelCase, without payload and headers.
-func listItem(m queuebox.Message, destinationOf func(string) string) map[string]any {
+func listItem(m queuebox.Message, destinationsOf admin.DestinationsOf) map[string]any {
 	item := map[string]any{"id": m.ID, "state": m.State, "attempt": m.Attempt, "lastError": m.LastError,
 		"discarded": m.DiscardedAt != nil}
 	if m.Table == queuebox.TableInbox {
@@ -25,13 +26,15 @@ func listItem(m queuebox.Message, destinationOf func(string) string) map[string]
 	}
 	item["topic"], item["key"], item["maxAttempts"] = m.Topic, m.Key, m.MaxAttempts
 	item["createdAt"], item["scheduledAt"], item["sentAt"] = m.CreatedAt, m.ScheduledAt, m.SentAt
-	item["destination"] = nullable(destinationOf(m.Topic))
+	d, routed := admin.Destination(m, destinationsOf)
+	item["destination"], item["routed"], item["origin"] = nullable(d), routed, m.OriginID
 	return item
 }
 
-// wholeRow is listItem plus payload, headers and every other column.
-func wholeRow(m queuebox.Message, destinationOf func(string) string) map[string]any {
-	item := listItem(m, destinationOf)
+// wholeRow is listItem plus payload, headers and every other column, and
+// for an outbox row the deliveries of its message (nil: not read).
+func wholeRow(m queuebox.Message, destinationsOf admin.DestinationsOf, deliveries []queuebox.Message) map[string]any {
+	item := listItem(m, destinationsOf)
 	item["table"] = m.Table
 	item["payload"] = json.RawMessage(orNull(m.Payload))
 	item["headers"] = json.RawMessage(orNull(m.Headers))
@@ -42,7 +45,26 @@ func wholeRow(m queuebox.Message, destinationOf func(string) string) map[string]
 		return item
 	}
 	item["aggregateType"], item["updatedAt"], item["sequence"] = m.AggregateType, m.UpdatedAt, m.Sequence
+	item["messageId"] = m.MessageID()
+	list := make([]map[string]any, len(deliveries))
+	for i, r := range deliveries {
+		d, routed := admin.Destination(r, destinationsOf)
+		list[i] = map[string]any{"id": r.ID, "destination": nullable(d), "routed": routed, "origin": r.OriginID,
+			"state": r.State, "attempt": r.Attempt, "maxAttempts": r.MaxAttempts, "lastError": r.LastError,
+			"discarded": r.DiscardedAt != nil}
+	}
+	item["deliveries"] = list
 	return item
+}
+
+// destinationCell is the DESTINATION of a table row: the row's own, or
+// the routes' answer in parentheses for a row not routed yet.
+func destinationCell(m queuebox.Message, destinationsOf admin.DestinationsOf) string {
+	d, routed := admin.Destination(m, destinationsOf)
+	if d != "" && !routed {
+		return "(" + d + ")"
+	}
+	return orDash(d)
 }
 
 func nullable(s string) any {
@@ -61,7 +83,7 @@ func orNull(b []byte) []byte {
 
 // printPage writes a page as JSON ({"items", "nextCursor"}) or a table
 // with the next page's cursor below it.
-func printPage(w io.Writer, out output, t queuebox.Table, page queuebox.MessagePage, destinationOf func(string) string) {
+func printPage(w io.Writer, out output, t queuebox.Table, page queuebox.MessagePage, destinationsOf admin.DestinationsOf) {
 	var next *string
 	if page.Next != nil {
 		c := encodeCursor(*page.Next)
@@ -69,7 +91,7 @@ func printPage(w io.Writer, out output, t queuebox.Table, page queuebox.MessageP
 	}
 	items := make([]map[string]any, len(page.Items))
 	for i, m := range page.Items {
-		items[i] = listItem(m, destinationOf)
+		items[i] = listItem(m, destinationsOf)
 	}
 	if out == "json" {
 		writeJSON(w, map[string]any{"items": items, "nextCursor": next})
@@ -83,10 +105,11 @@ func printPage(w io.Writer, out output, t queuebox.Table, page queuebox.MessageP
 				m.Attempt, m.CreatedAt.UTC().Format(time.RFC3339), short(m.LastError))
 		}
 	} else {
-		fmt.Fprintln(tw, "ID\tSTATE\tTOPIC\tKEY\tDESTINATION\tATTEMPT\tCREATED\tLAST ERROR")
+		fmt.Fprintln(tw, "ID\tSTATE\tTOPIC\tKEY\tDESTINATION\tORIGIN\tATTEMPT\tCREATED\tLAST ERROR")
 		for _, m := range page.Items {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\n", m.ID, stateOf(m), m.Topic, deref(m.Key), orDash(destinationOf(m.Topic)),
-				m.Attempt, m.MaxAttempts, m.CreatedAt.UTC().Format(time.RFC3339), short(m.LastError))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%s\t%s\n", m.ID, stateOf(m), m.Topic, deref(m.Key),
+				destinationCell(m, destinationsOf), deref(m.OriginID), m.Attempt, m.MaxAttempts, m.CreatedAt.UTC().Format(time.RFC3339),
+				short(m.LastError))
 		}
 	}
 	_ = tw.Flush()
@@ -132,11 +155,12 @@ func short(s *string) string {
 }
 
 // printRow writes a whole row as "name: value" lines, the payload and
-// headers indented below.
+// headers indented below, and the deliveries of an outbox row's message
+// as a table at the end.
 func printRow(w io.Writer, item map[string]any) {
 	keys := make([]string, 0, len(item))
 	for k := range item {
-		if k != "payload" && k != "headers" {
+		if k != "payload" && k != "headers" && k != "deliveries" {
 			keys = append(keys, k)
 		}
 	}
@@ -151,4 +175,17 @@ func printRow(w io.Writer, item map[string]any) {
 		b, _ := json.MarshalIndent(item[k], "", "  ")
 		fmt.Fprintf(w, "%s:\n%s\n", k, b)
 	}
+	deliveries, _ := item["deliveries"].([]map[string]any)
+	if len(deliveries) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "deliveries:")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  ID\tDESTINATION\tSTATE\tATTEMPT\tLAST ERROR")
+	for _, d := range deliveries {
+		dest, _ := d["destination"].(string)
+		lastError, _ := d["lastError"].(*string)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d/%d\t%s\n", d["id"], orDash(dest), d["state"], d["attempt"], d["maxAttempts"], short(lastError))
+	}
+	_ = tw.Flush()
 }

@@ -22,6 +22,13 @@ interrupted job keeps its progress: any runner (a QueueBox serving the
 admin routes, or the next queuebox replay) finishes it. On a terminal, a
 progress bar goes to stderr.
 
+--destination NAME moves one destination's deliveries only: the rows
+routed to NAME, and the rows not routed yet whose route names it, which
+then go to NAME alone. The other destinations of a fan-out receive
+nothing again, so a repaired or new receiver can be backfilled, as in
+queuebox replay --destination billing --state sent --created-after T.
+A moved row keeps its id, sequence and destination.
+
 Exit status: 0 done (also when nothing matched), 1 the database or the
 job failed, 2 bad usage.`
 

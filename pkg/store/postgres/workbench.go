@@ -60,7 +60,8 @@ func (w *Workbench) stmt(name string, f queuebox.MessageFilter, cursor bool) (st
 // filterArgs binds the values of f under the names wb_filter uses.
 func filterArgs(f queuebox.MessageFilter) pgx.NamedArgs {
 	return pgx.NamedArgs{"ids": f.IDs, "topics": f.Topics, "source": f.Source, "key": f.Key, "error": f.Error,
-		"created_after": f.CreatedAfter, "created_before": f.CreatedBefore}
+		"created_after": f.CreatedAfter, "created_before": f.CreatedBefore, "destination": f.Destination,
+		"unrouted_topics": f.UnroutedTopics, "message": f.Message}
 }
 
 // List implements queuebox.WorkbenchStore.
@@ -78,6 +79,9 @@ func (w *Workbench) List(ctx context.Context, f queuebox.MessageFilter, limit in
 	args["cursor_sequence"] = after.Sequence
 	args["cursor_created_at"] = after.CreatedAt
 	args["cursor_id"] = after.ID
+	if f.Table == queuebox.TableOutbox {
+		args["cursor_id"] = wbsql.OutboxCursorID(after)
+	}
 	err = w.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
 		rows, err := conn.Query(ctx, stmt, args)
 		if err != nil {

@@ -250,6 +250,8 @@ func Exercise(t *testing.T, newDatabase Factory) {
 		"WorkbenchDiscardMarksDeadRowsOnce":         workbenchDiscardMarksDeadRowsOnce,
 		"WorkbenchReplayJobMovesEachRowOnce":        workbenchReplayJobMovesEachRowOnce,
 		"WorkbenchReplayJobFailIsFenced":            workbenchReplayJobFailIsFenced,
+		"WorkbenchDestinationSelectsOneDelivery":    workbenchDestinationSelectsOneDelivery,
+		"WorkbenchListPagesThroughSharedSequences":  workbenchListPagesThroughSharedSequences,
 		"PausesRecordedPerReplicaUntilTheyEnd":      pausesRecordedPerReplicaUntilTheyEnd,
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -1,8 +1,6 @@
 package wiring
 
 import (
-	"strings"
-
 	"github.com/alternayte/queuebox/pkg/admin"
 	"github.com/alternayte/queuebox/pkg/auth"
 	"github.com/alternayte/queuebox/pkg/config"
@@ -35,7 +33,7 @@ func MountAdmin(app *run.App) ([]run.Component, error) {
 		return nil, err
 	}
 	log := app.Log.With("component", "admin")
-	replay, err := admin.NewReplay(opts, store, router.DestinationOf, log)
+	replay, err := admin.NewReplay(opts, store, router.DestinationsOf, log)
 	if err != nil {
 		return nil, err
 	}
@@ -43,12 +41,12 @@ func MountAdmin(app *run.App) ([]run.Component, error) {
 	if err != nil {
 		return nil, err
 	}
-	routeOf := func(topic string) (string, string) {
+	routeOf := func(topic string) (string, []string) {
 		r, ok := router.Match(topic)
 		if !ok {
-			return "", ""
+			return "", nil
 		}
-		return r.Pattern.String(), strings.Join(r.Names(), ", ")
+		return r.Pattern.String(), r.Names()
 	}
 	wb, err := admin.NewWorkbench(opts, store, routeOf, log)
 	if err != nil {

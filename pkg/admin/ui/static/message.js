@@ -2,13 +2,14 @@
 // printed, and for an admin the resend (with an editor for the outbox
 // payload and headers that refuses invalid JSON) and the discard.
 import { get, post } from './api.js';
-import { h, status, say, pretty, when, badge, deferral } from './dom.js';
+import { h, status, say, pretty, when, badge, deferral, table } from './dom.js';
 import { tableOf } from './filters.js';
+import { destination } from './messages.js';
 
 // Shown in the details list in this order; every other field follows.
-const first = ['id', 'state', 'deferral', 'discarded', 'topic', 'key', 'route', 'destination', 'source', 'eventType',
+const first = ['id', 'messageId', 'state', 'deferral', 'discarded', 'topic', 'key', 'route', 'destination', 'routed', 'origin', 'source', 'eventType',
   'aggregateId', 'idempotencyKey', 'consumption', 'attempt', 'maxAttempts', 'lastError'];
-const shownApart = new Set(['payload', 'headers']);
+const shownApart = new Set(['payload', 'headers', 'deliveries']);
 
 export function message(main, ctx) {
   const tbl = tableOf(ctx.params);
@@ -32,6 +33,7 @@ async function show(tbl, ctx, out, body) {
   const reload = () => show(tbl, ctx, out, body);
   body.replaceChildren(
     details(row),
+    row.deliveries ? deliveries(row) : '',
     h('section', { class: 'panel', 'aria-label': 'Payload' }, h('h2', {}, 'Payload'), h('pre', { id: 'payload', tabindex: 0 }, pretty(row.payload))),
     h('section', { class: 'panel', 'aria-label': 'Headers' }, h('h2', {}, 'Headers'), h('pre', { id: 'headers', tabindex: 0 }, pretty(row.headers || {}))),
     ctx.role === 'admin' ? actions(tbl, row, out, reload) : '');
@@ -41,6 +43,26 @@ function details(row) {
   const keys = [...first.filter((k) => k in row), ...Object.keys(row).filter((k) => !first.includes(k) && !shownApart.has(k))];
   return h('section', { class: 'panel', 'aria-label': 'Details' }, h('h2', {}, 'Details'),
     h('dl', { class: 'details' }, keys.map((k) => [h('dt', {}, k), h('dd', { 'data-field': k }, value(k, row[k]))])));
+}
+
+// deliveries lists every row of the message this row belongs to: the row
+// the application wrote and the deliveries QueueBox added for the other
+// destinations of a fan-out route, each with its own state. A delivery's
+// own page resends or discards it alone.
+function deliveries(row) {
+  const id = (r) => r.id === row.id
+    ? h('span', { class: 'mono', 'aria-current': 'page' }, r.id + ' (this row)')
+    : h('a', { href: `#/message/${encodeURIComponent(r.id)}?table=outbox`, class: 'mono' }, r.id);
+  const state = (r) => [badge(r.state), r.discarded ? h('span', { class: 'badge discarded' }, 'discarded') : ''];
+  return h('section', { class: 'panel', id: 'deliveries', 'aria-label': 'Deliveries' },
+    h('h2', {}, 'Deliveries'),
+    h('p', { class: 'muted' }, row.deliveries.length > 1
+      ? `This message goes to ${row.deliveries.length} destinations; each delivery has its own state, attempts and error.`
+      : 'This message has one delivery.'),
+    table('Deliveries of message ' + row.messageId, [['Destination', destination], ['State', state], ['Id', id],
+      ['Attempt', (r) => `${r.attempt} / ${r.maxAttempts}`],
+      ['Last error', (r) => h('span', { class: 'error-text' }, r.lastError || '')], ['Sent', (r) => when(r.sentAt)]],
+    row.deliveries));
 }
 
 function value(k, v) {

@@ -114,8 +114,26 @@ function columns(tbl) {
       ['Received', (r) => when(r.receivedAt)], ['Processed', (r) => when(r.processedAt)]];
   }
   return [['Id', id], ['State', state], ['Topic', (r) => r.topic], ['Key', (r) => r.key || ''],
-    ['Destination', (r) => r.destination || '—'], ['Attempt', (r) => `${r.attempt} / ${r.maxAttempts}`],
+    ['Destination', destination], ['Origin', (r) => origin(r, tbl)],
+    ['Attempt', (r) => `${r.attempt} / ${r.maxAttempts}`],
     ['Last error', err], ['Created', (r) => when(r.createdAt)], ['Sent', (r) => when(r.sentAt)]];
+}
+
+// destination is the row's own destination, or, muted, where the routes
+// send a row that is not routed yet.
+export function destination(r) {
+  if (!r.destination) return '—';
+  if (r.routed) return h('span', { class: 'destination' }, r.destination);
+  return h('span', { class: 'destination muted', title: 'Not routed yet: where the routes send its topic now' },
+    r.destination);
+}
+
+// origin links a delivery of a fan-out to the row the application wrote,
+// so the rows of one message can be told apart from other messages.
+function origin(r, tbl) {
+  if (!r.origin) return '';
+  return h('a', { href: `#/message/${encodeURIComponent(r.origin)}?table=${tbl}`, class: 'mono origin',
+    title: 'A delivery of this message' }, r.origin.slice(0, 8) + '…');
 }
 
 function short(s) {

@@ -54,7 +54,8 @@ function replayForm() {
   const stateBoxes = h('fieldset', { class: 'states' }, h('legend', {}, 'States'));
   const outboxOnly = [
     field('Topic', { id: 'r-topic', name: 'topic', autocomplete: 'off' }),
-    field('Destination', { id: 'r-destination', name: 'destination', autocomplete: 'off' }),
+    field('Destination', { id: 'r-destination', name: 'destination', autocomplete: 'off',
+      title: 'Only the deliveries to this destination move; the other destinations of a fan-out receive nothing again.' }),
   ];
   // The routes move sent and dead outbox rows and dead inbox rows; topic
   // and destination select outbox rows only.

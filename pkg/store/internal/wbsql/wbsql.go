@@ -19,12 +19,14 @@ import (
 )
 
 // Cols are the quoted names of one table's columns that the workbench's
-// shared statements use. Topic, Key and UpdatedAt are outbox columns;
-// Source and ProcessedAt inbox columns; Key is the inbox aggregate_id.
+// shared statements use. Topic, Key, UpdatedAt, Destination and OriginID
+// are outbox columns; Source and ProcessedAt inbox columns; Key is the
+// inbox aggregate_id.
 type Cols struct {
 	Table, ID, State, Attempt, LastError, CreatedAt, ScheduledAt, DiscardedAt string
 	ClaimedAt, ClaimToken, LeaseExpiresAt                                     string
 	Topic, Key, UpdatedAt, Source, ProcessedAt                                string
+	Destination, OriginID                                                     string
 }
 
 // ColsOf returns the columns of table t in layout l.
@@ -39,7 +41,8 @@ func ColsOf(l schema.Layout, t queuebox.Table) Cols {
 	o := l.O
 	return Cols{Table: o.Table, ID: o.ID, State: o.State, Attempt: o.Attempt, LastError: o.LastError,
 		CreatedAt: o.CreatedAt, ScheduledAt: o.ScheduledAt, DiscardedAt: o.DiscardedAt, ClaimedAt: o.ClaimedAt,
-		ClaimToken: o.ClaimToken, LeaseExpiresAt: o.LeaseExpiresAt, Topic: o.Topic, Key: o.Key, UpdatedAt: o.UpdatedAt}
+		ClaimToken: o.ClaimToken, LeaseExpiresAt: o.LeaseExpiresAt, Topic: o.Topic, Key: o.Key, UpdatedAt: o.UpdatedAt,
+		Destination: o.Destination, OriginID: o.OriginID}
 }
 
 // Data is the template data of a workbench statement: the layout, the
@@ -52,8 +55,10 @@ type Data struct {
 	States []string
 	// Final are the literals of the table's final states.
 	Final []string
-	// Which filters are set.
+	// Which filters are set. Destination, UnroutedTopics and Message are
+	// outbox filters; UnroutedTopics only beside Destination.
 	IDs, Topics, Source, Key, Error, After, Before, WithDiscarded bool
+	Destination, UnroutedTopics, Message                          bool
 	// Cursor says that the statement starts after a cursor.
 	Cursor bool
 	// Jobs is the quoted replay jobs table.
@@ -73,8 +78,10 @@ func NewData(l schema.Layout, f queuebox.MessageFilter) (Data, error) {
 	d := Data{Layout: l, T: ColsOf(l, f.Table), Outbox: f.Table == queuebox.TableOutbox,
 		IDs: f.IDs != nil, Topics: f.Topics != nil && f.Table == queuebox.TableOutbox, Source: f.Source != "",
 		Key: f.Key != "", Error: f.Error != "", After: f.CreatedAfter != nil, Before: f.CreatedBefore != nil,
-		WithDiscarded: f.WithDiscarded, Jobs: l.Dialect.Quote(schema.ReplayJobsTable),
+		WithDiscarded: f.WithDiscarded, Destination: f.Destination != "" && f.Table == queuebox.TableOutbox,
+		Message: f.Message != "" && f.Table == queuebox.TableOutbox, Jobs: l.Dialect.Quote(schema.ReplayJobsTable),
 		Pauses: l.Dialect.Quote(schema.DestinationPausesTable)}
+	d.UnroutedTopics = d.Destination && len(f.UnroutedTopics) > 0
 	for _, s := range f.States {
 		if !slices.Contains(all, s) {
 			return Data{}, fmt.Errorf("%q is no state of the %s table", s, f.Table)
@@ -129,8 +136,9 @@ func NewCache(render func(name string, data any) (string, error)) *Cache {
 
 // Get returns the statement name rendered for d.
 func (c *Cache) Get(name string, d Data) (string, error) {
-	key := fmt.Sprintf("%s|%t|%v|%t%t%t%t%t%t%t%t|%t", name, d.Outbox, d.States,
-		d.IDs, d.Topics, d.Source, d.Key, d.Error, d.After, d.Before, d.WithDiscarded, d.Cursor)
+	key := fmt.Sprintf("%s|%t|%v|%t%t%t%t%t%t%t%t|%t%t%t|%t", name, d.Outbox, d.States,
+		d.IDs, d.Topics, d.Source, d.Key, d.Error, d.After, d.Before, d.WithDiscarded,
+		d.Destination, d.UnroutedTopics, d.Message, d.Cursor)
 	if s, ok := c.m.Load(key); ok {
 		return s.(string), nil
 	}
@@ -149,7 +157,7 @@ func (c *Cache) Get(name string, d Data) (string, error) {
 func MessageDest(m *queuebox.Message, whole bool, payload, headers *string) []any {
 	if m.Table == queuebox.TableOutbox {
 		dst := []any{&m.ID, &m.State, &m.Topic, &m.Key, &m.Attempt, &m.MaxAttempts, &m.LastError,
-			&m.CreatedAt, &m.ScheduledAt, &m.UpdatedAt, &m.Sequence, &m.DiscardedAt}
+			&m.CreatedAt, &m.ScheduledAt, &m.UpdatedAt, &m.Sequence, &m.DiscardedAt, &m.Destination, &m.OriginID}
 		if whole {
 			dst = append(dst, payload, headers, &m.AggregateType, &m.ClaimedAt, &m.ClaimToken, &m.LeaseExpiry)
 		}
@@ -185,7 +193,21 @@ func NextCursor(t queuebox.Table, items []queuebox.Message, limit int) *queuebox
 	if t == queuebox.TableInbox {
 		return &queuebox.Cursor{CreatedAt: last.CreatedAt, ID: last.ID}
 	}
-	return &queuebox.Cursor{Sequence: last.Sequence}
+	return &queuebox.Cursor{Sequence: last.Sequence, ID: last.ID}
+}
+
+// NoID is the lowest id of either dialect's order of ids: the id an
+// outbox cursor without one stands for, so that it starts after every
+// row of its sequence, as the cursors made before the id joined them did.
+const NoID = "00000000-0000-0000-0000-000000000000"
+
+// OutboxCursorID is the id half of an outbox cursor, NoID when it has
+// none.
+func OutboxCursorID(c queuebox.Cursor) string {
+	if c.ID == "" {
+		return NoID
+	}
+	return c.ID
 }
 
 // DecodeJobFilter sets the filter of a scanned replay job from its

@@ -39,12 +39,19 @@
 -- wb_filter is the workbench's selection (wbsql.Data): the conditions of
 -- the filter that is set, each after AND, on the unaliased table. Absent
 -- filters render nothing. Discarded rows stay hidden unless asked for.
+-- A destination selects the rows routed to it by the destination column;
+-- the rows with no destination yet count only when their topic is one of
+-- @unrouted_topics, the topics the caller's routes send there. A message
+-- is its row and the deliveries whose origin_id names it.
 {{define "wb_filter"}}
     {{- if .States}} AND {{.T.State}} IN ({{range $i, $s := .States}}{{if $i}}, {{end}}'{{$s}}'{{end}}){{end}}
     {{- if .IDs}} AND {{.T.ID}} = ANY(@ids::uuid[]){{end}}
     {{- if .Topics}} AND {{.T.Topic}} = ANY(@topics::text[]){{end}}
     {{- if and .Source (not .Outbox)}} AND {{.T.Source}} = @source{{end}}
     {{- if .Key}} AND {{.T.Key}} = @key{{end}}
+    {{- if .Destination}} AND ({{.T.Destination}} = @destination
+        {{- if .UnroutedTopics}} OR ({{.T.Destination}} = '' AND {{.T.Topic}} = ANY(@unrouted_topics::text[])){{end}}){{end}}
+    {{- if .Message}} AND ({{.T.ID}} = @message::uuid OR {{.T.OriginID}} = @message::uuid){{end}}
     {{- if .Error}} AND strpos(lower({{.T.LastError}}), lower(@error)) > 0{{end}}
     {{- if .After}} AND {{.T.CreatedAt}} > @created_after{{end}}
     {{- if .Before}} AND {{.T.CreatedAt}} < @created_before{{end}}
@@ -52,7 +59,10 @@
 {{- end}}
 --
 -- wb_pending is the SET list that moves a row back to pending, due now,
--- with its attempts, error, claim and discard mark cleared.
+-- with its attempts, error, claim and discard mark cleared. A move that
+-- selects one destination's rows also gives them that destination: the
+-- rows that had it keep it, and a row that had none goes there alone
+-- instead of fanning out to the route's other destinations again.
 {{define "wb_pending"}}{{.T.State}} = 'pending',
     {{.T.Attempt}} = 0,
     {{.T.ScheduledAt}} = now(),
@@ -61,7 +71,9 @@
     {{.T.ClaimToken}} = NULL,
     {{.T.LeaseExpiresAt}} = NULL,
     {{.T.DiscardedAt}} = NULL,
-    {{if .Outbox}}{{.T.UpdatedAt}} = now(){{else}}{{.T.ProcessedAt}} = NULL{{end}}{{end}}
+    {{if .Outbox}}{{.T.UpdatedAt}} = now(){{else}}{{.T.ProcessedAt}} = NULL{{end}}
+    {{- if .Destination}},
+    {{.T.Destination}} = @destination{{end}}{{end}}
 --
 -- wb_job_columns are the columns of a replay job as the store scans them,
 -- after the prefix given ("" or an alias and a dot).
