@@ -2,8 +2,8 @@ package postgres_test
 
 import (
 	"context"
-	"strings"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"

@@ -61,4 +61,14 @@ func TestOutboxWithoutLaneColumnsRunsInKeyOrder(t *testing.T) {
 	n, err := o.Postpone(ctx, queuebox.PostponeParams{Destination: "api", Topics: []string{"audit.a"}, Delay: time.Minute})
 	require.NoError(t, err)
 	require.Equal(t, int64(1), n, "every pending row of the topics moves")
+
+	wb, err := postgres.NewWorkbench(db, l)
+	require.NoError(t, err)
+	page, err := wb.List(ctx, queuebox.MessageFilter{Table: queuebox.TableOutbox, Destination: "api",
+		UnroutedTopics: []string{"audit.a", "audit.b"}}, 10, queuebox.Cursor{})
+	require.NoError(t, err)
+	require.Len(t, page.Items, 2, "a destination selects the rows of the topics routed there")
+	got1, err := wb.Get(ctx, queuebox.TableOutbox, page.Items[0].ID)
+	require.NoError(t, err)
+	require.Empty(t, got1.Destination)
 }

@@ -17,11 +17,11 @@ import (
 // poller. It is safe for concurrent use; it holds no connection of its
 // own, so the DB's owner closes what it uses.
 type Outbox struct {
-	db      *DB
-	lease   time.Duration
-	opts    leaseclock.Options
+	db    *DB
+	lease time.Duration
+	opts  leaseclock.Options
 	// lanes says the table has the lane columns (schema.Outbox.Lanes).
-	lanes bool
+	lanes   bool
 	lockKey string
 
 	claimKeyedFirst, claimUnkeyedFirst  string

@@ -141,7 +141,8 @@ func workbenchStatements(t *testing.T, l schema.Layout) map[string]string {
 	out := map[string]string{}
 	for _, table := range []queuebox.Table{queuebox.TableOutbox, queuebox.TableInbox} {
 		every := queuebox.MessageFilter{Table: table, States: table.FinalStates(), Topics: []string{"a"}, Source: "s",
-			Key: "k", Error: "e", IDs: []string{"i"}, CreatedAfter: &after, CreatedBefore: &after}
+			Key: "k", Error: "e", IDs: []string{"i"}, CreatedAfter: &after, CreatedBefore: &after,
+			Destination: "d", UnroutedTopics: []string{"u"}, Message: "m"}
 		for _, name := range []string{"wb_list", "wb_get", "wb_resend", "wb_discard", "wb_count", "wb_move",
 			"wb_job_step", "wb_overview_states", "wb_overview_oldest", "wb_overview_dead", "wb_state", "wb_topics"} {
 			stmt := name

@@ -80,6 +80,15 @@ func filterArgs(f queuebox.MessageFilter) []any {
 	if f.Key != "" {
 		args = append(args, sql.Named("key", f.Key))
 	}
+	if f.Destination != "" && f.Table == queuebox.TableOutbox {
+		args = append(args, sql.Named("destination", f.Destination))
+		if len(f.UnroutedTopics) > 0 {
+			list("unrouted_topics", f.UnroutedTopics)
+		}
+	}
+	if f.Message != "" && f.Table == queuebox.TableOutbox {
+		args = append(args, sql.Named("message", f.Message))
+	}
 	if f.Error != "" {
 		args = append(args, sql.Named("error", f.Error))
 	}
@@ -107,7 +116,7 @@ func (w *Workbench) List(ctx context.Context, f queuebox.MessageFilter, limit in
 		if f.Table == queuebox.TableInbox {
 			args = append(args, sql.Named("cursor_created_at", after.CreatedAt.UTC()), sql.Named("cursor_id", after.ID))
 		} else {
-			args = append(args, sql.Named("cursor_sequence", after.Sequence))
+			args = append(args, sql.Named("cursor_sequence", after.Sequence), sql.Named("cursor_id", wbsql.OutboxCursorID(after)))
 		}
 	}
 	err = w.db.on(ctx, func(ctx context.Context, conn *sql.Conn) error {

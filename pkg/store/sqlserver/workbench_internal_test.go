@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/store/internal/wbsql"
 	"github.com/alternayte/queuebox/pkg/store/sqlserver/sqlfake"
 )
 
@@ -52,7 +53,8 @@ func newWorkbench(t *testing.T, script sqlfake.Script) (*Workbench, *sqlfake.DB)
 }
 
 func outboxListed(id, state string, seq int64) []any {
-	return []any{id, state, "order.created", nil, int64(5), int64(5), "boom", created, created, created.Add(time.Minute), seq, nil}
+	return []any{id, state, "order.created", nil, int64(5), int64(5), "boom", created, created, created.Add(time.Minute), seq, nil,
+		"ledger", nil}
 }
 
 func TestWorkbenchListBindsOnlyTheFiltersSetAndPagesBySequence(t *testing.T) {
@@ -66,8 +68,9 @@ func TestWorkbenchListBindsOnlyTheFiltersSetAndPagesBySequence(t *testing.T) {
 	require.NoError(t, err)
 	call := fake.Calls()[0]
 	require.Equal(t, map[string]any{"topics": `["a","b"]`, "error": "Boom", "created_after": after.UTC(),
-		"limit": int64(2), "cursor_sequence": int64(12)}, call.Named)
-	require.Contains(t, call.SQL, "[sequence] < @cursor_sequence")
+		"limit": int64(2), "cursor_sequence": int64(12), "cursor_id": wbsql.NoID}, call.Named)
+	require.Contains(t, call.SQL, "[sequence] < @cursor_sequence OR [id] < TRY_CAST(@cursor_id AS UNIQUEIDENTIFIER)",
+		"a cursor without an id (an old one) starts after its whole sequence")
 	require.NotContains(t, call.SQL, "@source", "a filter not set renders nothing")
 
 	require.Len(t, page.Items, 2)
@@ -77,16 +80,24 @@ func TestWorkbenchListBindsOnlyTheFiltersSetAndPagesBySequence(t *testing.T) {
 	require.Nil(t, page.Items[1].SentAt)
 	require.Nil(t, sent.Key)
 	require.Equal(t, "boom", *sent.LastError)
-	require.Equal(t, &queuebox.Cursor{Sequence: 4}, page.Next, "a full page points past its last row")
+	require.Equal(t, "ledger", sent.Destination)
+	require.Nil(t, sent.OriginID)
+	require.Equal(t, &queuebox.Cursor{Sequence: 4, ID: "a"}, page.Next, "a full page points past its last row")
 
 	page, err = w.List(t.Context(), queuebox.MessageFilter{Table: queuebox.TableOutbox}, 3, queuebox.Cursor{})
 	require.NoError(t, err)
 	require.Nil(t, page.Next, "a short page is the last")
 	require.NotContains(t, fake.Calls()[1].SQL, "@cursor_sequence")
 
+	_, err = w.List(t.Context(), queuebox.MessageFilter{Table: queuebox.TableOutbox, Destination: "billing",
+		UnroutedTopics: []string{"pay"}, Message: "m"}, 3, queuebox.Cursor{Sequence: 4, ID: "a"})
+	require.NoError(t, err)
+	require.Equal(t, map[string]any{"destination": "billing", "unrouted_topics": `["pay"]`, "message": "m",
+		"limit": int64(3), "cursor_sequence": int64(4), "cursor_id": "a"}, fake.Calls()[2].Named)
+
 	_, err = w.List(t.Context(), queuebox.MessageFilter{Table: queuebox.TableOutbox, IDs: []string{}}, 3, queuebox.Cursor{})
 	require.NoError(t, err)
-	require.Len(t, fake.Calls(), 2, "an empty id list selects nothing without a statement")
+	require.Len(t, fake.Calls(), 3, "an empty id list selects nothing without a statement")
 }
 
 func TestWorkbenchInboxCursorIsTimeAndID(t *testing.T) {

@@ -27,6 +27,9 @@ type Cols struct {
 	ClaimedAt, ClaimToken, LeaseExpiresAt                                     string
 	Topic, Key, UpdatedAt, Source, ProcessedAt                                string
 	Destination, OriginID                                                     string
+	// Lanes says the outbox has the lane columns (schema.Outbox.Lanes);
+	// false for the inbox.
+	Lanes bool
 }
 
 // ColsOf returns the columns of table t in layout l.
@@ -42,7 +45,7 @@ func ColsOf(l schema.Layout, t queuebox.Table) Cols {
 	return Cols{Table: o.Table, ID: o.ID, State: o.State, Attempt: o.Attempt, LastError: o.LastError,
 		CreatedAt: o.CreatedAt, ScheduledAt: o.ScheduledAt, DiscardedAt: o.DiscardedAt, ClaimedAt: o.ClaimedAt,
 		ClaimToken: o.ClaimToken, LeaseExpiresAt: o.LeaseExpiresAt, Topic: o.Topic, Key: o.Key, UpdatedAt: o.UpdatedAt,
-		Destination: o.Destination, OriginID: o.OriginID}
+		Destination: o.Destination, OriginID: o.OriginID, Lanes: o.Lanes}
 }
 
 // Data is the template data of a workbench statement: the layout, the

@@ -42,16 +42,19 @@
 -- A destination selects the rows routed to it by the destination column;
 -- the rows with no destination yet count only when their topic is one of
 -- @unrouted_topics, the topics the caller's routes send there. A message
--- is its row and the deliveries whose origin_id names it.
+-- is its row and the deliveries whose origin_id names it. An outbox
+-- without the lane columns has no destination and no deliveries: a
+-- destination selects the rows of the topics routed there.
 {{define "wb_filter"}}
     {{- if .States}} AND {{.T.State}} IN ({{range $i, $s := .States}}{{if $i}}, {{end}}'{{$s}}'{{end}}){{end}}
     {{- if .IDs}} AND {{.T.ID}} = ANY(@ids::uuid[]){{end}}
     {{- if .Topics}} AND {{.T.Topic}} = ANY(@topics::text[]){{end}}
     {{- if and .Source (not .Outbox)}} AND {{.T.Source}} = @source{{end}}
     {{- if .Key}} AND {{.T.Key}} = @key{{end}}
-    {{- if .Destination}} AND ({{.T.Destination}} = @destination
+    {{- if and .Destination .T.Lanes}} AND ({{.T.Destination}} = @destination
         {{- if .UnroutedTopics}} OR ({{.T.Destination}} = '' AND {{.T.Topic}} = ANY(@unrouted_topics::text[])){{end}}){{end}}
-    {{- if .Message}} AND ({{.T.ID}} = @message::uuid OR {{.T.OriginID}} = @message::uuid){{end}}
+    {{- if and .Destination (not .T.Lanes)}} AND {{if .UnroutedTopics}}{{.T.Topic}} = ANY(@unrouted_topics::text[]){{else}}1 = 0{{end}}{{end}}
+    {{- if .Message}} AND ({{.T.ID}} = @message::uuid{{if .T.Lanes}} OR {{.T.OriginID}} = @message::uuid{{end}}){{end}}
     {{- if .Error}} AND strpos(lower({{.T.LastError}}), lower(@error)) > 0{{end}}
     {{- if .After}} AND {{.T.CreatedAt}} > @created_after{{end}}
     {{- if .Before}} AND {{.T.CreatedAt}} < @created_before{{end}}
@@ -72,7 +75,7 @@
     {{.T.LeaseExpiresAt}} = NULL,
     {{.T.DiscardedAt}} = NULL,
     {{if .Outbox}}{{.T.UpdatedAt}} = now(){{else}}{{.T.ProcessedAt}} = NULL{{end}}
-    {{- if .Destination}},
+    {{- if and .Destination .T.Lanes}},
     {{.T.Destination}} = @destination{{end}}{{end}}
 --
 -- wb_job_columns are the columns of a replay job as the store scans them,

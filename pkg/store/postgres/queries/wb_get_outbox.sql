@@ -1,7 +1,7 @@
 -- One whole outbox row for the workbench.
 SELECT {{.O.ID}}::text, {{.O.State}}, {{.O.Topic}}, {{.O.Key}}, {{.O.Attempt}}, {{.O.MaxAttempts}}, {{.O.LastError}},
        {{.O.CreatedAt}}, {{.O.ScheduledAt}}, {{.O.UpdatedAt}}, {{.O.Sequence}}, {{.O.DiscardedAt}},
-       {{.O.Destination}}, {{.O.OriginID}}::text,
+       {{if .O.Lanes}}{{.O.Destination}}, {{.O.OriginID}}::text{{else}}''::text, NULL::text{{end}},
        {{.O.Payload}}::text, {{.O.Headers}}::text, {{.O.AggregateType}}, {{.O.ClaimedAt}}, {{.O.ClaimToken}}::text,
        {{.O.LeaseExpiresAt}}
 FROM {{.O.Table}}

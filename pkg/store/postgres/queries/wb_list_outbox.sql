@@ -6,7 +6,7 @@
 -- so the scan starts at the cursor. No payload in a list.
 SELECT {{.O.ID}}::text, {{.O.State}}, {{.O.Topic}}, {{.O.Key}}, {{.O.Attempt}}, {{.O.MaxAttempts}}, {{.O.LastError}},
        {{.O.CreatedAt}}, {{.O.ScheduledAt}}, {{.O.UpdatedAt}}, {{.O.Sequence}}, {{.O.DiscardedAt}},
-       {{.O.Destination}}, {{.O.OriginID}}::text
+       {{if .O.Lanes}}{{.O.Destination}}, {{.O.OriginID}}::text{{else}}''::text, NULL::text{{end}}
 FROM {{.O.Table}}
 WHERE TRUE{{template "wb_filter" .}}
 {{- if .Cursor}} AND {{.O.Sequence}} <= @cursor_sequence

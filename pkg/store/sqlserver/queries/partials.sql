@@ -56,13 +56,21 @@ IF @granted < 0
 -- JSON arrays read by OPENJSON (an empty array selects nothing), and
 -- TRY_CAST keeps a malformed id from failing the statement. The error
 -- text matches in any case through LOWER on both sides, whatever the
--- column's collation. Discarded rows stay hidden unless asked for.
+-- column's collation. Discarded rows stay hidden unless asked for. A
+-- destination selects the rows routed to it by the destination column,
+-- and the rows with no destination yet only when their topic is in the
+-- JSON array @unrouted_topics; a message is its row and the deliveries
+-- whose origin_id names it.
 {{define "wb_filter"}}
     {{- if .States}} AND {{.T.State}} IN ({{template "wb_states" .States}}){{end}}
     {{- if .IDs}} AND {{.T.ID}} IN (SELECT TRY_CAST([value] AS UNIQUEIDENTIFIER) FROM OPENJSON(@ids)){{end}}
     {{- if .Topics}} AND {{.T.Topic}} IN (SELECT [value] FROM OPENJSON(@topics)){{end}}
     {{- if and .Source (not .Outbox)}} AND {{.T.Source}} = @source{{end}}
     {{- if .Key}} AND {{.T.Key}} = @key{{end}}
+    {{- if and .Destination .T.Lanes}} AND ({{.T.Destination}} = @destination
+        {{- if .UnroutedTopics}} OR ({{.T.Destination}} = '' AND {{.T.Topic}} IN (SELECT [value] FROM OPENJSON(@unrouted_topics))){{end}}){{end}}
+    {{- if and .Destination (not .T.Lanes)}} AND {{if .UnroutedTopics}}{{.T.Topic}} IN (SELECT [value] FROM OPENJSON(@unrouted_topics)){{else}}1 = 0{{end}}{{end}}
+    {{- if .Message}} AND ({{.T.ID}} = {{template "wb_id" "@message"}}{{if .T.Lanes}} OR {{.T.OriginID}} = {{template "wb_id" "@message"}}{{end}}){{end}}
     {{- if .Error}} AND CHARINDEX(LOWER(@error), LOWER({{.T.LastError}})) > 0{{end}}
     {{- if .After}} AND {{.T.CreatedAt}} > CAST(@created_after AS DATETIME2){{end}}
     {{- if .Before}} AND {{.T.CreatedAt}} < CAST(@created_before AS DATETIME2){{end}}
@@ -73,7 +81,9 @@ IF @granted < 0
 {{define "wb_states"}}{{range $i, $s := .}}{{if $i}}, {{end}}'{{$s}}'{{end}}{{end}}
 --
 -- wb_pending is the SET list that moves a row back to pending, due now,
--- with its attempts, error, claim and discard mark cleared.
+-- with its attempts, error, claim and discard mark cleared; a move of one
+-- destination's rows also gives them that destination, so a row that had
+-- none goes there alone instead of fanning out again.
 {{define "wb_pending"}}{{.T.State}} = 'pending',
     {{.T.Attempt}} = 0,
     {{.T.ScheduledAt}} = SYSUTCDATETIME(),
@@ -82,7 +92,9 @@ IF @granted < 0
     {{.T.ClaimToken}} = NULL,
     {{.T.LeaseExpiresAt}} = NULL,
     {{.T.DiscardedAt}} = NULL,
-    {{if .Outbox}}{{.T.UpdatedAt}} = SYSUTCDATETIME(){{else}}{{.T.ProcessedAt}} = NULL{{end}}{{end}}
+    {{if .Outbox}}{{.T.UpdatedAt}} = SYSUTCDATETIME(){{else}}{{.T.ProcessedAt}} = NULL{{end}}
+    {{- if and .Destination .T.Lanes}},
+    {{.T.Destination}} = @destination{{end}}{{end}}
 --
 -- wb_id reads an id parameter as a UNIQUEIDENTIFIER, NULL when it is not
 -- one, so a malformed id finds no row instead of failing.
