@@ -95,3 +95,27 @@ func TestBrokersSurviveRestartsAndCuts(t *testing.T) {
 	sc.ShortMessages, sc.ShortFaults = 1500, len(sc.Choices)
 	Execute(t, sc)
 }
+
+// TestFanOutSurvivesKill9 is scenario 8 (issue 37): one `destinations:`
+// route sends every row to three destinations, the receiver answers about
+// half of the requests to the third with a 500, and three deliver
+// replicas are killed with SIGKILL and replaced. Each destination must
+// get every row with the id of the row the application wrote, each lane
+// (key and destination) in order, a row repeated after a kill only
+// directly after itself.
+func TestFanOutSurvivesKill9(t *testing.T) {
+	Execute(t, Scenario{
+		Name:  "8 fan-out to three destinations, one failing half the time, kill -9",
+		Roles: []string{"deliver", "deliver", "deliver"},
+		Fanout: &Fanout{Destinations: []string{"ledger", "audit", "flaky"},
+			FailRates: map[string]float64{"flaky": 0.5}},
+		RepeatsInPlace: true,
+		Choices:        []Step{{Kind: "kill", Role: "deliver"}},
+		ShortMessages:  1000, ShortFaults: 3, Lease: 3 * time.Second,
+		// Half of flaky's requests fail, so now and then a row draws a run
+		// of failures and its lane waits out the doubling backoff: the
+		// tenth failure in a row waits 51 s at the suite's 50 ms base,
+		// 10 s at 10 ms.
+		Env: func(string) map[string]string { return map[string]string{"QUEUEBOX_OUTBOX_RETRYBASEDELAYMS": "10"} },
+	})
+}
