@@ -213,3 +213,21 @@ func TestLedgerReceiverNamesDestination(t *testing.T) {
 		t.Fatalf("%d deliveries with another message id, want 1", r.WrongMessageID)
 	}
 }
+
+// TestLedgerBoundsFailuresInARow: a destination that fails every request
+// fails one message at most MaxFailuresInARow times in a row, then
+// accepts it; the count starts again for the next message.
+func TestLedgerBoundsFailuresInARow(t *testing.T) {
+	l := NewLedger(0, NewRand(1))
+	l.Fanout(Fanout{Destinations: []string{"down"}, FailRates: map[string]float64{"down": 1}, MaxFailuresInARow: 2})
+	for _, id := range []string{"m1", "m2"} {
+		d := Delivery{Message: Message{id, "k", 0}, Replica: "r1", Dest: "down"}
+		got := []bool{l.accept(d), l.accept(d), l.accept(d)}
+		if got[0] || got[1] || !got[2] {
+			t.Fatalf("%s: answers %v, want two refusals, then the delivery", id, got)
+		}
+	}
+	if want := "down answered 500 to 4 of 6 requests"; l.Answers() != want {
+		t.Fatalf("answers %q, want %q", l.Answers(), want)
+	}
+}

@@ -45,10 +45,12 @@ type lane struct{ Key, Dest string }
 // (the DEST of the receiver's paths) instead of at one destination.
 // FailRates sets, per destination, the share of the requests the
 // receiver answers with a 500; a destination it leaves out fails the
-// ledger's own share.
+// ledger's own share. MaxFailuresInARow, when above 0, bounds the 500s
+// one message gets in a row at one destination.
 type Fanout struct {
-	Destinations []string
-	FailRates    map[string]float64
+	Destinations      []string
+	FailRates         map[string]float64
+	MaxFailuresInARow int
 }
 
 // Fault is one injected fault. Target names the process it hit; an empty
@@ -89,6 +91,10 @@ type Ledger struct {
 	// failRates overrides it per destination.
 	failRate  float64
 	failRates map[string]float64
+	// maxInARow bounds inARow, the 500s each message got in a row at a
+	// destination (see Fanout).
+	maxInARow int
+	inARow    map[copyKey]int
 	rng       *rand.Rand
 	// served and refused count the requests and the 500s per destination.
 	served, refused map[string]int
@@ -99,7 +105,7 @@ type Ledger struct {
 func NewLedger(failRate float64, rng *rand.Rand) *Ledger {
 	return &Ledger{produced: map[string]Message{}, producedAt: map[string]time.Time{}, dests: []string{""},
 		first: map[copyKey]Delivery{}, order: map[lane][]int{}, sent: map[lane][]int{}, failRate: failRate, rng: rng,
-		served: map[string]int{}, refused: map[string]int{}}
+		served: map[string]int{}, refused: map[string]int{}, inARow: map[copyKey]int{}}
 }
 
 // Fanout makes the ledger expect each message at every destination of f.
@@ -109,6 +115,7 @@ func (l *Ledger) Fanout(f Fanout) {
 	defer l.mu.Unlock()
 	l.dests = append([]string(nil), f.Destinations...)
 	l.failRates = f.FailRates
+	l.maxInARow = f.MaxFailuresInARow
 }
 
 // RepeatsInPlace makes Check judge the order of every 2xx delivery of a
@@ -253,17 +260,20 @@ func (l *Ledger) accept(d Delivery) bool {
 	if !ok {
 		rate = l.failRate
 	}
-	if l.rng.Float64() < rate {
+	c := copyKey{d.ID, d.Dest}
+	if l.rng.Float64() < rate && (l.maxInARow == 0 || l.inARow[c] < l.maxInARow) {
 		l.refused[d.Dest]++
+		l.inARow[c]++
 		return false
 	}
+	delete(l.inARow, c)
 	ln := lane{d.Key, d.Dest}
 	l.sent[ln] = append(l.sent[ln], d.N)
-	if _, seen := l.first[copyKey{d.ID, d.Dest}]; seen {
+	if _, seen := l.first[c]; seen {
 		l.repeats = append(l.repeats, d)
 		return true
 	}
-	l.first[copyKey{d.ID, d.Dest}] = d
+	l.first[c] = d
 	l.order[ln] = append(l.order[ln], d.N)
 	return true
 }
