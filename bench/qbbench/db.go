@@ -140,18 +140,31 @@ func (d *benchDB) vacuumAnalyze(ctx context.Context, table string) error {
 	return nil
 }
 
-// insertOutbox adds rows pending outbox rows in one set-based statement.
-// keys = 0 leaves every key NULL; otherwise row g gets key g mod keys, so
-// each key holds rows/keys rows in sequence order. The topic is
-// bench.event and the payload a small JSON object.
+// insertOutbox adds rows pending outbox rows in one set-based statement,
+// as an application writes them (no destination yet). keys = 0 leaves
+// every key NULL; otherwise row g gets key g mod keys, so each key holds
+// rows/keys rows in sequence order. The topic is bench.event and the
+// payload a small JSON object.
 func (d *benchDB) insertOutbox(ctx context.Context, rows, keys int) error {
+	return d.insertOutboxTo(ctx, rows, keys, "")
+}
+
+// benchDestination is the destination of the receiver (destinationEnv).
+const benchDestination = "webhook"
+
+// insertOutboxTo is insertOutbox with dest, when set, as the destination
+// of the keyed rows, as deliver's routing step writes it before any
+// claim. The in-process loops claim through the store alone, and the
+// claim takes a keyed row only once it has its destination, its lane.
+func (d *benchDB) insertOutboxTo(ctx context.Context, rows, keys int, dest string) error {
 	err := d.exec(ctx, `
-		INSERT INTO outbox (topic, key, payload)
+		INSERT INTO outbox (topic, key, payload, destination)
 		SELECT 'bench.event',
 		       CASE WHEN $2::int = 0 THEN NULL ELSE 'key-' || lpad((g % $2::int)::text, 5, '0') END,
-		       jsonb_build_object('n', g, 'kind', 'bench', 'amount', g % 1000)
+		       jsonb_build_object('n', g, 'kind', 'bench', 'amount', g % 1000),
+		       CASE WHEN $2::int = 0 THEN '' ELSE $3 END
 		FROM generate_series(1, $1::int) AS g
-		ORDER BY g`, rows, keys)
+		ORDER BY g`, rows, keys, dest)
 	if err != nil {
 		return fmt.Errorf("insert %d outbox rows: %w", rows, err)
 	}

@@ -111,7 +111,9 @@ func coresBound(what string, usPerUnit float64, unit string, base float64) strin
 
 // baselineDrain drains rows pending rows with the real store in-process:
 // Claim(batch), then one Finish of every claimed row as sent, until none
-// is left. It returns rows/s over the rows' own timestamps and the CPU
+// is left. Its keyed rows are written with their destination, since the
+// loop has no routing step; deliver's rows are written without one and
+// routed by deliver, a cost of the binary's side. It returns rows/s over the rows' own timestamps and the CPU
 // every postgres process used per row (taken before the pool closes: a
 // backend that exits takes its CPU time with it).
 func (b *bench) baselineDrain(ctx context.Context, rows, keys int) (drain, error) {
@@ -120,7 +122,7 @@ func (b *bench) baselineDrain(ctx context.Context, rows, keys int) (drain, error
 		return drain{}, err
 	}
 	defer db.drop()
-	if err := db.insertOutbox(ctx, rows, keys); err != nil {
+	if err := db.insertOutboxTo(ctx, rows, keys, benchDestination); err != nil {
 		return drain{}, err
 	}
 	ob, err := postgres.NewOutbox(db.Store, db.Layout, leaseForBench)

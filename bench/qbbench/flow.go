@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -26,7 +27,12 @@ const (
 	flowBacklogShare = 0.90
 )
 
+var flowOnly = flag.String("flow-only", "", "flow: run one row only, hang or breaker; empty runs both")
+
 func (b *bench) flow(ctx context.Context) error {
+	if *flowOnly != "" && *flowOnly != "hang" && *flowOnly != "breaker" {
+		return fmt.Errorf("-flow-only %q: want hang or breaker", *flowOnly)
+	}
 	stop := make(chan struct{})
 	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -43,15 +49,19 @@ func (b *bench) flow(ctx context.Context) error {
 	}))
 	defer fail.Close()
 	cases := []struct {
+		name    string
 		label   string
 		url     string
 		badRows int
 		share   float64
 	}{
-		{"flow, 9 destinations beside one that hangs (timeoutMs 5000)", hang.URL, flowHungRows, flowHungShare},
-		{"flow, 9 destinations beside an open breaker over 100,000 rows", fail.URL, flowBacklogRows, flowBacklogShare},
+		{"hang", "flow, 9 destinations beside one that hangs (timeoutMs 5000)", hang.URL, flowHungRows, flowHungShare},
+		{"breaker", "flow, 9 destinations beside an open breaker over 100,000 rows", fail.URL, flowBacklogRows, flowBacklogShare},
 	}
 	for _, c := range cases {
+		if *flowOnly != "" && *flowOnly != c.name {
+			continue
+		}
 		var alone, beside []float64
 		for i := range b.o.runs {
 			a, err := b.flowDrain(ctx, "", 0)

@@ -9,7 +9,9 @@
 //	deliver   SQL-only Claim(100)+Finish loop vs queuebox-deliver, null keys and 1,000 keys,
 //	          and null keys at outbox.concurrency 64 (-wide-concurrency)
 //	keys10    queuebox-deliver on 10 keys × 20,000 pending rows, rate over a window
-//	claim     Claim(100) latency with 200,000 pending rows, null keys and 1,000 keys
+//	claim     Claim(100) latency with 200,000 pending rows, null keys and 1,000 keys, and
+//	          1,000 keys of which 150,000 rows are a failing lane's postponed backlog
+//	          (-claim-only picks rows, claim.go)
 //	replicas  2 vs 1 replica of queuebox-deliver, receiver answering at once
 //	          and after -replica-delay
 //	ingest    INSERT … ON CONFLICT DO NOTHING from 16 clients vs queuebox-ingest,
@@ -29,9 +31,13 @@
 //	tracing   queuebox-deliver with tracing off vs every span exported to
 //	          an OTLP sink in the bench at sampling 1.0 (tracing.go)
 //	flow      9 HTTP destinations alone vs beside a 10th that hangs, and
-//	          beside a 10th with an open breaker over 100,000 rows (flow.go)
+//	          beside a 10th with an open breaker over 100,000 rows (flow.go;
+//	          -flow-only picks one)
 //	flowdefaults  the deliver drains (null keys and 1,000 keys) with
 //	          flowControl at its defaults vs off (flowdefaults.go)
+//	fanout    one row to 3 destinations through a destinations route vs 3 rows
+//	          written by the application: deliveries/s and WAL bytes per event
+//	          (fanout.go)
 //
 // Every scenario makes its own database (CREATE DATABASE, the bundled
 // migrations, a set-based INSERT … SELECT generate_series, VACUUM
@@ -220,6 +226,7 @@ var scenarios = []scenario{
 	{"tracing", (*bench).tracing},
 	{"flow", (*bench).flow},
 	{"flowdefaults", (*bench).flowDefaults},
+	{"fanout", (*bench).fanout},
 	{"single", (*bench).single},
 	{"workbench", (*bench).workbench},
 }

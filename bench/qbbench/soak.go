@@ -221,7 +221,7 @@ func (st *soakState) probeClaims(ctx context.Context, db *benchDB, claims [2]str
 		var took time.Duration
 		err := pgx.BeginFunc(ctx, db.Store.Pool, func(tx pgx.Tx) error {
 			t0 := time.Now()
-			rows, err := tx.Query(ctx, claims[i%2], 100, "", leaseForBench.Milliseconds(), nil)
+			rows, err := tx.Query(ctx, claims[i%2], 100, "", leaseForBench.Milliseconds(), nil, "")
 			if err != nil {
 				return err
 			}

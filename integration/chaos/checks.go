@@ -6,42 +6,87 @@ import (
 	"time"
 )
 
-// Check fills the ledger's part of a result: lost messages, first
-// deliveries out of key order, and every duplicate paired with the fault
-// it follows (see cause).
+// Check fills the ledger's part of a result: lost messages (per
+// destination), deliveries out of lane order, and every duplicate paired
+// with the fault it follows (see cause).
 func (l *Ledger) Check(r *Result, lease time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	r.Messages = len(l.produced)
+	if len(l.dests) > 1 {
+		r.Destinations = len(l.dests)
+	}
 	r.Faults = map[string]int{}
 	for _, f := range l.faults {
 		r.Faults[f.Kind]++
 	}
 	for id := range l.produced {
-		if _, ok := l.first[id]; !ok {
-			r.Lost++
+		for _, dest := range l.dests {
+			if _, ok := l.first[copyKey{id, dest}]; !ok {
+				r.Lost++
+			}
 		}
 	}
-	for key, ns := range l.order {
-		highest := -1
-		for _, n := range ns {
-			if ranked, ok := l.rank[key][n]; ok {
-				n = ranked
-			}
-			if n < highest {
-				r.OutOfOrder++
-			}
-			highest = max(highest, n)
+	if l.repeatsInPlace {
+		for ln, ns := range l.sent {
+			r.OutOfOrder += l.outOfOrder(ln.Key, ns, true)
+		}
+	} else {
+		for ln, ns := range l.order {
+			r.OutOfOrder += l.outOfOrder(ln.Key, ns, false)
 		}
 	}
 	r.DuplicatesAfter = map[string]int{}
 	for _, d := range l.repeats {
 		r.Duplicates++
-		if f, ok := l.cause(l.first[d.ID], d, lease); ok {
+		first := l.first[copyKey{d.ID, d.Dest}]
+		if f, ok := l.cause(first, d, lease); ok {
 			r.DuplicatesAfter[f.Kind]++
 		} else {
 			r.Unexplained++
-			l.unexplained = append(l.unexplained, [2]Delivery{l.first[d.ID], d})
+			l.unexplained = append(l.unexplained, [2]Delivery{first, d})
+		}
+	}
+}
+
+// outOfOrder counts the deliveries of one lane, ns in their order, that
+// came after a delivery of a later message of key (by the broker's rank
+// where RankBy set one). With skipRepeats, a delivery of the same message
+// as the one directly before it is not judged: the repeat of the row
+// that a fault left unfinished.
+func (l *Ledger) outOfOrder(key string, ns []int, skipRepeats bool) int {
+	out, highest, prev := 0, -1, -1
+	for i, n := range ns {
+		if skipRepeats && i > 0 && n == prev {
+			continue
+		}
+		prev = n
+		if ranked, ok := l.rank[key][n]; ok {
+			n = ranked
+		}
+		if n < highest {
+			out++
+		}
+		highest = max(highest, n)
+	}
+	return out
+}
+
+// CheckMessageIDs counts in r the 2xx deliveries whose X-Message-Id is
+// not the id of the row the application wrote for their message; written
+// maps each message's ledger id to that row's id. Every destination of a
+// fan-out must receive the written row's id, whichever row carried it.
+func (l *Ledger) CheckMessageIDs(written map[string]string, r *Result) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, d := range l.first {
+		if d.MessageID != written[d.ID] {
+			r.WrongMessageID++
+		}
+	}
+	for _, d := range l.repeats {
+		if d.MessageID != written[d.ID] {
+			r.WrongMessageID++
 		}
 	}
 }
@@ -101,20 +146,49 @@ func CheckInbox(t testing.TB, db *Database, source string, accepted []string, r 
 		WHERE i.source = $1 AND i.state = 'processed' GROUP BY i.id HAVING count(o.id) <> 1) x`, source)
 }
 
-// Late counts the messages whose first delivery came more than bound
-// after they were produced, and returns the longest such wait of all.
+// WrittenIDs maps the ledger id of every message to the id of the outbox
+// row the application wrote for it (the rows QueueBox adds for a fan-out
+// have an origin_id and are left out).
+func WrittenIDs(t testing.TB, db *Database) map[string]string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rows, err := db.Pool.Query(ctx, `SELECT payload->>'id', id::text FROM outbox WHERE origin_id IS NULL`)
+	if err != nil {
+		t.Fatalf("read the written outbox rows: %v", err)
+	}
+	defer rows.Close()
+	ids := map[string]string{}
+	for rows.Next() {
+		var message, id string
+		if err := rows.Scan(&message, &id); err != nil {
+			t.Fatalf("read the written outbox rows: %v", err)
+		}
+		ids[message] = id
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("read the written outbox rows: %v", err)
+	}
+	return ids
+}
+
+// Late counts the first deliveries (one per message and destination) that
+// came more than bound after their message was produced, and returns the
+// longest such wait of all.
 func (l *Ledger) Late(bound time.Duration) (late int, worst time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for id, at := range l.producedAt {
-		d, ok := l.first[id]
-		if !ok {
-			continue // lost, counted as such
-		}
-		wait := d.At.Sub(at)
-		worst = max(worst, wait)
-		if wait > bound {
-			late++
+		for _, dest := range l.dests {
+			d, ok := l.first[copyKey{id, dest}]
+			if !ok {
+				continue // lost, counted as such
+			}
+			wait := d.At.Sub(at)
+			worst = max(worst, wait)
+			if wait > bound {
+				late++
+			}
 		}
 	}
 	return late, worst

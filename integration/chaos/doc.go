@@ -4,7 +4,8 @@
 // database restarts) on a seeded schedule, waits for quiet and checks
 // what the receivers recorded against the guarantees of the product:
 // nothing lost, one inbox row per (source, idempotency key), one outbox
-// row per forwarded inbox row, first deliveries in key order, and every
+// row per forwarded inbox row, first deliveries in key order (per key
+// and destination where a route fans a row out to several), and every
 // duplicate delivery following a fault.
 //
 // The scenarios are the tests of this package. `go test` runs a short

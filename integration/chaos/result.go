@@ -19,6 +19,10 @@ type Result struct {
 	Seed     uint64 `json:"seed"`
 	Size     string `json:"size"`
 	Messages int    `json:"messages"`
+	// Destinations is the number of destinations each message went to,
+	// where a route fanned it out (scenario 8); lost and the duplicate
+	// share then count deliveries, one per message and destination.
+	Destinations int `json:"destinations,omitempty"`
 	// Faults counts the injected faults by kind.
 	Faults map[string]int `json:"faults"`
 	Lost   int            `json:"lost"`
@@ -39,8 +43,12 @@ type Result struct {
 	// BrokerReordered counts the inbox rows the first broker source stored
 	// behind a later message of their key (scenario 3): the broker's
 	// redelivery order, reported, not a broken guarantee (Ledger.RankBy).
-	BrokerReordered int     `json:"stored_out_of_broker_order,omitempty"`
-	Seconds         float64 `json:"seconds"`
+	BrokerReordered int `json:"stored_out_of_broker_order,omitempty"`
+	// WrongMessageID counts 2xx deliveries whose X-Message-Id is not the
+	// id of the row the application wrote (scenario 8 only; zero
+	// elsewhere).
+	WrongMessageID int     `json:"deliveries_with_another_message_id,omitempty"`
+	Seconds        float64 `json:"seconds"`
 	// Commit is the commit the scenario ran on (with -dirty when the
 	// worktree had changes), Date when it finished (UTC): a results file
 	// may hold the rows of several runs.
@@ -51,12 +59,14 @@ type Result struct {
 // DateFormat is the layout of Result.Date.
 const DateFormat = "2006-01-02 15:04 MST"
 
-// DuplicateShare is the share of deliveries that were duplicates.
+// DuplicateShare is the share of deliveries that were duplicates: of
+// the messages, or of the messages times their destinations in a
+// fan-out.
 func (r Result) DuplicateShare() float64 {
 	if r.Messages == 0 {
 		return 0
 	}
-	return float64(r.Duplicates) / float64(r.Messages)
+	return float64(r.Duplicates) / float64(r.Messages*max(1, r.Destinations))
 }
 
 // Failed lists the broken guarantees, empty when the scenario passed.
@@ -64,7 +74,8 @@ func (r Result) Failed() []string {
 	var out []string
 	for name, n := range map[string]int{"lost": r.Lost, "inbox rows not one": r.InboxNotOne,
 		"outbox rows not one": r.OutboxNotOne, "out of key order": r.OutOfOrder,
-		"duplicates after no fault": r.Unexplained, "delivered after the bound": r.Late} {
+		"duplicates after no fault": r.Unexplained, "delivered after the bound": r.Late,
+		"deliveries with another message id": r.WrongMessageID} {
 		if n != 0 {
 			out = append(out, fmt.Sprintf("%s: %d", name, n))
 		}

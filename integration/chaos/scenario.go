@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"testing"
 	"time"
 )
@@ -33,6 +34,16 @@ type Scenario struct {
 	// the receiver after it was produced; a later first delivery counts
 	// as late.
 	Bound time.Duration
+	// Fanout, when set, routes every row through one `destinations:` route
+	// to each of its destinations (one receiver path each) instead of to
+	// the one webhook destination: the ledger then expects each message at
+	// every destination, judges order per lane (key and destination), and
+	// every delivery must carry the id of the row the application wrote.
+	Fanout *Fanout
+	// RepeatsInPlace judges every delivery of a lane, repeats included
+	// (see Ledger.RepeatsInPlace): only for scenarios whose faults end a
+	// process, never ones that pause it.
+	RepeatsInPlace bool
 	// Rate, when set, paces the producer to that many messages a second.
 	// A latency bound holds only below what the replicas can deliver: a
 	// producer that outruns them builds a backlog, and every message
@@ -66,27 +77,40 @@ func (sc Scenario) env(db *Database, receiver, name string) map[string]string {
 	env := db.Env(name)
 	lease := fmt.Sprint(sc.Lease.Milliseconds())
 	for k, v := range map[string]string{
-		"QUEUEBOX_DESTINATIONS_WEBHOOK_TYPE":    "http",
-		"QUEUEBOX_DESTINATIONS_WEBHOOK_BASEURL": receiver,
-		"QUEUEBOX_DESTINATIONS_WEBHOOK_PATH":    "/r/" + name,
-		// The receiver fails some requests on purpose; the breaker would
-		// pause a replica for 30 s after a few in a row.
-		"QUEUEBOX_DESTINATIONS_WEBHOOK_FLOWCONTROL_CIRCUITBREAKER_FAILURETHRESHOLD": "100000",
-		"QUEUEBOX_ROUTES_0_TOPICPATTERN":                                            "**",
-		"QUEUEBOX_ROUTES_0_DESTINATION":                                             "webhook",
-		"QUEUEBOX_OUTBOX_POLLINTERVALMS":                                            "20",
-		"QUEUEBOX_OUTBOX_CONCURRENCY":                                               "8",
-		"QUEUEBOX_OUTBOX_RETRYBASEDELAYMS":                                          "50",
-		"QUEUEBOX_OUTBOX_CLAIMTIMEOUTMS":                                            lease,
-		"QUEUEBOX_INBOX_RELAY_POLLINTERVALMS":                                       "20",
-		"QUEUEBOX_INBOX_RELAY_CLAIMTIMEOUTMS":                                       lease,
-		"QUEUEBOX_SOURCES_HOOKS_TYPE":                                               "http",
-		"QUEUEBOX_SOURCES_HOOKS_PATH":                                               "/" + hookSource,
-		"QUEUEBOX_SOURCES_HOOKS_IDEMPOTENCYKEYPATH":                                 "$.id",
-		"QUEUEBOX_SOURCES_HOOKS_AGGREGATEIDPATH":                                    "$.k",
-		"QUEUEBOX_SOURCES_HOOKS_TOPIC":                                              "hooks.in",
+		"QUEUEBOX_ROUTES_0_TOPICPATTERN":            "**",
+		"QUEUEBOX_OUTBOX_POLLINTERVALMS":            "20",
+		"QUEUEBOX_OUTBOX_CONCURRENCY":               "8",
+		"QUEUEBOX_OUTBOX_RETRYBASEDELAYMS":          "50",
+		"QUEUEBOX_OUTBOX_CLAIMTIMEOUTMS":            lease,
+		"QUEUEBOX_INBOX_RELAY_POLLINTERVALMS":       "20",
+		"QUEUEBOX_INBOX_RELAY_CLAIMTIMEOUTMS":       lease,
+		"QUEUEBOX_SOURCES_HOOKS_TYPE":               "http",
+		"QUEUEBOX_SOURCES_HOOKS_PATH":               "/" + hookSource,
+		"QUEUEBOX_SOURCES_HOOKS_IDEMPOTENCYKEYPATH": "$.id",
+		"QUEUEBOX_SOURCES_HOOKS_AGGREGATEIDPATH":    "$.k",
+		"QUEUEBOX_SOURCES_HOOKS_TOPIC":              "hooks.in",
 	} {
 		env[k] = v
+	}
+	dests := []string{"webhook"}
+	if sc.Fanout != nil {
+		dests = sc.Fanout.Destinations
+		env["QUEUEBOX_ROUTES_0_DESTINATIONS"] = strings.Join(dests, ",")
+	} else {
+		env["QUEUEBOX_ROUTES_0_DESTINATION"] = "webhook"
+	}
+	for _, dest := range dests {
+		prefix := "QUEUEBOX_DESTINATIONS_" + strings.ToUpper(dest) + "_"
+		path := "/r/" + name
+		if sc.Fanout != nil {
+			path += "/" + dest
+		}
+		env[prefix+"TYPE"] = "http"
+		env[prefix+"BASEURL"] = receiver
+		env[prefix+"PATH"] = path
+		// The receiver fails some requests on purpose; the breaker would
+		// pause a replica for 30 s after a few in a row.
+		env[prefix+"FLOWCONTROL_CIRCUITBREAKER_FAILURETHRESHOLD"] = "100000"
 	}
 	return env
 }
@@ -98,12 +122,21 @@ func Execute(t *testing.T, sc Scenario) Result {
 	seed := Seed(t)
 	size := SizeFor(t, sc.ShortMessages, sc.ShortFaults)
 	t.Logf("%s: seed %d (CHAOS_SEED=%d replays the schedule), %d messages, %d faults", sc.Name, seed, seed, size.Messages, size.Faults)
-	steps := Plan(NewRand(seed), size.Messages, size.Faults, sc.Choices)
 	newDB := sc.Database
 	if newDB == nil {
 		newDB = func(t testing.TB) *Database { return NewDatabase(t, SharedServer()) }
 	}
 	r := &Run{T: t, DB: newDB(t), Ledger: NewLedger(0.02, NewRand(seed+100)), Lease: sc.Lease}
+	if sc.Fanout != nil {
+		r.Ledger.Fanout(*sc.Fanout)
+	}
+	if sc.RepeatsInPlace {
+		r.Ledger.RepeatsInPlace()
+	}
+	// The faults fall at points of the deliveries: one per message and
+	// destination.
+	deliveries := size.Messages * r.Ledger.Destinations()
+	steps := Plan(NewRand(seed), deliveries, size.Faults, sc.Choices)
 	receiver := r.Ledger.Receiver(t)
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -134,7 +167,7 @@ func Execute(t *testing.T, sc Scenario) Result {
 	} else {
 		go func() { fed <- ProduceOutbox(r.DB, r.Ledger, size.Messages, 40, sc.Rate) }()
 	}
-	budget := 3*time.Minute + time.Duration(size.Messages)*10*time.Millisecond
+	budget := 3*time.Minute + time.Duration(deliveries)*10*time.Millisecond
 	for i, s := range steps {
 		WaitFor(t, budget, fmt.Sprintf("step %d: %d messages delivered", i, s.Delivered), func() bool {
 			return r.Ledger.Delivered() >= s.Delivered
@@ -151,15 +184,19 @@ func Execute(t *testing.T, sc Scenario) Result {
 		r.Ledger.RankBy(InboxRank(t, r.DB, sc.Sources[0]))
 	}
 	r.Ledger.Check(&res, sc.Lease)
+	t.Logf("receiver: %s", r.Ledger.Answers())
 	for _, pair := range r.Ledger.unexplained {
-		t.Logf("duplicate after no fault: %s first from %s at %s, again from %s at %s", pair[0].ID,
-			pair[0].Replica, pair[0].At.Format("15:04:05.000"), pair[1].Replica, pair[1].At.Format("15:04:05.000"))
+		t.Logf("duplicate after no fault: %s%s first from %s at %s, again from %s at %s", pair[0].ID,
+			destSuffix(pair[0].Dest), pair[0].Replica, pair[0].At.Format("15:04:05.000"), pair[1].Replica, pair[1].At.Format("15:04:05.000"))
 	}
 	for _, f := range r.Ledger.faults {
 		// How long a fault lasted against the lease tells which of its
 		// duplicates no replica could avoid.
 		t.Logf("fault %s on %q at %s for %v", f.Kind, f.Target, f.At.Format("15:04:05.000"),
 			f.End.Sub(f.At).Round(time.Millisecond))
+	}
+	if sc.Fanout != nil {
+		r.Ledger.CheckMessageIDs(WrittenIDs(t, r.DB), &res)
 	}
 	if sc.Inbox {
 		CheckInbox(t, r.DB, hookSource, poster.Accepted(), &res)
@@ -182,6 +219,14 @@ func Execute(t *testing.T, sc Scenario) Result {
 	}
 	Report(t, res, started)
 	return res
+}
+
+// destSuffix names a fan-out destination in a log line.
+func destSuffix(dest string) string {
+	if dest == "" {
+		return ""
+	}
+	return " to " + dest
 }
 
 // inject plays one step.

@@ -95,3 +95,30 @@ func TestBrokersSurviveRestartsAndCuts(t *testing.T) {
 	sc.ShortMessages, sc.ShortFaults = 1500, len(sc.Choices)
 	Execute(t, sc)
 }
+
+// TestFanOutSurvivesKill9 is scenario 8 (issue 37): one `destinations:`
+// route sends every row to three destinations, the receiver answers about
+// half of the requests to the third with a 500, and three deliver
+// replicas are killed with SIGKILL and replaced. Each destination must
+// get every row with the id of the row the application wrote, each lane
+// (key and destination) in order, a row repeated after a kill only
+// directly after itself.
+func TestFanOutSurvivesKill9(t *testing.T) {
+	Execute(t, Scenario{
+		Name:  "8 fan-out to three destinations, one failing half the time, kill -9",
+		Roles: []string{"deliver", "deliver", "deliver"},
+		// A row's lane waits out its retries, and the backoff doubles: a
+		// run of 15 failures, which a 1-in-2 coin gives about once in
+		// 30,000 rows, would hold its lane for minutes (the wait tops out
+		// at 60 s per retry) and outlast the run's budget now and then.
+		// So a row fails at most 4 times in a row, 48 % of flaky's
+		// requests in all, and the retries start at 10 ms, not the
+		// suite's 50: a lane waits well under a second for one row.
+		Fanout: &Fanout{Destinations: []string{"ledger", "audit", "flaky"},
+			FailRates: map[string]float64{"flaky": 0.5}, MaxFailuresInARow: 4},
+		RepeatsInPlace: true,
+		Choices:        []Step{{Kind: "kill", Role: "deliver"}},
+		ShortMessages:  1000, ShortFaults: 3, Lease: 3 * time.Second,
+		Env: func(string) map[string]string { return map[string]string{"QUEUEBOX_OUTBOX_RETRYBASEDELAYMS": "10"} },
+	})
+}

@@ -81,7 +81,7 @@ func page(rs []chaos.Result, commit, command, now string) string {
 		sizes[r.Size] = true
 	}
 	if missing := missingScenarios(rs); missing != "" {
-		fmt.Fprintf(&b, "\nNot in this run: scenario %s of issue 27 (1 outbox path, 2 inbox path, 3 brokers, 4 PostgreSQL restart, 5 failover, 6 paused process, 7 capture).\n", missing)
+		fmt.Fprintf(&b, "\nNot in this run: scenario %s (issue 27: 1 outbox path, 2 inbox path, 3 brokers, 4 PostgreSQL restart, 5 failover, 6 paused process, 7 capture; issue 37: 8 fan-out).\n", missing)
 	}
 	b.WriteString("\n## Size of this run\n\n")
 	if sizes["full"] && len(sizes) == 1 {
@@ -90,17 +90,19 @@ func page(rs []chaos.Result, commit, command, now string) string {
 		b.WriteString("This run is NOT a full run: the size column says how each scenario ran (short is the run of `make test`, custom is the size that CHAOS_MESSAGES and CHAOS_FAULTS set). A full run is `make chaos` without those variables.\n")
 	}
 	b.WriteString("\n## The columns\n\n")
-	b.WriteString("- lost: messages QueueBox accepted that never reached the receiver with a 2xx. Must be 0.\n")
+	b.WriteString("- lost: messages QueueBox accepted that never reached the receiver with a 2xx. Must be 0. In scenario 8, a message counts once for each destination it did not reach.\n")
 	b.WriteString("- inbox rows ≠ 1: accepted (source, idempotency key) pairs that do not have exactly one inbox row. Must be 0.\n")
 	b.WriteString("- outbox rows ≠ 1: forwarded inbox rows that do not have exactly one outbox row. Must be 0.\n")
 	b.WriteString("- out of key order: first deliveries that came after the first delivery of a later message of the same key. Must be 0.\n")
 	b.WriteString("  Where messages cross a broker into an inbox (scenario 3), \"later\" means later in the order that inbox stored them: QueueBox's per-key order starts at the inbox. ")
 	b.WriteString("JetStream gives an unacknowledged message back only after `ackWait`, behind messages it handed out since, so a cut connection or a killed ingest replica reorders a key on the broker's side.\n")
+	b.WriteString("  Scenario 8 judges the order per lane (a key and a destination), and judges every 2xx delivery, repeats included: a repeat is in order only directly after the delivery it repeats, since the next row of a lane waits until the row before it is finished.\n")
 	b.WriteString("- broker reordered: inbox rows of the first broker source stored behind a later message of their key, the broker's own redelivery order. Reported, not a failure.\n")
-	b.WriteString("- duplicates: repeated 2xx deliveries of one message, which at-least-once delivery allows after a fault; the next column names the fault each one follows, and a duplicate that follows no fault fails the run.\n")
+	b.WriteString("- duplicates: repeated 2xx deliveries of one message (to one destination, in scenario 8), which at-least-once delivery allows after a fault; the next column names the fault each one follows, and a duplicate that follows no fault fails the run. The share is of all deliveries: in scenario 8, of the messages times their three destinations.\n")
 	fmt.Fprintf(&b, "- scenario 7 also bounds the wait: every message must reach the receiver within the reconciliation interval plus the lease plus a margin of %v after it was written; a later first delivery fails the run (the JSON line counts them as late_deliveries). Its producer writes %d messages a second, below what the replicas deliver, so that the bound measures the wake-ups and the faults rather than a queue.\n", chaos.CaptureMargin, chaos.CaptureRate)
 	fmt.Fprintf(&b, "- scenario 3 sends every message through a NATS JetStream stream and a RabbitMQ queue, each as destination and then as source; the suite's own nats-server and RabbitMQ node are restarted (stopped cleanly with SIGTERM, or killed with SIGKILL) and the connections to both brokers are cut at the suite's own proxies. Its producer writes %d messages a second, so that every hop keeps up and the faults, scheduled by delivered count, fall while messages are in flight.\n", chaos.BrokerRate)
-	b.WriteString("- databases: scenarios 3, 4, 5 and 7 run on private PostgreSQL clusters that the suite starts (fsync off, autovacuum on; 4 restarts its cluster, 5 fails over between two); 1, 2 and 6 on the machine's shared server.\n")
+	b.WriteString("- scenario 8 writes each message as one outbox row whose route names three destinations (`destinations: [ledger, audit, flaky]`); QueueBox adds the deliveries to the other two. The receiver answers about half of the requests to flaky with a 500 (one message at most 4 times in a row, so that no lane waits minutes of backoff), and 2 % of the others', and the deliver replicas retry from a 10 ms base. Every delivery must also carry, as X-Message-Id, the id of the row the application wrote; a delivery with another id fails the run (the JSON line counts them as deliveries_with_another_message_id).\n")
+	b.WriteString("- databases: scenarios 3, 4, 5 and 7 run on private PostgreSQL clusters that the suite starts (fsync off, autovacuum on; 4 restarts its cluster, 5 fails over between two); 1, 2, 6 and 8 on the machine's shared server.\n")
 	b.WriteString("- seed: `make chaos SEED=<seed>` replays the fault schedule of a scenario (the timing of the processes still varies).\n")
 	return b.String()
 }
@@ -119,11 +121,11 @@ func machine() string {
 	return fmt.Sprintf("%s, %s/%s, %d cores, %s", host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), model)
 }
 
-// missingScenarios lists the numbers of the seven scenarios that have no
+// missingScenarios lists the numbers of the eight scenarios that have no
 // row; a scenario's name starts with its number.
 func missingScenarios(rs []chaos.Result) string {
 	var missing []string
-	for n := 1; n <= 7; n++ {
+	for n := 1; n <= 8; n++ {
 		found := false
 		for _, r := range rs {
 			found = found || strings.HasPrefix(r.Scenario, fmt.Sprint(n)+" ")
