@@ -28,12 +28,14 @@ func ensureOrdersTable(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-// PlaceOrder inserts o into orders and one outbox row per topic, keyed by
-// the customer, in one transaction, and returns the order id. Either all
-// rows commit or none does: an error from any insert rolls the order back
-// with its events, so no event describes an order that does not exist and
-// no order lacks its events.
-func PlaceOrder(ctx context.Context, db *sql.DB, o Order, topics []string) (id int64, err error) {
+// PlaceOrder inserts o into orders and one outbox row with topic, keyed by
+// the customer, in one transaction, and returns the order id. Both rows
+// commit or neither does: an error from either insert rolls the order back
+// with its event, so no event describes an order that does not exist and
+// no order lacks its event. The row is written once whatever the number
+// of receivers: QueueBox's routes decide where it goes, and a route with
+// several destinations delivers it to each (see examples/http-fanout).
+func PlaceOrder(ctx context.Context, db *sql.DB, o Order, topic string) (id int64, err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("begin: %w", err)
@@ -52,13 +54,11 @@ func PlaceOrder(ctx context.Context, db *sql.DB, o Order, topics []string) (id i
 	if err != nil {
 		return 0, fmt.Errorf("encode payload: %w", err)
 	}
-	for _, topic := range topics {
-		_, err = tx.ExecContext(ctx,
-			`INSERT INTO outbox (topic, key, payload) VALUES ($1, $2, $3::jsonb)`,
-			topic, o.Customer, string(payload))
-		if err != nil {
-			return 0, fmt.Errorf("insert outbox row %q: %w", topic, err)
-		}
+	_, err = tx.ExecContext(ctx,
+		`INSERT INTO outbox (topic, key, payload) VALUES ($1, $2, $3::jsonb)`,
+		topic, o.Customer, string(payload))
+	if err != nil {
+		return 0, fmt.Errorf("insert outbox row %q: %w", topic, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("commit: %w", err)
