@@ -7,7 +7,9 @@ var (
 	brokerSources = []string{KindRabbitMQ, KindKafka, KindNATS}
 	hmacAuth      = []string{AuthHMAC}
 	presetAuths   = []string{AuthStripe, AuthGitHub, AuthShopify, AuthSlack, AuthStandardWebhooks}
-	presetSecrets = "at most " + strconv.Itoa(maxPreviousSecrets) + " secrets; whsec_ keys for standard-webhooks"
+	presetSecrets = "at most " + strconv.Itoa(maxPreviousSecrets) + " secrets, each at least 16 bytes and not blank; whsec_ keys for standard-webhooks"
+	strongAdmin   = "at least 16 bytes and not blank on admin.auth and admin.viewer"
+	strongSecrets = "at least 16 bytes and not blank on admin.auth, admin.viewer and the presets (standard-webhooks: a whsec_ key)"
 )
 
 const (
@@ -200,10 +202,10 @@ var keyRules = map[string]keyRule{
 // registered under both prefixes by init. Their kinds are auth kinds.
 var authRules = map[string]keyRule{
 	"type":                   note("bearer, api-key or hmac are selected by their keys; a preset (stripe, github, shopify, slack, standard-webhooks) by type alone, on http sources only"),
-	"token":                  only(AuthBearer),
-	"key":                    only(AuthAPIKey),
+	"token":                  note(strongAdmin).of(AuthBearer),
+	"key":                    note(strongAdmin).of(AuthAPIKey),
 	"headerName":             note("").dflt(defaultAPIKeyHeader+" (api-key), "+defaultHMACHeader+" (hmac)").of(AuthAPIKey, AuthHMAC),
-	"secret":                 only(append([]string{AuthHMAC}, presetAuths...)...),
+	"secret":                 note(strongSecrets).of(append([]string{AuthHMAC}, presetAuths...)...),
 	"algorithm":              oneOf("HmacSHA256", "HmacSHA512").of(hmacAuth...),
 	"signaturePrefix":        note("an explicit empty string means no prefix").dflt(defaultSignaturePrefix).of(hmacAuth...),
 	"timestampHeader":        only(hmacAuth...),

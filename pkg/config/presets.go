@@ -82,12 +82,14 @@ func (s *Source) selectSourceKind(path keyPath, ps *problems) string {
 }
 
 // presetAuth checks the keys of a preset auth block: toleranceSeconds,
-// the number of previous secrets, and for standard-webhooks the whsec_
-// form of every secret. Messages never quote a secret.
+// the number of previous secrets, the strength of every secret (for
+// standard-webhooks the whsec_ form, whose decoded length that check
+// bounds). Messages never quote a secret.
 func (v *validator) presetAuth(a *SourceAuth, path keyPath) {
 	v.positive(path.key("toleranceSeconds"), int64(a.ToleranceSeconds))
 	v.previousSecrets(path, a.PreviousSecrets)
 	if a.Kind != AuthStandardWebhooks {
+		v.strongCredentials(a, path)
 		for i, s := range a.PreviousSecrets {
 			if s.IsEmpty() {
 				v.add(path.key("previousSecrets").index(i), "must not be empty")
@@ -140,5 +142,34 @@ func (v *validator) whsecSecrets(path keyPath, current secret.Secret, previous [
 		if _, err := webhooksig.ParseSecret(s.Reveal()); err != nil {
 			v.add(path.key("previousSecrets").index(i), "%v", err)
 		}
+	}
+}
+
+// minSecretBytes is the shortest credential that a preset secret or an
+// admin credential may be: a shorter or blank one is guessed or
+// brute-forced offline from one signed request.
+const minSecretBytes = 16
+
+// strongSecret refuses a credential that is set but blank or shorter than
+// minSecretBytes. An absent one is reported by the rules of its kind. The
+// message never quotes the value or its length.
+func (v *validator) strongSecret(path keyPath, s secret.Secret) {
+	if s.IsEmpty() {
+		return
+	}
+	text := s.Reveal()
+	if strings.TrimSpace(text) == "" || len(text) < minSecretBytes {
+		v.add(path, "must be at least %d bytes and not blank", minSecretBytes)
+	}
+}
+
+// strongCredentials applies strongSecret to every credential of an auth
+// block.
+func (v *validator) strongCredentials(a *SourceAuth, path keyPath) {
+	v.strongSecret(path.key("token"), a.Token)
+	v.strongSecret(path.key("key"), a.Key)
+	v.strongSecret(path.key("secret"), a.Secret)
+	for i, s := range a.PreviousSecrets {
+		v.strongSecret(path.key("previousSecrets").index(i), s)
 	}
 }

@@ -99,10 +99,12 @@ func (v *validator) admin() {
 		if c.auth == nil {
 			continue
 		}
-		v.sourceAuth(c.auth, path.key(c.name))
 		if IsPreset(c.auth.Kind) {
 			v.add(path.key(c.name, "type"), "%s verifies a provider's webhook; the admin routes take bearer, api-key or hmac", c.auth.Kind)
+			continue
 		}
+		v.sourceAuth(c.auth, path.key(c.name))
+		v.strongCredentials(c.auth, path.key(c.name))
 	}
 	if a.Viewer != nil && a.Auth == nil && !a.Insecure {
 		v.add(path.key("viewer"), "needs %s: a read-only credential beside no admin credential would leave the writes unusable", path.key("auth").ref())
