@@ -31,6 +31,7 @@ const (
 // the keys of one block.
 var keyRules = map[string]keyRule{
 	"server.httpPort":       aPort,
+	"server.allowedHosts":   note("host names or IP addresses, without port; a request whose Host names another gets 421; empty allows every host (queuebox dev: localhost, 127.0.0.1, ::1)"),
 	"server.managementPort": aPort.says("must differ from server.httpPort; unset serves /health, /metrics and /admin on the data port"),
 
 	"database.type":                   oneOf(DatabasePostgres, DatabaseSQLServer),

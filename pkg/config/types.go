@@ -30,6 +30,9 @@ type Config struct {
 type Server struct {
 	HTTPPort       int  `yaml:"httpPort"`
 	ManagementPort *int `yaml:"managementPort"`
+	// AllowedHosts are the host names (or IP addresses) that a request's
+	// Host header may name, port aside; empty allows every host.
+	AllowedHosts []string `yaml:"allowedHosts"`
 }
 
 // Database names the database, the pool and the table layout.

@@ -300,3 +300,21 @@ func TestAdminAccepts(t *testing.T) {
 	require.Equal(t, AuthBearer, cfg.Admin.Viewer.Kind)
 	require.Equal(t, "viewer-token-0123456789", cfg.Admin.Viewer.Token.Reveal())
 }
+
+// server.allowedHosts takes host names and IP addresses only: a URL or a
+// host with a port would never match a Host header and would lock every
+// caller out.
+func TestAllowedHostsRules(t *testing.T) {
+	t.Parallel()
+	cfg := mustLoad(t, testOptions(baseYAML+"server:\n  allowedHosts: [queuebox.example.com, localhost, 127.0.0.1, \"::1\", \"[::1]\"]\n"))
+	require.Equal(t, []string{"queuebox.example.com", "localhost", "127.0.0.1", "::1", "[::1]"}, cfg.Server.AllowedHosts)
+	const msg = ": must be a host name or an IP address without scheme, port or path"
+	runRefusals(t, []refusal{
+		{name: "a URL", extra: "server:\n  allowedHosts: [\"https://q.example.com\"]\n",
+			want: []string{"server.allowedHosts[0] (QUEUEBOX_SERVER_ALLOWEDHOSTS_0)" + msg}},
+		{name: "a port", extra: "server:\n  allowedHosts: [localhost, \"localhost:8080\"]\n",
+			want: []string{"server.allowedHosts[1] (QUEUEBOX_SERVER_ALLOWEDHOSTS_1)" + msg}},
+		{name: "blank", extra: "server:\n  allowedHosts: [\"\"]\n",
+			want: []string{"server.allowedHosts[0] (QUEUEBOX_SERVER_ALLOWEDHOSTS_0)" + msg}},
+	})
+}
