@@ -214,6 +214,7 @@ var authRules = map[string]keyRule{
 	"signaturePayloadFormat": note("body or timestamp-dot-body (either letter case); timestamp-dot-body needs timestampHeader").dflt("timestamp-dot-body with timestampHeader, else body").of(hmacAuth...),
 	"previousSecrets":        note(presetSecrets).of(presetAuths...),
 	"toleranceSeconds":       above0.of(presetAuths...),
+	"deduplicateOnBody":      note("true keys the row by the SHA-256 digest of the signed body (sha256:<hex>) instead of the unsigned delivery id header, so a re-labelled copy is a duplicate").dflt("true").of(AuthGitHub, AuthShopify),
 }
 
 // transformRules are the rules of a transform block, registered under

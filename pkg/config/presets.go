@@ -21,13 +21,17 @@ type preset struct {
 	keyPath, eventTypePath string
 	keyHeaders             []string
 	eventTypeHeader        string
+	// unsignedKey is true for a provider whose signature covers the body
+	// but not the headers of the delivery id and event type: its sources
+	// deduplicate on the digest of the body by default.
+	unsignedKey bool
 }
 
 // presets are the provider presets of an HTTP source's auth block.
 var presets = map[string]preset{
 	AuthStripe:           {keyPath: "$.id", eventTypePath: "$.type"},
-	AuthGitHub:           {keyHeaders: []string{"x-github-delivery"}, eventTypeHeader: "x-github-event"},
-	AuthShopify:          {keyHeaders: []string{"x-shopify-webhook-id", "x-shopify-event-id"}, eventTypeHeader: "x-shopify-topic"},
+	AuthGitHub:           {keyHeaders: []string{"x-github-delivery"}, eventTypeHeader: "x-github-event", unsignedKey: true},
+	AuthShopify:          {keyHeaders: []string{"x-shopify-webhook-id", "x-shopify-event-id"}, eventTypeHeader: "x-shopify-topic", unsignedKey: true},
 	AuthSlack:            {keyPath: "$.event_id", eventTypePath: "$.event.type"},
 	AuthStandardWebhooks: {keyHeaders: []string{webhooksig.HeaderID}, eventTypePath: "$.type"},
 }
@@ -63,6 +67,10 @@ func (s *Source) fillPreset() {
 		s.IdempotencyKeyPath = p.keyPath
 		s.IdempotencyKeyHeaders = slices.Clone(p.keyHeaders)
 	}
+	if p.unsignedKey && s.Auth.DeduplicateOnBody == nil {
+		on := true
+		s.Auth.DeduplicateOnBody = &on
+	}
 	if strings.TrimSpace(s.EventTypePath) == "" {
 		s.EventTypePath = p.eventTypePath
 		s.EventTypeHeader = p.eventTypeHeader
@@ -85,6 +93,15 @@ func (s *Source) selectSourceKind(path keyPath, ps *problems) string {
 // the number of previous secrets, the strength of every secret (for
 // standard-webhooks the whsec_ form, whose decoded length that check
 // bounds). Messages never quote a secret.
+// deduplicateOnBody refuses auth.deduplicateOnBody on a kind whose
+// signature does not leave the delivery id unsigned.
+func (v *validator) deduplicateOnBody(a *SourceAuth, path keyPath) {
+	if a.DeduplicateOnBody == nil || presets[a.Kind].unsignedKey {
+		return
+	}
+	v.add(path.key("deduplicateOnBody"), "applies to the github and shopify presets only, not to %s", a.Kind)
+}
+
 func (v *validator) presetAuth(a *SourceAuth, path keyPath) {
 	v.positive(path.key("toleranceSeconds"), int64(a.ToleranceSeconds))
 	v.previousSecrets(path, a.PreviousSecrets)

@@ -136,3 +136,26 @@ func TestMisspeltPresetWarns(t *testing.T) {
 	require.Equal(t, AuthHMAC, cfg.Sources["hooks"].Auth.Kind)
 	require.Contains(t, cfg.Warnings(), `sources.hooks.auth.type is "standard_webhooks", but the keys of the entry select the hmac kind, which QueueBox uses`)
 }
+
+// github and shopify sign the body but not the header that names the
+// delivery, so their sources key rows by the digest of the body unless
+// deduplicateOnBody is false; no other kind takes the key.
+func TestDeduplicateOnBody(t *testing.T) {
+	t.Parallel()
+	src := func(typ, extra string) string {
+		return baseYAML + "sources:\n  hooks:\n    path: /hooks\n    auth:\n      type: " + typ + "\n      secret: provider-secret-0123456789\n" + extra
+	}
+	for typ, want := range map[string]bool{AuthGitHub: true, AuthShopify: true} {
+		cfg := mustLoad(t, testOptions(src(typ, "")))
+		require.NotNil(t, cfg.Sources["hooks"].Auth.DeduplicateOnBody, typ)
+		require.Equal(t, want, *cfg.Sources["hooks"].Auth.DeduplicateOnBody, typ)
+	}
+	cfg := mustLoad(t, testOptions(src(AuthGitHub, "      deduplicateOnBody: false\n")))
+	require.False(t, *cfg.Sources["hooks"].Auth.DeduplicateOnBody)
+	cfg = mustLoad(t, testOptions(src(AuthStripe, "")))
+	require.Nil(t, cfg.Sources["hooks"].Auth.DeduplicateOnBody, "stripe signs the id inside the body")
+	runRefusals(t, []refusal{
+		{name: "on stripe", extra: "sources:\n  hooks:\n    path: /hooks\n    auth:\n      type: stripe\n      secret: provider-secret-0123456789\n      deduplicateOnBody: true\n",
+			want: []string{"sources.hooks.auth.deduplicateOnBody (QUEUEBOX_SOURCES_HOOKS_AUTH_DEDUPLICATEONBODY): applies to the github and shopify presets only, not to stripe"}},
+	})
+}

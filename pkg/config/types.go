@@ -498,6 +498,11 @@ type SourceAuth struct {
 	// ToleranceSeconds bounds the age of a timestamped preset request
 	// (stripe, slack, standard-webhooks) in both directions. Default 300.
 	ToleranceSeconds int `yaml:"toleranceSeconds"`
+	// DeduplicateOnBody makes the idempotency key of a github or shopify
+	// source the digest of the signed body, since those providers do not
+	// sign the delivery id header. The loader sets it (true) for those two
+	// presets when unset; no other kind takes it.
+	DeduplicateOnBody *bool `yaml:"deduplicateOnBody"`
 }
 
 // Retention configures the cleanup of final rows.
