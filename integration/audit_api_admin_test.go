@@ -27,7 +27,7 @@ func startAdminDeliver(t *testing.T, db database, rcURL string) (*process, int) 
 	env := with(destinationEnv(db.env(), rcURL),
 		"QUEUEBOX_SERVER_HTTPPORT", itoa(data), "QUEUEBOX_SERVER_MANAGEMENTPORT", itoa(mgmt),
 		"QUEUEBOX_ADMIN_ENABLED", "true", "QUEUEBOX_ADMIN_AUTH_TYPE", "bearer",
-		"QUEUEBOX_ADMIN_AUTH_TOKEN", "adm1n-t0ken", "QUEUEBOX_ADMIN_MAXPAYLOADBYTES", "1024")
+		"QUEUEBOX_ADMIN_AUTH_TOKEN", "adm1n-t0ken-0123456789", "QUEUEBOX_ADMIN_MAXPAYLOADBYTES", "1024")
 	p := start(t, "deliver", env)
 	p.port = mgmt
 	p.waitHTTP(t, "/health/ready", http.StatusOK)
@@ -54,11 +54,11 @@ func TestAuditAPIReplayMovesOnlyWhatTheFilterNames(t *testing.T) {
 		($1, 'order.created', '{"n":1}', 'dead', 5, 'boom'),
 		($2, 'order.created', '{"n":2}', 'sent', 1, NULL)`, auditDeadID, auditSentID)
 	require.NoError(t, err)
-	token := []string{"Authorization", "Bearer adm1n-t0ken"}
+	token := []string{"Authorization", "Bearer adm1n-t0ken-0123456789"}
 
 	code, body, _ := post(t, p.url("/admin/replay"), `{"ids":["`+auditDeadID+`"]}`)
 	require.Equal(t, http.StatusUnauthorized, code)
-	require.NotContains(t, body, "adm1n-t0ken")
+	require.NotContains(t, body, "adm1n-t0ken-0123456789")
 
 	code, body, _ = post(t, p.url("/admin/replay"), `{"ids":[],"topic":"order.created"}`, token...)
 	require.Equal(t, http.StatusOK, code, body)
@@ -103,7 +103,7 @@ func TestAuditAPITransformTestAnswers(t *testing.T) {
 	db := newDatabase(t)
 	rc := brokertest.NewHTTPReceiver(t, nil)
 	p, _ := startAdminDeliver(t, db, rc.URL)
-	token := []string{"Authorization", "Bearer adm1n-t0ken"}
+	token := []string{"Authorization", "Bearer adm1n-t0ken-0123456789"}
 
 	code, body, header := post(t, p.url("/admin/transform/test"),
 		`{"expression":"{ \"total\": $sum(items.(price * qty)), \"topic\": $topic }","payload":{"items":[{"price":10,"qty":2},{"price":5,"qty":3}]},"mockTopic":"order.created"}`,

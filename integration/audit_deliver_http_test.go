@@ -202,3 +202,32 @@ routes:
 	require.NotContains(t, lastError, "hunter2")
 	require.LessOrEqual(t, len(lastError), 200)
 }
+
+// TestDeliverStripsControlCharactersFromLastError: a receiver's error body
+// with terminal escape sequences (C0 ESC and BEL, C1 CSI, DEL, carriage
+// return) is stored without them, and keeps its tabs and newlines, so an
+// operator who prints last_error in a shell sees text, not commands.
+func TestDeliverStripsControlCharactersFromLastError(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	srv := brokertest.NewHTTPReceiver(t, brokertest.Static(brokertest.Answer{Status: http.StatusBadGateway,
+		Body: "\x1b[2J\x1b]0;owned\x07fail\u009b31m\x7fed\r\n\tline two"}))
+	env := deliverConfig(t, db, fmt.Sprintf(`
+destinations:
+  flaky:
+    type: http
+    baseUrl: %s
+routes:
+  - topicPattern: "**"
+    destination: flaky
+`, srv.URL))
+	startServing(t, "deliver", env)
+	_, err := db.connect(t).Exec(context.Background(),
+		`INSERT INTO outbox (topic, payload, max_attempts) VALUES ('x.ctl', '{}', 1)`)
+	require.NoError(t, err)
+	_, lastError := waitOutbox(t, db, "x.ctl", "dead")
+	require.Contains(t, lastError, "[2J]0;ownedfail31med\n\tline two")
+	for _, r := range lastError {
+		require.False(t, r < 0x20 && r != '\t' && r != '\n' || r >= 0x7f && r <= 0x9f, "control character %U in %q", r, lastError)
+	}
+}

@@ -23,7 +23,7 @@ const replayPage = "12_Replay_dead_letters.md"
 func replayDeliver(t *testing.T, db database, routes string) (p *process, token []string, data int) {
 	t.Helper()
 	secret := filepath.Join(t.TempDir(), "queuebox-admin-token")
-	require.NoError(t, os.WriteFile(secret, []byte("adm1n-t0ken\n"), 0o600))
+	require.NoError(t, os.WriteFile(secret, []byte("adm1n-t0ken-0123456789\n"), 0o600))
 	admin := blockUnder(t, replayPage, "yaml", "Before you start", "admin:")
 	admin = strings.ReplaceAll(admin, "file:/run/secrets/queuebox-admin-token", "file:"+secret)
 	mgmt, data := freePort(t), freePort(t)
@@ -33,7 +33,7 @@ func replayDeliver(t *testing.T, db database, routes string) (p *process, token 
 	p = start(t, "deliver", env)
 	p.port = mgmt
 	p.waitHTTP(t, "/health/ready", http.StatusOK)
-	return p, []string{"Authorization", "Bearer adm1n-t0ken"}, data
+	return p, []string{"Authorization", "Bearer adm1n-t0ken-0123456789"}, data
 }
 
 // curlBody returns the -d argument of a curl block, joined as the shell

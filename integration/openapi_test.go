@@ -22,8 +22,8 @@ const (
 	apiSourceToken = "s0urce-t0ken"
 	apiSourceKey   = "s0urce-k3y"
 	apiHMACSecret  = "hm4c-s3cret"
-	apiGitHubKey   = "g1thub-s3cret"
-	apiAdminToken  = "adm1n-t0ken"
+	apiGitHubKey   = "g1thub-s3cret-0123456789abcdef"
+	apiAdminToken  = "adm1n-t0ken-0123456789"
 )
 
 // openAPIProcess is the one-process binary with a source of every kind

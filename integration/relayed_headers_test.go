@@ -10,8 +10,9 @@ import (
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
-// TestRelayedRowDropsTheSendersOverrides: a webhook sender's method and
-// URL overrides, CDN client-address headers and Content-Encoding do not
+// TestRelayedRowDropsTheSendersOverrides: a webhook sender's method, host
+// and URL overrides, CDN client-address headers, IP-allowlist bypasses
+// and Content-Encoding do not
 // reach the receiver of the relayed row, and a provider header still
 // does.
 func TestRelayedRowDropsTheSendersOverrides(t *testing.T) {
@@ -21,7 +22,8 @@ func TestRelayedRowDropsTheSendersOverrides(t *testing.T) {
 	ingest := startStripeStack(t, db, receiverYAML(rc.URL))
 	dropped := []string{"X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override", "X-Original-URL",
 		"X-Rewrite-URL", "True-Client-IP", "CF-Connecting-IP", "X-Client-IP", "X-Cluster-Client-IP",
-		"Fastly-Client-IP", "Content-Encoding"}
+		"Fastly-Client-IP", "Content-Encoding", "X-Original-Host", "X-Host", "X-Original-Method", "X-ProxyUser-Ip",
+		"X-Custom-IP-Authorization"}
 	header := []string{"Stripe-Signature", "t=1,v1=abc"}
 	for _, name := range dropped {
 		header = append(header, name, "DELETE")

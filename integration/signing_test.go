@@ -63,7 +63,7 @@ func TestSignedDeliveriesVerifyWithTheOfficialLibraries(t *testing.T) {
 	data, mgmt := freePort(t), freePort(t)
 	p := start(t, "deliver", with(destinationEnv(db.env(), rc.URL),
 		"QUEUEBOX_SERVER_HTTPPORT", itoa(data), "QUEUEBOX_SERVER_MANAGEMENTPORT", itoa(mgmt),
-		"QUEUEBOX_ADMIN_ENABLED", "true", "QUEUEBOX_ADMIN_AUTH_TYPE", "bearer", "QUEUEBOX_ADMIN_AUTH_TOKEN", "adm1n-t0ken",
+		"QUEUEBOX_ADMIN_ENABLED", "true", "QUEUEBOX_ADMIN_AUTH_TYPE", "bearer", "QUEUEBOX_ADMIN_AUTH_TOKEN", "adm1n-t0ken-0123456789",
 		// At least a second between the attempts, so the retry's
 		// timestamp differs.
 		"QUEUEBOX_OUTBOX_RETRYBASEDELAYMS", "1100",
@@ -80,7 +80,7 @@ func TestSignedDeliveriesVerifyWithTheOfficialLibraries(t *testing.T) {
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return outboxState(t, db, signedRowID) == "sent" }, 60*time.Second, 20*time.Millisecond)
 
-	code, body, _ := post(t, p.url("/admin/replay"), `{"ids":["`+signedRowID+`"]}`, "Authorization", "Bearer adm1n-t0ken")
+	code, body, _ := post(t, p.url("/admin/replay"), `{"ids":["`+signedRowID+`"]}`, "Authorization", "Bearer adm1n-t0ken-0123456789")
 	require.Equal(t, http.StatusOK, code, body)
 	require.Eventually(t, func() bool { return rc.Len() >= 3 && outboxState(t, db, signedRowID) == "sent" }, 60*time.Second, 20*time.Millisecond)
 

@@ -16,8 +16,8 @@ import (
 )
 
 const (
-	uiAdminToken  = "ui-adm1n-t0ken"
-	uiViewerToken = "ui-v1ewer-t0ken"
+	uiAdminToken  = "ui-adm1n-t0ken-0123456789"
+	uiViewerToken = "ui-v1ewer-t0ken-0123456789"
 	// uiBulkRows is above the 500 rows that one replay request moves, so
 	// the bulk replay runs as a job and the jobs page shows it.
 	uiBulkRows = 600

@@ -41,7 +41,7 @@ func TestWorkbenchShowsDeferredRows(t *testing.T) {
 		"QUEUEBOX_DESTINATIONS_SLOW_FLOWCONTROL_CIRCUITBREAKER_FAILURETHRESHOLD", "3",
 		"QUEUEBOX_DESTINATIONS_SLOW_FLOWCONTROL_CIRCUITBREAKER_OPENMS", "60000",
 		"QUEUEBOX_ADMIN_ENABLED", "true", "QUEUEBOX_ADMIN_AUTH_TYPE", "bearer",
-		"QUEUEBOX_ADMIN_AUTH_TOKEN", "adm1n-t0ken", "QUEUEBOX_ADMIN_VIEWER_TOKEN", "v1ewer-t0ken")
+		"QUEUEBOX_ADMIN_AUTH_TOKEN", "adm1n-t0ken-0123456789", "QUEUEBOX_ADMIN_VIEWER_TOKEN", "v1ewer-t0ken-0123456789")
 	p := startServing(t, "deliver", env)
 	started := time.Now()
 	insertRows(t, db, "slow.order", 8)

@@ -56,8 +56,8 @@ func (r *bodyReceiver) deliveries() map[string]int {
 }
 
 const (
-	wbAdmin  = "Bearer adm1n-t0ken"
-	wbViewer = "Bearer v1ewer-t0ken"
+	wbAdmin  = "Bearer adm1n-t0ken-0123456789"
+	wbViewer = "Bearer v1ewer-t0ken-0123456789"
 )
 
 // workbenchEnv is the environment of a queuebox with the admin routes,
@@ -65,7 +65,7 @@ const (
 func workbenchEnv(db database, receiverURL string) map[string]string {
 	return with(destinationEnv(db.env(), receiverURL),
 		"QUEUEBOX_ADMIN_ENABLED", "true", "QUEUEBOX_ADMIN_AUTH_TYPE", "bearer",
-		"QUEUEBOX_ADMIN_AUTH_TOKEN", "adm1n-t0ken", "QUEUEBOX_ADMIN_VIEWER_TOKEN", "v1ewer-t0ken")
+		"QUEUEBOX_ADMIN_AUTH_TOKEN", "adm1n-t0ken-0123456789", "QUEUEBOX_ADMIN_VIEWER_TOKEN", "v1ewer-t0ken-0123456789")
 }
 
 func adminCall(t *testing.T, method, url, authorization, body string) (int, string) {

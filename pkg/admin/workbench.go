@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -329,18 +330,43 @@ func encodeCursor(cur queuebox.Cursor) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// decodeCursor reads the text encodeCursor made.
-func decodeCursor(s string) (queuebox.Cursor, error) {
+// decodeCursor reads the text encodeCursor made for a page of table: an
+// outbox cursor holds a positive sequence only, an inbox cursor a time and
+// a row id only. Anything else, an unknown field included, is an
+// invalidRequest naming the parameter, never a query the store would
+// fail on.
+func decodeCursor(s string, table queuebox.Table) (queuebox.Cursor, error) {
 	var cur queuebox.Cursor
+	bad := invalidRequest(fmt.Sprintf("cursor: not a cursor of a previous %s page", table))
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err == nil {
-		err = json.Unmarshal(b, &cur)
+	if err != nil {
+		return cur, bad
 	}
-	if err == nil && cur.ID != "" {
-		_, err = uuid.Parse(cur.ID)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&cur) != nil || dec.More() {
+		return queuebox.Cursor{}, bad
 	}
-	if err != nil || cur.IsZero() {
-		return cur, invalidRequest("cursor: not a cursor of a previous answer")
+	if !cursorFits(cur, table) {
+		return queuebox.Cursor{}, bad
 	}
 	return cur, nil
+}
+
+// cursorFits reports whether cur has the shape of a cursor of table.
+func cursorFits(cur queuebox.Cursor, table queuebox.Table) bool {
+	if table == queuebox.TableOutbox {
+		// A cursor made before the deliveries of a fan-out shared a
+		// sequence holds none of the id.
+		if cur.Sequence <= 0 || !cur.CreatedAt.IsZero() {
+			return false
+		}
+		if cur.ID == "" {
+			return true
+		}
+	} else if cur.Sequence != 0 || cur.CreatedAt.IsZero() || cur.ID == "" {
+		return false
+	}
+	_, err := uuid.Parse(cur.ID)
+	return err == nil
 }

@@ -92,7 +92,7 @@ func parseListQuery(v url.Values) (listQuery, error) {
 		q.limit = n
 	}
 	if s := v.Get("cursor"); s != "" {
-		if q.after, err = decodeCursor(s); err != nil {
+		if q.after, err = decodeCursor(s, t); err != nil {
 			return q, err
 		}
 	}

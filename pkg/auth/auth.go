@@ -2,7 +2,8 @@
 // block of an HTTP inbox source and of the admin routes. It supports the
 // three documented kinds: a bearer token in Authorization, an API key in a
 // named header, and an HMAC signature of the body (optionally bound to a
-// timestamp header). HTTP sources also take provider presets (presets.go):
+// timestamp header) or, for the admin routes that VerifyRequest guards, of
+// the timestamp, method, request target and body (request.go). HTTP sources also take provider presets (presets.go):
 // stripe, github, shopify, slack and standard-webhooks, each verified the
 // way its provider documents, with previous secrets for a rotation.
 //
@@ -33,7 +34,11 @@ const (
 // Verifier checks the credentials of one source or of the admin routes. It
 // is immutable after New and safe for concurrent use.
 type Verifier struct {
-	check   func(h http.Header, body []byte, now time.Time) error
+	check func(h http.Header, body []byte, now time.Time) error
+	// request is VerifyRequest's check; nil checks as check does.
+	request func(r *http.Request, body []byte, now time.Time) error
+	// hmac is the configuration of the hmac kind, nil for the others.
+	hmac    *hmacCheck
 	headers []string
 	// needsBody is true for hmac and the presets, the kinds that sign the
 	// body.

@@ -24,6 +24,12 @@ type hmacCheck struct {
 	timestampHeader string // empty: no timestamp check
 	tolerance       time.Duration
 	signTimestamp   bool // TIMESTAMP_DOT_BODY: sign "<timestamp>.<body>"
+	// requestHeader carries the timestamp of a request-bound signature
+	// (verifyRequest): timestampHeader, or DefaultRequestTimestampHeader.
+	requestHeader string
+	// seen refuses a timestamped signature that passed once already; nil
+	// for a source, whose senders may retry with the same signature.
+	seen *seenSignatures
 }
 
 // newHMAC checks an HMAC-SHA256 or HMAC-SHA512 signature, written as lower
@@ -35,7 +41,7 @@ func newHMAC(cfg *config.SourceAuth) (*Verifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Verifier{check: c.verify, headers: []string{c.header}, needsBody: true}, nil
+	return &Verifier{check: c.verify, request: c.verifyRequest, hmac: c, headers: []string{c.header}, needsBody: true}, nil
 }
 
 func hmacConfig(cfg *config.SourceAuth) (*hmacCheck, error) {
@@ -65,6 +71,10 @@ func hmacConfig(cfg *config.SourceAuth) (*hmacCheck, error) {
 	}
 	if c.tolerance <= 0 {
 		c.tolerance = DefaultTimestampTolerance
+	}
+	c.requestHeader = c.timestampHeader
+	if c.requestHeader == "" {
+		c.requestHeader = DefaultRequestTimestampHeader
 	}
 	return c, c.payloadFormat(cfg.SignaturePayloadFormat)
 }
@@ -103,7 +113,10 @@ func (c *hmacCheck) verify(h http.Header, body []byte, now time.Time) error {
 	if !hmac.Equal([]byte(got), []byte(c.expected(stamp, body))) {
 		return failf("Invalid signature")
 	}
-	return nil
+	if stamp == "" {
+		return nil
+	}
+	return c.seen.first(got, stamp, c.tolerance, now)
 }
 
 // timestamp returns the text of the timestamp header after checking its
@@ -112,15 +125,21 @@ func (c *hmacCheck) timestamp(h http.Header, now time.Time) (string, error) {
 	if c.timestampHeader == "" {
 		return "", nil
 	}
-	text, err := headerValue(h, c.timestampHeader)
+	return c.fresh(h, c.timestampHeader, now)
+}
+
+// fresh returns the text of the timestamp header name after checking that
+// it holds Unix milliseconds within the tolerance of now.
+func (c *hmacCheck) fresh(h http.Header, name string, now time.Time) (string, error) {
+	text, err := headerValue(h, name)
 	if err != nil {
 		return "", err
 	}
-	ms, err := strconv.ParseInt(text, 10, 64)
+	at, err := parseMillis(text)
 	if err != nil {
-		return "", failf("Invalid timestamp in %s header: not Unix milliseconds", c.timestampHeader)
+		return "", failf("Invalid timestamp in %s header: not Unix milliseconds", name)
 	}
-	age := now.Sub(time.UnixMilli(ms))
+	age := now.Sub(at)
 	if age > c.tolerance || age < -c.tolerance {
 		return "", failf("Timestamp outside the tolerance of %d ms", c.tolerance.Milliseconds())
 	}
@@ -137,4 +156,10 @@ func (c *hmacCheck) expected(stamp string, body []byte) string {
 	}
 	mac.Write(body)
 	return c.prefix + hex.EncodeToString(mac.Sum(nil))
+}
+
+// parseMillis reads Unix milliseconds.
+func parseMillis(text string) (time.Time, error) {
+	ms, err := strconv.ParseInt(text, 10, 64)
+	return time.UnixMilli(ms), err
 }

@@ -7,7 +7,9 @@ var (
 	brokerSources = []string{KindRabbitMQ, KindKafka, KindNATS}
 	hmacAuth      = []string{AuthHMAC}
 	presetAuths   = []string{AuthStripe, AuthGitHub, AuthShopify, AuthSlack, AuthStandardWebhooks}
-	presetSecrets = "at most " + strconv.Itoa(maxPreviousSecrets) + " secrets; whsec_ keys for standard-webhooks"
+	presetSecrets = "at most " + strconv.Itoa(maxPreviousSecrets) + " secrets, each at least 16 bytes and not blank; whsec_ keys for standard-webhooks"
+	strongAdmin   = "at least 16 bytes and not blank on admin.auth and admin.viewer"
+	strongSecrets = "at least 16 bytes and not blank on admin.auth, admin.viewer and the presets (standard-webhooks: a whsec_ key)"
 )
 
 const (
@@ -29,6 +31,7 @@ const (
 // the keys of one block.
 var keyRules = map[string]keyRule{
 	"server.httpPort":       aPort,
+	"server.allowedHosts":   note("host names or IP addresses, without port; a request whose Host names another gets 421; empty allows every host (queuebox dev: localhost, 127.0.0.1, ::1)"),
 	"server.managementPort": aPort.says("must differ from server.httpPort; unset serves /health, /metrics and /admin on the data port"),
 
 	"database.type":                   oneOf(DatabasePostgres, DatabaseSQLServer),
@@ -201,10 +204,10 @@ var keyRules = map[string]keyRule{
 // registered under both prefixes by init. Their kinds are auth kinds.
 var authRules = map[string]keyRule{
 	"type":                   note("bearer, api-key or hmac are selected by their keys; a preset (stripe, github, shopify, slack, standard-webhooks) by type alone, on http sources only"),
-	"token":                  only(AuthBearer),
-	"key":                    only(AuthAPIKey),
+	"token":                  note(strongAdmin).of(AuthBearer),
+	"key":                    note(strongAdmin).of(AuthAPIKey),
 	"headerName":             note("").dflt(defaultAPIKeyHeader+" (api-key), "+defaultHMACHeader+" (hmac)").of(AuthAPIKey, AuthHMAC),
-	"secret":                 only(append([]string{AuthHMAC}, presetAuths...)...),
+	"secret":                 note(strongSecrets).of(append([]string{AuthHMAC}, presetAuths...)...),
 	"algorithm":              oneOf("HmacSHA256", "HmacSHA512").of(hmacAuth...),
 	"signaturePrefix":        note("an explicit empty string means no prefix").dflt(defaultSignaturePrefix).of(hmacAuth...),
 	"timestampHeader":        only(hmacAuth...),
@@ -212,6 +215,7 @@ var authRules = map[string]keyRule{
 	"signaturePayloadFormat": note("body or timestamp-dot-body (either letter case); timestamp-dot-body needs timestampHeader").dflt("timestamp-dot-body with timestampHeader, else body").of(hmacAuth...),
 	"previousSecrets":        note(presetSecrets).of(presetAuths...),
 	"toleranceSeconds":       above0.of(presetAuths...),
+	"deduplicateOnBody":      note("true keys the row by the SHA-256 digest of the signed body (sha256:<hex>) instead of the unsigned delivery id header, so a re-labelled copy is a duplicate").dflt("true").of(AuthGitHub, AuthShopify),
 }
 
 // transformRules are the rules of a transform block, registered under

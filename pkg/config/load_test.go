@@ -223,7 +223,7 @@ func TestFileSecrets(t *testing.T) {
 		"/run/secrets/db":      "from-file\n",
 		"/run/secrets/crlf":    "crlf-secret\r\n",
 		"/run/secrets/two":     "two-lines\n\n",
-		"/run/secrets/token":   "admin-token",
+		"/run/secrets/token":   "admin-token-0123456789",
 		testConfigFile:         "database:\n  url: jdbc:postgresql://db/q\n  username: u\n  password: file:/run/secrets/db\n",
 		"/run/secrets/dburl":   "jdbc:postgresql://db/q",
 		"/run/secrets/nothing": "",
@@ -242,7 +242,7 @@ func TestFileSecrets(t *testing.T) {
 	cfg = mustLoad(t, withEnv("QUEUEBOX_DATABASE_PASSWORD=file:/run/secrets/crlf", "QUEUEBOX_ADMIN_ENABLED=true",
 		"QUEUEBOX_ADMIN_AUTH_TOKEN=file:/run/secrets/token", "QUEUEBOX_OUTBOX_CAPTURE_CONNECTION_PASSWORD=file:/run/secrets/two"))
 	require.Equal(t, "crlf-secret", cfg.Database.Password.Reveal())
-	require.Equal(t, "admin-token", cfg.Admin.Auth.Token.Reveal())
+	require.Equal(t, "admin-token-0123456789", cfg.Admin.Auth.Token.Reveal())
 	require.Equal(t, "two-lines\n", cfg.Outbox.Capture.Connection.Password.Reveal(), "only one newline goes")
 
 	err := loadError(t, withEnv("QUEUEBOX_DATABASE_PASSWORD=file:/run/secrets/missing"))

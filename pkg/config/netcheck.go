@@ -35,12 +35,14 @@ func (v *validator) privateAddress(path keyPath, host string) {
 	}
 }
 
-// resolve returns the addresses of host: the literal itself, or what
-// Options.LookupHost finds within lookupTimeout. A failed lookup gives none.
+// resolve returns the addresses of host: the literal itself, in any form
+// that netguard.ParseHost reads (the legacy IPv4 spellings such as 127.1
+// included, which a C resolver connects to), or what Options.LookupHost
+// finds within lookupTimeout. A failed lookup gives none.
 func (v *validator) resolve(host string) []net.IP {
 	literal, _, _ := strings.Cut(host, "%") // drop an IPv6 zone
-	if ip := net.ParseIP(literal); ip != nil {
-		return []net.IP{ip}
+	if addr, ok := netguard.ParseHost(literal); ok {
+		return []net.IP{addr.AsSlice()}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
 	defer cancel()

@@ -21,13 +21,17 @@ type preset struct {
 	keyPath, eventTypePath string
 	keyHeaders             []string
 	eventTypeHeader        string
+	// unsignedKey is true for a provider whose signature covers the body
+	// but not the headers of the delivery id and event type: its sources
+	// deduplicate on the digest of the body by default.
+	unsignedKey bool
 }
 
 // presets are the provider presets of an HTTP source's auth block.
 var presets = map[string]preset{
 	AuthStripe:           {keyPath: "$.id", eventTypePath: "$.type"},
-	AuthGitHub:           {keyHeaders: []string{"x-github-delivery"}, eventTypeHeader: "x-github-event"},
-	AuthShopify:          {keyHeaders: []string{"x-shopify-webhook-id", "x-shopify-event-id"}, eventTypeHeader: "x-shopify-topic"},
+	AuthGitHub:           {keyHeaders: []string{"x-github-delivery"}, eventTypeHeader: "x-github-event", unsignedKey: true},
+	AuthShopify:          {keyHeaders: []string{"x-shopify-webhook-id", "x-shopify-event-id"}, eventTypeHeader: "x-shopify-topic", unsignedKey: true},
 	AuthSlack:            {keyPath: "$.event_id", eventTypePath: "$.event.type"},
 	AuthStandardWebhooks: {keyHeaders: []string{webhooksig.HeaderID}, eventTypePath: "$.type"},
 }
@@ -63,6 +67,10 @@ func (s *Source) fillPreset() {
 		s.IdempotencyKeyPath = p.keyPath
 		s.IdempotencyKeyHeaders = slices.Clone(p.keyHeaders)
 	}
+	if p.unsignedKey && s.Auth.DeduplicateOnBody == nil {
+		on := true
+		s.Auth.DeduplicateOnBody = &on
+	}
 	if strings.TrimSpace(s.EventTypePath) == "" {
 		s.EventTypePath = p.eventTypePath
 		s.EventTypeHeader = p.eventTypeHeader
@@ -82,12 +90,23 @@ func (s *Source) selectSourceKind(path keyPath, ps *problems) string {
 }
 
 // presetAuth checks the keys of a preset auth block: toleranceSeconds,
-// the number of previous secrets, and for standard-webhooks the whsec_
-// form of every secret. Messages never quote a secret.
+// the number of previous secrets, the strength of every secret (for
+// standard-webhooks the whsec_ form, whose decoded length that check
+// bounds). Messages never quote a secret.
+// deduplicateOnBody refuses auth.deduplicateOnBody on a kind whose
+// signature does not leave the delivery id unsigned.
+func (v *validator) deduplicateOnBody(a *SourceAuth, path keyPath) {
+	if a.DeduplicateOnBody == nil || presets[a.Kind].unsignedKey {
+		return
+	}
+	v.add(path.key("deduplicateOnBody"), "applies to the github and shopify presets only, not to %s", a.Kind)
+}
+
 func (v *validator) presetAuth(a *SourceAuth, path keyPath) {
 	v.positive(path.key("toleranceSeconds"), int64(a.ToleranceSeconds))
 	v.previousSecrets(path, a.PreviousSecrets)
 	if a.Kind != AuthStandardWebhooks {
+		v.strongCredentials(a, path)
 		for i, s := range a.PreviousSecrets {
 			if s.IsEmpty() {
 				v.add(path.key("previousSecrets").index(i), "must not be empty")
@@ -140,5 +159,34 @@ func (v *validator) whsecSecrets(path keyPath, current secret.Secret, previous [
 		if _, err := webhooksig.ParseSecret(s.Reveal()); err != nil {
 			v.add(path.key("previousSecrets").index(i), "%v", err)
 		}
+	}
+}
+
+// minSecretBytes is the shortest credential that a preset secret or an
+// admin credential may be: a shorter or blank one is guessed or
+// brute-forced offline from one signed request.
+const minSecretBytes = 16
+
+// strongSecret refuses a credential that is set but blank or shorter than
+// minSecretBytes. An absent one is reported by the rules of its kind. The
+// message never quotes the value or its length.
+func (v *validator) strongSecret(path keyPath, s secret.Secret) {
+	if s.IsEmpty() {
+		return
+	}
+	text := s.Reveal()
+	if strings.TrimSpace(text) == "" || len(text) < minSecretBytes {
+		v.add(path, "must be at least %d bytes and not blank", minSecretBytes)
+	}
+}
+
+// strongCredentials applies strongSecret to every credential of an auth
+// block.
+func (v *validator) strongCredentials(a *SourceAuth, path keyPath) {
+	v.strongSecret(path.key("token"), a.Token)
+	v.strongSecret(path.key("key"), a.Key)
+	v.strongSecret(path.key("secret"), a.Secret)
+	for i, s := range a.PreviousSecrets {
+		v.strongSecret(path.key("previousSecrets").index(i), s)
 	}
 }

@@ -117,13 +117,13 @@ func TestPresetRules(t *testing.T) {
 			want: []string{a + ".secret (QUEUEBOX_SOURCES_HOOKS_AUTH_SECRET): required, because type names the stripe kind"}},
 		{name: "standard-webhooks secret form", extra: preset("standard-webhooks") + "      secret: plain\n",
 			want: []string{a + ".secret (QUEUEBOX_SOURCES_HOOKS_AUTH_SECRET): must be whsec_"}},
-		{name: "tolerance", extra: preset("slack") + "      secret: s\n      toleranceSeconds: -1\n",
+		{name: "tolerance", extra: preset("slack") + "      secret: slack-signing-secret-0123\n      toleranceSeconds: -1\n",
 			want: []string{a + ".toleranceSeconds (QUEUEBOX_SOURCES_HOOKS_AUTH_TOLERANCESECONDS): must be above 0, got -1"}},
-		{name: "too many previous", extra: preset("github") + "      secret: s\n      previousSecrets: [a,b,c,d,e,f,g,h,i,j,k]\n",
+		{name: "too many previous", extra: preset("github") + "      secret: github-secret-0123456789\n      previousSecrets: [" + strings.TrimSuffix(strings.Repeat("previous-secret-0123,", 11), ",") + "]\n",
 			want: []string{a + ".previousSecrets (QUEUEBOX_SOURCES_HOOKS_AUTH_PREVIOUSSECRETS): must list at most 10 secrets, got 11"}},
 		{name: "preset on the admin routes", extra: "admin:\n  enabled: true\n  auth:\n    type: stripe\n    secret: s\n",
 			want: []string{"admin.auth.type (QUEUEBOX_ADMIN_AUTH_TYPE): stripe verifies a provider's webhook"}},
-		{name: "preset on a broker source", extra: rabbitSource + "    auth:\n      type: shopify\n      secret: s\n",
+		{name: "preset on a broker source", extra: rabbitSource + "    auth:\n      type: shopify\n      secret: shopify-secret-0123456789\n",
 			want: []string{"sources.queue.auth.type (QUEUEBOX_SOURCES_QUEUE_AUTH_TYPE): shopify verifies an HTTP request"}},
 	})
 }
@@ -135,4 +135,27 @@ func TestMisspeltPresetWarns(t *testing.T) {
 	cfg := mustLoad(t, testOptions(baseYAML+httpSource+"    auth:\n      type: standard_webhooks\n      secret: "+whsec+"\n"))
 	require.Equal(t, AuthHMAC, cfg.Sources["hooks"].Auth.Kind)
 	require.Contains(t, cfg.Warnings(), `sources.hooks.auth.type is "standard_webhooks", but the keys of the entry select the hmac kind, which QueueBox uses`)
+}
+
+// github and shopify sign the body but not the header that names the
+// delivery, so their sources key rows by the digest of the body unless
+// deduplicateOnBody is false; no other kind takes the key.
+func TestDeduplicateOnBody(t *testing.T) {
+	t.Parallel()
+	src := func(typ, extra string) string {
+		return baseYAML + "sources:\n  hooks:\n    path: /hooks\n    auth:\n      type: " + typ + "\n      secret: provider-secret-0123456789\n" + extra
+	}
+	for typ, want := range map[string]bool{AuthGitHub: true, AuthShopify: true} {
+		cfg := mustLoad(t, testOptions(src(typ, "")))
+		require.NotNil(t, cfg.Sources["hooks"].Auth.DeduplicateOnBody, typ)
+		require.Equal(t, want, *cfg.Sources["hooks"].Auth.DeduplicateOnBody, typ)
+	}
+	cfg := mustLoad(t, testOptions(src(AuthGitHub, "      deduplicateOnBody: false\n")))
+	require.False(t, *cfg.Sources["hooks"].Auth.DeduplicateOnBody)
+	cfg = mustLoad(t, testOptions(src(AuthStripe, "")))
+	require.Nil(t, cfg.Sources["hooks"].Auth.DeduplicateOnBody, "stripe signs the id inside the body")
+	runRefusals(t, []refusal{
+		{name: "on stripe", extra: "sources:\n  hooks:\n    path: /hooks\n    auth:\n      type: stripe\n      secret: provider-secret-0123456789\n      deduplicateOnBody: true\n",
+			want: []string{"sources.hooks.auth.deduplicateOnBody (QUEUEBOX_SOURCES_HOOKS_AUTH_DEDUPLICATEONBODY): applies to the github and shopify presets only, not to stripe"}},
+	})
 }

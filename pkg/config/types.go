@@ -30,6 +30,9 @@ type Config struct {
 type Server struct {
 	HTTPPort       int  `yaml:"httpPort"`
 	ManagementPort *int `yaml:"managementPort"`
+	// AllowedHosts are the host names (or IP addresses) that a request's
+	// Host header may name, port aside; empty allows every host.
+	AllowedHosts []string `yaml:"allowedHosts"`
 }
 
 // Database names the database, the pool and the table layout.
@@ -514,6 +517,11 @@ type SourceAuth struct {
 	// ToleranceSeconds bounds the age of a timestamped preset request
 	// (stripe, slack, standard-webhooks) in both directions. Default 300.
 	ToleranceSeconds int `yaml:"toleranceSeconds"`
+	// DeduplicateOnBody makes the idempotency key of a github or shopify
+	// source the digest of the signed body, since those providers do not
+	// sign the delivery id header. The loader sets it (true) for those two
+	// presets when unset; no other kind takes it.
+	DeduplicateOnBody *bool `yaml:"deduplicateOnBody"`
 }
 
 // Retention configures the cleanup of final rows.

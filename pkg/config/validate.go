@@ -1,6 +1,9 @@
 package config
 
-import "strings"
+import (
+	"net/netip"
+	"strings"
+)
 
 // validator checks one Config against every rule of the configuration
 // reference that stops the start.
@@ -48,6 +51,28 @@ func (v *validator) server() {
 			v.add(path.key("managementPort"), "must differ from %s, both are %d", path.key("httpPort").ref(), s.HTTPPort)
 		}
 	}
+	for i, h := range s.AllowedHosts {
+		if !validHostName(h) {
+			v.add(path.key("allowedHosts").index(i), "must be a host name or an IP address without scheme, port or path, got %q", h)
+		}
+	}
+}
+
+// validHostName reports whether h is an IP address (an IPv6 one with or
+// without brackets) or a DNS name of letters, digits, hyphens and dots.
+func validHostName(h string) bool {
+	if _, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")); err == nil {
+		return true
+	}
+	if h == "" || len(h) > 253 || strings.HasPrefix(h, ".") || strings.Contains(h, "..") {
+		return false
+	}
+	for _, r := range h {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 func (v *validator) outbox() {
@@ -99,10 +124,12 @@ func (v *validator) admin() {
 		if c.auth == nil {
 			continue
 		}
-		v.sourceAuth(c.auth, path.key(c.name))
 		if IsPreset(c.auth.Kind) {
 			v.add(path.key(c.name, "type"), "%s verifies a provider's webhook; the admin routes take bearer, api-key or hmac", c.auth.Kind)
+			continue
 		}
+		v.sourceAuth(c.auth, path.key(c.name))
+		v.strongCredentials(c.auth, path.key(c.name))
 	}
 	if a.Viewer != nil && a.Auth == nil && !a.Insecure {
 		v.add(path.key("viewer"), "needs %s: a read-only credential beside no admin credential would leave the writes unusable", path.key("auth").ref())

@@ -251,12 +251,40 @@ func TestAdminRules(t *testing.T) {
 			want: []string{"admin.maxTransformTimeoutMs (QUEUEBOX_ADMIN_MAXTRANSFORMTIMEOUTMS): must be above 0"}},
 		{name: "auth of no kind", extra: "admin:\n  enabled: true\n  auth:\n    type: bearer\n",
 			want: []string{"admin.auth.token (QUEUEBOX_ADMIN_AUTH_TOKEN): required, because type names the bearer kind"}},
-		{name: "hmac with another algorithm", extra: "admin:\n  enabled: true\n  auth:\n    secret: s\n    algorithm: HmacSHA1\n",
+		{name: "hmac with another algorithm", extra: "admin:\n  enabled: true\n  auth:\n    secret: admin-hmac-secret-0123\n    algorithm: HmacSHA1\n",
 			want: []string{`admin.auth.algorithm (QUEUEBOX_ADMIN_AUTH_ALGORITHM): must be one of HmacSHA256, HmacSHA512 (in this letter case), got "HmacSHA1"`}},
-		{name: "viewer of no kind", extra: "admin:\n  enabled: true\n  auth:\n    token: t\n  viewer:\n    type: bearer\n",
+		{name: "viewer of no kind", extra: "admin:\n  enabled: true\n  auth:\n    token: admin-token-0123456789\n  viewer:\n    type: bearer\n",
 			want: []string{"admin.viewer.token (QUEUEBOX_ADMIN_VIEWER_TOKEN): required, because type names the bearer kind"}},
-		{name: "viewer without auth", env: []string{"QUEUEBOX_ADMIN_INSECURE=false", "QUEUEBOX_ADMIN_VIEWER_TOKEN=v"},
+		{name: "viewer without auth", env: []string{"QUEUEBOX_ADMIN_INSECURE=false", "QUEUEBOX_ADMIN_VIEWER_TOKEN=viewer-token-0123456789"},
 			want: []string{"admin.viewer (QUEUEBOX_ADMIN_VIEWER): needs admin.auth (QUEUEBOX_ADMIN_AUTH)"}},
+	})
+}
+
+// A preset secret or an admin credential that is blank or shorter than
+// 16 bytes stops the load with a problem that names the key, never the
+// value: a whitespace-only preset secret and a 4-character admin token
+// used to load.
+func TestShortOrBlankSecretsAreRefused(t *testing.T) {
+	t.Parallel()
+	const msg = ": must be at least 16 bytes and not blank"
+	preset := func(typ, secret string) string {
+		return "sources:\n  hooks:\n    path: /hooks\n    auth:\n      type: " + typ + "\n      secret: \"" + secret + "\"\n"
+	}
+	runRefusals(t, []refusal{
+		{name: "blank github secret", extra: preset("github", "                    "),
+			want: []string{"sources.hooks.auth.secret (QUEUEBOX_SOURCES_HOOKS_AUTH_SECRET)" + msg}},
+		{name: "short stripe secret", extra: preset("stripe", "whsec_short"),
+			want: []string{"sources.hooks.auth.secret (QUEUEBOX_SOURCES_HOOKS_AUTH_SECRET)" + msg}},
+		{name: "short previous shopify secret", extra: preset("shopify", "shopify-secret-0123456789") + "      previousSecrets: [old]\n",
+			want: []string{"sources.hooks.auth.previousSecrets[0] (QUEUEBOX_SOURCES_HOOKS_AUTH_PREVIOUSSECRETS_0)" + msg}},
+		{name: "4-character admin token", env: []string{"QUEUEBOX_ADMIN_ENABLED=true", "QUEUEBOX_ADMIN_AUTH_TOKEN=abcd"},
+			want: []string{"admin.auth.token (QUEUEBOX_ADMIN_AUTH_TOKEN)" + msg}},
+		{name: "blank admin key", extra: "admin:\n  enabled: true\n  auth:\n    key: \"                    \"\n",
+			want: []string{"admin.auth.key (QUEUEBOX_ADMIN_AUTH_KEY)" + msg}},
+		{name: "short admin hmac secret", env: []string{"QUEUEBOX_ADMIN_ENABLED=true", "QUEUEBOX_ADMIN_AUTH_SECRET=s3cret"},
+			want: []string{"admin.auth.secret (QUEUEBOX_ADMIN_AUTH_SECRET)" + msg}},
+		{name: "short viewer token", env: []string{"QUEUEBOX_ADMIN_ENABLED=true", "QUEUEBOX_ADMIN_AUTH_TOKEN=admin-token-0123456789",
+			"QUEUEBOX_ADMIN_VIEWER_TOKEN=look"}, want: []string{"admin.viewer.token (QUEUEBOX_ADMIN_VIEWER_TOKEN)" + msg}},
 	})
 }
 
@@ -264,11 +292,29 @@ func TestAdminAccepts(t *testing.T) {
 	t.Parallel()
 	cfg := mustLoad(t, testOptions(baseYAML+"admin:\n  enabled: true\n  insecure: true\n"))
 	require.Nil(t, cfg.Admin.Auth)
-	cfg = mustLoad(t, testOptions(baseYAML, "QUEUEBOX_ADMIN_ENABLED=true", "QUEUEBOX_ADMIN_AUTH_KEY=k"))
+	cfg = mustLoad(t, testOptions(baseYAML, "QUEUEBOX_ADMIN_ENABLED=true", "QUEUEBOX_ADMIN_AUTH_KEY=admin-key-0123456789"))
 	require.Equal(t, AuthAPIKey, cfg.Admin.Auth.Kind)
 	require.Equal(t, "X-API-Key", cfg.Admin.Auth.HeaderName)
-	cfg = mustLoad(t, testOptions(baseYAML, "QUEUEBOX_ADMIN_ENABLED=true", "QUEUEBOX_ADMIN_AUTH_TOKEN=a",
-		"QUEUEBOX_ADMIN_VIEWER_TOKEN=v"))
+	cfg = mustLoad(t, testOptions(baseYAML, "QUEUEBOX_ADMIN_ENABLED=true", "QUEUEBOX_ADMIN_AUTH_TOKEN=admin-token-0123456789",
+		"QUEUEBOX_ADMIN_VIEWER_TOKEN=viewer-token-0123456789"))
 	require.Equal(t, AuthBearer, cfg.Admin.Viewer.Kind)
-	require.Equal(t, "v", cfg.Admin.Viewer.Token.Reveal())
+	require.Equal(t, "viewer-token-0123456789", cfg.Admin.Viewer.Token.Reveal())
+}
+
+// server.allowedHosts takes host names and IP addresses only: a URL or a
+// host with a port would never match a Host header and would lock every
+// caller out.
+func TestAllowedHostsRules(t *testing.T) {
+	t.Parallel()
+	cfg := mustLoad(t, testOptions(baseYAML+"server:\n  allowedHosts: [queuebox.example.com, localhost, 127.0.0.1, \"::1\", \"[::1]\"]\n"))
+	require.Equal(t, []string{"queuebox.example.com", "localhost", "127.0.0.1", "::1", "[::1]"}, cfg.Server.AllowedHosts)
+	const msg = ": must be a host name or an IP address without scheme, port or path"
+	runRefusals(t, []refusal{
+		{name: "a URL", extra: "server:\n  allowedHosts: [\"https://q.example.com\"]\n",
+			want: []string{"server.allowedHosts[0] (QUEUEBOX_SERVER_ALLOWEDHOSTS_0)" + msg}},
+		{name: "a port", extra: "server:\n  allowedHosts: [localhost, \"localhost:8080\"]\n",
+			want: []string{"server.allowedHosts[1] (QUEUEBOX_SERVER_ALLOWEDHOSTS_1)" + msg}},
+		{name: "blank", extra: "server:\n  allowedHosts: [\"\"]\n",
+			want: []string{"server.allowedHosts[0] (QUEUEBOX_SERVER_ALLOWEDHOSTS_0)" + msg}},
+	})
 }

@@ -288,6 +288,10 @@ func TestBlockPrivateAddressesCoversBrokerDestinations(t *testing.T) {
 			"destinations.subj.servers (QUEUEBOX_DESTINATIONS_SUBJ_SERVERS): host 127.0.0.1 resolves to 127.0.0.1, a loopback address"},
 		{"kafka bootstrap server", kafkaDest, "QUEUEBOX_DESTINATIONS_LOG_BOOTSTRAPSERVERS=kafka:9092,[::1]:9093",
 			"destinations.log.bootstrapServers (QUEUEBOX_DESTINATIONS_LOG_BOOTSTRAPSERVERS): host ::1 resolves to ::1, a loopback address"},
+		{"kafka bootstrap server in a legacy IPv4 spelling", kafkaDest, "QUEUEBOX_DESTINATIONS_LOG_BOOTSTRAPSERVERS=kafka:9092,0x7f000001:9092",
+			"destinations.log.bootstrapServers (QUEUEBOX_DESTINATIONS_LOG_BOOTSTRAPSERVERS): host 0x7f000001 resolves to 127.0.0.1, a loopback address"},
+		{"nats server as a decimal number", natsDest, "QUEUEBOX_DESTINATIONS_SUBJ_SERVERS=nats://2130706433:4222",
+			"destinations.subj.servers (QUEUEBOX_DESTINATIONS_SUBJ_SERVERS): host 2130706433 resolves to 127.0.0.1, a loopback address"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -141,6 +141,7 @@ func (v *validator) filterRule(r FilterRule, path keyPath) {
 
 // sourceAuth checks a source or admin auth block after kind selection.
 func (v *validator) sourceAuth(a *SourceAuth, path keyPath) {
+	v.deduplicateOnBody(a, path)
 	if IsPreset(a.Kind) {
 		v.presetAuth(a, path)
 		return

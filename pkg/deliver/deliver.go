@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/alternayte/queuebox/pkg/claim"
 	"github.com/alternayte/queuebox/pkg/deliver/flow"
@@ -262,11 +263,19 @@ func RetryDelay(base time.Duration, attempt int, jitter float64) time.Duration {
 
 // lastError redacts known secrets and cuts the text to MaxErrorBytes
 // before it reaches a log or last_error. A nil Redactor still applies the
-// key rules, so it is called in every case. NUL bytes go and invalid UTF-8
-// becomes U+FFFD first: PostgreSQL refuses both in a text column, and the
-// outcome write of the whole group would fail on every try.
+// key rules, so it is called in every case. Invalid UTF-8 becomes U+FFFD
+// first, and every C0 and C1 control character but tab and newline goes,
+// NUL included: PostgreSQL refuses NUL and invalid UTF-8 in a text column
+// (the outcome write of the whole group would fail on every try), and a
+// receiver's error body must not carry terminal escape sequences to the
+// operator who reads last_error in a shell.
 func (p *Poller) lastError(reason string) string {
-	clean := strings.ReplaceAll(strings.ToValidUTF8(reason, "\uFFFD"), "\x00", "")
+	clean := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && r != '\t' && r != '\n' {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(reason, "\uFFFD"))
 	return redact.Truncate(p.opts.Redactor.Redact(clean), p.opts.MaxErrorBytes)
 }
 

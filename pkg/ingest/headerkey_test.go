@@ -2,6 +2,8 @@ package ingest_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"testing"
 
@@ -65,4 +67,30 @@ func TestReceiveKeyFromHeaders(t *testing.T) {
 		require.Equal(t, ingest.Stored, d.Outcome, d.Message)
 		require.Equal(t, "t", *ev.mem.Row(t, "body-1").EventType)
 	})
+}
+
+// With KeyFromBodyDigest (the github and shopify presets) a captured
+// delivery sent again under a new delivery id and another event type is a
+// duplicate: the key is the digest of the signed body, and the first
+// row's event type stands.
+func TestReceiveKeyFromBodyDigest(t *testing.T) {
+	t.Parallel()
+	src := ingest.Source{Name: "gh", IdempotencyKeyHeaders: []string{"X-GitHub-Delivery"}, EventTypeHeader: "X-GitHub-Event",
+		KeyFromBodyDigest: true}
+	ev := newReceiver(t, src, ingest.Transport{}, &memStore{})
+	body := `{"action":"opened","number":1}`
+	d, err := ev.r.Receive(context.Background(), msg(body, "x-github-delivery", "d-1", "x-github-event", "pull_request"))
+	require.NoError(t, err)
+	require.Equal(t, ingest.Stored, d.Outcome, d.Message)
+	sum := sha256.Sum256([]byte(body))
+	row := ev.mem.Row(t, "sha256:"+hex.EncodeToString(sum[:]))
+	require.Equal(t, "pull_request", *row.EventType)
+
+	d, err = ev.r.Receive(context.Background(), msg(body, "x-github-delivery", "d-forged", "x-github-event", "push"))
+	require.NoError(t, err)
+	require.Equal(t, ingest.Duplicate, d.Outcome, "a re-labelled copy is a duplicate")
+
+	d, err = ev.r.Receive(context.Background(), msg(body))
+	require.NoError(t, err)
+	require.Equal(t, ingest.Rejected, d.Outcome, "the delivery header is still required")
 }

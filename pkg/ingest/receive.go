@@ -158,7 +158,11 @@ func (r *Receiver) extract(doc any, parsed bool, m Message) (attributes, error) 
 	if !parsed {
 		return attributes{}, nil
 	}
-	return r.extractor.extract(doc, m.Headers)
+	a, err := r.extractor.extract(doc, m.Headers)
+	if err == nil && r.keyFromBody {
+		a.key = bodyDigest(m.Body)
+	}
+	return a, err
 }
 
 // runTransform returns the payload to store: the transform result, or the

@@ -54,6 +54,7 @@ type Receiver struct {
 	omit              map[string]bool   // lower-case header names never stored
 	filter            *Filter
 	extractor         extractor
+	keyFromBody       bool // Source.KeyFromBodyDigest
 	transform         SourceTransform
 	transformKey      string // the key path that last_error names
 	onError           string
@@ -135,6 +136,7 @@ func (r *Receiver) setFilter(src Source, _ Options) error {
 
 func (r *Receiver) setPaths(src Source, _ Options) error {
 	var err error
+	r.keyFromBody = src.KeyFromBodyDigest
 	for _, name := range src.IdempotencyKeyHeaders {
 		r.extractor.keyHeaders = append(r.extractor.keyHeaders, strings.ToLower(name))
 	}

@@ -26,6 +26,13 @@ type Source struct {
 	// X-GitHub-Delivery, for example). The broker order ignores them.
 	IdempotencyKeyHeaders []string
 	EventTypeHeader       string
+	// KeyFromBodyDigest makes the idempotency key of the body order
+	// "sha256:" and the hexadecimal SHA-256 digest of the raw body, once
+	// the key has been read as usual: a provider that signs the body but
+	// not the header it takes the key from (github, shopify) cannot then
+	// have a captured delivery accepted again under a new id or event
+	// type. The broker order ignores it.
+	KeyFromBodyDigest bool
 	// AttributeHeaders name the headers of the broker order; they are read
 	// only with Transport.BrokerAttributes, in any letter case. Empty
 	// names read no header.

@@ -16,23 +16,24 @@ func SystemLookup(ctx context.Context, host string) ([]netip.Addr, error) {
 	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 }
 
-// CheckHost resolves the host of hostport ("host:port", an IP literal or
-// a name) with lookup and returns the *BlockedError of its first address
-// that Describe names, or nil. A name that does not resolve, or a
-// hostport that does not parse, passes: this check is for a client that
-// dials on its own (librdkafka), where no dial guard can see the address,
-// and it cannot refuse what it cannot see. ctx bounds the lookup.
+// CheckHost resolves the host of hostport ("host:port", an IP literal, a
+// legacy IPv4 spelling that ParseHost reads, or a name) with lookup and
+// returns the *BlockedError of its first address that Describe names, or
+// nil. It is for a client that dials on its own (librdkafka), where no
+// dial guard can see the address, so what it cannot see it refuses too: a
+// hostport that does not parse, and a name that lookup cannot resolve
+// (the client's own resolver might). ctx bounds the lookup.
 func CheckHost(ctx context.Context, destination, hostport string, lookup Lookup) *BlockedError {
 	host, portText, err := net.SplitHostPort(hostport)
 	if err != nil {
-		return nil
+		return &BlockedError{Destination: destination, Host: hostport, Kind: "not a host and port"}
 	}
 	port, _ := strconv.ParseUint(portText, 10, 16)
 	addrs := []netip.Addr{}
-	if literal, err := netip.ParseAddr(host); err == nil {
+	if literal, ok := ParseHost(host); ok {
 		addrs = append(addrs, literal)
-	} else if addrs, err = lookup(ctx, host); err != nil {
-		return nil
+	} else if addrs, err = lookup(ctx, host); err != nil || len(addrs) == 0 {
+		return &BlockedError{Destination: destination, Host: hostport, Kind: "a name that Go cannot resolve"}
 	}
 	for _, addr := range addrs {
 		if kind := Describe(addr); kind != "" {

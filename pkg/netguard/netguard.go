@@ -72,8 +72,12 @@ type BlockedError struct {
 	Destination string
 	// Addr is the address the dialer was about to connect to.
 	Addr netip.AddrPort
-	// Kind is what Describe said of it ("a loopback address").
+	// Kind is what Describe said of it ("a loopback address"), or why
+	// CheckHost could not see an address for Host.
 	Kind string
+	// Host is the host and port as configured or announced when
+	// CheckHost refused it without an address; "" otherwise.
+	Host string
 }
 
 func (e *BlockedError) Error() string {
@@ -85,6 +89,9 @@ func (e *BlockedError) Error() string {
 
 // Reason is the text of the error without the destination.
 func (e *BlockedError) Reason() string {
+	if !e.Addr.IsValid() {
+		return fmt.Sprintf("connection to %q refused: it is %s, so its address cannot be checked, and http.blockPrivateAddresses is true", e.Host, e.Kind)
+	}
 	return fmt.Sprintf("connection to %s refused: it is %s, and http.blockPrivateAddresses is true", e.Addr, e.Kind)
 }
 

@@ -69,8 +69,12 @@ func TestCheckHost(t *testing.T) {
 		{"127.0.0.1:9092", "kafka destination orders: connection to 127.0.0.1:9092 refused: it is a loopback address, and http.blockPrivateAddresses is true"},
 		{"[::1]:9093", "kafka destination orders: connection to [::1]:9093 refused: it is a loopback address, and http.blockPrivateAddresses is true"},
 		{"outside.example:9092", ""},
-		{"unknown.example:9092", ""}, // cannot refuse what it cannot see
-		{"no port", ""},
+		{"127.1:9092", "kafka destination orders: connection to 127.0.0.1:9092 refused: it is a loopback address, and http.blockPrivateAddresses is true"},
+		{"2130706433:9092", "kafka destination orders: connection to 127.0.0.1:9092 refused: it is a loopback address, and http.blockPrivateAddresses is true"},
+		{"0x7f000001:9092", "kafka destination orders: connection to 127.0.0.1:9092 refused: it is a loopback address, and http.blockPrivateAddresses is true"},
+		{"0xa.0.0.7:9092", "kafka destination orders: connection to 10.0.0.7:9092 refused: it is a private (site-local) address, and http.blockPrivateAddresses is true"},
+		{"unknown.example:9092", `kafka destination orders: connection to "unknown.example:9092" refused: it is a name that Go cannot resolve, so its address cannot be checked, and http.blockPrivateAddresses is true`},
+		{"no port", `kafka destination orders: connection to "no port" refused: it is not a host and port, so its address cannot be checked, and http.blockPrivateAddresses is true`},
 	} {
 		got := netguard.CheckHost(context.Background(), "kafka destination orders", tc.hostport, lookup)
 		if tc.want == "" {
@@ -79,5 +83,45 @@ func TestCheckHost(t *testing.T) {
 		}
 		require.NotNil(t, got, tc.hostport)
 		require.Equal(t, tc.want, got.Error())
+	}
+}
+
+// ParseHost reads every address form that inet_aton, and so librdkafka's
+// getaddrinfo, connects to, and no name.
+func TestParseHost(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ host, want string }{
+		{"127.0.0.1", "127.0.0.1"},
+		{"127.1", "127.0.0.1"},
+		{"127.0.1", "127.0.0.1"},
+		{"2130706433", "127.0.0.1"},
+		{"0x7f000001", "127.0.0.1"},
+		{"0X7F.1", "127.0.0.1"},
+		{"0177.0.0.1", "127.0.0.1"},
+		{"017700000001", "127.0.0.1"},
+		{"10.0xff.0377.1", "10.255.255.1"},
+		{"0", "0.0.0.0"},
+		{"::1", "::1"},
+		{"[::1]", "::1"},
+		{"localhost", ""},
+		{"kafka.example", ""},
+		{"1.2.3.example", ""},
+		{"256.1.1.1", ""},
+		{"1.2.3.256", ""},
+		{"1.16777216", ""},
+		{"4294967296", ""},
+		{"08.1.1.1", ""},
+		{"1..1", ""},
+		{"1.2.3.4.5", ""},
+		{"+1.2.3.4", ""},
+		{"", ""},
+	} {
+		got, ok := netguard.ParseHost(tc.host)
+		if tc.want == "" {
+			require.False(t, ok, "%q read as %s", tc.host, got)
+			continue
+		}
+		require.True(t, ok, tc.host)
+		require.Equal(t, tc.want, got.String(), tc.host)
 	}
 }

@@ -15,6 +15,8 @@ var senderOnly = map[string]bool{
 	"cf-connecting-ip": true, "x-client-ip": true, "x-cluster-client-ip": true,
 	"fastly-client-ip": true, "content-encoding": true, "x-real-ip": true,
 	"forwarded": true, "via": true, "authorization": true, "cookie": true,
+	"x-original-host": true, "x-host": true, "x-original-method": true,
+	"x-proxyuser-ip": true, "x-custom-ip-authorization": true,
 }
 
 // FuzzRowHeaders checks the header rule on any pair of names: no result

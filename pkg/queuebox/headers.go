@@ -43,8 +43,10 @@ var hopByHop = map[string]bool{
 // balancers), the sender's credentials for QueueBox (never stored by an
 // HTTP source, refused here for rows stored before that rule), the
 // negotiation of the encoding, which is QueueBox's own (the body a
-// publisher sends is never encoded), and the method and URL overrides that
-// frameworks honour on any POST. It is a denylist, not an allowlist:
+// publisher sends is never encoded), and the method, host and URL
+// overrides that frameworks and proxies honour on any POST (X-Original-Host,
+// X-Host, X-Original-Method, and the IP-allowlist bypasses X-ProxyUser-Ip
+// and X-Custom-IP-Authorization). It is a denylist, not an allowlist:
 // relayed rows must keep passing on the provider headers (Stripe-Signature,
 // X-GitHub-Event, ...) that a receiver verifies, and those have no fixed
 // list.
@@ -56,6 +58,8 @@ var outsideOnly = map[string]bool{
 	"x-original-url": true, "x-rewrite-url": true,
 	"true-client-ip": true, "cf-connecting-ip": true, "x-client-ip": true,
 	"x-cluster-client-ip": true, "fastly-client-ip": true,
+	"x-original-host": true, "x-host": true, "x-original-method": true,
+	"x-proxyuser-ip": true, "x-custom-ip-authorization": true,
 }
 
 // Forwardable reports whether a header of a row may travel on a delivery

@@ -29,6 +29,10 @@ func TestRowHeaders(t *testing.T) {
 			"CF-Connecting-IP": "127.0.0.1", "X-Client-IP": "127.0.0.1", "X-Cluster-Client-IP": "127.0.0.1",
 			"Fastly-Client-IP": "127.0.0.1", "Content-Encoding": "gzip", "Stripe-Signature": "t=1,v1=x"},
 			map[string]string{"X-Inbox-Id": "i", "Stripe-Signature": "t=1,v1=x"}},
+		{"relayed row drops host, method and address overrides", map[string]string{"X-Inbox-Id": "i",
+			"X-Original-Host": "admin.internal", "x-host": "admin.internal", "X-Original-Method": "DELETE",
+			"X-ProxyUser-Ip": "127.0.0.1", "X-Custom-IP-Authorization": "127.0.0.1", "X-GitHub-Event": "push"},
+			map[string]string{"X-Inbox-Id": "i", "X-GitHub-Event": "push"}},
 		{"application row keeps overrides", map[string]string{"X-HTTP-Method-Override": "DELETE", "Content-Encoding": "gzip"},
 			map[string]string{"X-HTTP-Method-Override": "DELETE", "Content-Encoding": "gzip"}},
 	}

@@ -286,6 +286,7 @@ func componentNames(cs []Component) []string {
 func newServers(app *App, host string) []*Server {
 	cfg := app.Config
 	data := NewServer("data", net.JoinHostPort(host, strconv.Itoa(cfg.Server.HTTPPort)), app.Log)
+	data.Echo.Pre(allowHosts(cfg.Server.AllowedHosts))
 	data.Echo.Use(httpbody.Limit(cfg.Inbox.MaxBodyBytes))
 	data.Echo.Use(httpbody.Budget(httpbody.BudgetFactor*cfg.Inbox.MaxBodyBytes, cfg.Inbox.MaxBodyBytes))
 	conns := metrics.NewConnectionsGauge(app.Registry)
@@ -296,6 +297,7 @@ func newServers(app *App, host string) []*Server {
 	healthPort := data
 	if cfg.Server.ManagementPort != nil {
 		mgmt := NewServer("management", net.JoinHostPort(host, strconv.Itoa(*cfg.Server.ManagementPort)), app.Log)
+		mgmt.Echo.Pre(allowHosts(cfg.Server.AllowedHosts))
 		mgmt.CountConnections(conns.WithLabelValues("management"))
 		app.Management = mgmt.Echo
 		servers = append(servers, mgmt)

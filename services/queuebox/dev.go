@@ -38,6 +38,8 @@ type devFlags struct {
 	pgBin        string
 	httpPort     int
 	receiverPort int
+	// adminToken is the bearer token of admin.auth, new for every run.
+	adminToken string
 }
 
 // devCmd runs the development stack until SIGINT or SIGTERM.
@@ -54,6 +56,7 @@ func devCmd(args []string, stdout, stderr io.Writer) int {
 	if code, stop := run.Parse(flags, b, args, stdout); stop {
 		return code
 	}
+	f.adminToken = newDevToken()
 	if err := dev(f, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", b.Name, err)
 		return 1

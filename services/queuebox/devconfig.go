@@ -1,14 +1,20 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"strings"
 )
 
 // devBase is the part of the configuration of queuebox dev that a
 // --config file is merged over: the settings a first try needs (capture
-// on, the relay, the admin routes with a demo token).
-const devBase = `outbox:
+// on, the relay, the admin routes; devConfig adds the token of the run)
+// and the loopback names as the only hosts a request may name, so a web
+// page cannot reach the admin routes through DNS rebinding.
+const devBase = `server:
+  allowedHosts: [localhost, 127.0.0.1, "::1"]
+outbox:
   pollIntervalMs: 1000
   retryBaseDelayMs: 1000
   maxAttempts: 5
@@ -21,7 +27,6 @@ admin:
   enabled: true
   auth:
     type: bearer
-    token: ` + devAdminToken + `
 database:
   poolSize: 10
 `
@@ -60,10 +65,15 @@ sources:
 `, receiverPort)
 }
 
-const (
-	devPublication = "queuebox_outbox"
-	devAdminToken  = "demo-admin-token"
-)
+const devPublication = "queuebox_outbox"
+
+// newDevToken returns the admin token of one queuebox dev run: 24 random
+// bytes in base64url, so no page can guess it from the source.
+func newDevToken() string {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24 and later)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
 
 // devTry is what queuebox dev prints once everything is ready: where
 // everything is, and lines to try. The demo's sources exist only without
@@ -77,7 +87,8 @@ func devTry(pgPort int, f devFlags, dir string, keep bool) string {
 	head := fmt.Sprintf(`
 QueueBox is ready: every role, capture included, on http://127.0.0.1:%[2]d
 PostgreSQL: 127.0.0.1:%[1]d (user postgres, database queuebox), data in %[3]s
-`, pgPort, f.httpPort, dir)
+Admin token of this run: %[4]s (the UI: http://127.0.0.1:%[2]d/admin/ui/)
+`, pgPort, f.httpPort, dir, f.adminToken)
 	tail := fmt.Sprintf(`
 Replay what was sent, health and metrics:
   curl -X POST http://127.0.0.1:%[1]d/admin/replay -H 'Authorization: Bearer %[2]s' -d '{"destination":"%[3]s"}'
@@ -85,7 +96,7 @@ Replay what was sent, health and metrics:
   curl -s http://127.0.0.1:%[1]d/metrics | grep ^queuebox
 
 %[4]s.
-`, f.httpPort, devAdminToken, "receiver", left)
+`, f.httpPort, f.adminToken, "receiver", left)
 	if f.config != "" {
 		return head + fmt.Sprintf(`Configuration: %[1]s over the dev defaults (%[2]s is the demo receiver, whose lines start with "receiver:")
   %[3]s -c "SELECT topic, key, state, attempt FROM outbox"

@@ -24,6 +24,7 @@ func devConfig(f devFlags, pgPort int, stateDir string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	setPath(base, []string{"admin", "auth", "token"}, f.adminToken)
 	over := []byte(devDemo(f.receiverPort))
 	name := "the dev demo"
 	if f.config != "" {

@@ -52,7 +52,8 @@ sources:
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			text, err := devConfig(devFlags{config: tc.file, httpPort: 18080, receiverPort: 19999}, 15432, "/tmp/state")
+			token := newDevToken()
+			text, err := devConfig(devFlags{config: tc.file, httpPort: 18080, receiverPort: 19999, adminToken: token}, 15432, "/tmp/state")
 			require.NoError(t, err)
 			file := filepath.Join(t.TempDir(), "dev.yml")
 			require.NoError(t, os.WriteFile(file, text, 0o600))
@@ -63,6 +64,8 @@ sources:
 			require.Equal(t, "postgres", cfg.Database.Username)
 			require.True(t, cfg.Outbox.Capture.Enabled)
 			require.True(t, cfg.Admin.Enabled)
+			require.Equal(t, token, cfg.Admin.Auth.Token.Reveal())
+			require.Equal(t, []string{"localhost", "127.0.0.1", "::1"}, cfg.Server.AllowedHosts)
 			require.Equal(t, tc.poll, cfg.Outbox.PollIntervalMs)
 			require.ElementsMatch(t, tc.dests, keys(cfg.Destinations))
 			require.ElementsMatch(t, tc.sources, keys(cfg.Sources))
@@ -79,4 +82,16 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// Every dev run has its own admin token, long enough for admin.auth and
+// printed in the banner: a fixed one let any web page on the machine try
+// it.
+func TestDevTokenIsNewEachRun(t *testing.T) {
+	t.Parallel()
+	a, b := newDevToken(), newDevToken()
+	require.NotEqual(t, a, b)
+	require.GreaterOrEqual(t, len(a), 16)
+	require.Contains(t, devTry(5432, devFlags{httpPort: 8080, adminToken: a}, "/tmp/dev", false), "Admin token of this run: "+a)
+	require.NotContains(t, devTry(5432, devFlags{httpPort: 8080, adminToken: a}, "/tmp/dev", false), "demo-admin-token")
 }

@@ -116,3 +116,23 @@ func TestExternalPatternCatches(t *testing.T) {
 		require.False(t, external.MatchString(line), line)
 	}
 }
+
+// TestCredentialFieldsAreNotOfferedForSaving: every password field of the
+// pages sets autocomplete="off", so a browser's password manager is not
+// invited to keep the admin token.
+func TestCredentialFieldsAreNotOfferedForSaving(t *testing.T) {
+	t.Parallel()
+	names, err := fs.Glob(ui.Files(), "*.js")
+	require.NoError(t, err)
+	password := regexp.MustCompile(`\{[^{}]*type: 'password'[^{}]*\}`)
+	found := 0
+	for _, name := range names {
+		text, err := fs.ReadFile(ui.Files(), name)
+		require.NoError(t, err)
+		for _, attrs := range password.FindAllString(string(text), -1) {
+			found++
+			require.Contains(t, attrs, "autocomplete: 'off'", "%s: %s", name, attrs)
+		}
+	}
+	require.Positive(t, found, "the sign-in form has a password field")
+}

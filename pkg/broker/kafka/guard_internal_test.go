@@ -51,3 +51,30 @@ func TestBrokerGuardChecksTheMetadataEveryInterval(t *testing.T) {
 	require.Same(t, blocked, g.check(metadata))
 	require.Equal(t, 4, asked)
 }
+
+// A broker that the metadata announces in a legacy IPv4 spelling, which
+// Go's resolver does not read but librdkafka's getaddrinfo connects to, is
+// judged by the address it spells; one that Go cannot resolve at all is
+// refused, since the guard cannot see where librdkafka would connect.
+func TestBrokerGuardRefusesAnnouncedHostsItCannotSee(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ host, want string }{
+		{"127.1", "connection to 127.0.0.1:9093 refused: it is a loopback address"},
+		{"0x7f000001", "connection to 127.0.0.1:9093 refused: it is a loopback address"},
+		{"2130706433", "connection to 127.0.0.1:9093 refused: it is a loopback address"},
+		{"unknown.example", `connection to "unknown.example:9093" refused: it is a name that Go cannot resolve`},
+	} {
+		g := &brokerGuard{destination: "kafka destination events", bootstrap: []string{"kafka.example:9092"}, now: time.Now,
+			lookup: func(_ context.Context, host string) ([]netip.Addr, error) {
+				if host == "kafka.example" {
+					return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
+				}
+				return nil, errors.New("no such host")
+			}}
+		blocked := g.check(func() (*ckafka.Metadata, error) {
+			return &ckafka.Metadata{Brokers: []ckafka.BrokerMetadata{{Host: tc.host, Port: 9093}}}, nil
+		})
+		require.NotNil(t, blocked, tc.host)
+		require.Contains(t, blocked.Error(), tc.want, tc.host)
+	}
+}

@@ -51,3 +51,18 @@ func TestBlockPrivateAddressesRefusesABrokerOfTheMetadata(t *testing.T) {
 	require.NoError(t, open.Publish(t.Context(), queuebox.Delivery{Message: m, Body: m.Payload}))
 	require.Len(t, kafkatest.Records(t, addr, topic), 1)
 }
+
+// A bootstrap server spelt as a legacy IPv4 address that Go does not read
+// (127.1) stops New as 127.0.0.1 does: librdkafka's resolver connects to
+// it.
+func TestBlockPrivateAddressesReadsLegacyIPv4Spellings(t *testing.T) {
+	t.Parallel()
+	_, addr := kafkatest.Cluster(t)
+	_, port, _ := strings.Cut(addr, "127.0.0.1:")
+	for _, host := range []string{"127.1", "2130706433", "0x7f000001"} {
+		_, err := kafkab.New(kafkab.Options{Name: "events", Conn: kafkab.Conn{BootstrapServers: host + ":" + port},
+			Topic: "orders", BlockPrivateAddresses: true})
+		require.ErrorContains(t, err, "kafka destination events: connection to 127.0.0.1:"+port+
+			" refused: it is a loopback address, and http.blockPrivateAddresses is true", host)
+	}
+}

@@ -62,7 +62,9 @@ type Options struct {
 	// once), and before a record is handed over, Publish resolves the
 	// bootstrap servers and every broker that the cluster's metadata
 	// lists (at most every 10 s) and fails with an error that matches
-	// queuebox.ErrUndeliverable when one is inside. A connection that
+	// queuebox.ErrUndeliverable when one is inside. A host that Go
+	// cannot resolve counts as inside, and a legacy IPv4 spelling (127.1)
+	// as the address it spells (netguard.CheckHost). A connection that
 	// librdkafka opens between two checks is not seen.
 	BlockPrivateAddresses bool
 	// Lookup resolves broker names for BlockPrivateAddresses; nil uses

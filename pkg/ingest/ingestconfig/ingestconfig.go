@@ -22,6 +22,9 @@ func Source(src *config.Source) ingest.Source {
 		AttributeHeaders: ingest.AttributeHeaders{IdempotencyKey: src.AttributeHeaders.IdempotencyKey,
 			AggregateID: src.AttributeHeaders.AggregateID, EventType: src.AttributeHeaders.EventType},
 	}
+	if src.Auth != nil && src.Auth.DeduplicateOnBody != nil {
+		out.KeyFromBodyDigest = *src.Auth.DeduplicateOnBody
+	}
 	if f := src.Filter; f != nil {
 		out.Filter = &ingest.FilterSpec{Require: rules(f.Require), Exclude: rules(f.Exclude)}
 	}

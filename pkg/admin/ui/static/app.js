@@ -90,7 +90,7 @@ function signIn() {
       'It is kept for this browser tab only.'),
     h('div', { class: 'field' }, h('label', { for: 'f-kind' }, 'Kind'), kind),
     header,
-    field('Credential', { name: 'secret', type: 'password', required: true, autocomplete: 'current-password' }),
+    field('Credential', { name: 'secret', type: 'password', required: true, autocomplete: 'off' }),
     h('button', { type: 'submit', class: 'primary' }, 'Sign in'),
     out);
   form.addEventListener('submit', (ev) => {
