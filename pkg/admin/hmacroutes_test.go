@@ -34,11 +34,11 @@ func hmacAdmin(t *testing.T, stamped bool) *echo.Echo {
 	v, err := auth.NewAdmin(block)
 	require.NoError(t, err)
 	opts := admin.Options{Enabled: true, Auth: v, AuthKind: config.AuthHMAC}
-	wb, err := admin.NewWorkbench(opts, &fakeWorkbench{}, func(string) (string, string) { return "", "" }, quiet())
+	wb, err := admin.NewWorkbench(opts, &fakeWorkbench{}, func(string) (string, []string) { return "", nil }, quiet())
 	require.NoError(t, err)
 	test, err := admin.NewTransformTest(opts, transform.JSONata)
 	require.NoError(t, err)
-	replay, err := admin.NewReplay(opts, &memReplayer{}, func(string) string { return "" }, quiet())
+	replay, err := admin.NewReplay(opts, &memReplayer{}, func(string) []string { return nil }, quiet())
 	require.NoError(t, err)
 	e := echo.New()
 	admin.Mount(e, opts, admin.Routes{Replay: replay, TransformTest: test, Workbench: wb}, quiet())
