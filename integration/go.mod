@@ -3,6 +3,7 @@ module github.com/alternayte/queuebox/integration
 go 1.26.0
 
 require (
+	github.com/alternayte/queuebox/migrations v0.0.0-00010101000000-000000000000
 	github.com/alternayte/queuebox/pkg v0.0.0-00010101000000-000000000000
 	github.com/chromedp/chromedp v0.23.1
 	github.com/getkin/kin-openapi v0.153.0
@@ -20,7 +21,6 @@ require (
 )
 
 require (
-	github.com/alternayte/queuebox/migrations v0.0.0-00010101000000-000000000000 // indirect
 	github.com/alternayte/queuebox/pkg/jsonata v0.0.0-00010101000000-000000000000 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
