@@ -49,7 +49,6 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pglogrepl v0.0.0-20251213150135-2e8d0df862c1
 	github.com/jackc/pgx/v5 v5.13.0
-	github.com/kelseyhightower/envconfig v1.4.0
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/microsoft/go-mssqldb v1.9.5
 	github.com/nats-io/nats.go v1.55.0
