@@ -15,6 +15,7 @@ require (
 	github.com/golang-sql/sqlexp v0.1.0 // indirect
 	github.com/microsoft/go-mssqldb v1.9.5 // indirect
 	github.com/shopspring/decimal v1.4.0 // indirect
+	golang.org/x/oauth2 v0.38.0 // indirect
 )
 
 require (
