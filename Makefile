@@ -11,21 +11,20 @@ STATICCHECK_VERSION := v0.8.2
 SERVICES := ingest relay deliver capture
 # The one-process binary: every role, the health probe and `queuebox dev`.
 SINGLE := queuebox
-# Every Go module of the workspace; go.work lists the same set.
-MODULES := pkg pkg/jsonata migrations services integration bench compose/receiver deploy deploy/monitoring clients/go clients/go/pgtest examples/app-go examples/pull/go
+# Every Go module of the workspace, as go.work lists them (./pkg -> pkg).
+MODULES := $(shell go work edit -json | sed -n 's|.*"DiskPath": "\./\(.*\)".*|\1|p')
 
 export GOFLAGS := -buildvcs=false
 
-# The product documentation and the JSONata suite live beside the checkout
-# (../shared), never inside it. Tests read them through these variables, so
-# a checkout elsewhere on this machine still finds them.
-SHARED ?= $(firstword $(wildcard $(CURDIR)/../shared /work/shared))
+# The JSONata conformance suite lives beside the checkout (../shared), never
+# inside it; its test reads it through this variable and skips, saying so,
+# when it is absent. Every other test reads the checkout only.
+SHARED ?= $(wildcard $(CURDIR)/../shared)
 ifneq ($(SHARED),)
-export QUEUEBOX_SPEC_DIR ?= $(SHARED)/spec
 export QUEUEBOX_JSONATA_SHARED ?= $(SHARED)/jsonata
 endif
 
-.PHONY: help docs build test test-unit test-integration test-examples test-clients lint fmt run run-roles bench soak chaos services compose-config clean
+.PHONY: help docs build test test-unit test-integration test-examples test-clients lint tidy-check fmt run run-roles bench soak chaos services compose-config clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -93,10 +92,15 @@ chaos: services build ## Run every fault scenario at full size (100,000 messages
 		-command "make chaos$(if $(SEED), SEED=$(SEED))$(if $(CHAOS_MESSAGES), CHAOS_MESSAGES=$(CHAOS_MESSAGES))$(if $(CHAOS_FAULTS), CHAOS_FAULTS=$(CHAOS_FAULTS))"; \
 	echo "wrote docs/reliability.md; the whole log is bin/chaos.log"; exit $$status
 
-lint: $(TOOLS)/staticcheck ## gofmt, go vet and staticcheck on every module.
+lint: $(TOOLS)/staticcheck tidy-check ## gofmt, go vet, staticcheck and the go mod tidy check on every module.
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	@for m in $(MODULES); do (cd $$m && go vet ./... && $(TOOLS)/staticcheck ./...); done
 	@echo "lint ok"
+
+tidy-check: ## Fail when go mod tidy would change a module's go.mod or go.sum, and print the change.
+	@for m in $(MODULES); do \
+		(cd $$m && go mod tidy -diff) || { echo "go mod tidy would change $$m: run (cd $$m && go mod tidy)"; exit 1; }; \
+	done
 
 fmt: ## Format every Go file.
 	@gofmt -w $(MODULES)

@@ -20,6 +20,15 @@ type pageBlock struct {
 	Dialect string // "PostgreSQL", "SQL Server" or "" when no tab names one
 }
 
+// specDir is where the reference pages that the tutorial audits walk lie:
+// beside the checkout, never inside it.
+func specDir() string {
+	if d := os.Getenv("QUEUEBOX_SPEC_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "..", "shared", "spec")
+}
+
 // pageBlocks returns the fenced blocks of one page of the documentation,
 // in page order, so a walk-through runs the text that a reader copies.
 func pageBlocks(t *testing.T, page string) []pageBlock {

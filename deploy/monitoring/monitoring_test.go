@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // ruleFile is the Prometheus rule file format, strictly decoded.
@@ -39,7 +39,8 @@ func decodeYAML(t *testing.T, name string, v any) {
 	require.NoError(t, dec.Decode(v), name)
 }
 
-// TestAlertRules: the nine alerts of the monitoring guide, each with a
+// TestAlertRules: the nine alerts of the monitoring guide and those of
+// an open circuit breaker and of the capture slot's lag, each with a
 // severity and a summary, every expression parses and reads only metrics
 // of docs/metrics.md.
 func TestAlertRules(t *testing.T) {
@@ -70,7 +71,8 @@ func TestAlertRules(t *testing.T) {
 		"QueueBoxOutboxDeliveryLate": true, "QueueBoxInboxLate": true, "QueueBoxOutboxMessagesDead": true,
 		"QueueBoxDestinationFailing": true, "QueueBoxClaimsLost": true, "QueueBoxPoolStarved": true,
 		"QueueBoxInboxCannotStore": true, "QueueBoxRelayFailing": true, "QueueBoxInstanceNotReady": true,
-	}, alerts, "the nine alerts of the monitoring guide")
+		"QueueBoxCircuitOpen": true, "QueueBoxCaptureSlotLag": true,
+	}, alerts, "the nine alerts of the monitoring guide, an open breaker and the capture slot's lag")
 }
 
 // dashboard is the part of a Grafana dashboard the test reads.
@@ -116,7 +118,8 @@ func TestDashboard(t *testing.T) {
 		}
 	}
 	require.Empty(t, problems, strings.Join(problems, "\n"))
-	for _, q := range []string{"Does delivery keep up?", "Do destinations accept?", "Is a destination slow?", "Does the inbox take traffic?"} {
+	for _, q := range []string{"Does delivery keep up?", "Do destinations accept?", "Is a destination slow?", "Does the inbox take traffic?",
+		"Is a destination held back?", "Does capture keep up?"} {
 		require.True(t, rows[q], "a row answers %q", q)
 	}
 	require.Greater(t, queries, 10)

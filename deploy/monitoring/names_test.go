@@ -1,6 +1,7 @@
 package monitoring
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -115,4 +116,63 @@ func TestExprProblems(t *testing.T) {
 	got := exprProblems("x", `rate(queuebox_a_total[5m`, types)
 	require.Len(t, got, 1)
 	require.Contains(t, got[0], "x does not parse")
+}
+
+// sectionFamilies returns the families of one "## " section of
+// docs/metrics.md.
+func sectionFamilies(t *testing.T, heading string) []string {
+	t.Helper()
+	page, err := os.ReadFile(filepath.Join("..", "..", "docs", "metrics.md"))
+	require.NoError(t, err)
+	_, section, found := strings.Cut(string(page), "\n## "+heading+"\n")
+	require.True(t, found, "docs/metrics.md has a section %q", heading)
+	section, _, _ = strings.Cut(section, "\n## ")
+	var out []string
+	for _, m := range familyRow.FindAllStringSubmatch(section, -1) {
+		out = append(out, m[1])
+	}
+	require.NotEmpty(t, out, "families under %q", heading)
+	return out
+}
+
+// TestFlowControlAndCaptureWatched: every family of the flow control and
+// capture sections of docs/metrics.md is on a dashboard panel, and an
+// alert reads the open breaker and the capture slot's lag.
+func TestFlowControlAndCaptureWatched(t *testing.T) {
+	t.Parallel()
+	var d dashboard
+	b, err := os.ReadFile(filepath.Join("grafana", "dashboards", "queuebox.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &d))
+	onPanel := map[string]bool{}
+	for _, p := range d.Panels {
+		for _, target := range p.Targets {
+			names, err := seriesOf(target.Expr)
+			require.NoError(t, err, p.Title)
+			for _, n := range names {
+				onPanel[n] = true
+			}
+		}
+	}
+	for _, heading := range []string{"Flow control", "Capture"} {
+		for _, name := range sectionFamilies(t, heading) {
+			require.True(t, onPanel[name], "no dashboard panel shows %s (%s)", name, heading)
+		}
+	}
+
+	var f ruleFile
+	decodeYAML(t, "alerts.yml", &f)
+	alerted := map[string]string{}
+	for _, g := range f.Groups {
+		for _, r := range g.Rules {
+			names, err := seriesOf(r.Expr)
+			require.NoError(t, err, r.Alert)
+			for _, n := range names {
+				alerted[n] = r.Alert
+			}
+		}
+	}
+	for _, name := range []string{"queuebox_destination_circuit_state", "queuebox_capture_slot_lag_bytes"} {
+		require.NotEmpty(t, alerted[name], "no alert rule reads %s", name)
+	}
 }

@@ -29,6 +29,23 @@ func addressWarnings(c *Config) []string {
 	return out
 }
 
+// fastPathWarnings reports each HTTP destination that turns
+// http1FastPath off although its baseUrl is not plain http://: the fast
+// path never serves such a destination, so the setting changes nothing
+// and the operator may have meant another destination.
+func fastPathWarnings(c *Config) []string {
+	var out []string
+	for _, name := range sortedKeys(c.Destinations) {
+		d := c.Destinations[name]
+		if d.Kind != KindHTTP || d.HTTP1FastPath || strings.HasPrefix(strings.ToLower(strings.TrimSpace(d.BaseURL)), "http://") {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s is false, but baseUrl is not http://: only a plain http:// destination uses the fast path, so the setting changes nothing",
+			keyPath{"destinations", name}.key("http1FastPath")))
+	}
+	return out
+}
+
 func appendAddressWarning(out []string, path keyPath, key, tmpl, fromKey, from string) []string {
 	const advice = "the sender of the row chooses the whole address; give it a fixed prefix of your own (for example events.{{ topic }})"
 	if from != "" {

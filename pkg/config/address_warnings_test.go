@@ -59,3 +59,28 @@ func TestOnlyPlaceholders(t *testing.T) {
 		require.Equal(t, want, onlyPlaceholders(tmpl), tmpl)
 	}
 }
+
+// http1FastPath defaults to true, takes a boolean from the file or its
+// variable, refuses anything else naming the variable, and warns when it
+// is turned off where it could not apply.
+func TestHTTP1FastPath(t *testing.T) {
+	t.Parallel()
+	file := baseYAML + `destinations:
+  plain:
+    baseUrl: http://receiver:8080
+  tls:
+    baseUrl: https://api.example.com
+    http1FastPath: false
+  other:
+    baseUrl: http://other:8080
+`
+	cfg := mustLoad(t, testOptions(file, "QUEUEBOX_DESTINATIONS_OTHER_HTTP1FASTPATH=false"))
+	require.True(t, cfg.Destinations["plain"].HTTP1FastPath)
+	require.False(t, cfg.Destinations["tls"].HTTP1FastPath)
+	require.False(t, cfg.Destinations["other"].HTTP1FastPath)
+	require.Equal(t, []string{"destinations.tls.http1FastPath is false, but baseUrl is not http://: " +
+		"only a plain http:// destination uses the fast path, so the setting changes nothing"}, cfg.Warnings())
+
+	err := loadError(t, testOptions(file, "QUEUEBOX_DESTINATIONS_PLAIN_HTTP1FASTPATH=maybe"))
+	require.Contains(t, FormatError(err), "QUEUEBOX_DESTINATIONS_PLAIN_HTTP1FASTPATH")
+}

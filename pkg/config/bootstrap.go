@@ -2,26 +2,30 @@ package config
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
-	"github.com/kelseyhightower/envconfig"
+	"github.com/alternayte/queuebox/pkg/config/internal/yamlenv"
+)
+
+// The process settings that Bootstrap holds, by variable.
+const (
+	logLevelVar  = EnvPrefix + "LOG_LEVEL"
+	logFormatVar = EnvPrefix + "LOG_FORMAT"
 )
 
 // Bootstrap holds the process settings that share the QUEUEBOX_ prefix but
 // are not configuration keys: they are read before the configuration and
-// never count as "a configuration variable is set".
-//
-// These are flat, fixed names with defaults, which is exactly envconfig's
-// model, so envconfig reads them. The configuration itself needs map keys,
-// list indexes, "__" escapes and a file underneath, which envconfig cannot
-// express; Load handles it.
+// never count as "a configuration variable is set". They come from the
+// same indexed environment that Load reads, under their QUEUEBOX_ names
+// only.
 type Bootstrap struct {
 	// ConfigFile names the YAML file (QUEUEBOX_CONFIG_FILE).
-	ConfigFile string `envconfig:"CONFIG_FILE" default:"/etc/queuebox/queuebox.yml"`
+	ConfigFile string
 	// LogLevel is debug, info, warn or error (QUEUEBOX_LOG_LEVEL).
-	LogLevel string `envconfig:"LOG_LEVEL" default:"info"`
+	LogLevel string
 	// LogFormat is json or text (QUEUEBOX_LOG_FORMAT).
-	LogFormat string `envconfig:"LOG_FORMAT" default:"json"`
+	LogFormat string
 }
 
 // LoadBootstrap reads the Bootstrap variables from the process environment
@@ -29,22 +33,25 @@ type Bootstrap struct {
 // default, as Load does for QUEUEBOX_CONFIG_FILE. Level and format match in
 // any letter case and come back in lower case.
 func LoadBootstrap() (Bootstrap, error) {
-	var b Bootstrap
-	if err := envconfig.Process(strings.TrimSuffix(EnvPrefix, "_"), &b); err != nil {
-		return b, fmt.Errorf("read the process settings: %w", err)
+	return bootstrapFrom(yamlenv.Environ(os.Environ()))
+}
+
+// bootstrapFrom is LoadBootstrap over an indexed environment.
+func bootstrapFrom(env map[string]string) (Bootstrap, error) {
+	b := Bootstrap{
+		ConfigFile: orDefault(env[configFileVar], DefaultConfigFile),
+		LogLevel:   strings.ToLower(orDefault(env[logLevelVar], "info")),
+		LogFormat:  strings.ToLower(orDefault(env[logFormatVar], "json")),
 	}
-	b.ConfigFile = orDefault(b.ConfigFile, DefaultConfigFile)
-	b.LogLevel = strings.ToLower(orDefault(b.LogLevel, "info"))
-	b.LogFormat = strings.ToLower(orDefault(b.LogFormat, "json"))
 	switch b.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
-		return b, fmt.Errorf("%sLOG_LEVEL must be debug, info, warn or error, got %q", EnvPrefix, b.LogLevel)
+		return b, fmt.Errorf("%s must be debug, info, warn or error, got %q", logLevelVar, b.LogLevel)
 	}
 	switch b.LogFormat {
 	case "json", "text":
 	default:
-		return b, fmt.Errorf("%sLOG_FORMAT must be json or text, got %q", EnvPrefix, b.LogFormat)
+		return b, fmt.Errorf("%s must be json or text, got %q", logFormatVar, b.LogFormat)
 	}
 	return b, nil
 }

@@ -92,6 +92,7 @@ func newDestination() *Destination {
 	return &Destination{
 		TimeoutMs:          30000,
 		Path:               "/",
+		HTTP1FastPath:      true,
 		ExchangeType:       "topic",
 		RoutingKeyTemplate: "{{ topic }}",
 		DeliveryMode:       "persistent",

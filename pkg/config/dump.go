@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // MaskedYAML renders the effective configuration as queuebox.yml would

@@ -110,6 +110,7 @@ var keyRules = map[string]keyRule{
 	"destinations.<name>.signing.previousSecrets":                     note(presetSecrets),
 	"destinations.<name>.baseUrl":                                     note(endpoint).of(KindHTTP),
 	"destinations.<name>.path":                                        note("no . or .. segment").of(KindHTTP),
+	"destinations.<name>.http1FastPath":                               note("plain http:// without a proxy; false: net/http's client").of(KindHTTP),
 	"destinations.<name>.auth.type":                                   note("breaks the tie between complete kinds").of(KindHTTP),
 	"destinations.<name>.auth.clientId":                               only(KindHTTP),
 	"destinations.<name>.auth.clientSecret":                           only(KindHTTP),

@@ -97,6 +97,7 @@ func Load(opts Options) (*Config, error) {
 	}
 	cfg.warnings = append(append(src.warnings, d.Warnings...), kindWarnings(&cfg)...)
 	cfg.warnings = append(cfg.warnings, addressWarnings(&cfg)...)
+	cfg.warnings = append(cfg.warnings, fastPathWarnings(&cfg)...)
 	return &cfg, nil
 }
 

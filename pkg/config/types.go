@@ -238,6 +238,10 @@ type Destination struct {
 	BaseURL string           `yaml:"baseUrl"`
 	Path    string           `yaml:"path"`
 	Auth    *DestinationAuth `yaml:"auth"`
+	// HTTP1FastPath publishes to a plain http:// baseUrl without a proxy
+	// through QueueBox's own HTTP/1.1 client; false sends it through
+	// net/http's Transport like an https:// one.
+	HTTP1FastPath bool `yaml:"http1FastPath"`
 
 	// RabbitMQ.
 	URL                string `yaml:"url"`

@@ -10,23 +10,47 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // conformanceFloor is the minimum share of the official suite that must
 // pass. It only ever goes up.
 const conformanceFloor = 0.999
 
-// sharedDir locates the shared JSONata reference material: the
-// QUEUEBOX_JSONATA_SHARED variable, or ../../../shared/jsonata relative to
-// this package.
+// suiteFallback is where the shared JSONata reference material lies when
+// QUEUEBOX_JSONATA_SHARED is unset: beside the checkout, never inside it.
+var suiteFallback = filepath.Join("..", "..", "..", "shared", "jsonata")
+
+// suiteAt says where the official suite's material is: the directory that
+// the variable's value names, or fallback when it is empty. A missing
+// suite is a failure when the variable names it (the caller asked for it)
+// and a skip otherwise (a clone on its own has no suite to run).
+func suiteAt(variable, fallback string) (dir string, skip bool, err error) {
+	dir = variable
+	if dir == "" {
+		dir = fallback
+	}
+	if _, statErr := os.Stat(filepath.Join(dir, "test-suite", "groups")); statErr != nil {
+		if variable == "" {
+			return dir, true, nil
+		}
+		return dir, false, fmt.Errorf("JSONata conformance suite not found in %s (QUEUEBOX_JSONATA_SHARED): %w", dir, statErr)
+	}
+	return dir, false, nil
+}
+
+// sharedDir locates the shared JSONata reference material, skips the test
+// when it is absent and QUEUEBOX_JSONATA_SHARED is unset, and fails it when
+// the variable names a directory without the suite.
 func sharedDir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("QUEUEBOX_JSONATA_SHARED")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "jsonata")
+	dir, skip, err := suiteAt(os.Getenv("QUEUEBOX_JSONATA_SHARED"), suiteFallback)
+	if skip {
+		t.Skipf("%s skipped: the JSONata conformance suite is absent (no %s, QUEUEBOX_JSONATA_SHARED unset); set the variable to its directory to run it", t.Name(), dir)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "test-suite", "groups")); err != nil {
-		t.Fatalf("JSONata conformance suite not found in %s (set QUEUEBOX_JSONATA_SHARED): %v", dir, err)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }
@@ -276,4 +300,30 @@ func oneLine(s string) string {
 		s = s[:160] + "..."
 	}
 	return s
+}
+
+// TestSuiteAt pins when the conformance suite skips: only when nobody
+// asked for it by the variable and nothing lies at the fallback.
+func TestSuiteAt(t *testing.T) {
+	t.Parallel()
+	present := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(present, "test-suite", "groups"), 0o755))
+	absent := filepath.Join(t.TempDir(), "none")
+	for _, tc := range []struct {
+		name, variable, fallback, dir string
+		skip, fails                   bool
+	}{
+		{"variable names the suite", present, absent, present, false, false},
+		{"variable names nothing", absent, present, absent, false, true},
+		{"fallback holds the suite", "", present, present, false, false},
+		{"neither", "", absent, absent, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir, skip, err := suiteAt(tc.variable, tc.fallback)
+			require.Equal(t, tc.dir, dir)
+			require.Equal(t, tc.skip, skip)
+			require.Equal(t, tc.fails, err != nil, "error: %v", err)
+		})
+	}
 }

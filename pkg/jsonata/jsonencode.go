@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/alternayte/queuebox/pkg/internal/jsonesc"
+	"github.com/alternayte/queuebox/pkg/jsonata/jsonesc"
 )
 
 // maxEncodeNesting bounds the nesting of values written as JSON.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/alternayte/queuebox/pkg/buildinfo"
 	"github.com/alternayte/queuebox/pkg/config"

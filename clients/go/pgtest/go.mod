@@ -2,7 +2,10 @@ module github.com/alternayte/queuebox/clients/go/pgtest
 
 go 1.25.0
 
-require github.com/jackc/pgx/v5 v5.13.0
+require (
+	github.com/alternayte/queuebox/clients/go v0.0.0-00010101000000-000000000000
+	github.com/jackc/pgx/v5 v5.13.0
+)
 
 require (
 	github.com/jackc/pgpassfile v1.0.0 // indirect

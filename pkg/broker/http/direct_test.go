@@ -188,3 +188,26 @@ func TestCancelInterruptsAPublishWaitingForItsAnswer(t *testing.T) {
 	err := <-done
 	require.ErrorIs(t, err, context.Canceled)
 }
+
+// TestNoHTTP1FastPathUsesTheTransport: a plain http:// destination goes
+// through the publisher's own HTTP/1.1 client, which sends no
+// Accept-Encoding, unless NoHTTP1FastPath sends it through net/http's
+// Transport, which asks for gzip.
+func TestNoHTTP1FastPathUsesTheTransport(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Accept-Encoding"))
+		mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	for _, off := range []bool{false, true} {
+		p := newPublisher(t, httpdest.Options{BaseURL: srv.URL, NoHTTP1FastPath: off})
+		require.NoError(t, p.Publish(t.Context(), delivery("", 0)))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []string{"", "gzip"}, seen, "fast path first, then the Transport")
+}

@@ -2,11 +2,17 @@ package httpdest
 
 import (
 	"context"
+	"errors"
+	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
 )
 
 const (
@@ -20,11 +26,21 @@ const (
 	maxRefreshMargin = 30 * time.Second
 )
 
-// oauth2Auth runs the client credentials grant and caches the access
-// token. Concurrent callers that find no fresh token share one fetch.
+// oauth2Auth caches the access token of the client credentials grant,
+// which golang.org/x/oauth2/clientcredentials requests. The cache stays
+// here rather than in the library's ReuseTokenSource for three reasons:
+// the token is replaced a tenth of its lifetime early (at most 30 s), not
+// a fixed delta; its age is read from the publisher's clock; and a caller
+// whose context ends stops waiting for a fetch that others share. A 401
+// from the destination drops the token it refused (rejected), which the
+// library has no way to ask for. Concurrent callers that find no fresh
+// token share one fetch.
 type oauth2Auth struct {
-	p    *Publisher
-	auth *Auth
+	p     *Publisher
+	grant *clientcredentials.Config
+	// client sends the token request: the publisher's client (its guard
+	// and no-redirect rule) with QueueBox's request headers.
+	client *http.Client
 
 	mu        sync.Mutex
 	token     string    // the cached access token, "" when none
@@ -40,7 +56,57 @@ type tokenFetch struct {
 	err   error
 }
 
-func newOAuth2(p *Publisher, a *Auth) *oauth2Auth { return &oauth2Auth{p: p, auth: a} }
+func newOAuth2(p *Publisher, a *Auth) *oauth2Auth {
+	client := *p.client
+	client.Transport = tokenHeaders{next: client.Transport}
+	return &oauth2Auth{p: p, grant: grantOf(a), client: &client}
+}
+
+// grantOf is the client credentials grant of a. The client secret travels
+// in the body only. The grant's own fields win over the extra parameters,
+// so an extra parameter can neither replace the grant type, the client nor
+// a configured scope.
+func grantOf(a *Auth) *clientcredentials.Config {
+	params := url.Values{}
+	for k, v := range a.ExtraParams {
+		switch {
+		case k == "grant_type", k == "client_id", k == "client_secret":
+		case k == "scope" && a.Scope != "":
+		default:
+			params.Set(k, v)
+		}
+	}
+	g := &clientcredentials.Config{
+		ClientID: a.ClientID, ClientSecret: a.ClientSecret.Reveal(), TokenURL: a.TokenURL,
+		EndpointParams: params, AuthStyle: oauth2.AuthStyleInParams,
+	}
+	if a.Scope != "" {
+		g.Scopes = []string{a.Scope}
+	}
+	return g
+}
+
+// tokenHeaders sets the headers QueueBox sends with a token request, and
+// reads a text/plain answer as JSON: servers that send JSON without its
+// media type exist, and the library would read text/plain as a form.
+type tokenHeaders struct{ next http.RoundTripper }
+
+func (t tokenHeaders) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", userAgent)
+	next := t.next
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	resp, err := next.RoundTrip(req)
+	if err == nil {
+		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/plain" {
+			resp.Header.Set("Content-Type", "application/json")
+		}
+	}
+	return resp, err
+}
 
 // credential returns the bearer header of the cached token, fetching a new
 // token first when none is fresh.
@@ -112,47 +178,37 @@ func refreshMargin(lifetime time.Duration) time.Duration {
 	return min(maxRefreshMargin, lifetime/10)
 }
 
-// fetch sends the token request. It obeys the publisher timeout and the
-// no-redirect rule, and it never reports the response of a successful
-// request, which holds the token.
+// fetch runs the grant. It obeys the publisher timeout, guard and
+// no-redirect rule, and its errors never quote a successful response,
+// which holds the token.
 func (o *oauth2Auth) fetch() (string, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(o.p.baseCtx, o.p.opts.Timeout)
 	defer cancel()
-	body := o.form().Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.auth.TokenURL, strings.NewReader(body))
+	tok, err := o.grant.Token(context.WithValue(ctx, oauth2.HTTPClient, o.client))
 	if err != nil {
-		return "", 0, o.p.transportError(o.p.baseCtx, err, true, o.p.redactor)
+		return "", 0, o.grantError(err)
 	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", userAgent)
-	resp, err := o.p.client.Do(req)
-	if err != nil {
-		return "", 0, o.p.transportError(o.p.baseCtx, err, true, o.p.redactor)
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return "", 0, o.p.statusError(resp, true, o.p.redactor)
-	}
-	defer drainClose(resp.Body)
-	tok, lifetime, err := parseToken(resp)
-	if err != nil {
-		return "", 0, o.p.tokenResponseError(resp.StatusCode, err)
-	}
-	return tok, lifetime, nil
+	return tok.AccessToken, tokenLifetime(tok), nil
 }
 
-// form builds the token request body. The grant fields are set after the
-// extra parameters, so an extra parameter cannot replace them.
-func (o *oauth2Auth) form() url.Values {
-	form := url.Values{}
-	for k, v := range o.auth.ExtraParams {
-		form.Set(k, v)
+// grantError turns an error of the grant into the publisher's: a status
+// (with the redacted start of the body), no response, or an invalid token
+// response, whose text is fixed so that no part of the body shows.
+func (o *oauth2Auth) grantError(err error) error {
+	var status *oauth2.RetrieveError
+	if errors.As(err, &status) && status.Response != nil &&
+		(status.Response.StatusCode < 200 || status.Response.StatusCode > 299) {
+		resp := *status.Response
+		resp.Body = io.NopCloser(strings.NewReader(string(status.Body)))
+		return o.p.statusError(&resp, true, o.p.redactor)
 	}
-	form.Set("grant_type", "client_credentials")
-	form.Set("client_id", o.auth.ClientID)
-	form.Set("client_secret", o.auth.ClientSecret.Reveal())
-	if o.auth.Scope != "" {
-		form.Set("scope", o.auth.Scope)
+	var transport *url.Error
+	if errors.As(err, &transport) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return o.p.transportError(o.p.baseCtx, err, true, o.p.redactor)
 	}
-	return form
+	code := http.StatusOK
+	if status != nil && status.Response != nil {
+		code = status.Response.StatusCode // a 2xx answer that holds an error
+	}
+	return o.p.tokenResponseError(code, errInvalidTokenResponse)
 }

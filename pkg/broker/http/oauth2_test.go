@@ -260,6 +260,17 @@ func TestOAuth2TokenEndpointFailure(t *testing.T) {
 			_, _ = io.WriteString(w, "<html>"+body+"</html>")
 			return true
 		}, "invalid token response"},
+		// golang.org/x/oauth2 reads expires_in as a whole number of seconds.
+		{"fractional expires_in", func(w http.ResponseWriter, _ *http.Request, _ string) bool {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"access_token":"tok-`+clientSecret+`","expires_in":60.5}`)
+			return true
+		}, "invalid token response"},
+		{"error member in a 200", func(w http.ResponseWriter, _ *http.Request, body string) bool {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"access_token":"x","error":"invalid_scope","error_description":"`+body+`"}`)
+			return true
+		}, "invalid token response"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -399,10 +410,11 @@ func TestOAuth2TokenResponseShapes(t *testing.T) {
 		refreshAt   time.Duration
 	}{
 		{"form encoded", "application/x-www-form-urlencoded", "access_token=ftok&expires_in=60", 50 * time.Second, 54 * time.Second},
-		{"float expires_in", "application/json", `{"access_token":"ftok","expires_in":60.0}`, 50 * time.Second, 54 * time.Second},
+		{"string expires_in", "application/json", `{"access_token":"ftok","expires_in":"60"}`, 50 * time.Second, 54 * time.Second},
 		{"null expires_in", "application/json", `{"access_token":"ftok","expires_in":null}`, 4 * time.Minute, 5 * time.Minute},
-		{"huge expires_in is capped", "application/json", `{"access_token":"ftok","expires_in":1e300}`, 23 * time.Hour, 24 * time.Hour},
+		{"huge expires_in is capped", "application/json", `{"access_token":"ftok","expires_in":99999999999}`, 23 * time.Hour, 24 * time.Hour},
 		{"json without content type", "", `{"access_token":"ftok"}`, 4 * time.Minute, 5 * time.Minute},
+		{"json as text/plain", "text/plain; charset=utf-8", `{"access_token":"ftok","expires_in":60}`, 50 * time.Second, 54 * time.Second},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -68,6 +68,12 @@ type Options struct {
 	// Resolver resolves destination and token hosts; nil uses the system
 	// resolver. Tests point it at a DNS server of their own.
 	Resolver *net.Resolver
+	// NoHTTP1FastPath sends a plain http:// target through net/http's
+	// Transport too, instead of the publisher's own HTTP/1.1 client
+	// (direct), which otherwise serves every plain http:// target that no
+	// proxy variable sends through a proxy. The bytes on the wire are
+	// the same but for the Transport's Accept-Encoding: gzip.
+	NoHTTP1FastPath bool
 	// Client replaces the publisher's own client, for tests. Neither
 	// BlockPrivateAddresses nor Resolver applies to it. The publisher
 	// uses a copy that never follows a redirect; Close leaves its

@@ -1,96 +1,48 @@
 package httpdest
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"io"
-	"mime"
-	"net/http"
-	"net/url"
 	"strconv"
 	"time"
+
+	"golang.org/x/oauth2"
 )
 
-// maxTokenResponseBytes bounds the token response that is parsed.
-const maxTokenResponseBytes = 1 << 20
-
-// errNoAccessToken reports a 2xx token response without an access token.
-var errNoAccessToken = errors.New("the response holds no access_token")
-
-// tokenResponse is the part of an RFC 6749 token response that QueueBox
-// reads. token_type is not checked: the token is always sent as a bearer
-// token, and servers vary in how they spell the type.
-type tokenResponse struct {
-	AccessToken string  `json:"access_token"`
-	ExpiresIn   seconds `json:"expires_in"`
-}
-
-// seconds decodes expires_in sent as a JSON number or as a string, which
-// some servers do.
-type seconds float64
-
-// UnmarshalJSON accepts 3600, 3600.0, "3600" and null.
-func (s *seconds) UnmarshalJSON(b []byte) error {
-	b = bytes.Trim(b, `"`)
-	if string(b) == "null" || len(b) == 0 {
-		return nil
-	}
-	v, err := strconv.ParseFloat(string(b), 64)
-	if err != nil {
-		return errors.New("expires_in is not a number")
-	}
-	*s = seconds(v)
-	return nil
-}
-
-// parseToken reads the access token and its lifetime from a 2xx token
-// response, JSON or form encoded. Its errors never quote the body, which
-// may hold a token.
-func parseToken(resp *http.Response) (string, time.Duration, error) {
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxTokenResponseBytes))
-	if err != nil {
-		return "", 0, errors.New("reading the response failed")
-	}
-	var tr tokenResponse
-	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if mediaType == "application/x-www-form-urlencoded" {
-		values, err := url.ParseQuery(string(raw))
-		if err != nil {
-			return "", 0, errors.New("the response is not a valid form")
-		}
-		tr.AccessToken = values.Get("access_token")
-		if v, err := strconv.ParseFloat(values.Get("expires_in"), 64); err == nil {
-			tr.ExpiresIn = seconds(v)
-		}
-	} else if err := json.Unmarshal(raw, &tr); err != nil {
-		return "", 0, errors.New("the response is not a JSON token response")
-	}
-	if tr.AccessToken == "" {
-		return "", 0, errNoAccessToken
-	}
-	return tr.AccessToken, lifetime(tr.ExpiresIn), nil
-}
+// errInvalidTokenResponse reports a token response that is not a token:
+// no access_token, a body that neither JSON nor a form, an error member in
+// a 2xx answer, an expires_in that is not a whole number of seconds.
+var errInvalidTokenResponse = errors.New("the response holds no usable access_token")
 
 // maxTokenLifetime caps the cache time of one token. It keeps a huge
 // expires_in from overflowing a Duration; an earlier refresh costs one
 // token request.
 const maxTokenLifetime = 24 * time.Hour
 
-// lifetime converts expires_in to a duration. A missing, zero or negative
-// value means that the server did not say, so the default applies.
-func lifetime(s seconds) time.Duration {
-	if s <= 0 {
-		return defaultTokenLifetime
+// tokenLifetime reads expires_in as the server sent it (a number, or a
+// string as some servers send it) and returns the token's lifetime. A
+// missing, zero or negative value means that the server did not say, so
+// the default applies.
+func tokenLifetime(tok *oauth2.Token) time.Duration {
+	var s float64
+	switch v := tok.Extra("expires_in").(type) {
+	case float64:
+		s = v
+	case int64:
+		s = float64(v)
+	case string:
+		s, _ = strconv.ParseFloat(v, 64)
 	}
-	if s >= seconds(maxTokenLifetime/time.Second) {
+	switch {
+	case s <= 0:
+		return defaultTokenLifetime
+	case s >= maxTokenLifetime.Seconds():
 		return maxTokenLifetime
 	}
-	return time.Duration(float64(s) * float64(time.Second))
+	return time.Duration(s * float64(time.Second))
 }
 
-// tokenResponseError describes a 2xx token response that QueueBox could
-// not use.
+// tokenResponseError describes a token request whose answer held no
+// usable token.
 func (p *Publisher) tokenResponseError(code int, err error) *Error {
 	return &Error{
 		Destination:  p.opts.Name,

@@ -31,7 +31,8 @@ type ownTransport interface {
 // requests use it) and the transport of its publishes, which the
 // publisher owns, or nil when opts.Client supplies the transport. A plain
 // http:// target that no proxy variable sends through a proxy is published
-// to by direct; every other one by the client's net/http Transport.
+// to by direct unless opts.NoHTTP1FastPath; every other one by the
+// client's net/http Transport.
 func newClient(opts Options, target *url.URL) (*http.Client, ownTransport) {
 	if opts.Client != nil {
 		c := *opts.Client
@@ -60,7 +61,7 @@ func newClient(opts Options, target *url.URL) (*http.Client, ownTransport) {
 		ExpectContinueTimeout: time.Second,
 	}
 	client := &http.Client{Transport: tr, CheckRedirect: refuseRedirect}
-	if target.Scheme == "http" && !proxied(proxy, target) {
+	if target.Scheme == "http" && !opts.NoHTTP1FastPath && !proxied(proxy, target) {
 		return client, newDirect(hostPort(target), dialer.DialContext, maxIdleConnsPerHost)
 	}
 	return client, tr

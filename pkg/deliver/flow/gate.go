@@ -132,7 +132,7 @@ func NewGate(cfg Config, now func() time.Time, log *slog.Logger, hooks Hooks) *G
 	}
 	g := &Gate{cfg: cfg, now: now, log: log.With("destination", cfg.Name), hooks: hooks,
 		slots: make(chan struct{}, cfg.MaxInFlight)}
-	g.bucket = newBucket(cfg.RatePerSecond, now())
+	g.bucket = newBucket(cfg.RatePerSecond)
 	g.breaker = newBreaker(cfg.Breaker)
 	return g
 }

@@ -62,7 +62,7 @@ func httpPublisher(app *run.App, name string, d *config.Destination, redactor *r
 		Name: name, BaseURL: d.BaseURL, Path: d.Path, Timeout: config.Ms(d.TimeoutMs),
 		Headers: d.Headers, Auth: httpAuth(d.Auth), MaxErrorBodyBytes: app.Config.HTTP.MaxErrorBodyBytes,
 		Redactor: redactor, Responses: responses, Logger: app.Log.With("destination", name),
-		BlockPrivateAddresses: app.Config.HTTP.BlockPrivateAddresses,
+		BlockPrivateAddresses: app.Config.HTTP.BlockPrivateAddresses, NoHTTP1FastPath: !d.HTTP1FastPath,
 	})
 }
 

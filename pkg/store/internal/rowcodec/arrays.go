@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/alternayte/queuebox/pkg/internal/jsonesc"
+	"github.com/alternayte/queuebox/pkg/jsonata/jsonesc"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 

@@ -7,26 +7,32 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/kelseyhightower/envconfig"
 )
 
-// Env holds the test settings, read with envconfig from QUEUEBOX_TEST_*.
+// DefaultPostgresURL is the local server the tests use when
+// QUEUEBOX_TEST_POSTGRES_URL is unset or empty.
+const DefaultPostgresURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+
+// Env holds the test settings, read from QUEUEBOX_TEST_* variables.
 type Env struct {
-	PostgresURL string `envconfig:"POSTGRES_URL" default:"postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"`
+	// PostgresURL is QUEUEBOX_TEST_POSTGRES_URL, or DefaultPostgresURL.
+	PostgresURL string
 }
 
-// LoadEnv reads the test settings.
+// LoadEnv reads the test settings from the process environment.
 func LoadEnv(t testing.TB) Env {
 	t.Helper()
-	var e Env
-	if err := envconfig.Process("queuebox_test", &e); err != nil {
-		t.Fatalf("read QUEUEBOX_TEST_ settings: %v", err)
+	u := strings.TrimSpace(os.Getenv("QUEUEBOX_TEST_POSTGRES_URL"))
+	if u == "" {
+		u = DefaultPostgresURL
 	}
-	return e
+	return Env{PostgresURL: u}
 }
 
 // Schema is a fresh schema that lives until the test ends.
