@@ -63,8 +63,8 @@ func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*O
 			*dst, err = render(name, data)
 		}
 	}
-	render(&o.claimKeyedFirst, claimStatement(l), claimData{l, true})
-	render(&o.claimUnkeyedFirst, claimStatement(l), claimData{l, false})
+	render(&o.claimKeyedFirst, "outbox_claim", claimData{l, true})
+	render(&o.claimUnkeyedFirst, "outbox_claim", claimData{l, false})
 	render(&o.finish, "outbox_finish", l)
 	render(&o.written, "outbox_written", l)
 	render(&o.renew, "outbox_renew", l)
@@ -140,15 +140,6 @@ func scanMessage(row pgx.CollectableRow) (queuebox.ClaimedMessage, error) {
 	m.Payload, m.ClaimToken = rowcodec.CompactJSON(payload), tokn
 	m.Headers, err = rowcodec.DecodeHeaders(headers)
 	return queuebox.ClaimedMessage{OutboxMessage: &m, HeadersErr: err}, nil
-}
-
-// claimStatement names the claim of the layout: the claim of lanes, or
-// the key-order claim of an outbox without the lane columns.
-func claimStatement(l schema.Layout) string {
-	if l.O.Lanes {
-		return "outbox_claim"
-	}
-	return "outbox_claim_keys"
 }
 
 // Lanes implements queuebox.LaneStore.

@@ -37,10 +37,10 @@ type Outbox struct {
 // several replicas: the claim lock and the row locks keep them apart.
 func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*Outbox, error) {
 	o := &Outbox{db: db, lease: lease, opts: leaseclock.New(opts), lanes: l.O.Lanes, lockKey: "queuebox_outbox_claim_" + l.OutboxTable}
-	if err := renderAll(claimData{l, true}, map[*string]string{&o.claimKeyedFirst: claimStatement(l)}); err != nil {
+	if err := renderAll(claimData{l, true}, map[*string]string{&o.claimKeyedFirst: "outbox_claim"}); err != nil {
 		return nil, err
 	}
-	err := renderAll(claimData{l, false}, map[*string]string{&o.claimUnkeyedFirst: claimStatement(l)})
+	err := renderAll(claimData{l, false}, map[*string]string{&o.claimUnkeyedFirst: "outbox_claim"})
 	if err == nil {
 		err = renderAll(l, map[*string]string{
 			&o.lock: "outbox_claim_lock", &o.finish: "outbox_finish", &o.written: "outbox_written",
@@ -131,15 +131,6 @@ func scanMessage(rows *sql.Rows) (queuebox.ClaimedMessage, error) {
 	m.Payload = rowcodec.CompactJSON(payload)
 	m.Headers, err = rowcodec.DecodeHeaders(heads)
 	return queuebox.ClaimedMessage{OutboxMessage: &m, HeadersErr: err}, nil
-}
-
-// claimStatement names the claim of the layout: the claim of lanes, or
-// the key-order claim of an outbox without the lane columns.
-func claimStatement(l schema.Layout) string {
-	if l.O.Lanes {
-		return "outbox_claim"
-	}
-	return "outbox_claim_keys"
 }
 
 // Lanes implements queuebox.LaneStore.

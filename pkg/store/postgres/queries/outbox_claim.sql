@@ -23,7 +23,12 @@
 -- that this template renders on its own): NULL reads the database clock.
 -- Every scan of the lane index repeats its predicate (state and key >
 -- '') word for word, so the planner can use the partial index.
-WITH RECURSIVE after_cursor AS (
+-- An outbox without the lane columns (a custom table made before V16,
+-- schema.Outbox.Lanes false) is claimed in key order instead, as before
+-- lanes: its keyed part walks the distinct keys of a (key, sequence)
+-- index and takes the head of each key; no row has a destination or an
+-- origin, and $5 is only typed.
+WITH RECURSIVE {{if .O.Lanes}}after_cursor AS (
     (SELECT {{.O.Key}} AS k, {{.O.Destination}} AS d, {{.O.ID}} AS id, {{.O.State}} AS st,
             {{.O.ScheduledAt}} AS due, {{.O.Sequence}} AS seq
      FROM {{.O.Table}}
@@ -74,7 +79,42 @@ WITH RECURSIVE after_cursor AS (
         WHERE u.{{.O.State}} IN ('pending', 'processing') AND u.{{.O.Key}} > ''
           AND u.{{.O.Key}} = h.k AND u.{{.O.Destination}} = '' AND u.{{.O.Sequence}} < h.seq)
     LIMIT $1
-), unkeyed_null AS (
+{{else}}unused AS (SELECT $5::text), after_cursor AS (
+    (SELECT {{.O.Key}} AS k, {{.O.ID}} AS id, {{.O.State}} AS st, {{.O.ScheduledAt}} AS due
+     FROM {{.O.Table}}
+     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > $2
+     ORDER BY {{.O.Key}}, {{.O.Sequence}}
+     LIMIT 1)
+    UNION ALL
+    SELECT nxt.k, nxt.id, nxt.st, nxt.due
+    FROM after_cursor a
+    CROSS JOIN LATERAL (
+        SELECT {{.O.Key}} AS k, {{.O.ID}} AS id, {{.O.State}} AS st, {{.O.ScheduledAt}} AS due
+        FROM {{.O.Table}}
+        WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > a.k
+        ORDER BY {{.O.Key}}, {{.O.Sequence}}
+        LIMIT 1) nxt
+), before_cursor AS (
+    (SELECT {{.O.Key}} AS k, {{.O.ID}} AS id, {{.O.State}} AS st, {{.O.ScheduledAt}} AS due
+     FROM {{.O.Table}}
+     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > '' AND {{.O.Key}} <= $2
+     ORDER BY {{.O.Key}}, {{.O.Sequence}}
+     LIMIT 1)
+    UNION ALL
+    SELECT nxt.k, nxt.id, nxt.st, nxt.due
+    FROM before_cursor b
+    CROSS JOIN LATERAL (
+        SELECT {{.O.Key}} AS k, {{.O.ID}} AS id, {{.O.State}} AS st, {{.O.ScheduledAt}} AS due
+        FROM {{.O.Table}}
+        WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > b.k AND {{.O.Key}} <= $2
+        ORDER BY {{.O.Key}}, {{.O.Sequence}}
+        LIMIT 1) nxt
+), keyed AS (
+    (SELECT id FROM after_cursor WHERE st = 'pending' AND due <= COALESCE($4::timestamptz, now()))
+    UNION ALL
+    (SELECT id FROM before_cursor WHERE st = 'pending' AND due <= COALESCE($4::timestamptz, now()))
+    LIMIT $1
+{{end}}), unkeyed_null AS (
     SELECT {{.O.ID}} AS id FROM {{.O.Table}}
     WHERE {{.O.State}} = 'pending' AND {{.O.Key}} IS NULL
       AND {{.O.ScheduledAt}} <= COALESCE($4::timestamptz, now())
@@ -116,4 +156,5 @@ SET {{.O.State}} = 'processing',
 WHERE o.{{.O.ID}} = ANY (ARRAY(SELECT id FROM locked))
 RETURNING o.{{.O.ID}}::text, o.{{.O.Topic}}, o.{{.O.Key}}, o.{{.O.AggregateType}}, o.{{.O.Payload}}::text,
           o.{{.O.Headers}}::text, o.{{.O.Attempt}}, o.{{.O.MaxAttempts}}, o.{{.O.CreatedAt}},
-          o.{{.O.Sequence}}, o.{{.O.ClaimToken}}::text, o.{{.O.Destination}}, o.{{.O.OriginID}}::text
+          o.{{.O.Sequence}}, o.{{.O.ClaimToken}}::text,
+          {{if .O.Lanes}}o.{{.O.Destination}}, o.{{.O.OriginID}}::text{{else}}''::text, NULL::text{{end}}

@@ -43,12 +43,17 @@
 -- order together, which never breaks the order of either.
 --
 -- T-SQL points: recursive CTE with OPTION (MAXRECURSION 0), TOP (@p1),
--- WITH (UPDLOCK, READPAST, ROWLOCK) on the rows taken, NEWID() for the
+-- -- An outbox without the lane columns (a custom table made before V16,
+-- schema.Outbox.Lanes false) is claimed in key order instead, as before
+-- lanes: its keyed part walks the distinct keys of the ([key], sequence)
+-- index one seek per key and takes the head of each key; no row has a
+-- destination or an origin, and @p5 is not used.
+WITH (UPDLOCK, READPAST, ROWLOCK) on the rows taken, NEWID() for the
 -- token, OUTPUT inserted.* instead of RETURNING, DATETIME2 lease math
 -- through DATEADD (the "after" partial), UNIQUEIDENTIFIER read back as
 -- lower-case text. @p3 is the lease in milliseconds, @p4 the nullable
 -- clock (the "now" partial).
-WITH after_cursor AS (
+WITH {{if .O.Lanes}}after_cursor AS (
     -- The first lane of the first key after the cursor's key.
     SELECT head.k, head.d, head.id, head.st, head.due, head.seq, 1 AS first_lane
     FROM (SELECT TOP (1) {{.O.Key}} AS k, {{.O.Destination}} AS d, {{.O.ID}} AS id, {{.O.State}} AS st,
@@ -129,7 +134,42 @@ WITH after_cursor AS (
         SELECT 1 FROM {{.O.Table}} AS u
         WHERE u.{{.O.State}} IN ('pending', 'processing') AND u.{{.O.Key}} > ''
           AND u.{{.O.Key}} = h.k AND u.{{.O.Destination}} = '' AND u.{{.O.Sequence}} < h.seq)
-), unkeyed_null AS (
+{{else}}after_cursor AS (
+    SELECT head.k, head.id, head.st, head.due
+    FROM (SELECT TOP (1) {{.O.Key}} AS k, {{.O.ID}} AS id, {{.O.State}} AS st, {{.O.ScheduledAt}} AS due
+          FROM {{.O.Table}}
+          WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > @p2
+          ORDER BY {{.O.Key}}, {{.O.Sequence}}) AS head
+    UNION ALL
+    SELECT nxt.k, nxt.id, nxt.st, nxt.due
+    FROM (SELECT o.{{.O.Key}} AS k, o.{{.O.ID}} AS id, o.{{.O.State}} AS st, o.{{.O.ScheduledAt}} AS due,
+                 ROW_NUMBER() OVER (ORDER BY o.{{.O.Key}}, o.{{.O.Sequence}}) AS rn
+          FROM after_cursor AS a
+          JOIN {{.O.Table}} AS o ON o.{{.O.Key}} > a.k
+          WHERE o.{{.O.State}} IN ('pending', 'processing')) AS nxt
+    WHERE nxt.rn = 1
+), before_cursor AS (
+    SELECT head.k, head.id, head.st, head.due
+    FROM (SELECT TOP (1) {{.O.Key}} AS k, {{.O.ID}} AS id, {{.O.State}} AS st, {{.O.ScheduledAt}} AS due
+          FROM {{.O.Table}}
+          WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > '' AND {{.O.Key}} <= @p2
+          ORDER BY {{.O.Key}}, {{.O.Sequence}}) AS head
+    UNION ALL
+    SELECT nxt.k, nxt.id, nxt.st, nxt.due
+    FROM (SELECT o.{{.O.Key}} AS k, o.{{.O.ID}} AS id, o.{{.O.State}} AS st, o.{{.O.ScheduledAt}} AS due,
+                 ROW_NUMBER() OVER (ORDER BY o.{{.O.Key}}, o.{{.O.Sequence}}) AS rn
+          FROM before_cursor AS b
+          JOIN {{.O.Table}} AS o ON o.{{.O.Key}} > b.k AND o.{{.O.Key}} <= @p2
+          WHERE o.{{.O.State}} IN ('pending', 'processing')) AS nxt
+    WHERE nxt.rn = 1
+), keyed AS (
+    -- No ORDER BY: a sort would read the whole walk. The walk offers the
+    -- keys after the cursor first; the order only shares the turns out.
+    SELECT TOP (@p1) heads.id
+    FROM (SELECT id FROM after_cursor WHERE st = 'pending' AND due <= {{template "now" "@p4"}}
+          UNION ALL
+          SELECT id FROM before_cursor WHERE st = 'pending' AND due <= {{template "now" "@p4"}}) AS heads
+{{end}}), unkeyed_null AS (
     SELECT TOP (@p1) {{.O.ID}} AS id FROM {{.O.Table}} WITH (UPDLOCK, READPAST, ROWLOCK)
     WHERE {{.O.State}} = 'pending' AND {{.O.Key}} IS NULL
       AND {{.O.ScheduledAt}} <= {{template "now" "@p4"}}
@@ -159,8 +199,8 @@ SET {{.O.State}} = 'processing',
 OUTPUT LOWER(CONVERT(NVARCHAR(36), inserted.{{.O.ID}})), inserted.{{.O.Topic}}, inserted.{{.O.Key}},
        inserted.{{.O.AggregateType}}, inserted.{{.O.Payload}}, inserted.{{.O.Headers}}, inserted.{{.O.Attempt}},
        inserted.{{.O.MaxAttempts}}, inserted.{{.O.CreatedAt}}, inserted.{{.O.Sequence}},
-       LOWER(CONVERT(NVARCHAR(36), inserted.{{.O.ClaimToken}})), inserted.{{.O.Destination}},
-       LOWER(CONVERT(NVARCHAR(36), inserted.{{.O.OriginID}}))
+       LOWER(CONVERT(NVARCHAR(36), inserted.{{.O.ClaimToken}})),
+       {{if .O.Lanes}}inserted.{{.O.Destination}}, LOWER(CONVERT(NVARCHAR(36), inserted.{{.O.OriginID}})){{else}}N'', CAST(NULL AS NVARCHAR(36)){{end}}
 FROM {{.O.Table}} AS o WITH (UPDLOCK, READPAST, ROWLOCK)
 JOIN candidates AS c ON o.{{.O.ID}} = c.id
 WHERE o.{{.O.State}} = 'pending' AND o.{{.O.ScheduledAt}} <= {{template "now" "@p4"}}

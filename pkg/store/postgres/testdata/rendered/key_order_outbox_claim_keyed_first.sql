@@ -1,15 +1,14 @@
--- The claim of an outbox without the lane columns (a custom table made
--- before migration V16): the key alone is the unit of order, as before
--- lanes, and no row has a destination or an origin. outbox_claim.sql is
--- the claim of lanes; this one takes the same parameters ($5, the
--- cursor's destination, is always '' here and only typed).
---
 -- Claims up to $1 due rows. A keyed row is claimable only as the head of
--- its key: the pending or processing row of that key with the lowest
--- sequence. The keyed part walks the distinct keys of the partial
--- (key, sequence) index one probe per key, starting after the cursor $2
--- and wrapping around, so its cost follows the number of keys, not the
--- depth of their backlog. Rows without a key (null or '') come from the
+-- its lane: a lane is (key, destination), and its head is the pending or
+-- processing row of the lane with the lowest sequence. A keyed row gets
+-- its destination before any claim (outbox_assign.sql); until then it
+-- is in no lane and holds back the rows of its key that come after it,
+-- whatever their destination, since its own lane is not known yet. The
+-- keyed part walks the distinct lanes of the partial (key, destination,
+-- sequence) index one probe per lane, starting after the cursor ($2, $5)
+-- and wrapping around, so its cost follows the number of lanes, not the
+-- depth of their backlog: a failing destination's backlog costs one
+-- probe per lane. Rows without a key (null or '') come from the
 -- partial (scheduled_at, sequence) indexes of due unkeyed rows (V14), the
 -- earliest due first, so the scan starts at a due row and never walks the
 -- rows that wait for a later time: a paused destination's deferred
@@ -22,6 +21,13 @@
 -- after the lock drops a row that a concurrent claim took first. $4 is
 -- the nullable clock (the "now" partial of partials.sql, written out so
 -- that this template renders on its own): NULL reads the database clock.
+-- Every scan of the lane index repeats its predicate (state and key >
+-- '') word for word, so the planner can use the partial index.
+-- An outbox without the lane columns (a custom table made before V16,
+-- schema.Outbox.Lanes false) is claimed in key order instead, as before
+-- lanes: its keyed part walks the distinct keys of a (key, sequence)
+-- index and takes the head of each key; no row has a destination or an
+-- origin, and $5 is only typed.
 WITH RECURSIVE unused AS (SELECT $5::text), after_cursor AS (
     (SELECT "ob_key" AS k, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due
      FROM "qb_outbox"
@@ -99,4 +105,5 @@ SET "ob_state" = 'processing',
 WHERE o."ob_id" = ANY (ARRAY(SELECT id FROM locked))
 RETURNING o."ob_id"::text, o."ob_topic", o."ob_key", o."ob_aggregatetype", o."ob_payload"::text,
           o."ob_headers"::text, o."ob_attempt", o."ob_maxattempts", o."ob_createdat",
-          o."ob_sequence", o."ob_claimtoken"::text, ''::text, NULL::text
+          o."ob_sequence", o."ob_claimtoken"::text,
+          ''::text, NULL::text

@@ -23,6 +23,11 @@
 -- that this template renders on its own): NULL reads the database clock.
 -- Every scan of the lane index repeats its predicate (state and key >
 -- '') word for word, so the planner can use the partial index.
+-- An outbox without the lane columns (a custom table made before V16,
+-- schema.Outbox.Lanes false) is claimed in key order instead, as before
+-- lanes: its keyed part walks the distinct keys of a (key, sequence)
+-- index and takes the head of each key; no row has a destination or an
+-- origin, and $5 is only typed.
 WITH RECURSIVE after_cursor AS (
     (SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st,
             "ob_scheduledat" AS due, "ob_sequence" AS seq
@@ -116,4 +121,5 @@ SET "ob_state" = 'processing',
 WHERE o."ob_id" = ANY (ARRAY(SELECT id FROM locked))
 RETURNING o."ob_id"::text, o."ob_topic", o."ob_key", o."ob_aggregatetype", o."ob_payload"::text,
           o."ob_headers"::text, o."ob_attempt", o."ob_maxattempts", o."ob_createdat",
-          o."ob_sequence", o."ob_claimtoken"::text, o."ob_destination", o."ob_originid"::text
+          o."ob_sequence", o."ob_claimtoken"::text,
+          o."ob_destination", o."ob_originid"::text
