@@ -272,3 +272,37 @@ func distinct(ns []int) int {
 	}
 	return len(seen)
 }
+
+// When the routes change, a row keeps the destination it was given: a
+// keyed row routed to a destination that the new routes no longer name
+// goes dead with a reason that names both, so nothing is sent where the
+// configuration does not send it; a row written while no deliver ran is
+// routed by the routes of the deliver that finds it.
+func TestLanesRouteChangeKeepsTheGivenDestination(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	a := brokertest.NewHTTPReceiver(t, brokertest.Status(http.StatusServiceUnavailable))
+	b := brokertest.NewHTTPReceiver(t, nil)
+	receivers := map[string]*brokertest.HTTPReceiver{"a": a, "b": b}
+	before := startServing(t, "deliver", tutorialConfig(t, db, lanesConfig(receivers, `
+  - topicPattern: "order.*"
+    destination: a
+`, "")))
+	psqlExec(t, db, `INSERT INTO outbox (topic, key, payload, max_attempts) VALUES ('order.placed', 'k', '{"n":1}', 100)`)
+	require.Eventually(t, func() bool {
+		rows := psqlRows(t, db, `SELECT destination, attempt FROM outbox WHERE topic = 'order.placed'`)
+		return len(rows) == 1 && rows[0][0] == "a" && rows[0][1] != "0"
+	}, 20*time.Second, 20*time.Millisecond, "the row is routed to a and fails there")
+	before.stop(t, 30*time.Second)
+	psqlExec(t, db, `INSERT INTO outbox (topic, key, payload) VALUES ('order.paid', 'k', '{"n":2}')`)
+
+	startServing(t, "deliver", tutorialConfig(t, db, lanesConfig(receivers, `
+  - topicPattern: "order.*"
+    destination: b
+`, "")))
+	_, reason := waitOutbox(t, db, "order.placed", "dead")
+	require.Equal(t, "No route sends topic order.placed to destination a any more (the routes changed after the row was routed there)", reason)
+	waitOutbox(t, db, "order.paid", "sent")
+	waitAccepted(t, b, []int{2}, 20*time.Second, "the row written meanwhile follows the new routes")
+	require.Equal(t, [][]string{{"b"}}, psqlRows(t, db, `SELECT destination FROM outbox WHERE topic = 'order.paid'`))
+}
