@@ -27,7 +27,7 @@ func TestLanesReplayOneDestinationOfAFanOut(t *testing.T) {
   - topicPattern: "payment.*"
     destinations: [ledger, billing]
 `, "")
-	const token = "lanes-0ps-t0ken"
+	const token = "lanes-0ps-t0ken-of-the-test"
 	authz := "Bearer " + token
 	env := tutorialConfig(t, db, yaml)
 	p := startServing(t, "deliver", with(env, "QUEUEBOX_ADMIN_ENABLED", "true",
