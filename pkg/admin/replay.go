@@ -197,6 +197,8 @@ func (r replayRun) failed(err error) error {
 // their own, so the move already selects every row of the topics routed
 // there; only when one of those routes fans out is that an error
 // (invalidRequest, answered 409), since such a route needs the columns.
+// A store that cannot add deliveries (errors.ErrUnsupported: SQL Server
+// for now) is treated alike.
 func backfillOf(ctx context.Context, store Replayer, f queuebox.MessageFilter, destinationsOf DestinationsOf) (*queuebox.MessageFilter, error) {
 	if f.Destination == "" || f.Table != queuebox.TableOutbox {
 		return nil, nil
@@ -204,14 +206,17 @@ func backfillOf(ctx context.Context, store Replayer, f queuebox.MessageFilter, d
 	b := f
 	b.Backfill = true
 	_, err := store.Count(ctx, b, 1)
-	if !errors.Is(err, queuebox.ErrNoLanes) {
+	if !errors.Is(err, queuebox.ErrNoLanes) && !errors.Is(err, errors.ErrUnsupported) {
 		return &b, err
+	}
+	why := "The outbox table has no lane columns (destination, origin_id)"
+	if !errors.Is(err, queuebox.ErrNoLanes) {
+		why = "The store cannot add deliveries (" + err.Error() + ")"
 	}
 	for _, t := range f.UnroutedTopics {
 		if len(destinationsOf(t)) > 1 {
-			return nil, invalidRequest(fmt.Sprintf("The outbox table has no lane columns (destination, origin_id), so "+
-				"no delivery to %s can be added for the messages of topic %s, whose route fans out; add the columns "+
-				"(migration V16) or replay by ids.", f.Destination, t))
+			return nil, invalidRequest(fmt.Sprintf("%s, so no delivery to %s can be added for the messages of topic %s, "+
+				"whose route fans out; replay by ids instead.", why, f.Destination, t))
 		}
 	}
 	return nil, nil

@@ -104,10 +104,10 @@ func missingDeliveries(ctx context.Context, wb queuebox.WorkbenchStore, mf *queu
 	b := *mf
 	b.Backfill = true
 	n, err := wb.Count(ctx, b, 0)
-	if errors.Is(err, queuebox.ErrNoLanes) {
+	if errors.Is(err, queuebox.ErrNoLanes) || errors.Is(err, errors.ErrUnsupported) {
 		for _, t := range mf.UnroutedTopics {
 			if len(destinationsOf(t)) > 1 {
-				return 0, fmt.Errorf("--destination %s: the outbox table has no lane columns (destination, origin_id), so no delivery can be added for topic %s, whose route fans out", mf.Destination, t)
+				return 0, fmt.Errorf("--destination %s: no delivery can be added for topic %s, whose route fans out: %w", mf.Destination, t, err)
 			}
 		}
 		return 0, nil
