@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,7 +100,7 @@ func TestLanesReplayOneDestinationOfAFanOut(t *testing.T) {
 	billing.SetAnswer(nil)
 	code, body, _ = post(t, p.url("/admin/replay"), `{"destination":"billing","states":["dead"]}`, "Authorization", authz)
 	require.Equal(t, http.StatusOK, code, body)
-	require.JSONEq(t, `{"moved":4}`, body)
+	require.JSONEq(t, `{"moved":4,"added":0}`, body, "every message has its billing delivery: none to add")
 	require.Eventually(t, func() bool { return len(accepted(t, billing)) >= 4 }, 30*time.Second, 20*time.Millisecond,
 		"billing gets its deliveries once it is back")
 	require.Eventually(t, func() bool {
@@ -114,4 +116,84 @@ func TestLanesReplayOneDestinationOfAFanOut(t *testing.T) {
 		}
 	}
 	require.Equal(t, origins, ids, "billing receives the ids the application wrote")
+}
+
+// A destination added to a route is backfilled through the built binary:
+// rows sent to ledger while the route named ledger alone, then deliver
+// restarted with [ledger, billing]; a replay of billing's sent rows adds
+// a billing delivery of each old message (its own id as X-Message-Id, in
+// each key's order) and sends ledger nothing more. A second identical
+// replay adds nothing: it resends billing's sent deliveries, as a replay
+// moves final rows back to pending.
+func TestLanesReplayBackfillsANewDestination(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	ledger := brokertest.NewHTTPReceiver(t, nil)
+	billing := brokertest.NewHTTPReceiver(t, nil)
+	receivers := map[string]*brokertest.HTTPReceiver{"ledger": ledger, "billing": billing}
+	const token = "backf1ll-t0ken-16"
+	authz := "Bearer " + token
+	adminEnv := []string{"QUEUEBOX_ADMIN_ENABLED", "true", "QUEUEBOX_ADMIN_AUTH_TYPE", "bearer", "QUEUEBOX_ADMIN_AUTH_TOKEN", token}
+	before := tutorialConfig(t, db, lanesConfig(receivers, `
+  - topicPattern: "payment.*"
+    destinations: [ledger]
+`, ""))
+	first := startServing(t, "deliver", with(before, adminEnv...))
+	var values []string
+	for n := 1; n <= 12; n++ {
+		values = append(values, fmt.Sprintf(`('payment.made', 'acct-%d', '{"n":%d}')`, n%3, n))
+	}
+	psqlExec(t, db, `INSERT INTO outbox (topic, key, payload) VALUES `+strings.Join(values, ", "))
+	require.Eventually(t, func() bool {
+		return fmt.Sprint(psqlRows(t, db, `SELECT destination, state, count(*) FROM outbox GROUP BY 1, 2`)) == "[[ledger sent 12]]"
+	}, 30*time.Second, 20*time.Millisecond, "ledger gets every row")
+	first.stop(t, 10*time.Second)
+	ledgerCalls := len(ledger.Requests())
+	written := map[string]bool{}
+	for _, r := range psqlRows(t, db, `SELECT id FROM outbox`) {
+		written[r[0]] = true
+	}
+
+	after := tutorialConfig(t, db, lanesConfig(receivers, `
+  - topicPattern: "payment.*"
+    destinations: [ledger, billing]
+`, ""))
+	p := startServing(t, "deliver", with(after, adminEnv...))
+	code, body, _ := post(t, p.url("/admin/replay"), `{"destination":"billing","states":["sent"],"dryRun":true}`, "Authorization", authz)
+	require.Equal(t, http.StatusOK, code, body)
+	require.JSONEq(t, `{"would_move":0,"wouldAdd":12}`, body)
+	code, body, _ = post(t, p.url("/admin/replay"), `{"destination":"billing","states":["sent"]}`, "Authorization", authz)
+	require.Equal(t, http.StatusOK, code, body)
+	require.JSONEq(t, `{"moved":0,"added":12}`, body)
+	waitBilling := func(n int) {
+		require.Eventually(t, func() bool { return len(accepted(t, billing)) >= n }, 30*time.Second, 20*time.Millisecond)
+		require.Eventually(t, func() bool {
+			return fmt.Sprint(psqlRows(t, db, `SELECT destination, state, count(*) FROM outbox GROUP BY 1, 2 ORDER BY 1`)) ==
+				"[[billing sent 12] [ledger sent 12]]"
+		}, 30*time.Second, 20*time.Millisecond, "every delivery sent")
+	}
+	waitBilling(12)
+	got := accepted(t, billing)
+	require.ElementsMatch(t, seq(1, 12), got, "billing gets each old row once")
+	perKey := map[int][]int{}
+	for _, n := range got {
+		perKey[n%3] = append(perKey[n%3], n)
+	}
+	for k, ns := range perKey {
+		require.True(t, slices.IsSorted(ns), "key acct-%d in order: %v", k, ns)
+	}
+	ids := map[string]bool{}
+	for _, r := range billing.Requests() {
+		ids[r.Header.Get("X-Message-Id")] = true
+	}
+	require.Equal(t, written, ids, "billing receives the ids of the rows the application wrote")
+	require.Equal(t, ledgerCalls, len(ledger.Requests()), "ledger receives nothing more")
+
+	code, body, _ = post(t, p.url("/admin/replay"), `{"destination":"billing","states":["sent"]}`, "Authorization", authz)
+	require.Equal(t, http.StatusOK, code, body)
+	require.JSONEq(t, `{"moved":12,"added":0}`, body, "a second replay adds nothing; it resends billing's deliveries")
+	require.Eventually(t, func() bool { return len(accepted(t, billing)) >= 24 }, 30*time.Second, 20*time.Millisecond)
+	waitBilling(24)
+	require.Equal(t, 12, len(psqlRows(t, db, `SELECT id FROM outbox WHERE destination = 'billing'`)), "no delivery added twice")
+	require.Equal(t, ledgerCalls, len(ledger.Requests()), "ledger still receives nothing more")
 }

@@ -21,11 +21,15 @@ type memReplayer struct {
 	jobs        []queuebox.ReplayJob
 	moveLimits  []int
 	countLimits []int
+	// noLanes makes a backfill fail as on an outbox without the lane
+	// columns.
+	noLanes bool
 }
 
 type memRow struct {
 	id, topic string
 	dest      string // the destination column; "" not routed yet
+	origin    string // the origin_id column: a delivery added for that row
 	state     queuebox.State
 	created   time.Time
 	moved     bool // a replay moved it to pending
@@ -37,7 +41,20 @@ func (m *memReplayer) add(rows ...memRow) {
 	m.rows = append(m.rows, rows...)
 }
 
-func selects(f queuebox.MessageFilter, r memRow) bool {
+// selects says whether f selects row r; rows is the whole table, which a
+// backfill looks through for the message's deliveries.
+func selects(f queuebox.MessageFilter, r memRow, rows []memRow) bool {
+	if f.Backfill && f.Destination != "" {
+		if r.origin != "" || r.dest == "" || r.dest == f.Destination || !slices.Contains(f.UnroutedTopics, r.topic) {
+			return false
+		}
+		for _, d := range rows {
+			if d.origin == r.id && d.dest == f.Destination {
+				return false
+			}
+		}
+		f.Destination = ""
+	}
 	return (r.state == queuebox.StateSent || r.state == queuebox.StateDead) &&
 		(f.States == nil || slices.Contains(f.States, r.state)) &&
 		(f.IDs == nil || slices.Contains(f.IDs, r.id)) &&
@@ -54,7 +71,7 @@ func (m *memReplayer) Topics(_ context.Context, f queuebox.MessageFilter) ([]str
 	defer m.mu.Unlock()
 	var out []string
 	for _, r := range m.rows {
-		if selects(f, r) && !slices.Contains(out, r.topic) {
+		if selects(f, r, m.rows) && !slices.Contains(out, r.topic) {
 			out = append(out, r.topic)
 		}
 	}
@@ -66,7 +83,18 @@ func (m *memReplayer) Move(_ context.Context, f queuebox.MessageFilter, limit in
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.moveLimits = append(m.moveLimits, limit)
+	if f.Backfill && m.noLanes {
+		return 0, queuebox.ErrNoLanes
+	}
 	rows := m.selected(f, limit)
+	if f.Backfill && f.Destination != "" {
+		for _, i := range rows {
+			r := m.rows[i]
+			m.rows = append(m.rows, memRow{id: r.id + "-" + f.Destination, topic: r.topic, dest: f.Destination,
+				origin: r.id, state: queuebox.StatePending, created: r.created})
+		}
+		return int64(len(rows)), nil
+	}
 	for _, i := range rows {
 		m.rows[i].state, m.rows[i].moved = queuebox.StatePending, true
 		if f.Destination != "" {
@@ -81,6 +109,9 @@ func (m *memReplayer) Count(_ context.Context, f queuebox.MessageFilter, limit i
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.countLimits = append(m.countLimits, limit)
+	if f.Backfill && m.noLanes {
+		return 0, queuebox.ErrNoLanes
+	}
 	return int64(len(m.selected(f, limit))), nil
 }
 
@@ -92,7 +123,7 @@ func (m *memReplayer) selected(f queuebox.MessageFilter, limit int) []int {
 		if limit > 0 && len(out) == limit {
 			break
 		}
-		if selects(f, r) {
+		if selects(f, r, m.rows) {
 			out = append(out, i)
 		}
 	}

@@ -86,51 +86,140 @@ func NewReplay(opts Options, store Replayer, destinationsOf DestinationsOf, log 
 			log.Error("replay failed", append(attrs, "err", err)...)
 			return fail(c)(http.StatusInternalServerError, "Replay failed")
 		}
-		return replay(c, store, filter, req.DryRun, log, attrs, fail(c))
+		r := replayRun{store: store, filter: filter, log: log, attrs: attrs, fail: fail(c)}
+		if r.backfill, err = backfillOf(c.Request().Context(), store, filter, destinationsOf); err != nil {
+			if errors.As(err, &invalid) {
+				return fail(c)(http.StatusConflict, invalid.Error())
+			}
+			log.Error("replay failed", append(attrs, "err", err)...)
+			return fail(c)(http.StatusInternalServerError, "Replay failed")
+		}
+		return r.run(c, req.DryRun)
 	}, nil
 }
 
-// replay counts, then moves a small set itself or hands a large one to a
-// job.
-func replay(c echo.Context, store Replayer, filter queuebox.MessageFilter, dryRun bool, log *slog.Logger,
-	attrs []any, fail func(int, string) error) error {
+// replayRun is one replay request after its filter is built: filter
+// selects the rows to move, backfill (nil when the request names no
+// destination, or none can be added) the messages to add a delivery to.
+type replayRun struct {
+	store    Replayer
+	filter   queuebox.MessageFilter
+	backfill *queuebox.MessageFilter
+	log      *slog.Logger
+	attrs    []any
+	fail     func(int, string) error
+}
+
+// run counts, then moves a small set itself (the rows first, then the
+// added deliveries, so none of those is moved again by this replay) or
+// hands a large one to a job, which keeps the same order.
+func (r replayRun) run(c echo.Context, dryRun bool) error {
 	ctx := c.Request().Context()
-	selected := int64(0)
-	var err error
-	if canMatch(filter) {
-		limit := ReplayBatchRows + 1
-		if dryRun {
-			limit = 0
-		}
-		if selected, err = store.Count(ctx, filter, limit); err != nil {
-			log.Error("replay failed", append(attrs, "err", err)...)
-			return fail(http.StatusInternalServerError, "Replay failed")
-		}
+	limit := ReplayBatchRows + 1
+	if dryRun {
+		limit = 0
+	}
+	selected, toAdd, err := r.count(ctx, limit)
+	if err != nil {
+		return r.failed(err)
 	}
 	if dryRun {
-		log.Info("replay dry run", append(attrs, "would_move", selected)...)
-		return c.JSON(http.StatusOK, map[string]int64{"would_move": selected})
+		r.log.Info("replay dry run", append(r.attrs, "would_move", selected, "would_add", toAdd)...)
+		return c.JSON(http.StatusOK, r.answer("would_move", selected, "wouldAdd", toAdd))
 	}
-	if selected > ReplayBatchRows {
-		if selected, err = store.Count(ctx, filter, 0); err == nil {
-			var job queuebox.ReplayJob
-			if job, err = store.JobCreate(ctx, filter, selected); err == nil {
-				log.Info("replay job created", append(attrs, "job", job.ID, "matched", selected)...)
-				return c.JSON(http.StatusAccepted, map[string]any{"job": job.ID, "matched": selected})
-			}
+	if selected+toAdd > ReplayBatchRows {
+		if selected, toAdd, err = r.count(ctx, 0); err != nil {
+			return r.failed(err)
 		}
-		log.Error("replay failed", append(attrs, "err", err)...)
-		return fail(http.StatusInternalServerError, "Replay failed")
+		f := r.filter
+		f.AddMissing = r.backfill != nil
+		job, err := r.store.JobCreate(ctx, f, selected+toAdd)
+		if err != nil {
+			return r.failed(err)
+		}
+		r.log.Info("replay job created", append(r.attrs, "job", job.ID, "matched", selected+toAdd, "to_add", toAdd)...)
+		answer := map[string]any{"job": job.ID, "matched": selected + toAdd}
+		if r.backfill != nil {
+			answer["toAdd"] = toAdd
+		}
+		return c.JSON(http.StatusAccepted, answer)
 	}
-	moved := int64(0)
-	if canMatch(filter) {
-		if moved, err = store.Move(ctx, filter, ReplayBatchRows); err != nil {
-			log.Error("replay failed", append(attrs, "err", err)...)
-			return fail(http.StatusInternalServerError, "Replay failed")
+	moved, added := int64(0), int64(0)
+	if canMatch(r.filter) {
+		if moved, err = r.store.Move(ctx, r.filter, ReplayBatchRows); err != nil {
+			return r.failed(err)
 		}
 	}
-	log.Info("replay", append(attrs, "moved", moved)...)
-	return c.JSON(http.StatusOK, map[string]int64{"moved": moved})
+	if r.backfill != nil {
+		if added, err = r.store.Move(ctx, *r.backfill, ReplayBatchRows); err != nil {
+			return r.failed(err)
+		}
+	}
+	r.log.Info("replay", append(r.attrs, "moved", moved, "added", added)...)
+	return c.JSON(http.StatusOK, r.answer("moved", moved, "added", added))
+}
+
+// count counts the rows to move and the deliveries to add, each up to
+// limit (0: every one).
+func (r replayRun) count(ctx context.Context, limit int) (selected, toAdd int64, err error) {
+	if canMatch(r.filter) {
+		if selected, err = r.store.Count(ctx, r.filter, limit); err != nil {
+			return 0, 0, err
+		}
+	}
+	if r.backfill != nil {
+		toAdd, err = r.store.Count(ctx, *r.backfill, limit)
+	}
+	return selected, toAdd, err
+}
+
+// answer is the body of a 200: the moved count, and the added count when
+// the request named a destination.
+func (r replayRun) answer(moveKey string, moved int64, addKey string, added int64) map[string]int64 {
+	out := map[string]int64{moveKey: moved}
+	if r.backfill != nil {
+		out[addKey] = added
+	}
+	return out
+}
+
+func (r replayRun) failed(err error) error {
+	r.log.Error("replay failed", append(r.attrs, "err", err)...)
+	return r.fail(http.StatusInternalServerError, "Replay failed")
+}
+
+// backfillOf returns the selection of the messages that a replay of one
+// destination gives a delivery they lack (queuebox.MessageFilter.Backfill):
+// those the routes now send to the destination and that were routed
+// elsewhere, typically before the destination joined their route. nil
+// when the request names no destination. An outbox without the lane
+// columns has no deliveries to add: its rows have no destination of
+// their own, so the move already selects every row of the topics routed
+// there; only when one of those routes fans out is that an error
+// (invalidRequest, answered 409), since such a route needs the columns.
+// A store that cannot add deliveries (errors.ErrUnsupported: SQL Server
+// for now) is treated alike.
+func backfillOf(ctx context.Context, store Replayer, f queuebox.MessageFilter, destinationsOf DestinationsOf) (*queuebox.MessageFilter, error) {
+	if f.Destination == "" || f.Table != queuebox.TableOutbox {
+		return nil, nil
+	}
+	b := f
+	b.Backfill = true
+	_, err := store.Count(ctx, b, 1)
+	if !errors.Is(err, queuebox.ErrNoLanes) && !errors.Is(err, errors.ErrUnsupported) {
+		return &b, err
+	}
+	why := "The outbox table has no lane columns (destination, origin_id)"
+	if !errors.Is(err, queuebox.ErrNoLanes) {
+		why = "The store cannot add deliveries (" + err.Error() + ")"
+	}
+	for _, t := range f.UnroutedTopics {
+		if len(destinationsOf(t)) > 1 {
+			return nil, invalidRequest(fmt.Sprintf("%s, so no delivery to %s can be added for the messages of topic %s, "+
+				"whose route fans out; replay by ids instead.", why, f.Destination, t))
+		}
+	}
+	return nil, nil
 }
 
 // buildFilter turns the request into a store filter. topic and topics

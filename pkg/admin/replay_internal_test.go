@@ -97,7 +97,9 @@ func TestReplayEmptyDestinationSelectsNoUnroutedTopic(t *testing.T) {
 
 	code, _, _ = postReplay(t, store, `{"destination":"billing"}`)
 	require.Equal(t, http.StatusOK, code)
-	require.Len(t, store.moves, 1)
+	require.Len(t, store.moves, 2, "the move, then the deliveries to add")
+	require.True(t, store.moves[1].Backfill)
+	require.Equal(t, store.moves[0].UnroutedTopics, store.moves[1].UnroutedTopics)
 	require.Equal(t, "billing", store.moves[0].Destination, "the rows routed to billing")
 	require.Equal(t, []string{"billing.paid"}, store.moves[0].UnroutedTopics, "and those not routed yet that go there")
 	require.Nil(t, store.moves[0].Topics, "no topic narrows a destination")

@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -119,18 +120,18 @@ func TestReplayByDestinationAndWindow(t *testing.T) {
 	f := newFixture(t, enabled())
 	code, body := f.post(t, `{"destination":"billing","createdAfter":"2026-09-24T08:00:00Z","createdBefore":"2026-09-24T12:00:00Z"}`, authz...)
 	require.Equal(t, http.StatusOK, code)
-	require.JSONEq(t, `{"moved":1}`, body, "invoice.item.added routes to archive; row 2 is outside the window")
+	require.JSONEq(t, `{"moved":1,"added":0}`, body, "invoice.item.added routes to archive; row 2 is outside the window")
 	require.Equal(t, []string{"1"}, f.pending(t))
 
 	code, body = f.post(t, `{"destination":"archive","topics":["order.created","invoice.paid"]}`, authz...)
 	require.Equal(t, http.StatusOK, code)
-	require.JSONEq(t, `{"moved":1}`, body, "topics narrow the destination's topics")
+	require.JSONEq(t, `{"moved":1,"added":0}`, body, "topics narrow the destination's topics")
 	code, body = f.post(t, `{"destination":"billing","topics":["order.created"]}`, authz...)
 	require.Equal(t, http.StatusOK, code)
-	require.JSONEq(t, `{"moved":0}`, body, "no overlap moves nothing")
+	require.JSONEq(t, `{"moved":0,"added":0}`, body, "no overlap moves nothing")
 	code, body = f.post(t, `{"destination":"nowhere"}`, authz...)
 	require.Equal(t, http.StatusOK, code)
-	require.JSONEq(t, `{"moved":0}`, body)
+	require.JSONEq(t, `{"moved":0,"added":0}`, body)
 }
 
 // A replay of one destination of a fan-out moves that destination's
@@ -158,14 +159,17 @@ func TestReplayOneDestinationOfAFanOut(t *testing.T) {
 		memRow{id: "00000000-0000-0000-0000-000000000005", topic: "other", state: queuebox.StateSent, created: at})
 	code, body := f.post(t, `{"destination":"billing","states":["sent"],"createdAfter":"2026-09-24T00:00:00Z"}`, authz...)
 	require.Equal(t, http.StatusOK, code, body)
-	require.JSONEq(t, `{"moved":2}`, body)
+	require.JSONEq(t, `{"moved":2,"added":1}`, body, "row 1 went to ledger only: billing gets a delivery of it")
 	require.Equal(t, []string{"3", "4"}, f.pending(t), "billing's sent rows, and the row not routed yet")
+	added := store.rows[len(store.rows)-1]
+	require.Equal(t, memRow{id: "00000000-0000-0000-0000-000000000001-billing", topic: "payment.paid", dest: "billing",
+		origin: "00000000-0000-0000-0000-000000000001", state: queuebox.StatePending, created: at}, added)
 	require.Equal(t, "billing", store.rows[3].dest, "the row not routed yet now goes to billing alone")
 	require.Equal(t, "ledger", store.rows[0].dest)
 
 	code, body = f.post(t, `{"destination":"billing","dryRun":true}`, authz...)
 	require.Equal(t, http.StatusOK, code, body)
-	require.JSONEq(t, `{"would_move":1}`, body, "the dead billing delivery is left")
+	require.JSONEq(t, `{"would_move":1,"wouldAdd":0}`, body, "the dead billing delivery is left, and every message has its billing delivery")
 }
 
 func TestReplayByTopic(t *testing.T) {
@@ -252,4 +256,108 @@ func TestAdminWithoutAuthNeedsInsecure(t *testing.T) {
 	require.ErrorContains(t, err, "admin.auth")
 	_, err = admin.NewReplay(admin.Options{Enabled: true, Insecure: true, MaxPayloadBytes: 10}, nil, nil, quiet())
 	require.NoError(t, err)
+}
+
+// A replay of a destination that joined a route after the messages were
+// routed adds a delivery to it for each selected message that has none:
+// the dry run says how many it would add beside the moves, the replay
+// adds them after the moves, and a second replay adds nothing more and
+// moves the deliveries the first added once they are sent.
+func TestReplayBackfillsANewDestination(t *testing.T) {
+	t.Parallel()
+	store := &memReplayer{}
+	router, err := deliver.NewRouter([]deliver.RouteSpec{
+		{TopicPattern: "payment.*", Destinations: []string{"ledger", "billing"}},
+	}, map[string]deliver.DestinationSpec{"ledger": {Name: "ledger"}, "billing": {Name: "billing"}})
+	require.NoError(t, err)
+	h, err := admin.NewReplay(enabled(), store, router.DestinationsOf, quiet())
+	require.NoError(t, err)
+	e := echo.New()
+	admin.Mount(e, enabled(), admin.Routes{Replay: h}, quiet())
+	f := fixture{e: e, store: store}
+	at := instant("2026-09-24T09:00:00Z")
+	store.add(
+		memRow{id: "00000000-0000-0000-0000-000000000001", topic: "payment.paid", dest: "ledger", state: queuebox.StateSent, created: at},
+		memRow{id: "00000000-0000-0000-0000-000000000002", topic: "payment.paid", dest: "ledger", state: queuebox.StateSent, created: at},
+		memRow{id: "00000000-0000-0000-0000-000000000003", topic: "payment.paid", dest: "ledger", state: queuebox.StateDead, created: at})
+	code, body := f.post(t, `{"destination":"billing","states":["sent"],"dryRun":true}`, authz...)
+	require.Equal(t, http.StatusOK, code, body)
+	require.JSONEq(t, `{"would_move":0,"wouldAdd":2}`, body)
+	require.Len(t, store.rows, 3, "a dry run adds nothing")
+
+	code, body = f.post(t, `{"destination":"billing","states":["sent"]}`, authz...)
+	require.Equal(t, http.StatusOK, code, body)
+	require.JSONEq(t, `{"moved":0,"added":2}`, body)
+	require.Empty(t, f.pending(t), "nothing of ledger moved")
+	store.mu.Lock()
+	for i := range store.rows {
+		if store.rows[i].dest == "billing" {
+			store.rows[i].state = queuebox.StateSent // billing received them
+		}
+	}
+	store.mu.Unlock()
+	code, body = f.post(t, `{"destination":"billing","states":["sent"]}`, authz...)
+	require.Equal(t, http.StatusOK, code, body)
+	require.JSONEq(t, `{"moved":2,"added":0}`, body, "a second replay resends billing's deliveries and adds none")
+	require.Len(t, store.rows, 5)
+}
+
+// A selection above one batch becomes a job that also adds the missing
+// deliveries, counted in matched and in toAdd.
+func TestReplayBackfillJob(t *testing.T) {
+	t.Parallel()
+	store := &memReplayer{}
+	router, err := deliver.NewRouter([]deliver.RouteSpec{
+		{TopicPattern: "payment.*", Destinations: []string{"ledger", "billing"}},
+	}, map[string]deliver.DestinationSpec{"ledger": {Name: "ledger"}, "billing": {Name: "billing"}})
+	require.NoError(t, err)
+	h, err := admin.NewReplay(enabled(), store, router.DestinationsOf, quiet())
+	require.NoError(t, err)
+	e := echo.New()
+	admin.Mount(e, enabled(), admin.Routes{Replay: h}, quiet())
+	f := fixture{e: e, store: store}
+	at := instant("2026-09-24T09:00:00Z")
+	for i := range admin.ReplayBatchRows {
+		store.add(memRow{id: fmt.Sprintf("00000000-0000-0000-0000-%012d", i+1), topic: "payment.paid", dest: "ledger",
+			state: queuebox.StateSent, created: at})
+	}
+	store.add(memRow{id: "00000000-0000-0000-0000-100000000000", topic: "payment.paid", dest: "billing", state: queuebox.StateDead, created: at})
+	code, body := f.post(t, `{"destination":"billing"}`, authz...)
+	require.Equal(t, http.StatusAccepted, code, body)
+	require.JSONEq(t, fmt.Sprintf(`{"job":"00000000-0000-0000-0000-000000000001","matched":%d,"toAdd":%d}`,
+		admin.ReplayBatchRows+1, admin.ReplayBatchRows), body)
+	require.Len(t, store.jobs, 1)
+	require.True(t, store.jobs[0].Filter.AddMissing, "the job adds the missing deliveries after its moves")
+	require.Equal(t, "billing", store.jobs[0].Filter.Destination)
+	require.False(t, store.jobs[0].Filter.Backfill)
+}
+
+// An outbox without the lane columns has nothing to add: its rows have
+// no destination, so a destination replay moves them by topic as before;
+// a route that fans out to the destination cannot be served (409).
+func TestReplayBackfillWithoutLanes(t *testing.T) {
+	t.Parallel()
+	store := &memReplayer{noLanes: true}
+	router, err := deliver.NewRouter([]deliver.RouteSpec{
+		{TopicPattern: "payment.*", Destinations: []string{"ledger", "billing"}},
+		{TopicPattern: "audit.*", Destinations: []string{"billing"}},
+	}, map[string]deliver.DestinationSpec{"ledger": {Name: "ledger"}, "billing": {Name: "billing"}})
+	require.NoError(t, err)
+	h, err := admin.NewReplay(enabled(), store, router.DestinationsOf, quiet())
+	require.NoError(t, err)
+	e := echo.New()
+	admin.Mount(e, enabled(), admin.Routes{Replay: h}, quiet())
+	f := fixture{e: e, store: store}
+	at := instant("2026-09-24T09:00:00Z")
+	store.add(memRow{id: "00000000-0000-0000-0000-000000000001", topic: "audit.seen", state: queuebox.StateSent, created: at})
+	code, body := f.post(t, `{"destination":"billing","topic":"audit.seen"}`, authz...)
+	require.Equal(t, http.StatusOK, code, body)
+	require.JSONEq(t, `{"moved":1}`, body)
+
+	store.add(memRow{id: "00000000-0000-0000-0000-000000000002", topic: "payment.paid", state: queuebox.StateSent, created: at})
+	code, body = f.post(t, `{"destination":"billing","states":["sent"]}`, authz...)
+	require.Equal(t, http.StatusConflict, code, body)
+	require.Contains(t, body, "no lane columns (destination, origin_id)")
+	require.Contains(t, body, "payment.paid")
+	require.Equal(t, []string{"1"}, f.pending(t), "the refused replay moved nothing")
 }

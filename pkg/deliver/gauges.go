@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
 // gaugeRefresher reads the pending rows at most once per
@@ -41,13 +43,10 @@ func (g *gaugeRefresher) refresh(ctx context.Context) {
 		return
 	}
 	var total int64
-	depth := map[string]int64{}
-	for topic, n := range stats.ByTopic {
+	for _, n := range stats.ByTopic {
 		total += n
-		if dest := g.opts.Router.DestinationOf(topic); dest != "" {
-			depth[dest] += n
-		}
 	}
+	depth := queueDepth(stats, g.opts.Router.DestinationsOf)
 	m := g.opts.Metrics
 	m.Pending.Set(float64(total))
 	m.OldestPendingAge.Set(stats.OldestAge.Seconds())
@@ -64,4 +63,26 @@ func (g *gaugeRefresher) refresh(ctx context.Context) {
 		g.seen[dest] = true
 		m.QueueDepth.WithLabelValues(dest).Set(float64(n))
 	}
+}
+
+// queueDepth counts the pending rows of each destination: a routed row
+// under its destination column, a row not routed yet once under each
+// destination its topic's route names now, since routing makes it one
+// delivery per destination of a fan-out. A store that reports no
+// destinations has every row counted through its topic.
+func queueDepth(stats queuebox.PendingStats, destinationsOf func(topic string) []string) map[string]int64 {
+	depth := map[string]int64{}
+	for dest, n := range stats.ByDestination {
+		depth[dest] += n
+	}
+	unrouted := stats.Unrouted
+	if stats.ByDestination == nil && unrouted == nil {
+		unrouted = stats.ByTopic
+	}
+	for topic, n := range unrouted {
+		for _, dest := range destinationsOf(topic) {
+			depth[dest] += n
+		}
+	}
+	return depth
 }

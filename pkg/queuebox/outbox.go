@@ -100,10 +100,37 @@ func Dead(reason string) Outcome { return Outcome{Kind: OutcomeDead, Error: reas
 
 // PendingStats is a snapshot of the pending outbox rows.
 type PendingStats struct {
+	// ByTopic counts the pending rows of each topic, deliveries included.
 	ByTopic map[string]int64
+	// ByDestination counts the pending rows routed to each destination
+	// (the destination column), and Unrouted the pending rows of each
+	// topic that have no destination yet (every row of an outbox without
+	// the lane columns). A store that fills neither leaves ByTopic to
+	// stand for rows without a destination.
+	ByDestination, Unrouted map[string]int64
 	// OldestAge is the age of the oldest pending row by the database
 	// clock; zero when no row is pending.
 	OldestAge time.Duration
+}
+
+// Add counts n pending rows of topic with destination dest ("" not
+// routed yet) into the maps, which it makes when nil.
+func (s *PendingStats) Add(topic, dest string, n int64) {
+	if s.ByTopic == nil {
+		s.ByTopic = map[string]int64{}
+	}
+	s.ByTopic[topic] += n
+	if dest == "" {
+		if s.Unrouted == nil {
+			s.Unrouted = map[string]int64{}
+		}
+		s.Unrouted[topic] += n
+		return
+	}
+	if s.ByDestination == nil {
+		s.ByDestination = map[string]int64{}
+	}
+	s.ByDestination[dest] += n
 }
 
 // UnroutedRow is a pending keyed row that has no destination yet: its

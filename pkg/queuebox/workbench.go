@@ -71,6 +71,23 @@ type MessageFilter struct {
 	// the topics its routes send to Destination. Without Destination it
 	// selects nothing more and nothing less.
 	UnroutedTopics []string `json:"UnroutedTopics,omitempty"`
+	// Backfill, beside Destination, selects instead the messages that
+	// have no delivery to Destination: rows the application wrote
+	// (origin_id NULL), routed to another destination, whose topic is one
+	// of UnroutedTopics (the topics the caller's routes send to
+	// Destination now), such that neither the row nor a delivery added
+	// for it goes to Destination. Moving such a message adds its delivery
+	// to Destination: a new pending row like the deliveries of a fan-out
+	// (same key, sequence, payload and headers, origin_id the message's
+	// id), so a destination added to a route receives the rows routed
+	// before it was added. A store whose outbox has no lane columns
+	// answers ErrNoLanes.
+	Backfill bool `json:"Backfill,omitempty"`
+	// AddMissing, beside Destination, makes a replay job add the missing
+	// deliveries to Destination once it has moved the selected rows: the
+	// job then goes on with the same filter and Backfill set. Outside a
+	// job, and on an outbox without lane columns, it selects nothing more.
+	AddMissing bool `json:"AddMissing,omitempty"`
 	// Message selects the outbox rows of one message: the row with this id
 	// and the deliveries QueueBox added for it (origin_id is this id).
 	Message string `json:"Message,omitempty"`
@@ -243,7 +260,11 @@ type WorkbenchStore interface {
 	// bound).
 	Count(ctx context.Context, f MessageFilter, limit int) (int64, error)
 	// Move moves up to limit rows f selects, in final states only, to
-	// pending in one statement and says how many moved.
+	// pending in one statement and says how many moved. With f.Backfill
+	// it adds the missing delivery of up to limit selected messages
+	// instead and says how many it added; two such moves of one
+	// destination, concurrent or not, never add two deliveries of one
+	// message to it.
 	Move(ctx context.Context, f MessageFilter, limit int) (int64, error)
 	// JobCreate records a replay job of f with its matched count.
 	JobCreate(ctx context.Context, f MessageFilter, matched int64) (ReplayJob, error)

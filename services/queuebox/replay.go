@@ -27,7 +27,13 @@ routed to NAME, and the rows not routed yet whose route names it, which
 then go to NAME alone. The other destinations of a fan-out receive
 nothing again, so a repaired or new receiver can be backfilled, as in
 queuebox replay --destination billing --state sent --created-after T.
-A moved row keeps its id, sequence and destination.
+A moved row keeps its id, sequence and destination. A message that
+the routes now send to NAME but that was routed elsewhere before NAME
+joined its route (so it has no row for NAME) gets a delivery to NAME
+added, pending, after the moves: that is how a new subscriber is
+backfilled. The count says how many of the matched rows are such
+deliveries (toAdd). A second run adds none; it moves the added
+deliveries again once they are sent.
 
 Exit status: 0 done (also when nothing matched), 1 the database or the
 job failed, 2 bad usage.`
@@ -66,9 +72,14 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return s.fail(stderr, err)
 	}
+	toAdd, err := missingDeliveries(ctx, w.wb, &mf, w.destinationsOf)
+	if err != nil {
+		return s.fail(stderr, err)
+	}
+	matched += toAdd
 	if *dryRun || matched == 0 {
-		report(stdout, s.out, map[string]any{"table": mf.Table, "matched": matched, "moved": 0, "dryRun": *dryRun},
-			fmt.Sprintf("%d %s rows match", matched, mf.Table), *dryRun)
+		report(stdout, s.out, map[string]any{"table": mf.Table, "matched": matched, "toAdd": toAdd, "moved": 0, "dryRun": *dryRun},
+			fmt.Sprintf("%d %s rows match, of which %d are deliveries to add", matched, mf.Table, toAdd), *dryRun)
 		return 0
 	}
 	job, err := runReplay(ctx, w.wb, mf, matched, *batch, newProgress(stderr, isTerminal(stderr)))
@@ -79,6 +90,33 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	report(stdout, s.out, map[string]any{"job": job.ID, "table": mf.Table, "matched": job.Matched, "moved": job.Moved, "dryRun": false},
 		fmt.Sprintf("replay job %s: moved %d of %d matched %s rows to pending", job.ID, job.Moved, job.Matched, mf.Table), false)
 	return 0
+}
+
+// missingDeliveries counts the messages that a replay of one destination
+// gives the delivery they lack (queuebox.MessageFilter.Backfill) and,
+// when the outbox can hold one, makes the job add them after its moves.
+// An outbox without the lane columns has none to add, unless a route of
+// the selected topics fans out: that is an error.
+func missingDeliveries(ctx context.Context, wb queuebox.WorkbenchStore, mf *queuebox.MessageFilter, destinationsOf func(string) []string) (int64, error) {
+	if mf.Destination == "" || mf.Table != queuebox.TableOutbox {
+		return 0, nil
+	}
+	b := *mf
+	b.Backfill = true
+	n, err := wb.Count(ctx, b, 0)
+	if errors.Is(err, queuebox.ErrNoLanes) || errors.Is(err, errors.ErrUnsupported) {
+		for _, t := range mf.UnroutedTopics {
+			if len(destinationsOf(t)) > 1 {
+				return 0, fmt.Errorf("--destination %s: no delivery can be added for topic %s, whose route fans out: %w", mf.Destination, t, err)
+			}
+		}
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	mf.AddMissing = true
+	return n, nil
 }
 
 // replayFilter checks the flags of a replay: at least one filter, and

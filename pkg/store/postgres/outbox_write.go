@@ -87,16 +87,16 @@ func (o *Outbox) NextDue(ctx context.Context, since time.Duration) (time.Duratio
 func (o *Outbox) Pending(ctx context.Context) (queuebox.PendingStats, error) {
 	var st queuebox.PendingStats
 	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
-		st = queuebox.PendingStats{ByTopic: map[string]int64{}}
+		st = queuebox.PendingStats{ByTopic: map[string]int64{}, ByDestination: map[string]int64{}, Unrouted: map[string]int64{}}
 		rows, err := conn.Query(ctx, o.pendingStats)
 		if err != nil {
 			return err
 		}
-		var topic string
+		var topic, dest string
 		var count int64
 		var ageSeconds float64
-		_, err = pgx.ForEachRow(rows, []any{&topic, &count, &ageSeconds}, func() error {
-			st.ByTopic[topic] = count
+		_, err = pgx.ForEachRow(rows, []any{&topic, &dest, &count, &ageSeconds}, func() error {
+			st.Add(topic, dest, count)
 			st.OldestAge = max(st.OldestAge, rowcodec.Seconds(ageSeconds))
 			return nil
 		})

@@ -38,7 +38,7 @@ func NewWorkbench(db *DB, l schema.Layout) (*Workbench, error) {
 		for _, name := range []string{"wb_list_" + string(t), "wb_get_" + string(t), "wb_resend", "wb_discard",
 			"wb_count", "wb_move", "wb_job_step", "wb_overview_states", "wb_overview_oldest", "wb_overview_dead",
 			"wb_job_create", "wb_job_claim", "wb_job_fail", "wb_job_get", "wb_job_list", "wb_state", "wb_topics",
-			"wb_pauses"} {
+			"wb_pauses", "wb_backfill", "wb_backfill_lock"} {
 			if _, err := w.stmts.Get(name, d); err != nil {
 				return nil, err
 			}
@@ -249,6 +249,9 @@ func (w *Workbench) Move(ctx context.Context, f queuebox.MessageFilter, limit in
 	if !ok || !wbsql.CanMatch(f) {
 		return 0, nil
 	}
+	if f.Backfill && f.Destination != "" {
+		return w.backfill(ctx, f, limit)
+	}
 	stmt, err := w.stmt("wb_move", f, false)
 	if err != nil {
 		return 0, err
@@ -256,6 +259,43 @@ func (w *Workbench) Move(ctx context.Context, f queuebox.MessageFilter, limit in
 	args := filterArgs(f)
 	args["limit"] = limitArg(limit)
 	return w.db.execCount(ctx, once, "replay "+string(f.Table)+" rows", stmt, args)
+}
+
+// backfill adds the missing deliveries of a Move with f.Backfill, under
+// the destination's backfill lock.
+func (w *Workbench) backfill(ctx context.Context, f queuebox.MessageFilter, limit int) (int64, error) {
+	stmt, err := w.stmt("wb_backfill", f, false)
+	if err != nil {
+		return 0, err
+	}
+	args := filterArgs(f)
+	args["limit"] = limitArg(limit)
+	var n int64
+	err = w.withBackfillLock(ctx, f.Destination, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, stmt, args)
+		n = tag.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("add deliveries to %s: %w", f.Destination, err)
+	}
+	return n, nil
+}
+
+// withBackfillLock runs fn in a transaction that first takes the
+// backfill lock of dest (wb_backfill_lock.sql).
+func (w *Workbench) withBackfillLock(ctx context.Context, dest string, fn func(pgx.Tx) error) error {
+	lock, err := w.stmt("wb_backfill_lock", queuebox.MessageFilter{Table: queuebox.TableOutbox}, false)
+	if err != nil {
+		return err
+	}
+	return w.db.WithTx(ctx, func(tx pgx.Tx) error {
+		key := "queuebox_backfill_" + w.layout.OutboxTable + "_" + dest
+		if _, err := tx.Exec(ctx, lock, pgx.NamedArgs{"lock": key}); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
 }
 
 // Overview implements queuebox.WorkbenchStore.

@@ -71,7 +71,18 @@ func (w *Workbench) JobStep(ctx context.Context, l queuebox.JobLease, batch int,
 	}
 	args := filterArgs(f)
 	args["job"], args["token"], args["batch"], args["lease_ms"] = l.JobID, l.Token, batch, lease.Milliseconds()
-	job, err = w.queryJob(ctx, stmt, args)
+	if f.Backfill && f.Destination != "" {
+		err = w.withBackfillLock(ctx, f.Destination, func(tx pgx.Tx) error {
+			rows, err := tx.Query(ctx, stmt, args)
+			if err != nil {
+				return err
+			}
+			job, err = pgx.CollectExactlyOneRow(rows, scanJob)
+			return err
+		})
+	} else {
+		job, err = w.queryJob(ctx, stmt, args)
+	}
 	if errors.Is(err, errNotFound) {
 		return job, queuebox.ErrLeaseLost
 	}

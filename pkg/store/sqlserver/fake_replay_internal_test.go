@@ -34,7 +34,8 @@ func TestOutboxGaugesAndNextDue(t *testing.T) {
 	db, fake := fakeDB(t, func(c sqlfake.Call) sqlfake.Result {
 		switch {
 		case strings.Contains(c.SQL, "GROUP BY"):
-			return sqlfake.Result{Rows: [][]any{{"a", int64(3), 1.5}, {"b", int64(1), 4.0}}}
+			return sqlfake.Result{Rows: [][]any{{"a", "", int64(3), 1.5}, {"b", "ledger", int64(1), 4.0},
+				{"b", "billing", int64(2), 2.0}}}
 		case strings.Contains(c.SQL, "CEILING"):
 			return sqlfake.Result{Rows: [][]any{{due}}}
 		}
@@ -44,7 +45,9 @@ func TestOutboxGaugesAndNextDue(t *testing.T) {
 	require.NoError(t, err)
 	st, err := o.Pending(t.Context())
 	require.NoError(t, err)
-	require.Equal(t, queuebox.PendingStats{ByTopic: map[string]int64{"a": 3, "b": 1}, OldestAge: 4 * time.Second}, st)
+	require.Equal(t, queuebox.PendingStats{ByTopic: map[string]int64{"a": 3, "b": 3},
+		ByDestination: map[string]int64{"ledger": 1, "billing": 2}, Unrouted: map[string]int64{"a": 3},
+		OldestAge: 4 * time.Second}, st, "the rows per topic, per destination column, and those not routed yet")
 
 	_, ok, err := o.NextDue(t.Context(), 1500*time.Millisecond)
 	require.NoError(t, err)

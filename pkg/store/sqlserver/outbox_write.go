@@ -112,20 +112,20 @@ func (o *Outbox) NextDue(ctx context.Context, since time.Duration) (time.Duratio
 func (o *Outbox) Pending(ctx context.Context) (queuebox.PendingStats, error) {
 	var st queuebox.PendingStats
 	err := o.db.on(ctx, func(ctx context.Context, conn *sql.Conn) error {
-		st = queuebox.PendingStats{ByTopic: map[string]int64{}}
+		st = queuebox.PendingStats{ByTopic: map[string]int64{}, ByDestination: map[string]int64{}, Unrouted: map[string]int64{}}
 		rows, err := conn.QueryContext(ctx, o.stats)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var topic string
+			var topic, dest string
 			var count int64
 			var age float64
-			if err := rows.Scan(&topic, &count, &age); err != nil {
+			if err := rows.Scan(&topic, &dest, &count, &age); err != nil {
 				return err
 			}
-			st.ByTopic[topic] = count
+			st.Add(topic, dest, count)
 			st.OldestAge = max(st.OldestAge, rowcodec.Seconds(age))
 		}
 		return rows.Err()

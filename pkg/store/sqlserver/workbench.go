@@ -270,6 +270,9 @@ func (w *Workbench) Discard(ctx context.Context, t queuebox.Table, id string) er
 
 // Count implements queuebox.WorkbenchStore.
 func (w *Workbench) Count(ctx context.Context, f queuebox.MessageFilter, limit int) (int64, error) {
+	if err := noBackfill(f); err != nil {
+		return 0, err
+	}
 	if !wbsql.CanMatch(f) {
 		return 0, nil
 	}
@@ -290,6 +293,9 @@ func (w *Workbench) Count(ctx context.Context, f queuebox.MessageFilter, limit i
 
 // Move implements queuebox.WorkbenchStore.
 func (w *Workbench) Move(ctx context.Context, f queuebox.MessageFilter, limit int) (int64, error) {
+	if err := noBackfill(f); err != nil {
+		return 0, err
+	}
 	f, ok := wbsql.FinalOnly(f)
 	if !ok || !wbsql.CanMatch(f) {
 		return 0, nil
@@ -300,4 +306,18 @@ func (w *Workbench) Move(ctx context.Context, f queuebox.MessageFilter, limit in
 	}
 	args := append(filterArgs(f), sql.Named("limit", limitArg(limit)))
 	return w.db.execCount(ctx, "replay "+string(f.Table)+" rows", stmt, args...)
+}
+
+// errNoBackfill is the answer to a backfill (queuebox.MessageFilter.Backfill):
+// the T-SQL twin of the statement that adds the missing deliveries is not
+// written yet, so this store refuses the selection rather than reading it
+// as a plain destination filter. A replay then moves the destination's
+// rows as before and adds nothing; a replay job's AddMissing is ignored.
+var errNoBackfill = fmt.Errorf("adding the missing deliveries of a destination is not implemented for SQL Server yet: %w", errors.ErrUnsupported)
+
+func noBackfill(f queuebox.MessageFilter) error {
+	if f.Backfill && f.Destination != "" {
+		return errNoBackfill
+	}
+	return nil
 }

@@ -193,6 +193,21 @@ func TestWorkbenchMoveSelectsFinalStatesOnly(t *testing.T) {
 	require.Len(t, fake.Calls(), 1, "no final state asked for: no statement")
 }
 
+// Adding the missing deliveries of a destination has no T-SQL statement
+// yet: a backfill selection is refused with errors.ErrUnsupported before
+// any statement runs, never read as a plain destination filter.
+func TestWorkbenchBackfillIsUnsupported(t *testing.T) {
+	t.Parallel()
+	w, fake := newWorkbench(t, answer(map[string]sqlfake.Result{markMove: {Affected: 3}}))
+	f := queuebox.MessageFilter{Table: queuebox.TableOutbox, Destination: "billing",
+		UnroutedTopics: []string{"payment.paid"}, Backfill: true}
+	_, err := w.Count(t.Context(), f, 0)
+	require.ErrorIs(t, err, errors.ErrUnsupported)
+	_, err = w.Move(t.Context(), f, 500)
+	require.ErrorIs(t, err, errors.ErrUnsupported)
+	require.Empty(t, fake.Calls())
+}
+
 func TestWorkbenchOverviewSumsPerTable(t *testing.T) {
 	t.Parallel()
 	w, _ := newWorkbench(t, func(c sqlfake.Call) sqlfake.Result {

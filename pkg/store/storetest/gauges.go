@@ -12,7 +12,8 @@ import (
 
 // Pending counts the pending rows of each topic, whatever their schedule
 // (a retry waiting out its delay is pending), and no row of another
-// state.
+// state; and the routed ones per destination column, the others per
+// topic.
 func outboxPendingCountsPerTopic(t *testing.T, db Database) {
 	ctx := context.Background()
 	clock := NewClock()
@@ -29,6 +30,19 @@ func outboxPendingCountsPerTopic(t *testing.T, db Database) {
 	st, err = o.Pending(ctx)
 	require.NoError(t, err)
 	require.Equal(t, map[string]int64{"a": 2, "b": 1}, st.ByTopic)
+	require.Equal(t, map[string]int64{"a": 2, "b": 1}, st.Unrouted, "rows without a key are routed at their claim")
+	require.Empty(t, st.ByDestination)
+
+	// The deliveries of a fan-out count under their own destinations; a
+	// keyed row not routed yet counts under its topic.
+	fanOut(t, db, o, "payment.paid", []string{"k1", "k2"}, "ledger", "billing")
+	db.InsertOutbox(t, OutboxRow{Topic: "payment.paid", Key: key("k3"), Unrouted: true},
+		OutboxRow{Topic: "payment.paid", Key: key("k4"), Destination: "ledger", State: queuebox.StateSent})
+	st, err = o.Pending(ctx)
+	require.NoError(t, err)
+	require.Equal(t, map[string]int64{"a": 2, "b": 1, "payment.paid": 5}, st.ByTopic)
+	require.Equal(t, map[string]int64{"ledger": 2, "billing": 2}, st.ByDestination)
+	require.Equal(t, map[string]int64{"a": 2, "b": 1, "payment.paid": 1}, st.Unrouted)
 }
 
 // NextDue reports the wait until the earliest pending row scheduled

@@ -32,8 +32,11 @@ export function replay(main, ctx) {
     say(out, 'Counting…');
     try {
       const { data } = await post('replay', null, { ...body, dryRun: true });
-      const n = matched(data);
-      say(out, `${n} row${n === 1 ? '' : 's'} match this filter.`, 'ok');
+      const moves = matched(data);
+      const adds = data && typeof data.wouldAdd === 'number' ? data.wouldAdd : 0;
+      const n = moves + adds;
+      say(out, `${moves} row${moves === 1 ? '' : 's'} match this filter` +
+        (adds ? `, and ${adds} message${adds === 1 ? '' : 's'} would get a new delivery to ${body.destination}.` : '.'), 'ok');
       if (n > 0) offer(confirm, body, n, out);
     } catch (e) {
       say(out, e.message, 'error');
@@ -55,7 +58,7 @@ function replayForm() {
   const outboxOnly = [
     field('Topic', { id: 'r-topic', name: 'topic', autocomplete: 'off' }),
     field('Destination', { id: 'r-destination', name: 'destination', autocomplete: 'off',
-      title: 'Only the deliveries to this destination move; the other destinations of a fan-out receive nothing again.' }),
+      title: 'Only the deliveries to this destination move; the other destinations of a fan-out receive nothing again. Messages the routes now send here that have no delivery to it get one added.' }),
   ];
   // The routes move sent and dead outbox rows and dead inbox rows; topic
   // and destination select outbox rows only.
@@ -110,7 +113,9 @@ function offer(confirm, body, n, out) {
         say(out, `Replay job started for ${data.matched} rows.`, 'ok');
         confirm.append(h('p', {}, h('a', { href: '#/jobs', id: 'job-link' }, 'Follow job ' + data.job)));
       } else {
-        say(out, `Replayed: ${data && typeof data.moved === 'number' ? data.moved : 0} rows moved to pending.`, 'ok');
+        const added = data && typeof data.added === 'number' ? data.added : 0;
+        say(out, `Replayed: ${data && typeof data.moved === 'number' ? data.moved : 0} rows moved to pending` +
+          (added ? `, ${added} deliveries added.` : '.'), 'ok');
       }
     } catch (e) {
       say(out, e.message, 'error');

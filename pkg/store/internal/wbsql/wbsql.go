@@ -62,6 +62,10 @@ type Data struct {
 	// outbox filters; UnroutedTopics only beside Destination.
 	IDs, Topics, Source, Key, Error, After, Before, WithDiscarded bool
 	Destination, UnroutedTopics, Message                          bool
+	// Backfill selects the messages missing a delivery to the
+	// destination (queuebox.MessageFilter.Backfill); AddMissing makes a
+	// job step that finds no row left go on as a backfill.
+	Backfill, AddMissing bool
 	// Cursor says that the statement starts after a cursor.
 	Cursor bool
 	// Jobs is the quoted replay jobs table.
@@ -85,6 +89,11 @@ func NewData(l schema.Layout, f queuebox.MessageFilter) (Data, error) {
 		Message: f.Message != "" && f.Table == queuebox.TableOutbox, Jobs: l.Dialect.Quote(schema.ReplayJobsTable),
 		Pauses: l.Dialect.Quote(schema.DestinationPausesTable)}
 	d.UnroutedTopics = d.Destination && len(f.UnroutedTopics) > 0
+	d.Backfill = d.Destination && f.Backfill
+	if d.Backfill && !d.T.Lanes {
+		return Data{}, fmt.Errorf("add deliveries to %s: %w", f.Destination, queuebox.ErrNoLanes)
+	}
+	d.AddMissing = d.Destination && f.AddMissing && !f.Backfill && d.T.Lanes
 	for _, s := range f.States {
 		if !slices.Contains(all, s) {
 			return Data{}, fmt.Errorf("%q is no state of the %s table", s, f.Table)
@@ -139,9 +148,9 @@ func NewCache(render func(name string, data any) (string, error)) *Cache {
 
 // Get returns the statement name rendered for d.
 func (c *Cache) Get(name string, d Data) (string, error) {
-	key := fmt.Sprintf("%s|%t|%v|%t%t%t%t%t%t%t%t|%t%t%t|%t", name, d.Outbox, d.States,
+	key := fmt.Sprintf("%s|%t|%v|%t%t%t%t%t%t%t%t|%t%t%t%t%t|%t", name, d.Outbox, d.States,
 		d.IDs, d.Topics, d.Source, d.Key, d.Error, d.After, d.Before, d.WithDiscarded,
-		d.Destination, d.UnroutedTopics, d.Message, d.Cursor)
+		d.Destination, d.UnroutedTopics, d.Message, d.Backfill, d.AddMissing, d.Cursor)
 	if s, ok := c.m.Load(key); ok {
 		return s.(string), nil
 	}

@@ -51,7 +51,8 @@
     {{- if .Topics}} AND {{.T.Topic}} = ANY(@topics::text[]){{end}}
     {{- if and .Source (not .Outbox)}} AND {{.T.Source}} = @source{{end}}
     {{- if .Key}} AND {{.T.Key}} = @key{{end}}
-    {{- if and .Destination .T.Lanes}} AND ({{.T.Destination}} = @destination
+    {{- if .Backfill}}{{template "wb_missing" .}}{{end}}
+    {{- if and .Destination .T.Lanes (not .Backfill)}} AND ({{.T.Destination}} = @destination
         {{- if .UnroutedTopics}} OR ({{.T.Destination}} = '' AND {{.T.Topic}} = ANY(@unrouted_topics::text[])){{end}}){{end}}
     {{- if and .Destination (not .T.Lanes)}} AND {{if .UnroutedTopics}}{{.T.Topic}} = ANY(@unrouted_topics::text[]){{else}}1 = 0{{end}}{{end}}
     {{- if .Message}} AND ({{.T.ID}} = @message::uuid{{if .T.Lanes}} OR {{.T.OriginID}} = @message::uuid{{end}}){{end}}
@@ -60,6 +61,33 @@
     {{- if .Before}} AND {{.T.CreatedAt}} < @created_before{{end}}
     {{- if not .WithDiscarded}} AND {{.T.DiscardedAt}} IS NULL{{end}}
 {{- end}}
+--
+-- wb_missing is the selection of a backfill (wbsql.Data.Backfill): the
+-- messages that have no delivery to @destination. A message is a row the
+-- application wrote (origin_id NULL) that was routed to another
+-- destination: a row without one is a delivery to @destination by its
+-- topic, and a move pins it there instead. Its topic is one that the
+-- caller's routes send to @destination now (@unrouted_topics; none
+-- selects nothing), and no row added for it goes there. The outer table
+-- is unaliased, so the subquery names it by its table name.
+{{define "wb_missing"}} AND {{.T.OriginID}} IS NULL AND {{.T.Destination}} NOT IN ('', @destination)
+    {{- if .UnroutedTopics}} AND {{.T.Topic}} = ANY(@unrouted_topics::text[]){{else}} AND 1 = 0{{end}}
+    AND NOT EXISTS (SELECT 1 FROM {{.T.Table}} wb_d
+        WHERE wb_d.{{.T.OriginID}} = {{.T.Table}}.{{.T.ID}} AND wb_d.{{.T.Destination}} = @destination){{end}}
+--
+-- wb_add_columns and wb_add_values are the column list and the SELECT
+-- list (over the message row, aliased m) of a delivery that a backfill
+-- adds to @destination: a copy like the deliveries of a fan-out
+-- (outbox_assign.sql), with the message's key, sequence (so it takes the
+-- message's place in its lane), topic, payload, headers, aggregate type,
+-- max_attempts and created_at, pending and due now with attempt 0, and
+-- origin_id naming the message.
+{{define "wb_add_columns"}}{{.O.ID}}, {{.O.Topic}}, {{.O.Key}}, {{.O.AggregateType}}, {{.O.Payload}},
+    {{.O.Headers}}, {{.O.State}}, {{.O.Attempt}}, {{.O.MaxAttempts}}, {{.O.ScheduledAt}}, {{.O.CreatedAt}},
+    {{.O.UpdatedAt}}, {{.O.Sequence}}, {{.O.Destination}}, {{.O.OriginID}}{{end}}
+{{define "wb_add_values"}}gen_random_uuid(), m.{{.O.Topic}}, m.{{.O.Key}}, m.{{.O.AggregateType}}, m.{{.O.Payload}},
+    m.{{.O.Headers}}, 'pending', 0, m.{{.O.MaxAttempts}}, now(), m.{{.O.CreatedAt}},
+    now(), m.{{.O.Sequence}}, @destination, m.{{.O.ID}}{{end}}
 --
 -- wb_pending is the SET list that moves a row back to pending, due now,
 -- with its attempts, error, claim and discard mark cleared. A move that
