@@ -160,6 +160,7 @@ var keyRules = map[string]keyRule{
 	"sources.<name>.filter.exclude[<n>].matches":     note("a regular expression"),
 	"sources.<name>.filter.exclude[<n>].exists":      note("true only"),
 	"sources.<name>.rateLimit.requestsPerMinute":     above0.of(KindHTTP),
+	"sources.<name>.trustTraceContext":               note("an http source needs an auth block to set it true"),
 	"sources.<name>.path":                            note("unique across the http sources").of(KindHTTP),
 	"sources.<name>.queueName":                       only(KindRabbitMQ),
 	"sources.<name>.connectionUrl":                   only(KindRabbitMQ),

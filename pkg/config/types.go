@@ -399,6 +399,9 @@ type Source struct {
 	Transform          *Transform `yaml:"transform"`
 	Filter             *Filter    `yaml:"filter"`
 	RateLimit          *RateLimit `yaml:"rateLimit"`
+	// TrustTraceContext lets the senders' traceparent be the parent of the
+	// ingest span and keeps their tracestate and baggage on the rows.
+	TrustTraceContext bool `yaml:"trustTraceContext"`
 
 	// topicSet records that a source wrote the topic key, because an absent
 	// topic takes the default of the kind while a blank one is an error.

@@ -85,6 +85,9 @@ func (v *validator) httpSource(s *Source, path keyPath, inboxPaths map[string]st
 	if s.RateLimit != nil {
 		v.positive(path.key("rateLimit", "requestsPerMinute"), int64(s.RateLimit.RequestsPerMinute))
 	}
+	if s.TrustTraceContext && s.Auth == nil {
+		v.add(path.key("trustTraceContext"), "true needs an auth block: anyone may send to a source without one, and its traceparent would choose the trace and its sampling")
+	}
 	route := "/" + strings.Trim(strings.TrimSpace(s.Path), "/")
 	if first, taken := inboxPaths[route]; taken {
 		v.add(path.key("path"), "answers at %s, the same inbox path as source %s", strings.TrimRight(v.cfg.Inbox.BasePath, "/")+route, first)

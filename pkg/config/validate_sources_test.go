@@ -79,6 +79,8 @@ func TestHTTPSourceRules(t *testing.T) {
 			want: []string{`sources.hooks.auth.signaturePayloadFormat (QUEUEBOX_SOURCES_HOOKS_AUTH_SIGNATUREPAYLOADFORMAT): must be body (or BODY) or timestamp-dot-body (or TIMESTAMP_DOT_BODY), got "Body"`}},
 		{name: "hmac algorithm", extra: httpSource + "    auth:\n      secret: s\n      algorithm: hmacsha256\n",
 			want: []string{`sources.hooks.auth.algorithm (QUEUEBOX_SOURCES_HOOKS_AUTH_ALGORITHM): must be one of HmacSHA256, HmacSHA512`}},
+		{name: "trusted trace context without auth", extra: httpSource + "    trustTraceContext: true\n",
+			want: []string{"sources.hooks.trustTraceContext (QUEUEBOX_SOURCES_HOOKS_TRUSTTRACECONTEXT): true needs an auth block"}},
 		{name: "api-key type without key", extra: httpSource + "    auth:\n      type: api-key\n      headerName: X-Key\n",
 			want: []string{"sources.hooks.auth.key (QUEUEBOX_SOURCES_HOOKS_AUTH_KEY): required, because type names the api-key kind"}},
 	})

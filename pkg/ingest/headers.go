@@ -15,6 +15,12 @@ const maxCorrelationLen = 128
 // stores, whatever its auth block.
 var alwaysOmitted = []string{"authorization", "proxy-authorization", "cookie"}
 
+// untrustedTraceHeaders are the lower-case names of the trace headers
+// that a source stores only when it trusts the senders' trace context:
+// vendor state and baggage that the sender chose, which the relay would
+// otherwise pass on to every receiver.
+var untrustedTraceHeaders = []string{"tracestate", "baggage"}
+
 // storedHeaders copies received without the omitted names (lower case).
 func storedHeaders(received map[string]string, omit map[string]bool) map[string]string {
 	out := make(map[string]string, len(received))

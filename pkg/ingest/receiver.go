@@ -55,6 +55,7 @@ type Receiver struct {
 	filter            *Filter
 	extractor         extractor
 	keyFromBody       bool // Source.KeyFromBodyDigest
+	trustTrace        bool // Source.TrustTraceContext
 	transform         SourceTransform
 	transformKey      string // the key path that last_error names
 	onError           string
@@ -79,7 +80,7 @@ func NewReceiver(src Source, t Transport, opts Options) (*Receiver, error) {
 	r := &Receiver{
 		name: src.Name, consumption: src.Consumption, deadLetter: t.DeadLetter, maxBody: t.MaxBodyBytes,
 		inbox: opts.Store, metrics: opts.Metrics, log: opts.Log, now: opts.Now,
-		omit: map[string]bool{},
+		omit: map[string]bool{}, trustTrace: src.TrustTraceContext,
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -90,6 +91,11 @@ func NewReceiver(src Source, t Transport, opts Options) (*Receiver, error) {
 	}
 	for _, name := range append(append([]string(nil), t.OmitHeaders...), alwaysOmitted...) {
 		r.omit[strings.ToLower(name)] = true
+	}
+	if !src.TrustTraceContext {
+		for _, name := range untrustedTraceHeaders {
+			r.omit[name] = true
+		}
 	}
 	if t.BrokerAttributes {
 		h := src.AttributeHeaders
@@ -107,9 +113,14 @@ func NewReceiver(src Source, t Transport, opts Options) (*Receiver, error) {
 // Name is the source name.
 func (r *Receiver) Name() string { return r.name }
 
+// TrustsTraceContext reports Source.TrustTraceContext: whether the
+// senders' trace context may be the parent of the receive span.
+func (r *Receiver) TrustsTraceContext() bool { return r.trustTrace }
+
 // StoredHeaders returns the headers of received (lower-case names) that
 // a row of this source stores: all but Authorization,
-// Proxy-Authorization, Cookie and Transport.OmitHeaders, with NUL and
+// Proxy-Authorization, Cookie and Transport.OmitHeaders (and tracestate
+// and baggage unless the source trusts the senders' trace context), with NUL and
 // invalid UTF-8 cleaned from names and values as Receive cleans them. It
 // does not change received. A transport that caps the stored headers
 // before Receive (HeadersTooLarge) measures this map.

@@ -33,6 +33,11 @@ type Source struct {
 	// have a captured delivery accepted again under a new id or event
 	// type. The broker order ignores it.
 	KeyFromBodyDigest bool
+	// TrustTraceContext keeps the tracestate and baggage headers that a
+	// sender sends, and lets the receive span continue its traceparent
+	// (sources.<name>.trustTraceContext). Without it a row stores neither
+	// header, so the relay passes none of them on.
+	TrustTraceContext bool
 	// AttributeHeaders name the headers of the broker order; they are read
 	// only with Transport.BrokerAttributes, in any letter case. Empty
 	// names read no header.

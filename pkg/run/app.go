@@ -258,7 +258,7 @@ func serve(ctx context.Context, log *slog.Logger, servers []*Server, components 
 // field except Data and Management, which Assemble sets.
 func Assemble(ctx context.Context, b Binary, app *App) ([]*Server, []Component, error) {
 	servers := newServers(app, b.Host)
-	traceInbox(app.Data)
+	traceInbox(app.Data, app.Config)
 	components, err := b.Wire(ctx, app)
 	if err != nil {
 		return nil, nil, err

@@ -5,10 +5,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/tracing"
 )
 
@@ -16,11 +18,34 @@ import (
 // also the admin actions) a server span when tracing is on; see
 // tracing.Server. Other methods pass through: health and metrics scrapes
 // would only add noise.
-func traceInbox(e *echo.Echo) {
+func traceInbox(e *echo.Echo, cfg *config.Config) {
 	if !tracing.Active() {
 		return
 	}
-	e.Use(inboxSpans(tracing.NewServer(tracing.ServerOptions{})))
+	trusted := trustedRoutes(cfg)
+	e.Use(inboxSpans(tracing.NewServer(tracing.ServerOptions{Trusted: func(route string) bool { return trusted[route] }})))
+}
+
+// trustedRoutes returns the inbox routes of the http sources that set
+// trustTraceContext, joined as the HTTP source joins them
+// (webhook.Route). Every other POST starts a new trace linked to the
+// sender's.
+func trustedRoutes(cfg *config.Config) map[string]bool {
+	out := map[string]bool{}
+	if cfg == nil {
+		return out
+	}
+	for _, src := range cfg.Sources {
+		if src == nil || src.Kind != config.KindHTTP || !src.TrustTraceContext {
+			continue
+		}
+		route := strings.TrimRight(cfg.Inbox.BasePath, "/") + "/" + strings.Trim(strings.TrimSpace(src.Path), "/")
+		if len(route) > 1 {
+			route = strings.TrimRight(route, "/")
+		}
+		out[route] = true
+	}
+	return out
 }
 
 // inboxSpans is the middleware of traceInbox.

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/tracing"
 )
 
@@ -21,7 +22,8 @@ func TestInboxSpansContinueTheSenderAndRewriteTraceparent(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	e := echo.New()
-	e.Use(inboxSpans(tracing.NewServer(tracing.ServerOptions{TracerProvider: tp, Propagator: propagation.TraceContext{}})))
+	e.Use(inboxSpans(tracing.NewServer(tracing.ServerOptions{TracerProvider: tp, Propagator: propagation.TraceContext{},
+		Trusted: func(string) bool { return true }})))
 	var stored string
 	e.POST("/inbox/:source", func(c echo.Context) error {
 		stored = c.Request().Header.Get("traceparent")
@@ -53,4 +55,14 @@ func TestInboxSpansContinueTheSenderAndRewriteTraceparent(t *testing.T) {
 			require.Equal(t, int64(http.StatusServiceUnavailable), kv.Value.AsInt64(), "the status the client got")
 		}
 	}
+}
+
+func TestTrustedRoutesAreTheHTTPSourcesThatTrust(t *testing.T) {
+	t.Parallel()
+	cfg := &config.Config{Inbox: config.Inbox{BasePath: "/inbox/"}, Sources: map[string]*config.Source{
+		"internal": {Kind: config.KindHTTP, Path: "/internal/", TrustTraceContext: true},
+		"stripe":   {Kind: config.KindHTTP, Path: "stripe"},
+		"orders":   {Kind: config.KindKafka, TrustTraceContext: true},
+	}}
+	require.Equal(t, map[string]bool{"/inbox/internal": true}, trustedRoutes(cfg))
 }

@@ -111,7 +111,16 @@ func New(opts Options) (*Runner, error) {
 		opts.DrainTimeout = DefaultDrainTimeout
 	}
 	return &Runner{opts: opts, failures: backoff.Doubling{Min: opts.MinBackoff, Max: opts.MaxBackoff},
-		tracer: tracing.NewReceiver(tracing.ReceiverOptions{System: opts.System, Source: opts.Receiver.Name()})}, nil
+		tracer: tracing.NewReceiver(tracing.ReceiverOptions{System: opts.System, Source: opts.Receiver.Name(),
+			Trust: trustsTraceContext(opts.Receiver)})}, nil
+}
+
+// trustsTraceContext reports whether rc takes the senders' trace context
+// as the parent of its receive spans (an *ingest.Receiver of a source
+// with trustTraceContext). A receiver that does not say is not trusted.
+func trustsTraceContext(rc Receiver) bool {
+	t, ok := rc.(interface{ TrustsTraceContext() bool })
+	return ok && t.TrustsTraceContext()
 }
 
 // Name is the source name.

@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"context"
+	"maps"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -20,6 +21,11 @@ type ReceiverOptions struct {
 	// neither set and Setup inactive, NewReceiver returns nil.
 	TracerProvider trace.TracerProvider
 	Propagator     propagation.TextMapPropagator
+	// Trust makes the sender's context the parent of the receive span and
+	// keeps its tracestate and baggage (sources.<name>.trustTraceContext).
+	// Without it the receive span starts a new trace, linked to the
+	// sender's span, and the stored headers carry only QueueBox's context.
+	Trust bool
 }
 
 // Receiver starts the consumer span "receive <source>" of each message a
@@ -31,6 +37,7 @@ type Receiver struct {
 	prop   propagation.TextMapPropagator
 	name   string
 	attrs  []attribute.KeyValue
+	trust  bool
 }
 
 // NewReceiver returns the Receiver of one source, or nil when tracing is
@@ -45,7 +52,7 @@ func NewReceiver(opts ReceiverOptions) *Receiver {
 	if opts.Propagator == nil {
 		opts.Propagator = otel.GetTextMapPropagator()
 	}
-	return &Receiver{tracer: opts.TracerProvider.Tracer(ScopeName), prop: opts.Propagator,
+	return &Receiver{tracer: opts.TracerProvider.Tracer(ScopeName), prop: opts.Propagator, trust: opts.Trust,
 		name: "receive " + opts.Source, attrs: []attribute.KeyValue{
 			attribute.String("messaging.system", opts.System),
 			attribute.String("messaging.destination.name", opts.Source),
@@ -56,14 +63,21 @@ func NewReceiver(opts ReceiverOptions) *Receiver {
 // Start begins the span of one message whose headers may hold the
 // sender's context, and returns the context and a copy of headers that
 // continue the span: the inbox row stores those headers, so the relay and
-// the deliveries join the trace. end records the decision (or the error)
+// the deliveries join the trace. Unless the Receiver trusts the sender,
+// the span is a new root linked to the sender's span, and the copy holds
+// neither the sender's traceparent nor its tracestate and baggage. end records the decision (or the error)
 // and ends the span; the caller calls it once.
 func (r *Receiver) Start(ctx context.Context, headers map[string]string) (context.Context, map[string]string, func(outcome string, err error)) {
 	if r == nil {
 		return ctx, headers, func(string, error) {}
 	}
-	ctx = ExtractWith(r.prop, ctx, headers)
-	ctx, span := r.tracer.Start(ctx, r.name, trace.WithSpanKind(trace.SpanKindConsumer), trace.WithAttributes(r.attrs...))
+	ctx, place := startOptions(ctx, ExtractWith(r.prop, ctx, headers), r.trust)
+	ctx, span := r.tracer.Start(ctx, r.name, append(place, trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(r.attrs...))...)
+	if !r.trust {
+		headers = maps.Clone(headers)
+		dropSenderContext(r.prop, Carrier(headers), func(name string) { delete(headers, name) })
+	}
 	return ctx, Inject(r.prop, ctx, headers), func(outcome string, err error) {
 		if outcome != "" {
 			span.SetAttributes(attribute.String("queuebox.outcome", outcome))

@@ -16,7 +16,7 @@ func TestReceiverSpanContinuesTheMessage(t *testing.T) {
 	t.Parallel()
 	rec, tp := newRecorder()
 	r := tracing.NewReceiver(tracing.ReceiverOptions{System: "rabbitmq", Source: "orders",
-		TracerProvider: tp, Propagator: propagation.TraceContext{}})
+		TracerProvider: tp, Propagator: propagation.TraceContext{}, Trust: true})
 	in := map[string]string{"traceparent": traceparent, "x-tenant": "a"}
 	ctx, stored, end := r.Start(context.Background(), in)
 	end("stored", nil)

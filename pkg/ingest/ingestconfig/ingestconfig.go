@@ -21,6 +21,7 @@ func Source(src *config.Source) ingest.Source {
 		IdempotencyKeyHeaders: slices.Clone(src.IdempotencyKeyHeaders), EventTypeHeader: src.EventTypeHeader,
 		AttributeHeaders: ingest.AttributeHeaders{IdempotencyKey: src.AttributeHeaders.IdempotencyKey,
 			AggregateID: src.AttributeHeaders.AggregateID, EventType: src.AttributeHeaders.EventType},
+		TrustTraceContext: src.TrustTraceContext,
 	}
 	if src.Auth != nil && src.Auth.DeduplicateOnBody != nil {
 		out.KeyFromBodyDigest = *src.Auth.DeduplicateOnBody

@@ -1,0 +1,46 @@
+package tracing
+
+import (
+	"context"
+	"strings"
+
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// senderOnly are the propagation headers that QueueBox never passes on
+// from a sender it does not trust, whatever the propagator: they carry
+// vendor state and key-value pairs that the sender chose.
+var senderOnly = []string{"traceparent", "tracestate", "baggage"}
+
+// startOptions returns the context to start a span in and the options
+// that place it, for a sender's context remote (extracted into a
+// context). A trusted sender's context is the parent. An untrusted one
+// chooses neither the trace id nor the sampling: the span is a new root,
+// sampled by the root sampler, with a link to the sender's span when
+// there is one. The returned context then holds no baggage of the
+// sender.
+func startOptions(ctx, remote context.Context, trusted bool) (context.Context, []trace.SpanStartOption) {
+	if trusted {
+		return remote, nil
+	}
+	opts := []trace.SpanStartOption{trace.WithNewRoot()}
+	if sc := trace.SpanContextFromContext(remote); sc.IsValid() {
+		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: sc}))
+	}
+	return detach(ctx), opts
+}
+
+// dropSenderContext removes from c every spelling of the propagator's
+// fields and of senderOnly.
+func dropSenderContext(p propagation.TextMapPropagator, c propagation.TextMapCarrier, del func(string)) {
+	names := append(append([]string(nil), p.Fields()...), senderOnly...)
+	for _, key := range c.Keys() {
+		for _, f := range names {
+			if strings.EqualFold(key, f) {
+				del(key)
+				break
+			}
+		}
+	}
+}
