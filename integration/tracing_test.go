@@ -111,8 +111,15 @@ func parentOf(t *testing.T, traceparent string) (traceID, spanID string) {
 	return parts[1], parts[2]
 }
 
+// stripeToken and trustedStripe give the stripe source of
+// startStripeStack a bearer token and trust its senders' trace context.
+const stripeToken = "str1pe-s3nder-t0ken-0123"
+
+var trustedStripe = []string{"QUEUEBOX_SOURCES_STRIPE_AUTH_TYPE", "bearer", "QUEUEBOX_SOURCES_STRIPE_AUTH_TOKEN", stripeToken,
+	"QUEUEBOX_SOURCES_STRIPE_TRUSTTRACECONTEXT", "true"}
+
 // TestTracingWebhookRelayedAndDeliveredIsOneTrace: a webhook posted with
-// a traceparent gets a server span in the sender's trace; the row relayed
+// a traceparent to a source that trusts its senders gets a server span in the sender's trace; the row relayed
 // from it is delivered by a send span, a child of that server span, and
 // the receiver gets a traceparent whose parent is the send span.
 func TestTracingWebhookRelayedAndDeliveredIsOneTrace(t *testing.T) {
@@ -120,10 +127,10 @@ func TestTracingWebhookRelayedAndDeliveredIsOneTrace(t *testing.T) {
 	db := newDatabase(t)
 	otlp := newOTLPReceiver(t)
 	rc := brokertest.NewHTTPReceiver(t, nil)
-	ingest := startStripeStack(t, db, receiverYAML(rc.URL), otlp.tracingVars()...)
+	ingest := startStripeStack(t, db, receiverYAML(rc.URL), append(otlp.tracingVars(), trustedStripe...)...)
 
 	code, resp, _ := post(t, ingest.url("/inbox/stripe"), `{"id":"e1","type":"payment.succeeded"}`,
-		"traceparent", senderParent)
+		"traceparent", senderParent, "Authorization", "Bearer "+stripeToken)
 	require.Equal(t, http.StatusAccepted, code, resp)
 	waitOutbox(t, db, "payment.succeeded", "sent")
 
@@ -274,7 +281,7 @@ func TestTracingRabbitMQInRelayedAndDeliveredIsOneTrace(t *testing.T) {
 	r := newRabbit(t)
 	queue := rabbitName("traced-in")
 	r.queue(queue, "", "")
-	env := tracingEnv(configEnv(t, db, rabbitSourceYAML(queue, rabbitURL())+receiverYAML(rc.URL),
+	env := tracingEnv(configEnv(t, db, rabbitSourceYAML(queue, rabbitURL())+"    trustTraceContext: true\n"+receiverYAML(rc.URL),
 		"QUEUEBOX_INBOX_RELAY_POLLINTERVALMS", "20"), otlp)
 	startServing(t, "ingest", env).waitHTTP(t, "/health/ready", http.StatusOK)
 	startServing(t, "relay", env)
@@ -320,6 +327,7 @@ func TestTracingNATSInRelayedAndDeliveredIsOneTrace(t *testing.T) {
 	s := newNATSStream(t, natstest.URL())
 	env := tracingEnv(natsSourceEnv(configEnv(t, db, receiverYAML(rc.URL), "QUEUEBOX_INBOX_RELAY_POLLINTERVALMS", "20"),
 		natstest.URL(), s), otlp)
+	env = with(env, "QUEUEBOX_SOURCES_JET_TRUSTTRACECONTEXT", "true")
 	startServing(t, "ingest", env).waitHTTP(t, "/health/ready", http.StatusOK)
 	startServing(t, "relay", env)
 	startServing(t, "deliver", env)
@@ -342,6 +350,7 @@ func TestTracingKafkaInRelayedAndDeliveredIsOneTrace(t *testing.T) {
 	cl := kafkatest.Client(t, addr)
 	env := tracingEnv(kafkaSourceEnv(configEnv(t, db, receiverYAML(rc.URL), "QUEUEBOX_INBOX_RELAY_POLLINTERVALMS", "20"),
 		addr, topic), otlp)
+	env = with(env, "QUEUEBOX_SOURCES_KAF_TRUSTTRACECONTEXT", "true")
 	startServing(t, "ingest", env).waitHTTP(t, "/health/ready", http.StatusOK)
 	startServing(t, "relay", env)
 	startServing(t, "deliver", env)
@@ -350,4 +359,49 @@ func TestTracingKafkaInRelayedAndDeliveredIsOneTrace(t *testing.T) {
 	waitOutbox(t, db, "kaf.order.created", "sent")
 
 	requireOneTrace(t, otlp, rc, "receive kaf", tracepb.Span_SPAN_KIND_CONSUMER)
+}
+
+// TestTracingUntrustedSenderDoesNotSteerTheTrace: a webhook to a source
+// that does not trust its senders (the default) with a sampled
+// traceparent, a tracestate and baggage. Under parentbased_traceidratio
+// 0 nothing is sampled and the receiver's traceparent is in a trace of
+// QueueBox's own; under the default sampler the server span is a root
+// linked to the sender's span. The receiver gets neither the sender's
+// tracestate nor its baggage.
+func TestTracingUntrustedSenderDoesNotSteerTheTrace(t *testing.T) {
+	t.Parallel()
+	for _, ratio0 := range []bool{true, false} {
+		db := newDatabase(t)
+		otlp := newOTLPReceiver(t)
+		rc := brokertest.NewHTTPReceiver(t, nil)
+		vars := otlp.tracingVars()
+		if ratio0 {
+			vars = append(vars, "OTEL_TRACES_SAMPLER", "parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG", "0")
+		}
+		ingest := startStripeStack(t, db, receiverYAML(rc.URL), vars...)
+		code, resp, _ := post(t, ingest.url("/inbox/stripe"), `{"id":"e1","type":"payment.succeeded"}`,
+			"traceparent", senderParent, "tracestate", "vendor=steer", "baggage", "tenant=admin")
+		require.Equal(t, http.StatusAccepted, code, resp)
+		waitOutbox(t, db, "payment.succeeded", "sent")
+
+		got := rc.Requests()
+		require.Len(t, got, 1)
+		require.NotContains(t, got[0].Header.Get("tracestate"), "vendor=steer")
+		require.NotContains(t, got[0].Header.Get("baggage"), "tenant=admin")
+		traceID, _ := parentOf(t, got[0].Header.Get("traceparent"))
+		require.NotEqual(t, senderTraceID, traceID, "the sender does not choose the trace id")
+		if ratio0 {
+			require.True(t, strings.HasSuffix(got[0].Header.Get("traceparent"), "-00"), "ratio 0 samples nothing")
+			otlp.mu.Lock()
+			n := len(otlp.spans)
+			otlp.mu.Unlock()
+			require.Zero(t, n, "no span is exported under ratio 0")
+			continue
+		}
+		server := otlp.waitSpan(t, traceID, "POST /inbox/stripe")
+		require.Empty(t, server.GetParentSpanId(), "the server span is a root")
+		require.Len(t, server.GetLinks(), 1)
+		require.Equal(t, senderTraceID, hex.EncodeToString(server.GetLinks()[0].GetTraceId()))
+		require.Equal(t, senderSpanID, hex.EncodeToString(server.GetLinks()[0].GetSpanId()))
+	}
 }
