@@ -106,7 +106,9 @@ func captureChecks(ctx context.Context, d queuebox.Diagnostics, opts Options) []
 }
 
 // backlogChecks judges the oldest pending row per destination and per
-// source, and lists the dead rows per topic and per source.
+// source, and lists the dead rows per destination and per source. Topics
+// are the senders' choice and unbounded, so the outbox's are folded into
+// the destinations of the routes: one line per destination, not per topic.
 func backlogChecks(ctx context.Context, d queuebox.Diagnostics, opts Options) []Check {
 	b, err := d.Backlog(ctx)
 	if err != nil {
@@ -117,7 +119,8 @@ func backlogChecks(ctx context.Context, d queuebox.Diagnostics, opts Options) []
 		"read runbook scenarios 3 and 5: is the destination up, are the deliver replicas running?")...)
 	checks = append(checks, pendingChecks("pending source", b.PendingBySource, opts.PendingAge,
 		"read runbook scenario 7: a push backlog waits for the relay, a pull backlog for your workers")...)
-	checks = append(checks, deadChecks("dead topic", b.DeadByTopic, "queuebox dead list --state dead --topic ")...)
+	checks = append(checks, deadChecks("dead destination", byDestination(b.DeadByTopic, opts.DestinationOf),
+		"queuebox dead list --state dead, the topics routed to ")...)
 	checks = append(checks, deadChecks("dead source", b.DeadBySource, "queuebox dead list --table inbox --source ")...)
 	return checks
 }
