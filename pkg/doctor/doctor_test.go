@@ -187,7 +187,9 @@ func TestDeadTopicsSumPerDestination(t *testing.T) {
 	require.Len(t, dead, 2, "%+v", dead)
 	require.Equal(t, "dead destination (no route)", dead[0].Name)
 	require.Contains(t, dead[0].Detail, "20000 rows dead")
+	require.Contains(t, dead[0].Fix, "queuebox dead list --state dead)")
 	require.Equal(t, "dead destination billing", dead[1].Name)
 	require.Contains(t, dead[1].Detail, "5 rows dead")
+	require.Contains(t, dead[1].Fix, "queuebox dead list --state dead --destination billing")
 	require.Empty(t, find(checks, "dead topic"))
 }
