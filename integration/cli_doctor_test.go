@@ -112,7 +112,7 @@ func TestDoctorProvokesEachProblem(t *testing.T) {
 	autovacuum := psqlRows(t, db, `SELECT current_setting('autovacuum')`)[0][0] == "on"
 	r = doctor(t, env)
 	for _, name := range []string{"database", "migrations", "indexes", "pending destination", "pending source",
-		"dead topic", "dead source", "open transactions", "connections"} {
+		"dead destination", "dead source", "open transactions", "connections"} {
 		status, detail := r.check(name)
 		require.Equal(t, "ok", status, "%s: %s", name, detail)
 	}
@@ -129,8 +129,8 @@ func TestDoctorProvokesEachProblem(t *testing.T) {
 	t.Run("server", func(t *testing.T) { doctorServer(t, db, env) })
 }
 
-// doctorRows: an hour-old pending row per table, dead rows per topic and
-// per source, each named with the destination its route picks.
+// doctorRows: an hour-old pending row per table, dead rows per
+// destination (its route's, summed over the topics) and per source.
 func doctorRows(t *testing.T, db database, env map[string]string) {
 	psqlExec(t, db, `
 INSERT INTO outbox (id, topic, payload, state, created_at) VALUES
@@ -150,7 +150,7 @@ INSERT INTO inbox (id, source, idempotency_key, payload, state, created_at) VALU
 	for name, want := range map[string]string{
 		"pending destination billing": "1 row pending, the oldest for 1h0",
 		"pending source stripe":       "1 row pending",
-		"dead topic order.failed":     "2 rows dead, the oldest created 2h0",
+		"dead destination billing":    "2 rows dead, the oldest created 2h0",
 		"dead source stripe":          "1 row dead",
 	} {
 		status, detail := r.check(name)

@@ -257,13 +257,25 @@ func (w *Workbench) overview(c echo.Context, _ string) error {
 	for s, age := range o.OldestPendingBySource {
 		bySource[s] = age.Seconds()
 	}
+	// The store keeps the top queuebox.OverviewTop topics of each map and
+	// sums the rest, which the answer carries beside the map: topics are
+	// the senders' choice, and the page polls this every few seconds.
+	pendingOther := otherBody(o.OldestPendingByTopicOther)
+	pendingOther["oldest"] = o.OldestPendingByTopicOther.OldestPending.Seconds()
 	return c.JSON(http.StatusOK, map[string]any{
-		"outbox":        counts(o.Outbox, queuebox.TableOutbox, o.OutboxDiscarded),
-		"inbox":         counts(o.Inbox, queuebox.TableInbox, o.InboxDiscarded),
-		"oldestPending": map[string]any{"destinations": byDestination, "sources": bySource},
-		"deadByTopic":   o.DeadByTopic,
-		"deadBySource":  o.DeadBySource,
+		"outbox": counts(o.Outbox, queuebox.TableOutbox, o.OutboxDiscarded),
+		"inbox":  counts(o.Inbox, queuebox.TableInbox, o.InboxDiscarded),
+		"oldestPending": map[string]any{"destinations": byDestination, "sources": bySource,
+			"otherTopics": pendingOther},
+		"deadByTopic":      o.DeadByTopic,
+		"deadByTopicOther": otherBody(o.DeadByTopicOther),
+		"deadBySource":     o.DeadBySource,
 	})
+}
+
+// otherBody is the answer shape of the topics an overview map leaves out.
+func otherBody(o queuebox.OverviewOther) map[string]any {
+	return map[string]any{"topics": o.Names, "rows": o.Rows}
 }
 
 // jobBody is the answer shape of one replay job.

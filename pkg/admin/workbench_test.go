@@ -34,6 +34,7 @@ type fakeWorkbench struct {
 	resendErr               error
 	pauses                  []queuebox.DestinationPause
 	pauseReads              int
+	overview                queuebox.Overview
 }
 
 func (f *fakeWorkbench) Pauses(context.Context) ([]queuebox.DestinationPause, error) {

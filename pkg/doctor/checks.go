@@ -106,7 +106,9 @@ func captureChecks(ctx context.Context, d queuebox.Diagnostics, opts Options) []
 }
 
 // backlogChecks judges the oldest pending row per destination and per
-// source, and lists the dead rows per topic and per source.
+// source, and lists the dead rows per destination and per source. Topics
+// are the senders' choice and unbounded, so the outbox's are folded into
+// the destinations of the routes: one line per destination, not per topic.
 func backlogChecks(ctx context.Context, d queuebox.Diagnostics, opts Options) []Check {
 	b, err := d.Backlog(ctx)
 	if err != nil {
@@ -117,10 +119,20 @@ func backlogChecks(ctx context.Context, d queuebox.Diagnostics, opts Options) []
 		"read runbook scenarios 3 and 5: is the destination up, are the deliver replicas running?")...)
 	checks = append(checks, pendingChecks("pending source", b.PendingBySource, opts.PendingAge,
 		"read runbook scenario 7: a push backlog waits for the relay, a pull backlog for your workers")...)
-	checks = append(checks, deadChecks("dead topic", b.DeadByTopic, "queuebox dead list --state dead --topic ")...)
-	checks = append(checks, deadChecks("dead source", b.DeadBySource, "queuebox dead list --table inbox --source ")...)
+	checks = append(checks, deadChecks("dead destination", byDestination(b.DeadByTopic, opts.DestinationOf), func(name string) string {
+		if name == noRoute {
+			return "queuebox dead list --state dead"
+		}
+		return "queuebox dead list --state dead --destination " + name
+	})...)
+	checks = append(checks, deadChecks("dead source", b.DeadBySource, func(name string) string {
+		return "queuebox dead list --table inbox --source " + name
+	})...)
 	return checks
 }
+
+// noRoute names the topics no route matches.
+const noRoute = "(no route)"
 
 // byDestination folds the topics into the destinations their first
 // matching route names; a topic no route matches is "(no route)".
@@ -129,7 +141,7 @@ func byDestination(topics []queuebox.Group, destinationOf func(string) string) [
 	for _, t := range topics {
 		name := destinationOf(t.Name)
 		if name == "" {
-			name = "(no route)"
+			name = noRoute
 		}
 		g := by[name]
 		g.Name, g.Count, g.OldestAge = name, g.Count+t.Count, max(g.OldestAge, t.OldestAge)
@@ -164,7 +176,7 @@ func pendingChecks(name string, groups []queuebox.Group, limit time.Duration, fi
 
 // deadChecks warns once per group that holds dead rows, most first, or
 // gives one ok check when there are none.
-func deadChecks(name string, groups []queuebox.Group, list string) []Check {
+func deadChecks(name string, groups []queuebox.Group, list func(name string) string) []Check {
 	if len(groups) == 0 {
 		return []Check{{Name: name, Status: OK, Detail: "no dead rows"}}
 	}
@@ -173,7 +185,7 @@ func deadChecks(name string, groups []queuebox.Group, list string) []Check {
 	for _, g := range groups {
 		checks = append(checks, Check{Name: name + " " + g.Name, Status: Warn,
 			Detail: fmt.Sprintf("%s dead, the oldest created %s ago", plural(g.Count, "row"), age(g.OldestAge)),
-			Fix:    "read the reasons (" + list + g.Name + "), fix the cause, then replay or discard them"})
+			Fix:    "read the reasons (" + list(g.Name) + "), fix the cause, then replay or discard them"})
 	}
 	return checks
 }

@@ -133,7 +133,7 @@ func TestEachProblem(t *testing.T) {
 		}, "pending source stripe", doctor.Warn, "over 5m0s"},
 		{"dead outbox rows", func(f *fake, _ *doctor.Options) {
 			f.backlog.DeadByTopic = []queuebox.Group{{Name: "order.created", Count: 4}}
-		}, "dead topic order.created", doctor.Warn, "4 rows dead"},
+		}, "dead destination billing", doctor.Warn, "4 rows dead"},
 		{"dead inbox rows", func(f *fake, _ *doctor.Options) {
 			f.backlog.DeadBySource = []queuebox.Group{{Name: "stripe", Count: 1}}
 		}, "dead source stripe", doctor.Warn, "1 row dead"},
@@ -171,4 +171,25 @@ func TestEachProblem(t *testing.T) {
 			require.Equal(t, wantCode, doctor.Code(checks), "%+v", checks)
 		})
 	}
+}
+
+// TestDeadTopicsSumPerDestination: dead rows of 20,000 topics, which the
+// senders choose, give one line per destination, not one per topic.
+func TestDeadTopicsSumPerDestination(t *testing.T) {
+	t.Parallel()
+	f := healthy()
+	f.backlog.DeadByTopic = []queuebox.Group{{Name: "order.created", Count: 2}, {Name: "order.paid", Count: 3}}
+	for i := range 20_000 {
+		f.backlog.DeadByTopic = append(f.backlog.DeadByTopic, queuebox.Group{Name: fmt.Sprintf("junk.%d", i), Count: 1})
+	}
+	checks := doctor.Run(context.Background(), f, options())
+	dead := find(checks, "dead destination")
+	require.Len(t, dead, 2, "%+v", dead)
+	require.Equal(t, "dead destination (no route)", dead[0].Name)
+	require.Contains(t, dead[0].Detail, "20000 rows dead")
+	require.Contains(t, dead[0].Fix, "queuebox dead list --state dead)")
+	require.Equal(t, "dead destination billing", dead[1].Name)
+	require.Contains(t, dead[1].Detail, "5 rows dead")
+	require.Contains(t, dead[1].Fix, "queuebox dead list --state dead --destination billing")
+	require.Empty(t, find(checks, "dead topic"))
 }

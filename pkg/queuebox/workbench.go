@@ -206,6 +206,26 @@ type Overview struct {
 	OldestPendingBySource map[string]time.Duration
 	// DeadByTopic and DeadBySource count the dead rows not discarded.
 	DeadByTopic, DeadBySource map[string]int64
+	// Topics are the senders' choice, so each per-topic and per-source map
+	// above holds at most OverviewTop names (the most dead rows, the
+	// oldest pending row); the rest are summed in the matching Other.
+	OldestPendingByTopicOther, OldestPendingBySourceOther OverviewOther
+	DeadByTopicOther, DeadBySourceOther                   OverviewOther
+}
+
+// OverviewTop is the most names a per-topic or per-source map of an
+// Overview holds; the store chooses them, and sums the rest, in SQL.
+const OverviewTop = 50
+
+// OverviewOther sums the names an Overview map leaves out; it is zero when
+// the map holds every name.
+type OverviewOther struct {
+	// Names is how many topics or sources were left out; Rows is how many
+	// rows they hold (dead, or pending).
+	Names, Rows int64
+	// OldestPending is the age of the oldest pending row among them; zero
+	// for the dead maps.
+	OldestPending time.Duration
 }
 
 // ReplayJob is a replay that runs in the background in batches, with its

@@ -88,13 +88,16 @@ func (d *Diagnostics) Backlog(ctx context.Context) (queuebox.Backlog, error) {
 	for _, q := range []struct {
 		what, stmt string
 		dst        *[]queuebox.Group
+		// perDestination: the statement is the gauges' outbox_pending_stats,
+		// of (topic, destination, count, age) rows, folded here per topic.
+		perDestination bool
 	}{
-		{"pending outbox rows", d.outboxPending, &b.PendingByTopic},
-		{"pending inbox rows", d.inboxPending, &b.PendingBySource},
-		{"dead outbox rows", d.outboxDead, &b.DeadByTopic},
-		{"dead inbox rows", d.inboxDead, &b.DeadBySource},
+		{"pending outbox rows", d.outboxPending, &b.PendingByTopic, true},
+		{"pending inbox rows", d.inboxPending, &b.PendingBySource, false},
+		{"dead outbox rows", d.outboxDead, &b.DeadByTopic, false},
+		{"dead inbox rows", d.inboxDead, &b.DeadBySource, false},
 	} {
-		groups, err := d.groups(ctx, q.stmt)
+		groups, err := d.groups(ctx, q.stmt, q.perDestination)
 		if err != nil {
 			return b, fmt.Errorf("count the %s: %w", q.what, err)
 		}
@@ -103,8 +106,10 @@ func (d *Diagnostics) Backlog(ctx context.Context) (queuebox.Backlog, error) {
 	return b, nil
 }
 
-// groups runs a statement of (name, count, age in seconds) rows.
-func (d *Diagnostics) groups(ctx context.Context, stmt string) ([]queuebox.Group, error) {
+// groups runs a statement of (name, count, age in seconds) rows, or of
+// (name, destination, count, age) rows when perDestination is set, which
+// it sums per name.
+func (d *Diagnostics) groups(ctx context.Context, stmt string, perDestination bool) ([]queuebox.Group, error) {
 	var out []queuebox.Group
 	err := d.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
 		rows, err := conn.Query(ctx, stmt)
@@ -114,13 +119,18 @@ func (d *Diagnostics) groups(ctx context.Context, stmt string) ([]queuebox.Group
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (queuebox.Group, error) {
 			var g queuebox.Group
 			var age float64
-			err := row.Scan(&g.Name, &g.Count, &age)
+			dst := []any{&g.Name, &g.Count, &age}
+			if perDestination {
+				var destination string
+				dst = []any{&g.Name, &destination, &g.Count, &age}
+			}
+			err := row.Scan(dst...)
 			g.OldestAge = seconds(age)
 			return g, err
 		})
 		return err
 	})
-	return out, err
+	return foldGroups(out), err
 }
 
 // Tables implements queuebox.Diagnostics: the outbox first, then the
@@ -197,3 +207,21 @@ func (d *Diagnostics) Capture(ctx context.Context, slot string) (queuebox.Captur
 
 // seconds converts a database age in seconds to a duration.
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// foldGroups sums the groups of one name: their counts, and the oldest
+// age of them.
+func foldGroups(groups []queuebox.Group) []queuebox.Group {
+	var out []queuebox.Group
+	at := map[string]int{}
+	for _, g := range groups {
+		i, ok := at[g.Name]
+		if !ok {
+			at[g.Name] = len(out)
+			out = append(out, g)
+			continue
+		}
+		out[i].Count += g.Count
+		out[i].OldestAge = max(out[i].OldestAge, g.OldestAge)
+	}
+	return out
+}

@@ -305,11 +305,13 @@ func (w *Workbench) Overview(ctx context.Context) (queuebox.Overview, error) {
 		DeadByTopic: map[string]int64{}, DeadBySource: map[string]int64{}}
 	err := w.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
 		for _, t := range []queuebox.Table{queuebox.TableOutbox, queuebox.TableInbox} {
-			counts, discarded, oldest, dead := o.Outbox, &o.OutboxDiscarded, o.OldestPendingByTopic, o.DeadByTopic
+			p := overviewPart{counts: o.Outbox, discarded: &o.OutboxDiscarded, oldest: o.OldestPendingByTopic,
+				oldestOther: &o.OldestPendingByTopicOther, dead: o.DeadByTopic, deadOther: &o.DeadByTopicOther}
 			if t == queuebox.TableInbox {
-				counts, discarded, oldest, dead = o.Inbox, &o.InboxDiscarded, o.OldestPendingBySource, o.DeadBySource
+				p = overviewPart{counts: o.Inbox, discarded: &o.InboxDiscarded, oldest: o.OldestPendingBySource,
+					oldestOther: &o.OldestPendingBySourceOther, dead: o.DeadBySource, deadOther: &o.DeadBySourceOther}
 			}
-			if err := w.overviewTable(ctx, conn, t, counts, discarded, oldest, dead); err != nil {
+			if err := w.overviewTable(ctx, conn, t, p); err != nil {
 				return err
 			}
 		}
@@ -321,8 +323,16 @@ func (w *Workbench) Overview(ctx context.Context) (queuebox.Overview, error) {
 	return o, nil
 }
 
-func (w *Workbench) overviewTable(ctx context.Context, conn *pgxpool.Conn, t queuebox.Table,
-	counts map[queuebox.State]int64, discarded *int64, oldest map[string]time.Duration, dead map[string]int64) error {
+// overviewPart is where the counts of one table go.
+type overviewPart struct {
+	counts                 map[queuebox.State]int64
+	discarded              *int64
+	oldest                 map[string]time.Duration
+	dead                   map[string]int64
+	oldestOther, deadOther *queuebox.OverviewOther
+}
+
+func (w *Workbench) overviewTable(ctx context.Context, conn *pgxpool.Conn, t queuebox.Table, p overviewPart) error {
 	f := queuebox.MessageFilter{Table: t}
 	stmt, err := w.stmt("wb_overview_states", f, false)
 	if err != nil {
@@ -334,21 +344,28 @@ func (w *Workbench) overviewTable(ctx context.Context, conn *pgxpool.Conn, t que
 	var n int64
 	if _, err := pgx.ForEachRow(rows, []any{&state, &isDiscarded, &n}, func() error {
 		if isDiscarded {
-			*discarded += n
+			*p.discarded += n
 		} else {
-			counts[state] += n
+			p.counts[state] += n
 		}
 		return nil
 	}); err != nil {
 		return err
 	}
-	var name string
+	// The statements answer the top names, then one row named NULL that
+	// sums the rest.
+	var name *string
+	var age, names int64
 	if stmt, err = w.stmt("wb_overview_oldest", f, false); err != nil {
 		return err
 	}
 	rows, _ = conn.Query(ctx, stmt)
-	if _, err := pgx.ForEachRow(rows, []any{&name, &n}, func() error {
-		oldest[name] = time.Duration(n) * time.Millisecond
+	if _, err := pgx.ForEachRow(rows, []any{&name, &age, &n, &names}, func() error {
+		if name == nil {
+			*p.oldestOther = queuebox.OverviewOther{Names: names, Rows: n, OldestPending: time.Duration(age) * time.Millisecond}
+		} else {
+			p.oldest[*name] = time.Duration(age) * time.Millisecond
+		}
 		return nil
 	}); err != nil {
 		return err
@@ -357,6 +374,13 @@ func (w *Workbench) overviewTable(ctx context.Context, conn *pgxpool.Conn, t que
 		return err
 	}
 	rows, _ = conn.Query(ctx, stmt)
-	_, err = pgx.ForEachRow(rows, []any{&name, &n}, func() error { dead[name] = n; return nil })
+	_, err = pgx.ForEachRow(rows, []any{&name, &n, &names}, func() error {
+		if name == nil {
+			*p.deadOther = queuebox.OverviewOther{Names: names, Rows: n}
+		} else {
+			p.dead[*name] = n
+		}
+		return nil
+	})
 	return err
 }

@@ -93,18 +93,22 @@ func (d *Diagnostics) Backlog(ctx context.Context) (queuebox.Backlog, error) {
 	for _, q := range []struct {
 		what, stmt string
 		dst        *[]queuebox.Group
+		scan       func(*sql.Rows) (queuebox.Group, error)
 	}{
-		{"pending outbox rows", d.outboxPending, &b.PendingByTopic},
-		{"pending inbox rows", d.inboxPending, &b.PendingBySource},
-		{"dead outbox rows", d.outboxDead, &b.DeadByTopic},
-		{"dead inbox rows", d.inboxDead, &b.DeadBySource},
+		// The pending outbox rows come from the gauges' outbox_pending_stats,
+		// per topic and destination, summed here per topic.
+		{"pending outbox rows", d.outboxPending, &b.PendingByTopic, scanDestinationGroup},
+		{"pending inbox rows", d.inboxPending, &b.PendingBySource, scanGroup},
+		{"dead outbox rows", d.outboxDead, &b.DeadByTopic, scanGroup},
+		{"dead inbox rows", d.inboxDead, &b.DeadBySource, scanGroup},
 	} {
 		err := d.db.on(ctx, func(ctx context.Context, conn *sql.Conn) error {
 			rows, err := conn.QueryContext(ctx, q.stmt)
 			if err != nil {
 				return err
 			}
-			*q.dst, err = collect(rows, scanGroup)
+			groups, err := collect(rows, q.scan)
+			*q.dst = foldGroups(groups)
 			return err
 		})
 		if err != nil {
@@ -112,6 +116,35 @@ func (d *Diagnostics) Backlog(ctx context.Context) (queuebox.Backlog, error) {
 		}
 	}
 	return b, nil
+}
+
+// scanDestinationGroup reads one (name, destination, count, age in
+// seconds) row; the destination is dropped.
+func scanDestinationGroup(rows *sql.Rows) (queuebox.Group, error) {
+	var g queuebox.Group
+	var destination string
+	var age float64
+	err := rows.Scan(&g.Name, &destination, &g.Count, &age)
+	g.OldestAge = time.Duration(age * float64(time.Second))
+	return g, err
+}
+
+// foldGroups sums the groups of one name: their counts, and the oldest
+// age of them.
+func foldGroups(groups []queuebox.Group) []queuebox.Group {
+	var out []queuebox.Group
+	at := map[string]int{}
+	for _, g := range groups {
+		i, ok := at[g.Name]
+		if !ok {
+			at[g.Name] = len(out)
+			out = append(out, g)
+			continue
+		}
+		out[i].Count += g.Count
+		out[i].OldestAge = max(out[i].OldestAge, g.OldestAge)
+	}
+	return out
 }
 
 // scanGroup reads one (name, count, age in seconds) row.

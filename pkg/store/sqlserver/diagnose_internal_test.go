@@ -2,13 +2,16 @@ package sqlserver
 
 import (
 	"context"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/schema/schematest"
+	"github.com/alternayte/queuebox/pkg/store/sqlserver/sqlfake"
 )
 
 // TestDiagnosticsWithoutEquivalent: the two readings SQL Server has no
@@ -24,4 +27,28 @@ func TestDiagnosticsWithoutEquivalent(t *testing.T) {
 	require.ErrorContains(t, err, "ghost cleanup")
 	_, err = d.Capture(context.Background(), "slot")
 	require.ErrorIs(t, err, queuebox.ErrNotSupported)
+}
+
+// TestBacklogFoldsTheDestinations: the pending outbox rows come per topic
+// and destination (the gauges' statement, four columns); the backlog sums
+// them per topic.
+func TestBacklogFoldsTheDestinations(t *testing.T) {
+	t.Parallel()
+	db, _ := fakeDB(t, func(c sqlfake.Call) sqlfake.Result {
+		if strings.Contains(c.SQL, "The pending rows per topic and destination") {
+			return sqlfake.Result{Rows: [][]any{{"order.paid", "billing", int64(2), float64(60)},
+				{"order.paid", "ledger", int64(3), float64(5)}, {"x", "", int64(1), float64(1)}}}
+		}
+		if strings.Contains(c.SQL, "The dead outbox rows per topic") {
+			return sqlfake.Result{Rows: [][]any{{"order.paid", int64(4), float64(7)}}}
+		}
+		return sqlfake.Result{}
+	})
+	d, err := NewDiagnostics(db, layout())
+	require.NoError(t, err)
+	b, err := d.Backlog(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, []queuebox.Group{{Name: "order.paid", Count: 5, OldestAge: time.Minute}, {Name: "x", Count: 1, OldestAge: time.Second}},
+		b.PendingByTopic)
+	require.Equal(t, []queuebox.Group{{Name: "order.paid", Count: 4, OldestAge: 7 * time.Second}}, b.DeadByTopic)
 }

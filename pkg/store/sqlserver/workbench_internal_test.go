@@ -218,9 +218,12 @@ func TestWorkbenchOverviewSumsPerTable(t *testing.T) {
 		case strings.Contains(c.SQL, markStates):
 			return sqlfake.Result{Rows: [][]any{{"pending", false, int64(4)}, {"dead", true, int64(3)}}}
 		case strings.Contains(c.SQL, markOldest) && !inbox:
-			return sqlfake.Result{Rows: [][]any{{"a", int64(1500)}}}
+			return sqlfake.Result{Rows: [][]any{{"a", int64(1500), int64(2), int64(1)}, {nil, int64(900), int64(80), int64(70)}}}
 		case strings.Contains(c.SQL, markDead) && inbox:
-			return sqlfake.Result{Rows: [][]any{{"stripe", int64(2)}}}
+			return sqlfake.Result{Rows: [][]any{{"stripe", int64(2), int64(1)}}}
+		case strings.Contains(c.SQL, markDead):
+			// The top names, then the rest summed in one row named NULL.
+			return sqlfake.Result{Rows: [][]any{{"b", int64(9), int64(1)}, {nil, int64(75), int64(70)}}}
 		}
 		return sqlfake.Result{}
 	})
@@ -231,8 +234,11 @@ func TestWorkbenchOverviewSumsPerTable(t *testing.T) {
 	require.Equal(t, map[queuebox.State]int64{queuebox.StateDead: 2}, o.Inbox)
 	require.EqualValues(t, 1, o.InboxDiscarded)
 	require.Equal(t, map[string]time.Duration{"a": 1500 * time.Millisecond}, o.OldestPendingByTopic)
+	require.Equal(t, queuebox.OverviewOther{Names: 70, Rows: 80, OldestPending: 900 * time.Millisecond}, o.OldestPendingByTopicOther)
 	require.Equal(t, map[string]int64{"stripe": 2}, o.DeadBySource)
-	require.Empty(t, o.DeadByTopic)
+	require.Zero(t, o.DeadBySourceOther)
+	require.Equal(t, map[string]int64{"b": 9}, o.DeadByTopic)
+	require.Equal(t, queuebox.OverviewOther{Names: 70, Rows: 75}, o.DeadByTopicOther)
 }
 
 // jobRow is one row of wb_job_columns.

@@ -17,9 +17,11 @@ func (w *Workbench) Overview(ctx context.Context) (queuebox.Overview, error) {
 		DeadByTopic: map[string]int64{}, DeadBySource: map[string]int64{}}
 	err := w.db.on(ctx, func(ctx context.Context, conn *sql.Conn) error {
 		for _, t := range []queuebox.Table{queuebox.TableOutbox, queuebox.TableInbox} {
-			part := overviewPart{counts: o.Outbox, discarded: &o.OutboxDiscarded, oldest: o.OldestPendingByTopic, dead: o.DeadByTopic}
+			part := overviewPart{counts: o.Outbox, discarded: &o.OutboxDiscarded, oldest: o.OldestPendingByTopic,
+				oldestOther: &o.OldestPendingByTopicOther, dead: o.DeadByTopic, deadOther: &o.DeadByTopicOther}
 			if t == queuebox.TableInbox {
-				part = overviewPart{counts: o.Inbox, discarded: &o.InboxDiscarded, oldest: o.OldestPendingBySource, dead: o.DeadBySource}
+				part = overviewPart{counts: o.Inbox, discarded: &o.InboxDiscarded, oldest: o.OldestPendingBySource,
+					oldestOther: &o.OldestPendingBySourceOther, dead: o.DeadBySource, deadOther: &o.DeadBySourceOther}
 			}
 			if err := w.overviewTable(ctx, conn, t, part); err != nil {
 				return err
@@ -35,10 +37,11 @@ func (w *Workbench) Overview(ctx context.Context) (queuebox.Overview, error) {
 
 // overviewPart is where the counts of one table go.
 type overviewPart struct {
-	counts    map[queuebox.State]int64
-	discarded *int64
-	oldest    map[string]time.Duration
-	dead      map[string]int64
+	counts                 map[queuebox.State]int64
+	discarded              *int64
+	oldest                 map[string]time.Duration
+	dead                   map[string]int64
+	oldestOther, deadOther *queuebox.OverviewOther
 }
 
 func (w *Workbench) overviewTable(ctx context.Context, conn *sql.Conn, t queuebox.Table, p overviewPart) error {
@@ -63,8 +66,8 @@ func (w *Workbench) overviewTable(ctx context.Context, conn *sql.Conn, t queuebo
 	}
 	var state queuebox.State
 	var isDiscarded bool
-	var name string
-	var n int64
+	var name sql.NullString
+	var n, age, names int64
 	if err := each("wb_overview_states", []any{&state, &isDiscarded, &n}, func() {
 		if isDiscarded {
 			*p.discarded += n
@@ -74,10 +77,22 @@ func (w *Workbench) overviewTable(ctx context.Context, conn *sql.Conn, t queuebo
 	}); err != nil {
 		return err
 	}
-	if err := each("wb_overview_oldest", []any{&name, &n}, func() {
-		p.oldest[name] = time.Duration(n) * time.Millisecond
+	// The statements answer the top names, then one row named NULL that
+	// sums the rest.
+	if err := each("wb_overview_oldest", []any{&name, &age, &n, &names}, func() {
+		if !name.Valid {
+			*p.oldestOther = queuebox.OverviewOther{Names: names, Rows: n, OldestPending: time.Duration(age) * time.Millisecond}
+			return
+		}
+		p.oldest[name.String] = time.Duration(age) * time.Millisecond
 	}); err != nil {
 		return err
 	}
-	return each("wb_overview_dead", []any{&name, &n}, func() { p.dead[name] = n })
+	return each("wb_overview_dead", []any{&name, &n, &names}, func() {
+		if !name.Valid {
+			*p.deadOther = queuebox.OverviewOther{Names: names, Rows: n}
+			return
+		}
+		p.dead[name.String] = n
+	})
 }

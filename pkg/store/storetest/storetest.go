@@ -248,6 +248,7 @@ func Exercise(t *testing.T, newDatabase Factory) {
 		"WorkbenchListFilters":                         workbenchListFilters,
 		"WorkbenchResendMovesOnlyFinalRowsOnce":        workbenchResendMovesOnlyFinalRowsOnce,
 		"WorkbenchDiscardMarksDeadRowsOnce":            workbenchDiscardMarksDeadRowsOnce,
+		"WorkbenchOverviewBoundsTopics":                workbenchOverviewBoundsTopics,
 		"WorkbenchReplayJobMovesEachRowOnce":           workbenchReplayJobMovesEachRowOnce,
 		"WorkbenchReplayJobFailIsFenced":               workbenchReplayJobFailIsFenced,
 		"WorkbenchDestinationSelectsOneDelivery":       workbenchDestinationSelectsOneDelivery,

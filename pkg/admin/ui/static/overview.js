@@ -1,6 +1,8 @@
 // The overview: counts per state of both tables, the oldest pending age
 // per destination and per source, and the dead rows per topic and source,
-// fetched again every few seconds while the page is open.
+// fetched again every few seconds while the page is open. The server
+// keeps the 50 topics with the most dead rows and sums the rest in
+// deadByTopicOther, shown as the last line of the table.
 import { get } from './api.js';
 import { h, age, status, say, table } from './dom.js';
 import { states } from './filters.js';
@@ -44,7 +46,7 @@ function sections(d) {
     counts('Inbox', 'inbox', d.inbox),
     ages('Oldest pending per destination', 'Destination', (d.oldestPending || {}).destinations),
     ages('Oldest pending per source', 'Source', (d.oldestPending || {}).sources),
-    dead('Dead per topic', 'Topic', 'topic', 'outbox', d.deadByTopic),
+    dead('Dead per topic', 'Topic', 'topic', 'outbox', d.deadByTopic, d.deadByTopicOther),
     dead('Dead per source', 'Source', 'source', 'inbox', d.deadBySource),
   ];
 }
@@ -75,9 +77,13 @@ function ages(title, label, m) {
   return panel(title, table(title, [[label, (r) => r[0]], ['Oldest pending', (r) => age(r[1])]], rows));
 }
 
-function dead(title, label, param, tableName, m) {
+// dead lists the dead rows per name, most first; other, when the server
+// left names out, adds one unlinked line with their sum.
+function dead(title, label, param, tableName, m, other) {
   const rows = entries(m);
+  if (other && other.topics > 0) rows.push([`${other.topics} other topics`, other.rows, true]);
   if (!rows.length) return panel(title, empty('No dead rows.'));
-  const link = (r) => h('a', { href: `#/messages?table=${tableName}&state=dead&${param}=${encodeURIComponent(r[0])}` }, r[0]);
+  const link = (r) => r[2] ? r[0] :
+    h('a', { href: `#/messages?table=${tableName}&state=dead&${param}=${encodeURIComponent(r[0])}` }, r[0]);
   return panel(title, table(title, [[label, link], ['Dead', (r) => String(r[1])]], rows));
 }
