@@ -100,7 +100,7 @@ func TestLanesReplayOneDestinationOfAFanOut(t *testing.T) {
 	billing.SetAnswer(nil)
 	code, body, _ = post(t, p.url("/admin/replay"), `{"destination":"billing","states":["dead"]}`, "Authorization", authz)
 	require.Equal(t, http.StatusOK, code, body)
-	require.JSONEq(t, `{"moved":4,"added":0}`, body, "every message has its billing delivery: none to add")
+	require.JSONEq(t, `{"moved":4}`, body, "every message has its billing delivery: none to add")
 	require.Eventually(t, func() bool { return len(accepted(t, billing)) >= 4 }, 30*time.Second, 20*time.Millisecond,
 		"billing gets its deliveries once it is back")
 	require.Eventually(t, func() bool {
@@ -191,7 +191,7 @@ func TestLanesReplayBackfillsANewDestination(t *testing.T) {
 
 	code, body, _ = post(t, p.url("/admin/replay"), `{"destination":"billing","states":["sent"]}`, "Authorization", authz)
 	require.Equal(t, http.StatusOK, code, body)
-	require.JSONEq(t, `{"moved":12,"added":0}`, body, "a second replay adds nothing; it resends billing's deliveries")
+	require.JSONEq(t, `{"moved":12}`, body, "a second replay adds nothing; it resends billing's deliveries")
 	require.Eventually(t, func() bool { return len(accepted(t, billing)) >= 24 }, 30*time.Second, 20*time.Millisecond)
 	waitBilling(24)
 	require.Equal(t, 12, len(psqlRows(t, db, `SELECT id FROM outbox WHERE destination = 'billing'`)), "no delivery added twice")

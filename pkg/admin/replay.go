@@ -139,7 +139,7 @@ func (r replayRun) run(c echo.Context, dryRun bool) error {
 		}
 		r.log.Info("replay job created", append(r.attrs, "job", job.ID, "matched", selected+toAdd, "to_add", toAdd)...)
 		answer := map[string]any{"job": job.ID, "matched": selected + toAdd}
-		if r.backfill != nil {
+		if r.backfill != nil && toAdd > 0 {
 			answer["toAdd"] = toAdd
 		}
 		return c.JSON(http.StatusAccepted, answer)
@@ -176,8 +176,10 @@ func (r replayRun) count(ctx context.Context, limit int) (selected, toAdd int64,
 // answer is the body of a 200: the moved count, and the added count when
 // the request named a destination.
 func (r replayRun) answer(moveKey string, moved int64, addKey string, added int64) map[string]int64 {
+	// The count of added deliveries appears only when there are some, so
+	// every answer without a backfill keeps the documented shape.
 	out := map[string]int64{moveKey: moved}
-	if r.backfill != nil {
+	if r.backfill != nil && added > 0 {
 		out[addKey] = added
 	}
 	return out
