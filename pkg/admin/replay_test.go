@@ -134,6 +134,21 @@ func TestReplayByDestinationAndWindow(t *testing.T) {
 	require.JSONEq(t, `{"moved":0}`, body)
 }
 
+// fanOutReplay mounts the replay route over store with the route
+// payment.* -> [ledger, billing], followed by more.
+func fanOutReplay(t *testing.T, store *memReplayer, more ...deliver.RouteSpec) fixture {
+	t.Helper()
+	routes := append([]deliver.RouteSpec{{TopicPattern: "payment.*", Destinations: []string{"ledger", "billing"}}}, more...)
+	router, err := deliver.NewRouter(routes,
+		map[string]deliver.DestinationSpec{"ledger": {Name: "ledger"}, "billing": {Name: "billing"}})
+	require.NoError(t, err)
+	h, err := admin.NewReplay(enabled(), store, router.DestinationsOf, quiet())
+	require.NoError(t, err)
+	e := echo.New()
+	admin.Mount(e, enabled(), admin.Routes{Replay: h}, quiet())
+	return fixture{e: e, store: store}
+}
+
 // A replay of one destination of a fan-out moves that destination's
 // deliveries only: the rows routed to it by their destination column,
 // and a row not routed yet whose route names it, which then goes to that
@@ -141,15 +156,7 @@ func TestReplayByDestinationAndWindow(t *testing.T) {
 func TestReplayOneDestinationOfAFanOut(t *testing.T) {
 	t.Parallel()
 	store := &memReplayer{}
-	router, err := deliver.NewRouter([]deliver.RouteSpec{
-		{TopicPattern: "payment.*", Destinations: []string{"ledger", "billing"}},
-	}, map[string]deliver.DestinationSpec{"ledger": {Name: "ledger"}, "billing": {Name: "billing"}})
-	require.NoError(t, err)
-	h, err := admin.NewReplay(enabled(), store, router.DestinationsOf, quiet())
-	require.NoError(t, err)
-	e := echo.New()
-	admin.Mount(e, enabled(), admin.Routes{Replay: h}, quiet())
-	f := fixture{e: e, store: store}
+	f := fanOutReplay(t, store)
 	at := instant("2026-09-24T09:00:00Z")
 	store.add(
 		memRow{id: "00000000-0000-0000-0000-000000000001", topic: "payment.paid", dest: "ledger", state: queuebox.StateSent, created: at},
@@ -266,15 +273,7 @@ func TestAdminWithoutAuthNeedsInsecure(t *testing.T) {
 func TestReplayBackfillsANewDestination(t *testing.T) {
 	t.Parallel()
 	store := &memReplayer{}
-	router, err := deliver.NewRouter([]deliver.RouteSpec{
-		{TopicPattern: "payment.*", Destinations: []string{"ledger", "billing"}},
-	}, map[string]deliver.DestinationSpec{"ledger": {Name: "ledger"}, "billing": {Name: "billing"}})
-	require.NoError(t, err)
-	h, err := admin.NewReplay(enabled(), store, router.DestinationsOf, quiet())
-	require.NoError(t, err)
-	e := echo.New()
-	admin.Mount(e, enabled(), admin.Routes{Replay: h}, quiet())
-	f := fixture{e: e, store: store}
+	f := fanOutReplay(t, store)
 	at := instant("2026-09-24T09:00:00Z")
 	store.add(
 		memRow{id: "00000000-0000-0000-0000-000000000001", topic: "payment.paid", dest: "ledger", state: queuebox.StateSent, created: at},
@@ -307,15 +306,7 @@ func TestReplayBackfillsANewDestination(t *testing.T) {
 func TestReplayBackfillJob(t *testing.T) {
 	t.Parallel()
 	store := &memReplayer{}
-	router, err := deliver.NewRouter([]deliver.RouteSpec{
-		{TopicPattern: "payment.*", Destinations: []string{"ledger", "billing"}},
-	}, map[string]deliver.DestinationSpec{"ledger": {Name: "ledger"}, "billing": {Name: "billing"}})
-	require.NoError(t, err)
-	h, err := admin.NewReplay(enabled(), store, router.DestinationsOf, quiet())
-	require.NoError(t, err)
-	e := echo.New()
-	admin.Mount(e, enabled(), admin.Routes{Replay: h}, quiet())
-	f := fixture{e: e, store: store}
+	f := fanOutReplay(t, store)
 	at := instant("2026-09-24T09:00:00Z")
 	for i := range admin.ReplayBatchRows {
 		store.add(memRow{id: fmt.Sprintf("00000000-0000-0000-0000-%012d", i+1), topic: "payment.paid", dest: "ledger",
@@ -338,16 +329,7 @@ func TestReplayBackfillJob(t *testing.T) {
 func TestReplayBackfillWithoutLanes(t *testing.T) {
 	t.Parallel()
 	store := &memReplayer{noLanes: true}
-	router, err := deliver.NewRouter([]deliver.RouteSpec{
-		{TopicPattern: "payment.*", Destinations: []string{"ledger", "billing"}},
-		{TopicPattern: "audit.*", Destinations: []string{"billing"}},
-	}, map[string]deliver.DestinationSpec{"ledger": {Name: "ledger"}, "billing": {Name: "billing"}})
-	require.NoError(t, err)
-	h, err := admin.NewReplay(enabled(), store, router.DestinationsOf, quiet())
-	require.NoError(t, err)
-	e := echo.New()
-	admin.Mount(e, enabled(), admin.Routes{Replay: h}, quiet())
-	f := fixture{e: e, store: store}
+	f := fanOutReplay(t, store, deliver.RouteSpec{TopicPattern: "audit.*", Destinations: []string{"billing"}})
 	at := instant("2026-09-24T09:00:00Z")
 	store.add(memRow{id: "00000000-0000-0000-0000-000000000001", topic: "audit.seen", state: queuebox.StateSent, created: at})
 	code, body := f.post(t, `{"destination":"billing","topic":"audit.seen"}`, authz...)

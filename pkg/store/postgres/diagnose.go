@@ -12,6 +12,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/migrate"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/internal/rowcodec"
 )
 
 // Diagnostics reads what `queuebox doctor` and `queuebox migrate status`
@@ -130,7 +131,7 @@ func (d *Diagnostics) groups(ctx context.Context, stmt string, perDestination bo
 		})
 		return err
 	})
-	return foldGroups(out), err
+	return rowcodec.FoldGroups(out), err
 }
 
 // Tables implements queuebox.Diagnostics: the outbox first, then the
@@ -207,21 +208,3 @@ func (d *Diagnostics) Capture(ctx context.Context, slot string) (queuebox.Captur
 
 // seconds converts a database age in seconds to a duration.
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
-
-// foldGroups sums the groups of one name: their counts, and the oldest
-// age of them.
-func foldGroups(groups []queuebox.Group) []queuebox.Group {
-	var out []queuebox.Group
-	at := map[string]int{}
-	for _, g := range groups {
-		i, ok := at[g.Name]
-		if !ok {
-			at[g.Name] = len(out)
-			out = append(out, g)
-			continue
-		}
-		out[i].Count += g.Count
-		out[i].OldestAge = max(out[i].OldestAge, g.OldestAge)
-	}
-	return out
-}

@@ -10,6 +10,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/migrate"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/internal/rowcodec"
 )
 
 // historyExistsSQL says whether this database has the history table.
@@ -108,7 +109,7 @@ func (d *Diagnostics) Backlog(ctx context.Context) (queuebox.Backlog, error) {
 				return err
 			}
 			groups, err := collect(rows, q.scan)
-			*q.dst = foldGroups(groups)
+			*q.dst = rowcodec.FoldGroups(groups)
 			return err
 		})
 		if err != nil {
@@ -127,24 +128,6 @@ func scanDestinationGroup(rows *sql.Rows) (queuebox.Group, error) {
 	err := rows.Scan(&g.Name, &destination, &g.Count, &age)
 	g.OldestAge = time.Duration(age * float64(time.Second))
 	return g, err
-}
-
-// foldGroups sums the groups of one name: their counts, and the oldest
-// age of them.
-func foldGroups(groups []queuebox.Group) []queuebox.Group {
-	var out []queuebox.Group
-	at := map[string]int{}
-	for _, g := range groups {
-		i, ok := at[g.Name]
-		if !ok {
-			at[g.Name] = len(out)
-			out = append(out, g)
-			continue
-		}
-		out[i].Count += g.Count
-		out[i].OldestAge = max(out[i].OldestAge, g.OldestAge)
-	}
-	return out
 }
 
 // scanGroup reads one (name, count, age in seconds) row.

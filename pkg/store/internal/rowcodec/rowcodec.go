@@ -101,3 +101,22 @@ func orDefault(s, def string) string {
 	}
 	return s
 }
+
+// FoldGroups sums the groups of one name, for a statement that returns a
+// name more than once (per topic and destination, read per topic): their
+// counts, and the oldest age of them, in the order the names first came.
+func FoldGroups(groups []queuebox.Group) []queuebox.Group {
+	var out []queuebox.Group
+	at := map[string]int{}
+	for _, g := range groups {
+		i, ok := at[g.Name]
+		if !ok {
+			at[g.Name] = len(out)
+			out = append(out, g)
+			continue
+		}
+		out[i].Count += g.Count
+		out[i].OldestAge = max(out[i].OldestAge, g.OldestAge)
+	}
+	return out
+}

@@ -2,8 +2,11 @@ package rowcodec
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
 func TestCompactJSON(t *testing.T) {
@@ -55,4 +58,17 @@ func BenchmarkDecodeHeaders(b *testing.B) {
 			}
 		})
 	}
+}
+
+func TestFoldGroupsSumsOneName(t *testing.T) {
+	t.Parallel()
+	got := FoldGroups([]queuebox.Group{
+		{Name: "a", Count: 2, OldestAge: time.Second},
+		{Name: "b", Count: 1, OldestAge: time.Minute},
+		{Name: "a", Count: 3, OldestAge: time.Hour},
+	})
+	require.Equal(t, []queuebox.Group{
+		{Name: "a", Count: 5, OldestAge: time.Hour},
+		{Name: "b", Count: 1, OldestAge: time.Minute},
+	}, got)
 }
