@@ -405,3 +405,31 @@ func TestTracingUntrustedSenderDoesNotSteerTheTrace(t *testing.T) {
 		require.Equal(t, senderSpanID, hex.EncodeToString(server.GetLinks()[0].GetSpanId()))
 	}
 }
+
+// TestTracingOffUntrustedSenderContextIsNotRelayed: with tracing off no
+// span of QueueBox's replaces a webhook sender's traceparent, so a source
+// that does not trust its senders (the default) stores none of their
+// context: the receiver of the relayed row gets neither the sender's
+// traceparent nor its tracestate and baggage.
+func TestTracingOffUntrustedSenderContextIsNotRelayed(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	rc := brokertest.NewHTTPReceiver(t, nil)
+	ingest := startStripeStack(t, db, receiverYAML(rc.URL))
+	code, resp, _ := post(t, ingest.url("/inbox/stripe"), `{"id":"e1","type":"payment.succeeded"}`,
+		"traceparent", senderParent, "tracestate", "vendor=steer", "baggage", "tenant=admin")
+	require.Equal(t, http.StatusAccepted, code, resp)
+	waitOutbox(t, db, "payment.succeeded", "sent")
+
+	var stored string
+	require.NoError(t, db.connect(t).QueryRow(context.Background(),
+		`SELECT headers::text FROM inbox WHERE idempotency_key = 'e1'`).Scan(&stored))
+	for _, name := range []string{"traceparent", "tracestate", "baggage"} {
+		require.NotContains(t, stored, name, "the inbox row stores no %s of the sender", name)
+	}
+	got := rc.Requests()
+	require.Len(t, got, 1)
+	require.NotContains(t, got[0].Header.Get("traceparent"), senderTraceID, "the sender does not choose the trace id")
+	require.Empty(t, got[0].Header.Get("tracestate"))
+	require.NotContains(t, got[0].Header.Get("baggage"), "tenant=admin")
+}

@@ -17,12 +17,15 @@ import (
 // traceInbox gives every POST of e (the inbox routes; on a shared router
 // also the admin actions) a server span when tracing is on; see
 // tracing.Server. Other methods pass through: health and metrics scrapes
-// would only add noise.
+// would only add noise. With tracing off a POST to a route that does not
+// trust its senders loses their trace context instead, so that the sender
+// does not choose the traceparent the receivers of its rows get.
 func traceInbox(e *echo.Echo, cfg *config.Config) {
+	trusted := trustedRoutes(cfg)
 	if !tracing.Active() {
+		e.Use(dropUntrustedContext(trusted))
 		return
 	}
-	trusted := trustedRoutes(cfg)
 	e.Use(inboxSpans(tracing.NewServer(tracing.ServerOptions{Trusted: func(route string) bool { return trusted[route] }})))
 }
 
@@ -46,6 +49,18 @@ func trustedRoutes(cfg *config.Config) map[string]bool {
 		out[route] = true
 	}
 	return out
+}
+
+// dropUntrustedContext is the middleware of traceInbox with tracing off.
+func dropUntrustedContext(trusted map[string]bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if c.Request().Method == http.MethodPost && !trusted[c.Path()] {
+				tracing.DropSenderHeaders(c.Request().Header)
+			}
+			return next(c)
+		}
+	}
 }
 
 // inboxSpans is the middleware of traceInbox.

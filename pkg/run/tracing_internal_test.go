@@ -66,3 +66,37 @@ func TestTrustedRoutesAreTheHTTPSourcesThatTrust(t *testing.T) {
 	}}
 	require.Equal(t, map[string]bool{"/inbox/internal": true}, trustedRoutes(cfg))
 }
+
+// TestTracingOffDropsAnUntrustedSendersContext: with tracing off no span
+// rewrites the request's traceparent, so a route that does not trust its
+// senders stores none of their context; a trusted route keeps it, and a
+// GET is left alone.
+func TestTracingOffDropsAnUntrustedSendersContext(t *testing.T) {
+	t.Parallel()
+	const sent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	e := echo.New()
+	e.Use(dropUntrustedContext(map[string]bool{"/inbox/trusted": true}))
+	stored := map[string]http.Header{}
+	keep := func(c echo.Context) error {
+		stored[c.Request().Method+" "+c.Path()] = c.Request().Header.Clone()
+		return c.NoContent(http.StatusAccepted)
+	}
+	e.POST("/inbox/stripe", keep)
+	e.POST("/inbox/trusted", keep)
+	e.GET("/inbox/stripe", keep)
+	for _, r := range []struct{ method, path string }{{http.MethodPost, "/inbox/stripe"}, {http.MethodPost, "/inbox/trusted"}, {http.MethodGet, "/inbox/stripe"}} {
+		req := httptest.NewRequest(r.method, r.path, nil)
+		req.Header.Set("Traceparent", sent)
+		req.Header.Set("Tracestate", "vendor=steer")
+		req.Header.Set("Baggage", "tenant=admin")
+		req.Header.Set("X-Tenant", "a")
+		e.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	untrusted := stored["POST /inbox/stripe"]
+	for _, name := range []string{"traceparent", "tracestate", "baggage"} {
+		require.Empty(t, untrusted.Get(name), name)
+	}
+	require.Equal(t, "a", untrusted.Get("X-Tenant"))
+	require.Equal(t, sent, stored["POST /inbox/trusted"].Get("traceparent"))
+	require.Equal(t, sent, stored["GET /inbox/stripe"].Get("traceparent"))
+}

@@ -2,7 +2,6 @@ package tracing
 
 import (
 	"context"
-	"maps"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -18,7 +17,9 @@ type ReceiverOptions struct {
 	// Source is the configured source name.
 	Source string
 	// TracerProvider and Propagator default to the globals of Setup. With
-	// neither set and Setup inactive, NewReceiver returns nil.
+	// neither set and Setup inactive, NewReceiver starts no span: it
+	// returns nil for a trusted source and, for any other, a Receiver that
+	// only removes the sender's trace context from the stored headers.
 	TracerProvider trace.TracerProvider
 	Propagator     propagation.TextMapPropagator
 	// Trust makes the sender's context the parent of the receive span and
@@ -29,23 +30,29 @@ type ReceiverOptions struct {
 }
 
 // Receiver starts the consumer span "receive <source>" of each message a
-// broker source hands to the inbox. A nil *Receiver starts nothing, so a
-// source holds one whether tracing is on or off. It is safe for
-// concurrent use.
+// broker source hands to the inbox. A nil *Receiver starts nothing and
+// passes the headers on, so a source holds one whether tracing is on or
+// off. It is safe for concurrent use.
 type Receiver struct {
-	tracer trace.Tracer
+	tracer trace.Tracer // nil: tracing is off, Start only drops the sender's context
 	prop   propagation.TextMapPropagator
 	name   string
 	attrs  []attribute.KeyValue
 	trust  bool
 }
 
-// NewReceiver returns the Receiver of one source, or nil when tracing is
-// off.
+// NewReceiver returns the Receiver of one source. With tracing off it
+// returns nil for a source that trusts its senders, whose context then
+// travels unchanged, and a span-less Receiver for any other: even with no
+// span of QueueBox's own, an untrusted sender's traceparent must not reach
+// the receivers of the relayed rows.
 func NewReceiver(opts ReceiverOptions) *Receiver {
 	if opts.TracerProvider == nil {
 		if !Active() {
-			return nil
+			if opts.Trust {
+				return nil
+			}
+			return &Receiver{prop: propagation.NewCompositeTextMapPropagator()}
 		}
 		opts.TracerProvider = otel.GetTracerProvider()
 	}
@@ -71,12 +78,14 @@ func (r *Receiver) Start(ctx context.Context, headers map[string]string) (contex
 	if r == nil {
 		return ctx, headers, func(string, error) {}
 	}
+	if r.tracer == nil {
+		return ctx, withoutSenderContext(r.prop, headers), func(string, error) {}
+	}
 	ctx, place := startOptions(ctx, ExtractWith(r.prop, ctx, headers), r.trust)
 	ctx, span := r.tracer.Start(ctx, r.name, append(place, trace.WithSpanKind(trace.SpanKindConsumer),
 		trace.WithAttributes(r.attrs...))...)
 	if !r.trust {
-		headers = maps.Clone(headers)
-		dropSenderContext(r.prop, Carrier(headers), func(name string) { delete(headers, name) })
+		headers = withoutSenderContext(r.prop, headers)
 	}
 	return ctx, Inject(r.prop, ctx, headers), func(outcome string, err error) {
 		if outcome != "" {

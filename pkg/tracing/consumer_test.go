@@ -51,3 +51,23 @@ func TestNilReceiverPassesThrough(t *testing.T) {
 	require.Equal(t, in, out)
 	require.False(t, trace.SpanContextFromContext(ctx).IsValid())
 }
+
+// TestReceiverWithTracingOffDropsAnUntrustedSendersContext: with tracing
+// off (no provider and Setup inactive) a source that does not trust its
+// senders still stores none of their context, and a trusted one passes it
+// through unchanged.
+func TestReceiverWithTracingOffDropsAnUntrustedSendersContext(t *testing.T) {
+	t.Parallel()
+	require.False(t, tracing.Active(), "this test needs tracing off")
+	r := tracing.NewReceiver(tracing.ReceiverOptions{System: "rabbitmq", Source: "orders"})
+	require.NotNil(t, r)
+	in := map[string]string{"Traceparent": traceparent, "tracestate": "vendor=steer", "BAGGAGE": "tenant=admin", "x-tenant": "a"}
+	ctx, out, end := r.Start(context.Background(), in)
+	end("stored", nil)
+	require.Equal(t, map[string]string{"x-tenant": "a"}, out)
+	require.Len(t, in, 4, "the received map is not changed")
+	require.False(t, trace.SpanContextFromContext(ctx).IsValid(), "no span with tracing off")
+
+	require.Nil(t, tracing.NewReceiver(tracing.ReceiverOptions{System: "rabbitmq", Source: "orders", Trust: true}),
+		"a trusted source with tracing off passes its senders' context on")
+}

@@ -2,6 +2,8 @@ package tracing
 
 import (
 	"context"
+	"maps"
+	"net/http"
 	"strings"
 
 	"go.opentelemetry.io/otel/propagation"
@@ -43,4 +45,21 @@ func dropSenderContext(p propagation.TextMapPropagator, c propagation.TextMapCar
 			}
 		}
 	}
+}
+
+// withoutSenderContext returns a copy of headers without the sender's
+// context (dropSenderContext); headers itself is not changed.
+func withoutSenderContext(p propagation.TextMapPropagator, headers map[string]string) map[string]string {
+	headers = maps.Clone(headers)
+	dropSenderContext(p, Carrier(headers), func(name string) { delete(headers, name) })
+	return headers
+}
+
+// DropSenderHeaders removes traceparent, tracestate and baggage, in any
+// spelling, from h. With tracing off the HTTP sources call it on the
+// routes that do not trust their senders: no span of QueueBox's replaces
+// the sender's context there, and the stored row would otherwise hand it
+// to every receiver.
+func DropSenderHeaders(h http.Header) {
+	dropSenderContext(propagation.NewCompositeTextMapPropagator(), propagation.HeaderCarrier(h), h.Del)
 }
