@@ -161,7 +161,7 @@ func TestLanesReplayBackfillsANewDestination(t *testing.T) {
 	p := startServing(t, "deliver", with(after, adminEnv...))
 	code, body, _ := post(t, p.url("/admin/replay"), `{"destination":"billing","states":["sent"],"dryRun":true}`, "Authorization", authz)
 	require.Equal(t, http.StatusOK, code, body)
-	require.JSONEq(t, `{"would_move":0,"wouldAdd":12}`, body)
+	require.JSONEq(t, `{"wouldMove":0,"would_move":0,"wouldAdd":12}`, body)
 	code, body, _ = post(t, p.url("/admin/replay"), `{"destination":"billing","states":["sent"]}`, "Authorization", authz)
 	require.Equal(t, http.StatusOK, code, body)
 	require.JSONEq(t, `{"moved":0,"added":12}`, body)

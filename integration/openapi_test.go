@@ -164,7 +164,7 @@ func TestOpenAPIAnswersOfTheBinary(t *testing.T) {
 		{"replay without filter", post2(p.admin("/admin/replay"), `{}`, bearer), 400, "at least one filter"},
 		{"replay bad field", post2(p.admin("/admin/replay"), `{"ids":["nope"]}`, bearer), 400, "Invalid request"},
 		{"replay", post2(p.admin("/admin/replay"), `{"topic":"order.created"}`, bearer), 200, `"moved":0`},
-		{"replay dry run", post2(p.admin("/admin/replay"), `{"topic":"order.created","dryRun":true}`, bearer), 200, `"would_move":0`},
+		{"replay dry run", post2(p.admin("/admin/replay"), `{"topic":"order.created","dryRun":true}`, bearer), 200, `"wouldMove":0`},
 		{"replay too large", post2(p.admin("/admin/replay"), `{"topics":["`+strings.Repeat("t", 2000)+`"]}`, bearer), 413, "1024 bytes"},
 		{"transform test", post2(p.admin("/admin/transform/test"), `{"expression":"$.n * 2","payload":{"n":21}}`, bearer), 200, `"result":42`},
 		{"transform test invalid", post2(p.admin("/admin/transform/test"), `{"expression":"$.n +","payload":{}}`, bearer), 400, "Invalid expression"},

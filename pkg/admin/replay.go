@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/alternayte/queuebox/pkg/glob"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
@@ -125,7 +126,12 @@ func (r replayRun) run(c echo.Context, dryRun bool) error {
 	}
 	if dryRun {
 		r.log.Info("replay dry run", append(r.attrs, "would_move", selected, "would_add", toAdd)...)
-		return c.JSON(http.StatusOK, r.answer("would_move", selected, "wouldAdd", toAdd))
+		out := r.answer("wouldMove", selected, "wouldAdd", toAdd)
+		// would_move is the name of the first versions, kept beside the
+		// camelCase one for their clients; docs/openapi.yaml marks it
+		// deprecated.
+		out["would_move"] = selected
+		return c.JSON(http.StatusOK, out)
 	}
 	if selected+toAdd > ReplayBatchRows {
 		if selected, toAdd, err = r.count(ctx, 0); err != nil {
@@ -224,6 +230,24 @@ func backfillOf(ctx context.Context, store Replayer, f queuebox.MessageFilter, d
 	return nil, nil
 }
 
+// matchTopics returns the topics of candidates that the glob pattern
+// matches (an empty, non-nil list when none does): the replay's `topic`
+// is a glob of routes, as the CLI's --topic and the Messages page's
+// filter are, and a topic without `*` matches only itself.
+func matchTopics(pattern string, candidates []string) ([]string, error) {
+	p, err := glob.Compile(pattern)
+	if err != nil {
+		return nil, invalidRequest(fmt.Sprintf("topic: %v", err))
+	}
+	out := []string{}
+	for _, t := range candidates {
+		if p.Match(t) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
 // buildFilter turns the request into a store filter. topic and topics
 // narrow one topic set: the intersection of what each names; an empty set
 // means nothing can move. destination selects the rows routed to it (the
@@ -261,9 +285,15 @@ func buildFilter(ctx context.Context, req replayRequest, store Replayer, destina
 			f.IDs = append(f.IDs, u.String())
 		}
 	}
+	var candidates []string // the topics of the rows the other filters select, read once
 	var topics []string
 	if req.Topic != nil {
-		topics = []string{*req.Topic}
+		if candidates, err = store.Topics(ctx, f); err != nil {
+			return f, err
+		}
+		if topics, err = matchTopics(*req.Topic, candidates); err != nil {
+			return f, err
+		}
 	}
 	if req.Topics != nil {
 		topics = intersect(topics, req.Topics)
@@ -278,9 +308,10 @@ func buildFilter(ctx context.Context, req replayRequest, store Replayer, destina
 		f.Topics = []string{}
 		return f, nil
 	}
-	candidates, err := store.Topics(ctx, f)
-	if err != nil {
-		return f, err
+	if candidates == nil {
+		if candidates, err = store.Topics(ctx, f); err != nil {
+			return f, err
+		}
 	}
 	f.Destination = *req.Destination
 	// The store lists the candidates of every topic, so the topics the

@@ -176,7 +176,7 @@ func TestReplayOneDestinationOfAFanOut(t *testing.T) {
 
 	code, body = f.post(t, `{"destination":"billing","dryRun":true}`, authz...)
 	require.Equal(t, http.StatusOK, code, body)
-	require.JSONEq(t, `{"would_move":1}`, body, "the dead billing delivery is left, and every message has its billing delivery")
+	require.JSONEq(t, `{"wouldMove":1,"would_move":1}`, body, "the dead billing delivery is left, and every message has its billing delivery")
 }
 
 func TestReplayByTopic(t *testing.T) {
@@ -281,7 +281,7 @@ func TestReplayBackfillsANewDestination(t *testing.T) {
 		memRow{id: "00000000-0000-0000-0000-000000000003", topic: "payment.paid", dest: "ledger", state: queuebox.StateDead, created: at})
 	code, body := f.post(t, `{"destination":"billing","states":["sent"],"dryRun":true}`, authz...)
 	require.Equal(t, http.StatusOK, code, body)
-	require.JSONEq(t, `{"would_move":0,"wouldAdd":2}`, body)
+	require.JSONEq(t, `{"wouldMove":0,"would_move":0,"wouldAdd":2}`, body)
 	require.Len(t, store.rows, 3, "a dry run adds nothing")
 
 	code, body = f.post(t, `{"destination":"billing","states":["sent"]}`, authz...)
@@ -342,4 +342,31 @@ func TestReplayBackfillWithoutLanes(t *testing.T) {
 	require.Contains(t, body, "no lane columns (destination, origin_id)")
 	require.Contains(t, body, "payment.paid")
 	require.Equal(t, []string{"1"}, f.pending(t), "the refused replay moved nothing")
+}
+
+// TestReplayTopicIsAGlob: topic has the meaning it has in routes, the CLI
+// and the Messages page: `*` is one segment, `**` any text, and a topic
+// without either matches only itself. A bad pattern is a 400 naming topic.
+func TestReplayTopicIsAGlob(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ body, want string }{
+		{`{"topic":"invoice.*","dryRun":true}`, `{"wouldMove":2,"would_move":2}`},
+		{`{"topic":"invoice.**","dryRun":true}`, `{"wouldMove":3,"would_move":3}`},
+		{`{"topic":"**","topics":["order.created"],"dryRun":true}`, `{"wouldMove":1,"would_move":1}`},
+		{`{"topic":"invoice","dryRun":true}`, `{"wouldMove":0,"would_move":0}`},
+	}
+	for _, tc := range cases {
+		f := newFixture(t, enabled())
+		code, body := f.post(t, tc.body, authz...)
+		require.Equal(t, http.StatusOK, code, tc.body)
+		require.JSONEq(t, tc.want, body, tc.body)
+	}
+	f := newFixture(t, enabled())
+	code, body := f.post(t, `{"topic":"invoice.*"}`, authz...)
+	require.Equal(t, http.StatusOK, code)
+	require.JSONEq(t, `{"moved":2}`, body)
+	require.Equal(t, []string{"1", "2"}, f.pending(t))
+	code, body = f.post(t, `{"topic":"a.***"}`, authz...)
+	require.Equal(t, http.StatusBadRequest, code)
+	require.Contains(t, body, "Invalid request: topic: ")
 }

@@ -16,7 +16,7 @@ func TestReplayDryRunCountsAndMovesNothing(t *testing.T) {
 	f := newFixture(t, enabled())
 	code, body := f.post(t, `{"topic":"invoice.paid","dryRun":true}`, authz...)
 	require.Equal(t, http.StatusOK, code)
-	require.JSONEq(t, `{"would_move":2}`, body)
+	require.JSONEq(t, `{"wouldMove":2,"would_move":2}`, body)
 	require.Empty(t, f.pending(t), "a dry run moves nothing")
 	require.Equal(t, []int{0}, f.store.countLimits, "a dry run counts without a bound")
 	code, body = f.post(t, `{"dryRun":true}`, authz...)
@@ -52,7 +52,7 @@ func TestReplayOfManyRowsBecomesAJob(t *testing.T) {
 	require.Equal(t, []string{"bulk.wide"}, f.store.jobs[0].Filter.Topics)
 	code, body = f.post(t, `{"createdAfter":"1970-01-01T00:00:00Z","dryRun":true}`, authz...)
 	require.Equal(t, http.StatusOK, code)
-	require.JSONEq(t, fmt.Sprintf(`{"would_move":%d}`, 1201+admin.ReplayBatchRows+4), body)
+	require.JSONEq(t, fmt.Sprintf(`{"wouldMove":%d,"would_move":%[1]d}`, 1201+admin.ReplayBatchRows+4), body)
 
 	code, body = f.post(t, `{"topic":"bulk.narrow"}`, authz...)
 	require.Equal(t, http.StatusOK, code, body)
