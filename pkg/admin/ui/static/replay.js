@@ -56,7 +56,7 @@ function replayForm() {
     h('option', { value: 'outbox' }, 'outbox'), h('option', { value: 'inbox' }, 'inbox'));
   const stateBoxes = h('fieldset', { class: 'states' }, h('legend', {}, 'States'));
   const outboxOnly = [
-    field('Topic', { id: 'r-topic', name: 'topic', autocomplete: 'off' }),
+    field('Topic', { id: 'r-topic', name: 'topic', autocomplete: 'off', placeholder: 'invoice.* (a glob, as in routes)' }),
     field('Destination', { id: 'r-destination', name: 'destination', autocomplete: 'off',
       title: 'Only the deliveries to this destination move; the other destinations of a fan-out receive nothing again. Messages the routes now send here that have no delivery to it get one added.' }),
   ];
