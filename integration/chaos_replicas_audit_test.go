@@ -29,7 +29,9 @@ CREATE TABLE chaos_audit (
 CREATE FUNCTION chaos_audit_row() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     INSERT INTO chaos_audit (id, key, old_state, new_state, token, old_attempt, new_attempt, rescheduled, actor)
-    VALUES (NEW.id, NEW.key, OLD.state, NEW.state, NEW.claim_token, OLD.attempt, NEW.attempt,
+    VALUES (NEW.id, NEW.key, OLD.state, NEW.state,
+            -- A dead mark clears the claim; the fence held on the token the row had.
+            CASE WHEN NEW.state = 'dead' THEN OLD.claim_token ELSE NEW.claim_token END, OLD.attempt, NEW.attempt,
             OLD.scheduled_at IS DISTINCT FROM NEW.scheduled_at, current_setting('application_name'));
     RETURN NULL;
 END $$;

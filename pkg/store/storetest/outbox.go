@@ -199,6 +199,9 @@ func outboxFinishAgainCountsCommittedWrites(t *testing.T, db Database) {
 	kept, err := o.Finish(ctx, outcomes)
 	require.NoError(t, err)
 	require.Len(t, kept, 3)
+	deadRow := db.Outbox(t, got[1].ID)
+	require.Empty(t, deadRow.ClaimToken, "a dead row holds no claim")
+	require.Nil(t, deadRow.LeaseExpiresAt, "a dead row holds no lease")
 
 	again, err := o.Finish(ctx, outcomes)
 	require.NoError(t, err)

@@ -184,6 +184,8 @@ func relayClaimKeepsAggregateOrder(t *testing.T, db Database) {
 	dead := db.Inbox(t, b1)
 	require.Equal(t, queuebox.StateDead, dead.State)
 	require.Equal(t, "topic rendered empty", *dead.LastError)
+	require.Empty(t, dead.ClaimToken, "a dead row holds no claim")
+	require.Nil(t, dead.LeaseExpiresAt, "a dead row holds no lease")
 
 	second := claim(a2, b2)
 	kept, err = r.Forward(ctx, forwards(rowLeases(second)...))
@@ -278,6 +280,8 @@ func relayExpiredClaimsEndInDead(t *testing.T, db Database) {
 	require.Equal(t, queuebox.StateDead, row.State)
 	require.NotNil(t, row.LastError)
 	require.Contains(t, *row.LastError, "expired 2 times")
+	require.Empty(t, row.ClaimToken, "a dead row holds no claim")
+	require.Nil(t, row.LeaseExpiresAt)
 	claimed, err := r.Claim(ctx, 10)
 	require.NoError(t, err)
 	require.Len(t, claimed, 1)

@@ -8,7 +8,9 @@ WITH d AS MATERIALIZED (
 )
 UPDATE {{.I.Table}} i
 SET {{.I.State}} = 'dead',
-    {{.I.LastError}} = d.error
+    {{.I.LastError}} = d.error,
+    {{.I.ClaimToken}} = NULL,
+    {{.I.LeaseExpiresAt}} = NULL
 FROM d, owned
 WHERE i.{{.I.ID}} = owned.id
   AND d.id = owned.id

@@ -23,6 +23,7 @@ SET {{.I.State}} = CASE WHEN $2::int > 0 AND i.{{.I.Attempt}} + 1 >= $2::int THE
     {{.I.LastError}} = CASE WHEN $2::int > 0 AND i.{{.I.Attempt}} + 1 >= $2::int
         THEN 'The relay claim of this row expired ' || (i.{{.I.Attempt}} + 1) || ' times (inbox.relay.maxAttempts is ' || $2::int || '): no relay finished it, so it no longer holds back its aggregate'
         ELSE i.{{.I.LastError}} END,
+    {{.I.ClaimToken}} = CASE WHEN $2::int > 0 AND i.{{.I.Attempt}} + 1 >= $2::int THEN NULL ELSE i.{{.I.ClaimToken}} END,
     {{.I.LeaseExpiresAt}} = NULL
 FROM expired
 WHERE i.{{.I.ID}} = expired.id

@@ -20,6 +20,8 @@ WITH d AS MATERIALIZED (
     SET {{.O.Destination}} = d.dest,
         {{.O.State}} = CASE WHEN d.reason <> '' THEN 'dead' ELSE o.{{.O.State}} END,
         {{.O.LastError}} = CASE WHEN d.reason <> '' THEN d.reason ELSE o.{{.O.LastError}} END,
+        {{.O.ClaimToken}} = CASE WHEN d.reason <> '' THEN NULL ELSE o.{{.O.ClaimToken}} END,
+        {{.O.LeaseExpiresAt}} = CASE WHEN d.reason <> '' THEN NULL ELSE o.{{.O.LeaseExpiresAt}} END,
         {{.O.UpdatedAt}} = CASE WHEN d.reason <> '' THEN {{template "now" "$6"}} ELSE o.{{.O.UpdatedAt}} END
     FROM d
     WHERE o.{{.O.ID}} = d.id

@@ -22,7 +22,8 @@ SET {{.O.State}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN 'pending' ELSE
     {{.O.ScheduledAt}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN {{template "now" "$6"}} + d.delay_ms * interval '1 millisecond'
                          ELSE o.{{.O.ScheduledAt}} END,
     {{.O.LastError}} = CASE WHEN d.outcome IN ('sent', 'defer') THEN o.{{.O.LastError}} ELSE d.error END,
-    {{.O.LeaseExpiresAt}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN NULL ELSE o.{{.O.LeaseExpiresAt}} END,
+    {{.O.LeaseExpiresAt}} = CASE WHEN d.outcome IN ('retry', 'defer', 'dead') THEN NULL ELSE o.{{.O.LeaseExpiresAt}} END,
+    {{.O.ClaimToken}} = CASE WHEN d.outcome = 'dead' THEN NULL ELSE o.{{.O.ClaimToken}} END,
     {{if .O.Lanes}}{{.O.Destination}} = CASE WHEN o.{{.O.Destination}} = '' THEN COALESCE(d.dest, '') ELSE o.{{.O.Destination}} END,
     {{end}}{{.O.UpdatedAt}} = {{template "now" "$6"}}
 FROM d, owned

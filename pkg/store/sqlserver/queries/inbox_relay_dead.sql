@@ -9,7 +9,9 @@ WITH d AS (
 )
 UPDATE i
 SET {{.I.State}} = 'dead',
-    {{.I.LastError}} = d.error
+    {{.I.LastError}} = d.error,
+    {{.I.ClaimToken}} = NULL,
+    {{.I.LeaseExpiresAt}} = NULL
 OUTPUT LOWER(CONVERT(NVARCHAR(36), inserted.{{.I.ID}}))
 FROM {{.I.Table}} AS i WITH (UPDLOCK, ROWLOCK)
 JOIN d ON i.{{.I.ID}} = d.id

@@ -12,6 +12,7 @@ SET {{.I.State}} = CASE WHEN @p2 > 0 AND i.{{.I.Attempt}} + 1 >= @p2 THEN 'dead'
     {{.I.LastError}} = CASE WHEN @p2 > 0 AND i.{{.I.Attempt}} + 1 >= @p2
         THEN CONCAT(N'The relay claim of this row expired ', i.{{.I.Attempt}} + 1, N' times (inbox.relay.maxAttempts is ', @p2, N'): no relay finished it, so it no longer holds back its aggregate')
         ELSE i.{{.I.LastError}} END,
+    {{.I.ClaimToken}} = CASE WHEN @p2 > 0 AND i.{{.I.Attempt}} + 1 >= @p2 THEN NULL ELSE i.{{.I.ClaimToken}} END,
     {{.I.LeaseExpiresAt}} = NULL
 FROM {{.I.Table}} AS i WITH (UPDLOCK, READPAST, ROWLOCK)
 WHERE i.{{.I.State}} = 'processing'

@@ -40,6 +40,8 @@ UPDATE o
 SET {{.O.Destination}} = COALESCE(d.dest, ''),
     {{.O.State}} = CASE WHEN d.reason IS NOT NULL THEN 'dead' ELSE o.{{.O.State}} END,
     {{.O.LastError}} = CASE WHEN d.reason IS NOT NULL THEN d.reason ELSE o.{{.O.LastError}} END,
+    {{.O.ClaimToken}} = CASE WHEN d.reason IS NOT NULL THEN NULL ELSE o.{{.O.ClaimToken}} END,
+    {{.O.LeaseExpiresAt}} = CASE WHEN d.reason IS NOT NULL THEN NULL ELSE o.{{.O.LeaseExpiresAt}} END,
     {{.O.UpdatedAt}} = CASE WHEN d.reason IS NOT NULL THEN {{template "now" "@p3"}} ELSE o.{{.O.UpdatedAt}} END
 OUTPUT inserted.{{.O.ID}} INTO @routed (id)
 FROM {{.O.Table}} AS o WITH (UPDLOCK, ROWLOCK)

@@ -28,7 +28,8 @@ SET {{.O.State}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN 'pending' ELSE
     {{.O.ScheduledAt}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN {{template "after" args "Ms" "COALESCE(d.delay_ms, 0)" "Now" "@p2"}}
                          ELSE o.{{.O.ScheduledAt}} END,
     {{.O.LastError}} = CASE WHEN d.outcome IN ('sent', 'defer') THEN o.{{.O.LastError}} ELSE d.error END,
-    {{.O.LeaseExpiresAt}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN NULL ELSE o.{{.O.LeaseExpiresAt}} END,
+    {{.O.LeaseExpiresAt}} = CASE WHEN d.outcome IN ('retry', 'defer', 'dead') THEN NULL ELSE o.{{.O.LeaseExpiresAt}} END,
+    {{.O.ClaimToken}} = CASE WHEN d.outcome = 'dead' THEN NULL ELSE o.{{.O.ClaimToken}} END,
     {{if .O.Lanes}}{{.O.Destination}} = CASE WHEN o.{{.O.Destination}} = '' THEN COALESCE(d.dest, '') ELSE o.{{.O.Destination}} END,
     {{end}}{{.O.UpdatedAt}} = {{template "now" "@p2"}}
 OUTPUT LOWER(CONVERT(NVARCHAR(36), inserted.{{.O.ID}}))

@@ -13,7 +13,9 @@ WITH d AS MATERIALIZED (
 )
 UPDATE "qb_inbox" i
 SET "ib_state" = 'dead',
-    "ib_lasterror" = d.error
+    "ib_lasterror" = d.error,
+    "ib_claimtoken" = NULL,
+    "ib_leaseexpiresat" = NULL
 FROM d, owned
 WHERE i."ib_id" = owned.id
   AND d.id = owned.id

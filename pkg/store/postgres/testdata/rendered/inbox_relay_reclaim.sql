@@ -23,6 +23,7 @@ SET "ib_state" = CASE WHEN $2::int > 0 AND i."ib_attempt" + 1 >= $2::int THEN 'd
     "ib_lasterror" = CASE WHEN $2::int > 0 AND i."ib_attempt" + 1 >= $2::int
         THEN 'The relay claim of this row expired ' || (i."ib_attempt" + 1) || ' times (inbox.relay.maxAttempts is ' || $2::int || '): no relay finished it, so it no longer holds back its aggregate'
         ELSE i."ib_lasterror" END,
+    "ib_claimtoken" = CASE WHEN $2::int > 0 AND i."ib_attempt" + 1 >= $2::int THEN NULL ELSE i."ib_claimtoken" END,
     "ib_leaseexpiresat" = NULL
 FROM expired
 WHERE i."ib_id" = expired.id

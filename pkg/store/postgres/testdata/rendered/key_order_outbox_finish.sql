@@ -27,7 +27,8 @@ SET "ob_state" = CASE WHEN d.outcome IN ('retry', 'defer') THEN 'pending' ELSE d
     "ob_scheduledat" = CASE WHEN d.outcome IN ('retry', 'defer') THEN COALESCE($6::timestamptz, now()) + d.delay_ms * interval '1 millisecond'
                          ELSE o."ob_scheduledat" END,
     "ob_lasterror" = CASE WHEN d.outcome IN ('sent', 'defer') THEN o."ob_lasterror" ELSE d.error END,
-    "ob_leaseexpiresat" = CASE WHEN d.outcome IN ('retry', 'defer') THEN NULL ELSE o."ob_leaseexpiresat" END,
+    "ob_leaseexpiresat" = CASE WHEN d.outcome IN ('retry', 'defer', 'dead') THEN NULL ELSE o."ob_leaseexpiresat" END,
+    "ob_claimtoken" = CASE WHEN d.outcome = 'dead' THEN NULL ELSE o."ob_claimtoken" END,
     "ob_updatedat" = COALESCE($6::timestamptz, now())
 FROM d, owned
 WHERE o."ob_id" = owned.id

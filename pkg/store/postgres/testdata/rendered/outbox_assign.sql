@@ -20,6 +20,8 @@ WITH d AS MATERIALIZED (
     SET "ob_destination" = d.dest,
         "ob_state" = CASE WHEN d.reason <> '' THEN 'dead' ELSE o."ob_state" END,
         "ob_lasterror" = CASE WHEN d.reason <> '' THEN d.reason ELSE o."ob_lasterror" END,
+        "ob_claimtoken" = CASE WHEN d.reason <> '' THEN NULL ELSE o."ob_claimtoken" END,
+        "ob_leaseexpiresat" = CASE WHEN d.reason <> '' THEN NULL ELSE o."ob_leaseexpiresat" END,
         "ob_updatedat" = CASE WHEN d.reason <> '' THEN COALESCE($6::timestamptz, now()) ELSE o."ob_updatedat" END
     FROM d
     WHERE o."ob_id" = d.id
