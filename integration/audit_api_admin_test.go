@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -135,4 +136,24 @@ func TestAuditAPITransformTestAnswers(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(body), &denied))
 	require.Equal(t, false, denied["success"])
 	require.NotEmpty(t, denied["error"])
+}
+
+// TestHeadAnswersLikeGet: load balancers and uptime checks probe with
+// HEAD; the health routes, /metrics and the admin UI answer it as they
+// answer GET, without a body, instead of 405.
+func TestHeadAnswersLikeGet(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	p, _ := startAdminDeliver(t, db, "http://127.0.0.1:9")
+	for _, path := range []string{"/health/live", "/health/ready", "/health", "/metrics", "/admin/ui/", "/admin/ui/app.js"} {
+		req, err := http.NewRequest(http.MethodHead, p.url(path), nil)
+		require.NoError(t, err)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err, path)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode, path)
+		require.Empty(t, body, path)
+	}
 }

@@ -174,8 +174,9 @@ func Mount(e *echo.Echo, opts Options, routes Routes, log *slog.Logger) {
 	}
 	// The workbench UI: static files without secrets, served without
 	// credentials; the page sends the credential on each call it makes.
-	e.GET(ui.Prefix+"*", echo.WrapHandler(ui.Handler()))
-	e.GET(strings.TrimSuffix(ui.Prefix, "/"), func(c echo.Context) error { return c.Redirect(http.StatusFound, "ui/") })
+	e.Match([]string{http.MethodGet, http.MethodHead}, ui.Prefix+"*", echo.WrapHandler(ui.Handler()))
+	e.Match([]string{http.MethodGet, http.MethodHead}, strings.TrimSuffix(ui.Prefix, "/"),
+		func(c echo.Context) error { return c.Redirect(http.StatusFound, "ui/") })
 	if opts.Insecure {
 		log.Warn("admin routes enabled without authentication (admin.insecure); never do this outside a local test",
 			"ignored_auth", opts.AuthKind != "")

@@ -306,10 +306,12 @@ func newServers(app *App, host string) []*Server {
 	// Liveness always answers 200, during the drain too; readiness is
 	// what turns 503 while the process stops.
 	healthPort.ServeWhileDraining("/health/live")
-	m := app.Management
-	m.GET("/health/live", echo.WrapHandler(health.LiveHandler()))
-	m.GET("/health/ready", echo.WrapHandler(app.Health.ReadyHandler()))
-	m.GET("/health", echo.WrapHandler(app.Health.ReadyHandler()))
-	m.GET("/metrics", echo.WrapHandler(metrics.Handler(app.Registry)))
+	// HEAD answers as GET without the body: load balancers and uptime
+	// checks probe with it.
+	m, getOrHead := app.Management, []string{http.MethodGet, http.MethodHead}
+	m.Match(getOrHead, "/health/live", echo.WrapHandler(health.LiveHandler()))
+	m.Match(getOrHead, "/health/ready", echo.WrapHandler(app.Health.ReadyHandler()))
+	m.Match(getOrHead, "/health", echo.WrapHandler(app.Health.ReadyHandler()))
+	m.Match(getOrHead, "/metrics", echo.WrapHandler(metrics.Handler(app.Registry)))
 	return servers
 }
