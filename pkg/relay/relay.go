@@ -200,6 +200,10 @@ func (r *Relay) prepare(row queuebox.InboxRow) (queuebox.Forward, string) {
 	if topic == "" {
 		return queuebox.Forward{}, fmt.Sprintf("The topic template %q of source %s rendered empty, so the message can reach no destination", tmpl, row.Source)
 	}
+	if LacksEventType(tmpl, eventType) {
+		return queuebox.Forward{}, fmt.Sprintf("The topic template %q of source %s reads {{ eventType }}, but the message carries no event type, "+
+			"so its topic would be %q; set the source's eventTypePath or leave {{ eventType }} out of the template", tmpl, row.Source, topic)
+	}
 	headers, err := OutboxHeaders(row.Headers, row.ID, row.Source, row.IdempotencyKey, row.CorrelationID)
 	if err != nil {
 		return queuebox.Forward{}, err.Error()

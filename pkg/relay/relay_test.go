@@ -168,6 +168,32 @@ func TestRelayMarksAnEmptyTopicDead(t *testing.T) {
 	require.Zero(t, outboxRows)
 }
 
+// TestRelayMarksATopicWithAHoleDead: "{{ source }}.{{eventType}}" with
+// no event type would render "orders.", a topic nobody chose; the row goes
+// dead with a reason that says what is missing, and no outbox row is
+// written.
+func TestRelayMarksATopicWithAHoleDead(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	conn := e.s.Connect(t)
+	insertInbox(t, conn, "orders", "o-1", "", "", "push")
+	r, _ := e.relay(t, time.Minute)
+	stop := runFor(t, r)
+	require.Eventually(t, func() bool {
+		var state string
+		err := conn.QueryRow(context.Background(), `SELECT state FROM inbox`).Scan(&state)
+		return err == nil && state == "dead"
+	}, 30*time.Second, 20*time.Millisecond)
+	stop()
+	var lastError string
+	require.NoError(t, conn.QueryRow(context.Background(), `SELECT last_error FROM inbox`).Scan(&lastError))
+	require.Contains(t, lastError, "carries no event type")
+	require.Contains(t, lastError, `"orders."`)
+	var outboxRows int
+	require.NoError(t, conn.QueryRow(context.Background(), `SELECT count(*) FROM outbox`).Scan(&outboxRows))
+	require.Zero(t, outboxRows)
+}
+
 // TestTwoRelaysKeepAggregateOrder runs two relays over 50 aggregates and
 // two sources while a monitor checks that no aggregate ever has two push
 // rows in processing; then every row must be forwarded once, in creation

@@ -22,3 +22,19 @@ func RenderTopic(template, source, eventType string) string {
 	})
 	return strings.TrimSpace(out)
 }
+
+// LacksEventType reports whether template reads {{ eventType }} while
+// eventType is blank. Such a topic renders with a hole ("webhook." from
+// "webhook.{{ eventType }}") that no route meant; the relay marks the row
+// dead rather than deliver it under a topic nobody chose.
+func LacksEventType(template, eventType string) bool {
+	if strings.TrimSpace(eventType) != "" {
+		return false
+	}
+	for _, m := range placeholder.FindAllStringSubmatch(template, -1) {
+		if m[1] == "eventType" {
+			return true
+		}
+	}
+	return false
+}
