@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -43,7 +43,7 @@ type devFlags struct {
 }
 
 // devCmd runs the development stack until SIGINT or SIGTERM.
-func devCmd(args []string, stdout, stderr io.Writer) int {
+func devCmd(roles []wiring.Role, args []string, stdout, stderr io.Writer) int {
 	b := run.Binary{Name: name + " dev", About: devAbout}
 	flags := run.NewFlagSet(b.Name, stderr)
 	var f devFlags
@@ -57,7 +57,7 @@ func devCmd(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	f.adminToken = newDevToken()
-	if err := dev(f, stdout, stderr); err != nil {
+	if err := dev(f, roles, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", b.Name, err)
 		return 1
 	}
@@ -71,7 +71,7 @@ var devSettings = []string{"wal_level=logical", "max_wal_senders=4", "max_replic
 
 // dev sets up the folder, the cluster and the receiver, runs every role
 // in this process, and tears all of it down again, whatever failed.
-func dev(f devFlags, stdout, stderr io.Writer) error {
+func dev(f devFlags, roles []wiring.Role, stdout, stderr io.Writer) error {
 	// Ctrl-C during the setup must still run the cleanup below.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

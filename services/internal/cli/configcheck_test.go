@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ func writeConfig(t *testing.T, text string) string {
 
 func checkConfig(args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
-	code := cli(append([]string{"config"}, args...), &stdout, &stderr)
+	code := runCLI(append([]string{"config"}, args...), &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -6,18 +6,11 @@ import (
 	"strings"
 
 	"github.com/alternayte/queuebox/pkg/run"
-	"github.com/alternayte/queuebox/services/internal/capturerole"
-	"github.com/alternayte/queuebox/services/internal/deliverrole"
-	"github.com/alternayte/queuebox/services/internal/ingestrole"
-	"github.com/alternayte/queuebox/services/internal/relayrole"
 	"github.com/alternayte/queuebox/services/internal/wiring"
 )
 
 // name is the executable's name in logs, --version and --help.
 const name = "queuebox"
-
-// roles are every role the binary can run, in the order they are wired.
-var roles = []wiring.Role{ingestrole.Role, relayrole.Role, deliverrole.Role, capturerole.Role}
 
 const about = `queuebox runs QueueBox in one process.
 
@@ -49,19 +42,24 @@ Commands:
           variable) and exit 1, or the effective configuration with every
           secret masked and exit 0`
 
-// cli runs one command and returns the exit code.
-func cli(args []string, stdout, stderr io.Writer) int {
+// Main runs the command that args name (run when they name none) and
+// returns the process's exit status: 0 done, 1 failed, 2 bad usage (the
+// doctor also 1 for a warning and 2 for a failure). roles are every role
+// the binary can run, in the order they are wired; run serves them or the
+// subset --roles names, and dev serves all of them. Main writes only to
+// stdout and stderr; run and dev block until SIGINT or SIGTERM.
+func Main(roles []wiring.Role, args []string, stdout, stderr io.Writer) int {
 	cmd := "run"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
 	case "run":
-		return runCmd(args, stdout, stderr)
+		return runCmd(roles, args, stdout, stderr)
 	case "health":
 		return healthCmd(args, stdout, stderr)
 	case "dev":
-		return devCmd(args, stdout, stderr)
+		return devCmd(roles, args, stdout, stderr)
 	case "migrate":
 		return migrateCmd(args, stdout, stderr)
 	case "doctor":
@@ -78,7 +76,7 @@ func cli(args []string, stdout, stderr io.Writer) int {
 }
 
 // runCmd serves the selected roles until SIGTERM or SIGINT.
-func runCmd(args []string, stdout, stderr io.Writer) int {
+func runCmd(roles []wiring.Role, args []string, stdout, stderr io.Writer) int {
 	help := wiring.Binary(name, about, roles...)
 	flags := run.NewFlagSet(name+" run", stderr)
 	list := flags.String("roles", wiring.RolesFromEnv(), "comma-separated roles to run (default: every role; env "+wiring.RolesVar+")")

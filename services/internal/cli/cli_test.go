@@ -1,13 +1,25 @@
-package main
+package cli
 
 import (
 	"bytes"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/buildinfo"
+	"github.com/alternayte/queuebox/services/internal/capturerole"
+	"github.com/alternayte/queuebox/services/internal/deliverrole"
+	"github.com/alternayte/queuebox/services/internal/ingestrole"
+	"github.com/alternayte/queuebox/services/internal/relayrole"
+	"github.com/alternayte/queuebox/services/internal/wiring"
 )
+
+// roles are the roles of the queuebox binary, in its order of wiring.
+var roles = []wiring.Role{ingestrole.Role, relayrole.Role, deliverrole.Role, capturerole.Role}
+
+// runCLI runs the command line as the queuebox binary does.
+func runCLI(args []string, stdout, stderr io.Writer) int { return Main(roles, args, stdout, stderr) }
 
 func TestCLI(t *testing.T) {
 	t.Parallel()
@@ -64,7 +76,7 @@ func TestCLI(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var stdout, stderr bytes.Buffer
-			require.Equal(t, tc.code, cli(tc.args, &stdout, &stderr), stderr.String())
+			require.Equal(t, tc.code, runCLI(tc.args, &stdout, &stderr), stderr.String())
 			if tc.code == 0 {
 				require.Contains(t, stdout.String(), tc.stdout)
 				require.Empty(t, stderr.String())
