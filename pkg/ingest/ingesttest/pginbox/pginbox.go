@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
@@ -19,7 +18,7 @@ import (
 func New(t testing.TB) (*postgres.Inbox, pgtest.Schema) {
 	t.Helper()
 	s, db := pgtest.Migrated(t, 8)
-	in, err := postgres.NewInbox(db, schema.New(schema.Postgres, config.Default().Database))
+	in, err := postgres.NewInbox(db, schema.New(schema.Postgres, schema.DefaultNames()))
 	require.NoError(t, err)
 	return in, s
 }
