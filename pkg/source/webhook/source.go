@@ -49,7 +49,7 @@ func NewHandler(src *config.Source, inbox config.Inbox, opts ingest.Options) (*H
 	if h.now == nil {
 		h.now = time.Now
 	}
-	v, err := auth.New(src.Auth)
+	v, err := auth.New(authOptions(src.Auth))
 	if err != nil {
 		return nil, fmt.Errorf("sources.%s.auth: %w", src.Name, err)
 	}
@@ -81,4 +81,23 @@ func rateLimit(src *config.Source) int {
 		return 0
 	}
 	return src.RateLimit.RequestsPerMinute
+}
+
+// authOptions maps the auth block of src onto the options of package
+// auth, until the wiring does.
+func authOptions(a *config.SourceAuth) *auth.Options {
+	if a == nil {
+		return nil
+	}
+	kind := a.Kind
+	if kind == "" {
+		kind = a.Type
+	}
+	return &auth.Options{
+		Kind: kind, Token: a.Token, Key: a.Key, HeaderName: a.HeaderName,
+		Secret: a.Secret, Algorithm: a.Algorithm, SignaturePrefix: a.SignaturePrefix,
+		TimestampHeader: a.TimestampHeader, TimestampTolerance: a.TimestampTolerance,
+		SignaturePayloadFormat: a.SignaturePayloadFormat,
+		PreviousSecrets:        a.PreviousSecrets, ToleranceSeconds: a.ToleranceSeconds,
+	}
 }
