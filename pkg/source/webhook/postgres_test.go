@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/ingest/ingesttest/pginbox"
 )
 
@@ -46,7 +46,7 @@ func TestStoredRowAgainstPostgres(t *testing.T) {
 	t.Parallel()
 	in, s := pginbox.New(t)
 	pull := source("orders", "/orders")
-	pull.Consumption = config.ConsumptionPull
+	pull.Receive.Consumption = ingest.ConsumptionPull
 	ev := newEnv(t, in, nil, pull, source("plain", "/plain"))
 
 	rec := ev.post("/inbox/orders", `{"id":42,"type":"order.created","customer":"c-7","total":1.50}`,

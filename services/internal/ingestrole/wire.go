@@ -47,7 +47,7 @@ func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 	// broker source stores its fetched groups through ReceiveBatch.
 	httpOpts := opts
 	httpOpts.Store = ingest.NewGroupCommit(inbox, ingest.GroupCommitOptions{})
-	handlers, err := webhook.Mount(app.Data, app.Config, httpOpts)
+	handlers, err := webhook.Mount(app.Data, httpInbox(app.Config.Inbox), httpSources(app.Config), httpOpts)
 	if err != nil {
 		return nil, err
 	}
