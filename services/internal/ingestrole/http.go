@@ -2,7 +2,6 @@ package ingestrole
 
 import (
 	"github.com/alternayte/queuebox/pkg/config"
-	"github.com/alternayte/queuebox/pkg/ingest/ingestconfig"
 	"github.com/alternayte/queuebox/pkg/source/webhook"
 	"github.com/alternayte/queuebox/services/internal/wiring"
 )
@@ -30,7 +29,7 @@ func httpSources(cfg *config.Config) []webhook.Source {
 func httpSource(src *config.Source) webhook.Source {
 	path := "sources." + src.Name + ".path"
 	out := webhook.Source{
-		Receive: ingestconfig.Source(src), Path: src.Path, Auth: wiring.AuthOptions(src.Auth),
+		Receive: receiveSource(src), Path: src.Path, Auth: wiring.AuthOptions(src.Auth),
 		PathSetting: path + " (" + config.PathToEnvKey(path) + ")",
 	}
 	if src.RateLimit != nil {

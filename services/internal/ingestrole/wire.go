@@ -10,7 +10,6 @@ import (
 	"github.com/alternayte/queuebox/pkg/broker/rabbitmq"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
-	"github.com/alternayte/queuebox/pkg/ingest/ingestconfig"
 	"github.com/alternayte/queuebox/pkg/redact"
 	"github.com/alternayte/queuebox/pkg/run"
 	"github.com/alternayte/queuebox/pkg/secret"
@@ -73,7 +72,7 @@ func brokerConsumers(app *run.App, opts ingest.Options) ([]run.Component, error)
 		src := app.Config.Sources[name]
 		// inbox.maxBodyBytes bounds a broker message as it bounds an HTTP
 		// body: a larger one is stored dead, cut, and acknowledged.
-		recv, err := ingest.NewReceiver(ingestconfig.Source(src), ingest.Transport{DeadLetter: true, BrokerAttributes: true,
+		recv, err := ingest.NewReceiver(receiveSource(src), ingest.Transport{DeadLetter: true, BrokerAttributes: true,
 			MaxBodyBytes: app.Config.Inbox.MaxBodyBytes}, opts)
 		if err != nil {
 			return nil, err
