@@ -9,12 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/ingest"
-	"github.com/alternayte/queuebox/pkg/ingest/ingesttest/pginbox"
+	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
 )
 
 func TestConcurrentDuplicatesAgainstPostgres(t *testing.T) {
 	t.Parallel()
-	in, s := pginbox.New(t)
+	in, s := pgtest.Inbox(t)
 	ev := newEnv(t, in, nil, source("s", "/s"))
 	const n = 20
 	codes := make([]int, n)
@@ -44,7 +44,7 @@ func TestConcurrentDuplicatesAgainstPostgres(t *testing.T) {
 
 func TestStoredRowAgainstPostgres(t *testing.T) {
 	t.Parallel()
-	in, s := pginbox.New(t)
+	in, s := pgtest.Inbox(t)
 	pull := source("orders", "/orders")
 	pull.Receive.Consumption = ingest.ConsumptionPull
 	ev := newEnv(t, in, nil, pull, source("plain", "/plain"))
@@ -86,7 +86,7 @@ func TestStoredRowAgainstPostgres(t *testing.T) {
 // and it is not counted as a storage failure.
 func TestBodyTheDatabaseCannotStoreIsRefused(t *testing.T) {
 	t.Parallel()
-	in, s := pginbox.New(t)
+	in, s := pgtest.Inbox(t)
 	ev := newEnv(t, in, nil, source("orders", "/orders"))
 	for body, cause := range map[string]string{
 		`{"id":"a","n":1e999999}`:      "overflows numeric",
