@@ -11,7 +11,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
@@ -84,7 +83,7 @@ func (s *server) create(ctx context.Context, tag string, poolSize int) (*benchDB
 		Name:   name,
 		URL:    fmt.Sprintf("postgres://%s@%s:%d/%s?sslmode=%s", s.user, s.host, s.port, name, s.sslmode),
 		JDBC:   fmt.Sprintf("jdbc:postgresql://%s:%d/%s?sslmode=%s", s.host, s.port, name, s.sslmode),
-		Layout: schema.New(schema.Postgres, config.Default().Database),
+		Layout: schema.New(schema.Postgres, schema.DefaultNames()),
 	}
 	var err error
 	d.Store, err = postgres.Open(ctx, postgres.Options{

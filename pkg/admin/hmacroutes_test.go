@@ -16,7 +16,6 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/admin"
 	"github.com/alternayte/queuebox/pkg/auth"
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/secret"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
@@ -27,13 +26,13 @@ const adminSecret = "admin-hmac-secret-0123456789"
 // as the wiring builds it; stamped sets timestampHeader X-Timestamp.
 func hmacAdmin(t *testing.T, stamped bool) *echo.Echo {
 	t.Helper()
-	block := &config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New(adminSecret)}
+	block := &auth.Options{Kind: auth.KindHMAC, Secret: secret.New(adminSecret)}
 	if stamped {
 		block.TimestampHeader = "X-Timestamp"
 	}
 	v, err := auth.NewAdmin(block)
 	require.NoError(t, err)
-	opts := admin.Options{Enabled: true, Auth: v, AuthKind: config.AuthHMAC}
+	opts := admin.Options{Enabled: true, Auth: v, AuthKind: auth.KindHMAC}
 	wb, err := admin.NewWorkbench(opts, &fakeWorkbench{}, func(string) (string, []string) { return "", nil }, quiet())
 	require.NoError(t, err)
 	test, err := admin.NewTransformTest(opts, transform.JSONata)

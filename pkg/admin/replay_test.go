@@ -18,7 +18,6 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/admin"
 	"github.com/alternayte/queuebox/pkg/auth"
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/secret"
@@ -33,7 +32,7 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 // verifier checks the credentials of an auth block, as the wiring builds
 // it from admin.auth.
-func verifier(block *config.SourceAuth) *auth.Verifier {
+func verifier(block *auth.Options) *auth.Verifier {
 	v, err := auth.New(block)
 	if err != nil {
 		panic(err)
@@ -42,7 +41,7 @@ func verifier(block *config.SourceAuth) *auth.Verifier {
 }
 
 func bearer(token string) *auth.Verifier {
-	return verifier(&config.SourceAuth{Kind: config.AuthBearer, Token: secret.New(token)})
+	return verifier(&auth.Options{Kind: auth.KindBearer, Token: secret.New(token)})
 }
 
 func instant(s string) time.Time {
@@ -101,7 +100,7 @@ func (f fixture) pending(t *testing.T) []string {
 }
 
 func enabled() admin.Options {
-	return admin.Options{Enabled: true, Auth: bearer("s3cret"), AuthKind: config.AuthBearer, MaxPayloadBytes: 256}
+	return admin.Options{Enabled: true, Auth: bearer("s3cret"), AuthKind: auth.KindBearer, MaxPayloadBytes: 256}
 }
 
 var authz = []string{"Authorization", "Bearer s3cret"}
@@ -224,9 +223,9 @@ func TestReplayAnswers(t *testing.T) {
 func TestReplayWithHMACOnTheRawBody(t *testing.T) {
 	t.Parallel()
 	cfg := enabled()
-	cfg.Auth = verifier(&config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New("k"), HeaderName: "X-Signature",
-		Algorithm: "HmacSHA256", SignaturePayloadFormat: config.PayloadBody})
-	cfg.AuthKind = config.AuthHMAC
+	cfg.Auth = verifier(&auth.Options{Kind: auth.KindHMAC, Secret: secret.New("k"), HeaderName: "X-Signature",
+		Algorithm: "HmacSHA256", SignaturePayloadFormat: auth.PayloadBody})
+	cfg.AuthKind = auth.KindHMAC
 	f := newFixture(t, cfg)
 	body := `{"ids":["00000000-0000-0000-0000-000000000003"]}`
 	mac := hmac.New(sha256.New, []byte("k"))

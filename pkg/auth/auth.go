@@ -18,12 +18,10 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/alternayte/queuebox/pkg/config"
 )
 
-// Defaults that apply when a SourceAuth built by code leaves a field
-// empty. The configuration loader fills the same values.
+// Defaults that apply when Options leave a field empty. The
+// configuration loader fills the same values.
 const (
 	DefaultAPIKeyHeader       = "X-API-Key"
 	DefaultSignatureHeader    = "X-Signature"
@@ -55,29 +53,24 @@ func (e *Error) Error() string { return e.reason }
 
 func failf(format string, args ...any) error { return &Error{reason: fmt.Sprintf(format, args...)} }
 
-// New builds the verifier of an auth block. A nil block gives a verifier
-// that accepts every request, the documented behaviour of a source without
-// auth. The kind comes from cfg.Kind (filled by the loader) or else from
-// cfg.Type. An empty credential, an unknown kind or an unknown HMAC
-// algorithm is an error, so a misbuilt block never accepts everything.
-func New(cfg *config.SourceAuth) (*Verifier, error) {
-	if cfg == nil {
+// New builds the verifier of opts. nil gives a verifier that accepts
+// every request, the documented behaviour of a source without auth. An
+// empty credential, an unknown kind or an unknown HMAC algorithm is an
+// error, so misbuilt options never accept everything.
+func New(opts *Options) (*Verifier, error) {
+	if opts == nil {
 		return &Verifier{check: func(http.Header, []byte, time.Time) error { return nil }}, nil
 	}
-	kind := cfg.Kind
-	if kind == "" {
-		kind = strings.ToLower(strings.TrimSpace(cfg.Type))
-	}
+	kind := strings.ToLower(strings.TrimSpace(opts.Kind))
 	switch kind {
-	case config.AuthBearer:
-		return newBearer(cfg)
-	case config.AuthAPIKey:
-		return newAPIKey(cfg)
-	case config.AuthHMAC:
-		return newHMAC(cfg)
-	}
-	if config.IsPreset(kind) {
-		return newPreset(kind, cfg)
+	case KindBearer:
+		return newBearer(opts)
+	case KindAPIKey:
+		return newAPIKey(opts)
+	case KindHMAC:
+		return newHMAC(opts)
+	case KindStripe, KindGitHub, KindShopify, KindSlack, KindStandardWebhooks:
+		return newPreset(kind, opts)
 	}
 	return nil, fmt.Errorf("auth: unknown kind %q; use bearer, api-key, hmac, stripe, github, shopify, slack or standard-webhooks", kind)
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/auth"
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/secret"
 )
 
@@ -53,7 +52,7 @@ type verifyCase struct {
 	wantErr string // empty: the request passes
 }
 
-func runCases(t *testing.T, cfg *config.SourceAuth, cases []verifyCase) {
+func runCases(t *testing.T, cfg *auth.Options, cases []verifyCase) {
 	t.Helper()
 	v, err := auth.New(cfg)
 	require.NoError(t, err)
@@ -88,7 +87,7 @@ func TestNoAuthAcceptsEverything(t *testing.T) {
 
 func TestBearer(t *testing.T) {
 	t.Parallel()
-	runCases(t, &config.SourceAuth{Kind: config.AuthBearer, Token: secret.New(token)}, []verifyCase{
+	runCases(t, &auth.Options{Kind: auth.KindBearer, Token: secret.New(token)}, []verifyCase{
 		{name: "valid", h: headers("Authorization", "Bearer "+token)},
 		{name: "scheme in lower case", h: headers("Authorization", "bearer "+token)},
 		{name: "scheme in upper case", h: headers("Authorization", "BEARER "+token)},
@@ -105,14 +104,14 @@ func TestBearer(t *testing.T) {
 
 func TestAPIKey(t *testing.T) {
 	t.Parallel()
-	runCases(t, &config.SourceAuth{Kind: config.AuthAPIKey, Key: secret.New(apiKey)}, []verifyCase{
+	runCases(t, &auth.Options{Kind: auth.KindAPIKey, Key: secret.New(apiKey)}, []verifyCase{
 		{name: "default header", h: headers("X-API-Key", apiKey)},
 		{name: "header in other case", h: headers("x-api-key", apiKey)},
 		{name: "missing", h: headers(), wantErr: "Missing X-API-Key header"},
 		{name: "wrong key", h: headers("X-API-Key", "nope"), wantErr: "Invalid API key"},
 		{name: "key in Authorization", h: headers("Authorization", apiKey), wantErr: "Missing X-API-Key header"},
 	})
-	runCases(t, &config.SourceAuth{Kind: config.AuthAPIKey, Key: secret.New(apiKey), HeaderName: "X-Partner-Key"}, []verifyCase{
+	runCases(t, &auth.Options{Kind: auth.KindAPIKey, Key: secret.New(apiKey), HeaderName: "X-Partner-Key"}, []verifyCase{
 		{name: "custom header", h: headers("X-Partner-Key", apiKey)},
 		{name: "default header is not read", h: headers("X-API-Key", apiKey), wantErr: "Missing X-Partner-Key header"},
 	})
@@ -120,7 +119,7 @@ func TestAPIKey(t *testing.T) {
 
 func TestHMACWithoutTimestamp(t *testing.T) {
 	t.Parallel()
-	cfg := &config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New(shared), HeaderName: "X-Hub-Signature-256"}
+	cfg := &auth.Options{Kind: auth.KindHMAC, Secret: secret.New(shared), HeaderName: "X-Hub-Signature-256"}
 	good := "sha256=" + sign(sha256.New, body)
 	runCases(t, cfg, []verifyCase{
 		{name: "valid, default prefix", h: headers("X-Hub-Signature-256", good)},
@@ -134,11 +133,11 @@ func TestHMACWithoutTimestamp(t *testing.T) {
 
 func TestHMACPrefixAndAlgorithm(t *testing.T) {
 	t.Parallel()
-	runCases(t, &config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New(shared), SignaturePrefix: str("")}, []verifyCase{
+	runCases(t, &auth.Options{Kind: auth.KindHMAC, Secret: secret.New(shared), SignaturePrefix: str("")}, []verifyCase{
 		{name: "empty prefix", h: headers("X-Signature", sign(sha256.New, body))},
 		{name: "default prefix is not expected", h: headers("X-Signature", "sha256="+sign(sha256.New, body)), wantErr: "Invalid signature"},
 	})
-	runCases(t, &config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New(shared), Algorithm: "HmacSHA512", SignaturePrefix: str("sha512=")}, []verifyCase{
+	runCases(t, &auth.Options{Kind: auth.KindHMAC, Secret: secret.New(shared), Algorithm: "HmacSHA512", SignaturePrefix: str("sha512=")}, []verifyCase{
 		{name: "SHA512", h: headers("X-Signature", "sha512="+sign(sha512.New, body))},
 		{name: "SHA256 on a SHA512 source", h: headers("X-Signature", "sha512="+sign(sha256.New, body)), wantErr: "Invalid signature"},
 	})
@@ -146,7 +145,7 @@ func TestHMACPrefixAndAlgorithm(t *testing.T) {
 
 func TestHMACTimestampDotBody(t *testing.T) {
 	t.Parallel()
-	cfg := &config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New(shared), TimestampHeader: "X-Timestamp", TimestampTolerance: 300000}
+	cfg := &auth.Options{Kind: auth.KindHMAC, Secret: secret.New(shared), TimestampHeader: "X-Timestamp", TimestampTolerance: 300000}
 	signed := func(at time.Time) http.Header {
 		return headers("X-Timestamp", ms(at), "X-Signature", "sha256="+sign(sha256.New, ms(at)+"."+body))
 	}
@@ -168,7 +167,7 @@ func TestHMACTimestampDotBody(t *testing.T) {
 
 func TestHMACBodyFormatWithTimestampChecksOnlyAge(t *testing.T) {
 	t.Parallel()
-	cfg := &config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New(shared), TimestampHeader: "X-Timestamp",
+	cfg := &auth.Options{Kind: auth.KindHMAC, Secret: secret.New(shared), TimestampHeader: "X-Timestamp",
 		TimestampTolerance: 1000, SignaturePayloadFormat: "body"}
 	sig := "sha256=" + sign(sha256.New, body)
 	runCases(t, cfg, []verifyCase{
@@ -182,13 +181,13 @@ func TestHMACBodyFormatWithTimestampChecksOnlyAge(t *testing.T) {
 func TestCredentialHeaders(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		cfg  *config.SourceAuth
+		cfg  *auth.Options
 		want []string
 	}{
-		{&config.SourceAuth{Kind: config.AuthBearer, Token: secret.New(token)}, []string{"Authorization"}},
-		{&config.SourceAuth{Kind: config.AuthAPIKey, Key: secret.New(apiKey)}, []string{"X-API-Key"}},
-		{&config.SourceAuth{Kind: config.AuthAPIKey, Key: secret.New(apiKey), HeaderName: "x-partner-key"}, []string{"x-partner-key"}},
-		{&config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New(shared), TimestampHeader: "X-Timestamp"}, []string{"X-Signature"}},
+		{&auth.Options{Kind: auth.KindBearer, Token: secret.New(token)}, []string{"Authorization"}},
+		{&auth.Options{Kind: auth.KindAPIKey, Key: secret.New(apiKey)}, []string{"X-API-Key"}},
+		{&auth.Options{Kind: auth.KindAPIKey, Key: secret.New(apiKey), HeaderName: "x-partner-key"}, []string{"x-partner-key"}},
+		{&auth.Options{Kind: auth.KindHMAC, Secret: secret.New(shared), TimestampHeader: "X-Timestamp"}, []string{"X-Signature"}},
 	}
 	for _, tt := range tests {
 		v, err := auth.New(tt.cfg)
@@ -201,17 +200,18 @@ func TestNewRefusesBrokenBlocks(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		cfg  *config.SourceAuth
+		cfg  *auth.Options
 		want string
 	}{
-		{"unknown kind", &config.SourceAuth{Type: "oauth2"}, `unknown kind "oauth2"`},
-		{"bearer without token", &config.SourceAuth{Kind: config.AuthBearer}, "bearer needs a token"},
-		{"api-key without key", &config.SourceAuth{Kind: config.AuthAPIKey}, "api-key needs a key"},
-		{"hmac without secret", &config.SourceAuth{Kind: config.AuthHMAC}, "hmac needs a secret"},
-		{"hmac with MD5", &config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New(shared), Algorithm: "HmacMD5"}, "HmacMD5"},
-		{"timestamp format without header", &config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New(shared),
-			SignaturePayloadFormat: config.PayloadTimestampDotBody}, "needs a timestampHeader"},
-		{"unknown format", &config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New(shared),
+		{"unknown kind", &auth.Options{Kind: "oauth2"}, `unknown kind "oauth2"`},
+		{"no kind", &auth.Options{Token: secret.New(token)}, `unknown kind ""`},
+		{"bearer without token", &auth.Options{Kind: auth.KindBearer}, "bearer needs a token"},
+		{"api-key without key", &auth.Options{Kind: auth.KindAPIKey}, "api-key needs a key"},
+		{"hmac without secret", &auth.Options{Kind: auth.KindHMAC}, "hmac needs a secret"},
+		{"hmac with MD5", &auth.Options{Kind: auth.KindHMAC, Secret: secret.New(shared), Algorithm: "HmacMD5"}, "HmacMD5"},
+		{"timestamp format without header", &auth.Options{Kind: auth.KindHMAC, Secret: secret.New(shared),
+			SignaturePayloadFormat: auth.PayloadTimestampDotBody}, "needs a timestampHeader"},
+		{"unknown format", &auth.Options{Kind: auth.KindHMAC, Secret: secret.New(shared),
 			SignaturePayloadFormat: "header"}, `"header"`},
 	}
 	for _, tt := range tests {
@@ -220,9 +220,9 @@ func TestNewRefusesBrokenBlocks(t *testing.T) {
 	}
 }
 
-func TestKindFromType(t *testing.T) {
+func TestKindInAnyLetterCase(t *testing.T) {
 	t.Parallel()
-	v, err := auth.New(&config.SourceAuth{Type: "Bearer", Token: secret.New(token)})
+	v, err := auth.New(&auth.Options{Kind: " Bearer ", Token: secret.New(token)})
 	require.NoError(t, err)
 	require.NoError(t, v.Verify(headers("Authorization", "Bearer "+token), nil, now))
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/alternayte/queuebox/pkg/auth"
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/secret"
 )
 
@@ -21,7 +20,7 @@ func FuzzHMACVerify(f *testing.F) {
 	f.Add([]byte(``), int64(-299_999), "")
 	f.Add([]byte("\x00\xff"), int64(300_001), "sha256=")
 	f.Add([]byte(`{}`), int64(-400_000), " sha256=ab")
-	v, err := auth.New(&config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New(shared),
+	v, err := auth.New(&auth.Options{Kind: auth.KindHMAC, Secret: secret.New(shared),
 		TimestampHeader: "X-Timestamp", TimestampTolerance: 300000})
 	if err != nil {
 		f.Fatal(err)

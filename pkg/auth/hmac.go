@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/alternayte/queuebox/pkg/config"
 )
 
 // hmacCheck holds one HMAC configuration with its defaults applied.
@@ -36,38 +34,38 @@ type hmacCheck struct {
 // case hexadecimal after signaturePrefix, of the raw body or of
 // "<timestamp>.<body>". With timestampHeader, the header must hold Unix
 // milliseconds within timestampTolerance of the clock, in both directions.
-func newHMAC(cfg *config.SourceAuth) (*Verifier, error) {
-	c, err := hmacConfig(cfg)
+func newHMAC(opts *Options) (*Verifier, error) {
+	c, err := hmacConfig(opts)
 	if err != nil {
 		return nil, err
 	}
 	return &Verifier{check: c.verify, request: c.verifyRequest, hmac: c, headers: []string{c.header}, needsBody: true}, nil
 }
 
-func hmacConfig(cfg *config.SourceAuth) (*hmacCheck, error) {
-	if cfg.Secret.IsEmpty() {
+func hmacConfig(opts *Options) (*hmacCheck, error) {
+	if opts.Secret.IsEmpty() {
 		return nil, fmt.Errorf("auth: hmac needs a secret")
 	}
 	c := &hmacCheck{
-		secret:          []byte(cfg.Secret.Reveal()),
-		header:          strings.TrimSpace(cfg.HeaderName),
+		secret:          []byte(opts.Secret.Reveal()),
+		header:          strings.TrimSpace(opts.HeaderName),
 		prefix:          DefaultSignaturePrefix,
-		timestampHeader: strings.TrimSpace(cfg.TimestampHeader),
-		tolerance:       time.Duration(cfg.TimestampTolerance) * time.Millisecond,
+		timestampHeader: strings.TrimSpace(opts.TimestampHeader),
+		tolerance:       time.Duration(opts.TimestampTolerance) * time.Millisecond,
 	}
-	switch cfg.Algorithm {
+	switch opts.Algorithm {
 	case "", "HmacSHA256":
 		c.newHash = sha256.New
 	case "HmacSHA512":
 		c.newHash = sha512.New
 	default:
-		return nil, fmt.Errorf("auth: hmac algorithm %q is not HmacSHA256 or HmacSHA512", cfg.Algorithm)
+		return nil, fmt.Errorf("auth: hmac algorithm %q is not HmacSHA256 or HmacSHA512", opts.Algorithm)
 	}
 	if c.header == "" {
 		c.header = DefaultSignatureHeader
 	}
-	if cfg.SignaturePrefix != nil {
-		c.prefix = *cfg.SignaturePrefix
+	if opts.SignaturePrefix != nil {
+		c.prefix = *opts.SignaturePrefix
 	}
 	if c.tolerance <= 0 {
 		c.tolerance = DefaultTimestampTolerance
@@ -76,7 +74,7 @@ func hmacConfig(cfg *config.SourceAuth) (*hmacCheck, error) {
 	if c.requestHeader == "" {
 		c.requestHeader = DefaultRequestTimestampHeader
 	}
-	return c, c.payloadFormat(cfg.SignaturePayloadFormat)
+	return c, c.payloadFormat(opts.SignaturePayloadFormat)
 }
 
 // payloadFormat applies signaturePayloadFormat; empty means
@@ -85,8 +83,8 @@ func (c *hmacCheck) payloadFormat(format string) error {
 	switch format {
 	case "":
 		c.signTimestamp = c.timestampHeader != ""
-	case config.PayloadBody, "body":
-	case config.PayloadTimestampDotBody, "timestamp-dot-body":
+	case PayloadBody, "body":
+	case PayloadTimestampDotBody, "timestamp-dot-body":
 		if c.timestampHeader == "" {
 			return fmt.Errorf("auth: hmac signaturePayloadFormat %s needs a timestampHeader", format)
 		}

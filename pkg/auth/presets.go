@@ -10,13 +10,12 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/webhooksig"
 )
 
 // DefaultToleranceSeconds is the age window of the timestamped presets
-// (stripe, slack, standard-webhooks) when a SourceAuth built by code
-// leaves ToleranceSeconds at 0.
+// (stripe, slack, standard-webhooks) when Options leave ToleranceSeconds
+// at 0.
 const DefaultToleranceSeconds = 300
 
 // The headers that the presets read their signature from. A source never
@@ -39,22 +38,22 @@ type presetCheck struct {
 // newPreset builds the verifier of a provider preset. Stripe, GitHub,
 // Shopify and Slack use the secret text itself as the HMAC key;
 // standard-webhooks decodes its whsec_ keys.
-func newPreset(kind string, cfg *config.SourceAuth) (*Verifier, error) {
-	if cfg.Secret.IsEmpty() {
+func newPreset(kind string, opts *Options) (*Verifier, error) {
+	if opts.Secret.IsEmpty() {
 		return nil, fmt.Errorf("auth: %s needs a secret", kind)
 	}
-	if len(cfg.PreviousSecrets) > webhooksig.MaxPreviousSecrets {
+	if len(opts.PreviousSecrets) > webhooksig.MaxPreviousSecrets {
 		return nil, fmt.Errorf("auth: %s takes at most %d previous secrets", kind, webhooksig.MaxPreviousSecrets)
 	}
-	c := &presetCheck{tolerance: time.Duration(cfg.ToleranceSeconds) * time.Second}
+	c := &presetCheck{tolerance: time.Duration(opts.ToleranceSeconds) * time.Second}
 	if c.tolerance <= 0 {
 		c.tolerance = DefaultToleranceSeconds * time.Second
 	}
-	texts := []string{cfg.Secret.Reveal()}
-	for _, s := range cfg.PreviousSecrets {
+	texts := []string{opts.Secret.Reveal()}
+	for _, s := range opts.PreviousSecrets {
 		texts = append(texts, s.Reveal())
 	}
-	if kind == config.AuthStandardWebhooks {
+	if kind == KindStandardWebhooks {
 		return c.standardWebhooks(texts)
 	}
 	for i, t := range texts {
@@ -65,13 +64,13 @@ func newPreset(kind string, cfg *config.SourceAuth) (*Verifier, error) {
 	}
 	v := &Verifier{needsBody: true}
 	switch kind {
-	case config.AuthStripe:
+	case KindStripe:
 		v.check, v.headers = c.stripe, []string{StripeSignatureHeader}
-	case config.AuthGitHub:
+	case KindGitHub:
 		v.check, v.headers = c.bodyMAC(GitHubSignatureHeader, ParseGitHubSignature), []string{GitHubSignatureHeader}
-	case config.AuthShopify:
+	case KindShopify:
 		v.check, v.headers = c.bodyMAC(ShopifySignatureHeader, ParseShopifySignature), []string{ShopifySignatureHeader}
-	case config.AuthSlack:
+	case KindSlack:
 		v.check, v.headers, v.slack = c.slack, []string{SlackSignatureHeader}, true
 	default:
 		return nil, fmt.Errorf("auth: unknown preset %q", kind)

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/auth"
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/secret"
 	"github.com/alternayte/queuebox/pkg/webhooksig"
 )
@@ -26,15 +25,15 @@ type presetCase struct {
 	wantErr string
 }
 
-func preset(kind, current string, previous ...string) *config.SourceAuth {
-	a := &config.SourceAuth{Kind: kind, Secret: secret.New(current)}
+func preset(kind, current string, previous ...string) *auth.Options {
+	a := &auth.Options{Kind: kind, Secret: secret.New(current)}
 	for _, p := range previous {
 		a.PreviousSecrets = append(a.PreviousSecrets, secret.New(p))
 	}
 	return a
 }
 
-func runPreset(t *testing.T, cfg *config.SourceAuth, cases []presetCase) {
+func runPreset(t *testing.T, cfg *auth.Options, cases []presetCase) {
 	t.Helper()
 	v, err := auth.New(cfg)
 	require.NoError(t, err)
@@ -75,7 +74,7 @@ func TestGitHubPreset(t *testing.T) {
 	t.Parallel()
 	const secretText, payload = "It's a Secret to Everybody", "Hello, World!"
 	const published = "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
-	runPreset(t, preset(config.AuthGitHub, "new-secret", secretText), []presetCase{
+	runPreset(t, preset(auth.KindGitHub, "new-secret", secretText), []presetCase{
 		{name: "published example, as a previous secret", h: hdr("X-Hub-Signature-256", published), body: payload},
 		{name: "current secret", h: hdr("X-Hub-Signature-256", "sha256="+hexMAC("new-secret", payload)), body: payload},
 		{name: "forged body", h: hdr("X-Hub-Signature-256", published), body: payload + " ", wantErr: "Invalid signature"},
@@ -98,7 +97,7 @@ func TestSlackPreset(t *testing.T) {
 	const sig = "v0=a2114d57b48eac39b9ad189dd8316235a7b4a8d21a10bd27519666489c69b503"
 	sent := time.Unix(1531420618, 0)
 	ok := hdr("X-Slack-Request-Timestamp", "1531420618", "X-Slack-Signature", sig)
-	runPreset(t, preset(config.AuthSlack, secretText), []presetCase{
+	runPreset(t, preset(auth.KindSlack, secretText), []presetCase{
 		{name: "published example", h: ok, body: body, at: sent.Add(10 * time.Second)},
 		{name: "expired", h: ok, body: body, at: sent.Add(301 * time.Second), wantErr: "Timestamp outside the tolerance of 300 s"},
 		{name: "future-dated", h: ok, body: body, at: sent.Add(-301 * time.Second), wantErr: "Timestamp outside the tolerance of 300 s"},
@@ -126,7 +125,7 @@ func TestStripePreset(t *testing.T) {
 	body := `{"id":"evt_1","type":"invoice.paid"}`
 	ts := strconv.FormatInt(now.Unix(), 10)
 	v1 := func(key string) string { return hexMAC(key, ts, ".", body) }
-	runPreset(t, preset(config.AuthStripe, current, previous), []presetCase{
+	runPreset(t, preset(auth.KindStripe, current, previous), []presetCase{
 		{name: "current", h: hdr("Stripe-Signature", "t="+ts+",v1="+v1(current)), body: body},
 		{name: "previous only", h: hdr("Stripe-Signature", "t="+ts+",v1="+v1(previous)), body: body},
 		{name: "any v1 matches (rotation, Stripe signs with both)", h: hdr("Stripe-Signature", "t="+ts+",v1="+v1("other")+",v1="+v1(current)+",v0="+v1("x")), body: body},
@@ -159,7 +158,7 @@ func TestShopifyPreset(t *testing.T) {
 		raw, _ := hex.DecodeString(hexMAC(key, body))
 		return base64.StdEncoding.EncodeToString(raw)
 	}
-	runPreset(t, preset(config.AuthShopify, current, "shpss_old"), []presetCase{
+	runPreset(t, preset(auth.KindShopify, current, "shpss_old"), []presetCase{
 		{name: "current", h: hdr("X-Shopify-Hmac-Sha256", b64(current)), body: body},
 		{name: "previous", h: hdr("X-Shopify-Hmac-Sha256", b64("shpss_old")), body: body},
 		{name: "forged", h: hdr("X-Shopify-Hmac-Sha256", b64("x")), body: body, wantErr: "Invalid signature"},
@@ -189,7 +188,7 @@ func TestStandardWebhooksPreset(t *testing.T) {
 		h[name] = []string{value}
 		return h
 	}
-	runPreset(t, preset(config.AuthStandardWebhooks, other, key), []presetCase{
+	runPreset(t, preset(auth.KindStandardWebhooks, other, key), []presetCase{
 		{name: "published vector, previous key", h: good, body: body, at: sent},
 		{name: "several entries", h: with("Webhook-Signature", "v1a,xyz v1,AAAA v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="), body: body, at: sent},
 		{name: "expired", h: good, body: body, at: sent.Add(301 * time.Second), wantErr: "Timestamp outside the tolerance of 300 s"},
@@ -206,7 +205,7 @@ func TestStandardWebhooksPreset(t *testing.T) {
 
 func TestPresetToleranceSeconds(t *testing.T) {
 	t.Parallel()
-	cfg := preset(config.AuthStripe, "k")
+	cfg := preset(auth.KindStripe, "k")
 	cfg.ToleranceSeconds = 10
 	ts := strconv.FormatInt(now.Unix(), 10)
 	h := hdr("Stripe-Signature", "t="+ts+",v1="+hexMAC("k", ts, ".", "{}"))
@@ -218,25 +217,25 @@ func TestPresetToleranceSeconds(t *testing.T) {
 
 func TestPresetConstruction(t *testing.T) {
 	t.Parallel()
-	_, err := auth.New(&config.SourceAuth{Kind: config.AuthStandardWebhooks, Secret: secret.New("plain")})
+	_, err := auth.New(&auth.Options{Kind: auth.KindStandardWebhooks, Secret: secret.New("plain")})
 	require.ErrorIs(t, err, webhooksig.ErrSecretFormat)
-	_, err = auth.New(&config.SourceAuth{Kind: config.AuthGitHub})
+	_, err = auth.New(&auth.Options{Kind: auth.KindGitHub})
 	require.ErrorContains(t, err, "github needs a secret")
-	v, err := auth.New(preset(config.AuthStripe, "k"))
+	v, err := auth.New(preset(auth.KindStripe, "k"))
 	require.NoError(t, err)
 	require.Equal(t, []string{"Stripe-Signature"}, v.CredentialHeaders())
 }
 
 func TestSlackChallenge(t *testing.T) {
 	t.Parallel()
-	slack, err := auth.New(preset(config.AuthSlack, "k"))
+	slack, err := auth.New(preset(auth.KindSlack, "k"))
 	require.NoError(t, err)
 	c, ok := slack.Challenge([]byte(`{"token":"t","challenge":"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P","type":"url_verification"}`))
 	require.True(t, ok)
 	require.Equal(t, "3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P", c)
 	_, ok = slack.Challenge([]byte(`{"type":"event_callback","event_id":"Ev1"}`))
 	require.False(t, ok)
-	stripe, err := auth.New(preset(config.AuthStripe, "k"))
+	stripe, err := auth.New(preset(auth.KindStripe, "k"))
 	require.NoError(t, err)
 	_, ok = stripe.Challenge([]byte(`{"type":"url_verification","challenge":"x"}`))
 	require.False(t, ok, "only slack answers a challenge")

@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"sync"
 	"time"
-
-	"github.com/alternayte/queuebox/pkg/config"
 )
 
 // DefaultRequestTimestampHeader carries the timestamp of a request-bound
@@ -19,13 +17,13 @@ const DefaultRequestTimestampHeader = "X-Timestamp"
 // bound is against a runaway client, not an attacker.
 const maxSeenSignatures = 1 << 16
 
-// NewAdmin builds the verifier of admin.auth or admin.viewer: New, and
-// for hmac also the refusal of a timestamped signature that has passed
+// NewAdmin builds the verifier of the admin routes (admin.auth or
+// admin.viewer): New, and for hmac also the refusal of a timestamped signature that has passed
 // once already within the tolerance (a replay of a captured request).
 // Each verifier keeps its own record, in memory, per process.
-func NewAdmin(cfg *config.SourceAuth) (*Verifier, error) {
-	v, err := New(cfg)
-	if err != nil || cfg == nil || v.hmac == nil {
+func NewAdmin(opts *Options) (*Verifier, error) {
+	v, err := New(opts)
+	if err != nil || opts == nil || v.hmac == nil {
 		return v, err
 	}
 	v.hmac.seen = &seenSignatures{until: map[string]time.Time{}}

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/auth"
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/secret"
 )
 
@@ -32,7 +31,7 @@ func TestVerifyRequestBindsMethodTargetBodyAndTime(t *testing.T) {
 		{"no timestamp", "GET", target, "", good, "Missing X-Timestamp header"},
 		{"old timestamp", "GET", target, ms(now.Add(-6 * time.Minute)), good, "Timestamp outside the tolerance of 300000 ms"},
 	}
-	v, err := auth.New(&config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New(shared)})
+	v, err := auth.New(&auth.Options{Kind: auth.KindHMAC, Secret: secret.New(shared)})
 	require.NoError(t, err)
 	for _, tt := range tests {
 		r := httptest.NewRequest(tt.method, tt.target, strings.NewReader(body))
@@ -54,7 +53,7 @@ func TestVerifyRequestBindsMethodTargetBodyAndTime(t *testing.T) {
 // token is the same on every request.
 func TestNewAdminRefusesASignatureSeenTwice(t *testing.T) {
 	t.Parallel()
-	block := &config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New(shared), TimestampHeader: "X-Timestamp"}
+	block := &auth.Options{Kind: auth.KindHMAC, Secret: secret.New(shared), TimestampHeader: "X-Timestamp"}
 	h := headers("X-Timestamp", ms(now), "X-Signature", "sha256="+sign(sha256.New, ms(now)+"."+body))
 	adminV, err := auth.NewAdmin(block)
 	require.NoError(t, err)
@@ -67,7 +66,7 @@ func TestNewAdminRefusesASignatureSeenTwice(t *testing.T) {
 	require.NoError(t, source.Verify(h, []byte(body), now))
 	require.NoError(t, source.Verify(h, []byte(body), now))
 
-	bearer, err := auth.NewAdmin(&config.SourceAuth{Kind: config.AuthBearer, Token: secret.New(token)})
+	bearer, err := auth.NewAdmin(&auth.Options{Kind: auth.KindBearer, Token: secret.New(token)})
 	require.NoError(t, err)
 	for range 2 {
 		require.NoError(t, bearer.Verify(headers("Authorization", "Bearer "+token), nil, now))

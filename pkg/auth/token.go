@@ -7,17 +7,15 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/alternayte/queuebox/pkg/config"
 )
 
 // newBearer checks "Authorization: Bearer <token>". The scheme name
 // matches in any letter case; a value without a scheme fails.
-func newBearer(cfg *config.SourceAuth) (*Verifier, error) {
-	if cfg.Token.IsEmpty() {
+func newBearer(opts *Options) (*Verifier, error) {
+	if opts.Token.IsEmpty() {
 		return nil, fmt.Errorf("auth: bearer needs a token")
 	}
-	want := cfg.Token.Reveal()
+	want := opts.Token.Reveal()
 	check := func(h http.Header, _ []byte, _ time.Time) error {
 		value, err := headerValue(h, "Authorization")
 		if err != nil {
@@ -36,15 +34,15 @@ func newBearer(cfg *config.SourceAuth) (*Verifier, error) {
 }
 
 // newAPIKey checks the key in the header that headerName names.
-func newAPIKey(cfg *config.SourceAuth) (*Verifier, error) {
-	if cfg.Key.IsEmpty() {
+func newAPIKey(opts *Options) (*Verifier, error) {
+	if opts.Key.IsEmpty() {
 		return nil, fmt.Errorf("auth: api-key needs a key")
 	}
-	name := strings.TrimSpace(cfg.HeaderName)
+	name := strings.TrimSpace(opts.HeaderName)
 	if name == "" {
 		name = DefaultAPIKeyHeader
 	}
-	want := cfg.Key.Reveal()
+	want := opts.Key.Reveal()
 	check := func(h http.Header, _ []byte, _ time.Time) error {
 		value, err := headerValue(h, name)
 		if err != nil {

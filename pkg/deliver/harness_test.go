@@ -17,7 +17,6 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
@@ -78,7 +77,7 @@ func (e *env) webhook(t *testing.T, reg prometheus.Registerer) queuebox.Publishe
 // logger.
 func (e *env) build(t *testing.T, opts deliver.Options) *deliver.Poller {
 	t.Helper()
-	store, err := postgres.NewOutbox(e.db, schema.New(schema.Postgres, config.Default().Database), e.settings.ClaimTimeout)
+	store, err := postgres.NewOutbox(e.db, schema.New(schema.Postgres, schema.DefaultNames()), e.settings.ClaimTimeout)
 	require.NoError(t, err)
 	router, err := deliver.NewRouter(e.routes, e.dests)
 	require.NoError(t, err)

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/alternayte/queuebox/pkg/ingest"
-	"github.com/alternayte/queuebox/pkg/ingest/ingesttest/pginbox"
 	"github.com/alternayte/queuebox/pkg/queuebox"
+	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
 )
 
 // BenchmarkGroupCommitPostgres stores b.N rows from 16 concurrent callers
@@ -19,7 +19,7 @@ import (
 func BenchmarkGroupCommitPostgres(b *testing.B) {
 	for _, inFlight := range []int{1, 2, 4} {
 		b.Run(fmt.Sprintf("inFlight=%d", inFlight), func(b *testing.B) {
-			in, _ := pginbox.New(b)
+			in, _ := pgtest.Inbox(b)
 			g := ingest.NewGroupCommit(in, ingest.GroupCommitOptions{MaxInFlight: inFlight})
 			var next atomic.Int64
 			var wg sync.WaitGroup

@@ -10,14 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/ingest"
-	"github.com/alternayte/queuebox/pkg/ingest/ingesttest/pginbox"
+	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
 )
 
 // In dead-letter mode every body that HTTP refuses becomes a dead row the
 // real jsonb column accepts, and a redelivery finds it.
 func TestDeadRowsAgainstPostgres(t *testing.T) {
 	t.Parallel()
-	in, s := pginbox.New(t)
+	in, s := pgtest.Inbox(t)
 	m, err := ingest.NewMetrics(prometheus.NewRegistry())
 	require.NoError(t, err)
 	r, err := ingest.NewReceiver(brokerSource("q"), broker, ingest.Options{Store: in, Metrics: m})
@@ -62,7 +62,7 @@ func decodeBase64(t *testing.T, text string) string {
 // the real columns: the message is stored, pending or dead, never refused.
 func TestBrokerHeadersAgainstPostgres(t *testing.T) {
 	t.Parallel()
-	in, s := pginbox.New(t)
+	in, s := pgtest.Inbox(t)
 	m, err := ingest.NewMetrics(prometheus.NewRegistry())
 	require.NoError(t, err)
 	r, err := ingest.NewReceiver(brokerSource("q"), broker, ingest.Options{Store: in, Metrics: m})

@@ -18,7 +18,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/relay"
 	"github.com/alternayte/queuebox/pkg/schema"
@@ -47,7 +46,7 @@ func newEnv(t *testing.T) env {
 // sources.
 func (e env) store(t *testing.T, lease time.Duration) *postgres.Relay {
 	t.Helper()
-	store, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, config.Default().Database),
+	store, err := postgres.NewRelay(e.db, schema.New(schema.Postgres, schema.DefaultNames()),
 		queuebox.RelayParams{Lease: lease, Sources: slices.Sorted(maps.Keys(e.settings.Topics))})
 	require.NoError(t, err)
 	return store

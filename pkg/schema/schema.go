@@ -1,5 +1,5 @@
-// Package schema turns the configured table and column names into quoted
-// identifiers and renders every SQL statement once, at start, from a
+// Package schema turns the table and column names of a deployment (Names)
+// into quoted identifiers and renders every SQL statement once, at start, from a
 // statement template. No statement is built by hand in a query path.
 package schema
 
@@ -9,8 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"text/template"
-
-	"github.com/alternayte/queuebox/pkg/config"
 )
 
 // Dialect is the SQL flavour of the database.
@@ -118,16 +116,17 @@ type Layout struct {
 	InboxTable  string
 }
 
-// New builds the layout from the database configuration.
-func New(d Dialect, db config.Database) Layout {
+// New builds the layout of the names n in dialect d. It panics on a name
+// that is not an identifier (see Quote).
+func New(d Dialect, n Names) Layout {
 	q := d.Quote
-	o, i := db.ColumnMapping.Outbox, db.ColumnMapping.Inbox
+	o, i := n.Outbox, n.Inbox
 	return Layout{
 		Dialect:     d,
-		OutboxTable: db.OutboxTableName,
-		InboxTable:  db.InboxTableName,
+		OutboxTable: n.OutboxTable,
+		InboxTable:  n.InboxTable,
 		O: Outbox{
-			Table: q(db.OutboxTableName), ID: q(o.ID), Topic: q(o.Topic), Key: q(o.Key),
+			Table: q(n.OutboxTable), ID: q(o.ID), Topic: q(o.Topic), Key: q(o.Key),
 			AggregateType: q(o.AggregateType), Payload: q(o.Payload), Headers: q(o.Headers),
 			State: q(o.State), Attempt: q(o.Attempt), MaxAttempts: q(o.MaxAttempts),
 			ScheduledAt: q(o.ScheduledAt), CreatedAt: q(o.CreatedAt), UpdatedAt: q(o.UpdatedAt),
@@ -136,7 +135,7 @@ func New(d Dialect, db config.Database) Layout {
 			Destination: q(o.Destination), OriginID: q(o.OriginID), Lanes: true,
 		},
 		I: Inbox{
-			Table: q(db.InboxTableName), ID: q(i.ID), Source: q(i.Source),
+			Table: q(n.InboxTable), ID: q(i.ID), Source: q(i.Source),
 			IdempotencyKey: q(i.IdempotencyKey), AggregateID: q(i.AggregateID), EventType: q(i.EventType),
 			Payload: q(i.Payload), State: q(i.State), CreatedAt: q(i.CreatedAt), ProcessedAt: q(i.ProcessedAt),
 			ClaimedAt: q(i.ClaimedAt), ClaimToken: q(i.ClaimToken), LeaseExpiresAt: q(i.LeaseExpiresAt),

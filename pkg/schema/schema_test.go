@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/schema"
 )
 
@@ -42,14 +41,14 @@ func TestQuotePanicsOnANonIdentifier(t *testing.T) {
 	}
 }
 
-// customDatabase gives every column key its own name, different from the
+// customNames gives every column its own name, different from the
 // default, so a mix-up of two fields shows.
-func customDatabase() config.Database {
-	db := config.Default().Database
-	db.OutboxTableName, db.InboxTableName = "qb_outbox", "qb_inbox"
-	setAll(&db.ColumnMapping.Outbox, "ob_")
-	setAll(&db.ColumnMapping.Inbox, "ib_")
-	return db
+func customNames() schema.Names {
+	n := schema.DefaultNames()
+	n.OutboxTable, n.InboxTable = "qb_outbox", "qb_inbox"
+	setAll(&n.Outbox, "ob_")
+	setAll(&n.Inbox, "ib_")
+	return n
 }
 
 func setAll(columns any, prefix string) {
@@ -61,7 +60,7 @@ func setAll(columns any, prefix string) {
 
 func TestNewMapsEveryConfiguredColumn(t *testing.T) {
 	t.Parallel()
-	db := customDatabase()
+	n := customNames()
 	for _, tc := range []struct {
 		dialect schema.Dialect
 		quote   func(string) string
@@ -69,7 +68,7 @@ func TestNewMapsEveryConfiguredColumn(t *testing.T) {
 		{schema.Postgres, func(s string) string { return `"` + s + `"` }},
 		{schema.SQLServer, func(s string) string { return "[" + s + "]" }},
 	} {
-		l := schema.New(tc.dialect, db)
+		l := schema.New(tc.dialect, n)
 		require.Equal(t, tc.dialect, l.Dialect)
 		require.Equal(t, "qb_outbox", l.OutboxTable)
 		require.Equal(t, "qb_inbox", l.InboxTable)
@@ -79,8 +78,8 @@ func TestNewMapsEveryConfiguredColumn(t *testing.T) {
 			columns, quoted any
 			prefix          string
 		}{
-			{db.ColumnMapping.Outbox, l.O, "ob_"},
-			{db.ColumnMapping.Inbox, l.I, "ib_"},
+			{n.Outbox, l.O, "ob_"},
+			{n.Inbox, l.I, "ib_"},
 		} {
 			cv, qv := reflect.ValueOf(pair.columns), reflect.ValueOf(pair.quoted)
 			// Every configured column has a quoted field and back; besides
@@ -105,7 +104,7 @@ func TestNewMapsEveryConfiguredColumn(t *testing.T) {
 
 func TestNewWithDefaultNames(t *testing.T) {
 	t.Parallel()
-	l := schema.New(schema.SQLServer, config.Default().Database)
+	l := schema.New(schema.SQLServer, schema.DefaultNames())
 	require.Equal(t, "[outbox]", l.O.Table)
 	require.Equal(t, "[key]", l.O.Key)
 	require.Equal(t, "[idempotency_key]", l.I.IdempotencyKey)
@@ -114,14 +113,14 @@ func TestNewWithDefaultNames(t *testing.T) {
 
 func TestNewPanicsOnAnInjectedName(t *testing.T) {
 	t.Parallel()
-	db := config.Default().Database
-	db.ColumnMapping.Outbox.Payload = `payload"; DROP TABLE outbox; --`
-	require.Panics(t, func() { schema.New(schema.Postgres, db) })
+	n := schema.DefaultNames()
+	n.Outbox.Payload = `payload"; DROP TABLE outbox; --`
+	require.Panics(t, func() { schema.New(schema.Postgres, n) })
 }
 
 func TestRender(t *testing.T) {
 	t.Parallel()
-	l := schema.New(schema.Postgres, customDatabase())
+	l := schema.New(schema.Postgres, customNames())
 	got, err := l.Render("select", "\n  SELECT {{.O.ID}}, {{.O.Key}} FROM {{.O.Table}} WHERE {{.O.State}} = $1\n")
 	require.NoError(t, err)
 	require.Equal(t, `SELECT "ob_ID", "ob_Key" FROM "qb_outbox" WHERE "ob_State" = $1`, got)
@@ -157,7 +156,7 @@ func TestRender(t *testing.T) {
 // stray argument fails the render instead of writing wrong SQL.
 func TestPartials(t *testing.T) {
 	t.Parallel()
-	l := schema.New(schema.Postgres, customDatabase())
+	l := schema.New(schema.Postgres, customNames())
 	p, err := schema.ParsePartials(`-- shared pieces
 {{define "held"}}{{.A}}.{{.T.State}} = 'processing' AND {{.A}}.{{.T.ClaimToken}} = $2{{end}}`)
 	require.NoError(t, err)

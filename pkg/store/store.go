@@ -67,7 +67,7 @@ func postgresOptions(cfg config.Database, opts Options) (postgres.StoresOptions,
 			Registerer:     opts.Registerer,
 			Logger:         opts.Logger,
 		},
-		Layout:  schema.New(schema.Postgres, cfg),
+		Layout:  schema.New(schema.Postgres, Names(cfg)),
 		Migrate: cfg.Migrate,
 	}, nil
 }
@@ -89,7 +89,7 @@ func sqlServerOptions(cfg config.Database, opts Options) (sqlserver.StoresOption
 			StartupTimeout: config.Ms(cfg.StartupTimeoutMs),
 			Logger:         opts.Logger,
 		},
-		Layout:  schema.New(schema.SQLServer, cfg),
+		Layout:  schema.New(schema.SQLServer, Names(cfg)),
 		Migrate: cfg.Migrate,
 	}, nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/secret"
 	"github.com/alternayte/queuebox/pkg/source/webhook"
+	"github.com/alternayte/queuebox/pkg/store"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
 	"github.com/alternayte/queuebox/services/internal/wiring"
@@ -93,7 +94,7 @@ func servedRoutes(t *testing.T, b run.Binary, cfg *config.Config) map[string]boo
 	require.NoError(t, err)
 	app := &run.App{Name: b.Name, Config: cfg, Log: slog.New(slog.DiscardHandler),
 		Registry: metrics.NewRegistry(buildinfo.Version, time.Now()), Health: health.New(),
-		Stores: &postgres.Stores{DB: db, Layout: schema.New(schema.Postgres, cfg.Database)}}
+		Stores: &postgres.Stores{DB: db, Layout: schema.New(schema.Postgres, store.Names(cfg.Database))}}
 	servers, _, err := run.Assemble(context.Background(), b, app)
 	require.NoError(t, err)
 	sources := map[string]bool{}

@@ -15,9 +15,7 @@ import (
 
 	kafkab "github.com/alternayte/queuebox/pkg/broker/kafka"
 	"github.com/alternayte/queuebox/pkg/broker/kafka/kafkatest"
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
-	"github.com/alternayte/queuebox/pkg/ingest/ingestconfig"
 	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/transform"
@@ -31,22 +29,34 @@ type fixture struct {
 	cluster *kfake.Cluster
 	addr    string
 	topic   string
-	src     *config.Source
+	src     *source
 	store   *ingesttest.Inbox
 	client  *kgo.Client
 }
 
-func newFixture(t *testing.T, partitions int32, edit func(*config.Source)) *fixture {
+// source is a Kafka source as the wiring maps a configured one: the
+// options of its receive step and the topics that it consumes.
+type source struct {
+	ingest.Source
+	BootstrapServers string
+	Topics           []string
+	GroupID          string
+	AutoOffsetReset  string
+	MaxPollRecords   int
+}
+
+func newFixture(t *testing.T, partitions int32, edit func(*source)) *fixture {
 	t.Helper()
 	c, addr := kafkatest.Cluster(t)
 	f := &fixture{cluster: c, addr: addr, topic: kafkatest.Topic(t, c, partitions), store: &ingesttest.Inbox{}}
-	f.src = &config.Source{
-		Name: "orders-" + kafkatest.Suffix(), Kind: config.KindKafka, Type: config.KindKafka,
-		Consumption: config.ConsumptionPush, Topic: "{{ source }}", IdempotencyKeyPath: "$.id",
+	f.src = &source{
+		Source: ingest.Source{
+			Name: "orders-" + kafkatest.Suffix(), Consumption: ingest.ConsumptionPush, IdempotencyKeyPath: "$.id",
+			AttributeHeaders: ingest.AttributeHeaders{IdempotencyKey: "x-idempotency-key",
+				AggregateID: "x-aggregate-id", EventType: "x-event-type"},
+		},
 		BootstrapServers: addr, Topics: []string{f.topic}, GroupID: "qb-" + kafkatest.Suffix(),
 		AutoOffsetReset: "earliest", MaxPollRecords: 100,
-		AttributeHeaders: config.AttributeHeaders{IdempotencyKey: "x-idempotency-key",
-			AggregateID: "x-aggregate-id", EventType: "x-event-type"},
 	}
 	if edit != nil {
 		edit(f.src)
@@ -59,7 +69,7 @@ func (f *fixture) consumer(t *testing.T) *kafkab.Consumer {
 	t.Helper()
 	m, err := ingest.NewMetrics(prometheus.NewRegistry())
 	require.NoError(t, err)
-	recv, err := ingest.NewReceiver(ingestconfig.Source(f.src), ingest.Transport{DeadLetter: true, BrokerAttributes: true},
+	recv, err := ingest.NewReceiver(f.src.Source, ingest.Transport{DeadLetter: true, BrokerAttributes: true},
 		ingest.Options{Store: f.store, Metrics: m, Log: quietLog(), Transforms: ingest.Expressions(transform.JSONata)})
 	require.NoError(t, err)
 	c, err := kafkab.NewConsumer(kafkab.ConsumerOptions{

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/broker/kafka/kafkatest"
-	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
@@ -122,8 +122,8 @@ func TestConsumerNonJSONIsDeadAndMovesOn(t *testing.T) {
 
 func TestConsumerTransformDeadKeepsTheOriginal(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, 1, func(s *config.Source) {
-		s.Transform = &config.Transform{Expression: `$error("nope")`, OnError: config.OnErrorDead, TimeoutMs: 1000}
+	f := newFixture(t, 1, func(s *source) {
+		s.Transform = &ingest.TransformSpec{Expression: `$error("nope")`, OnError: ingest.OnErrorDead, TimeoutMs: 1000}
 	})
 	f.produce(t, 0, nil, `{"id":"t1","a":1}`)
 	f.run(t)
@@ -136,8 +136,8 @@ func TestConsumerTransformDeadKeepsTheOriginal(t *testing.T) {
 func TestConsumerFilterDropsAndMovesOn(t *testing.T) {
 	t.Parallel()
 	eu := "eu"
-	f := newFixture(t, 1, func(s *config.Source) {
-		s.Filter = &config.Filter{Require: []config.FilterRule{{Header: "x-region", Equals: &eu}}}
+	f := newFixture(t, 1, func(s *source) {
+		s.Filter = &ingest.FilterSpec{Require: []ingest.FilterRule{{Header: "x-region", Equals: &eu}}}
 	})
 	f.produce(t, 0, nil, `{"id":"us-1"}`, "x-region", "us")
 	f.produce(t, 0, nil, `{"id":"eu-1"}`, "x-region", "eu")
@@ -153,7 +153,7 @@ func TestConsumerFilterDropsAndMovesOn(t *testing.T) {
 // the end every record is stored once and every offset is committed.
 func TestConsumerGroupSharesPartitions(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, 4, func(s *config.Source) { s.MaxPollRecords = 5 })
+	f := newFixture(t, 4, func(s *source) { s.MaxPollRecords = 5 })
 	const n = 200
 	for i := range n / 2 {
 		f.produce(t, int32(i%4), nil, fmt.Sprintf(`{"id":"m-%d"}`, i))

@@ -14,23 +14,31 @@ import (
 
 	natsb "github.com/alternayte/queuebox/pkg/broker/nats"
 	"github.com/alternayte/queuebox/pkg/broker/nats/natstest"
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
-	"github.com/alternayte/queuebox/pkg/ingest/ingestconfig"
 	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
 
+// source is a nats source as the wiring maps a configured one: the
+// options of its receive step and the stream that it consumes.
+type source struct {
+	ingest.Source
+	Servers, Stream, Durable, FilterSubject string
+	AckWait                                 time.Duration
+	BatchSize                               int
+}
+
 // natsSource returns a nats source on stream with the defaults of the
 // configuration.
-func natsSource(name, stream string) *config.Source {
-	return &config.Source{
-		Name: name, Kind: config.KindNATS, Type: config.KindNATS, Consumption: config.ConsumptionPush,
-		Topic: "{{ source }}", IdempotencyKeyPath: "$.id", Servers: natstest.URL(), Stream: stream,
-		Durable: "qb-" + natstest.Suffix(), AckWaitMs: 30000, BatchSize: 100,
-		AttributeHeaders: config.AttributeHeaders{IdempotencyKey: "x-idempotency-key",
-			AggregateID: "x-aggregate-id", EventType: "x-event-type"},
+func natsSource(name, stream string) *source {
+	return &source{
+		Source: ingest.Source{
+			Name: name, Consumption: ingest.ConsumptionPush, IdempotencyKeyPath: "$.id",
+			AttributeHeaders: ingest.AttributeHeaders{IdempotencyKey: "x-idempotency-key",
+				AggregateID: "x-aggregate-id", EventType: "x-event-type"},
+		},
+		Servers: natstest.URL(), Stream: stream, Durable: "qb-" + natstest.Suffix(), AckWait: 30 * time.Second, BatchSize: 100,
 	}
 }
 
@@ -39,14 +47,14 @@ type fixture struct {
 	js     jetstream.JetStream
 	stream jetstream.Stream
 	prefix string
-	src    *config.Source
+	src    *source
 	store  *ingesttest.Inbox
 	cons   *natsb.Consumer
 }
 
 // newFixture creates a stream; edit changes the source before the
 // consumer starts. Call run to start it.
-func newFixture(t *testing.T, edit func(*config.Source)) *fixture {
+func newFixture(t *testing.T, edit func(*source)) *fixture {
 	t.Helper()
 	_, js := natstest.Connect(t, natstest.URL())
 	s, prefix := natstest.Stream(t, js)
@@ -59,16 +67,16 @@ func newFixture(t *testing.T, edit func(*config.Source)) *fixture {
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-func consumerFor(t *testing.T, src *config.Source, store ingest.Store) *natsb.Consumer {
+func consumerFor(t *testing.T, src *source, store ingest.Store) *natsb.Consumer {
 	t.Helper()
 	m, err := ingest.NewMetrics(prometheus.NewRegistry())
 	require.NoError(t, err)
-	recv, err := ingest.NewReceiver(ingestconfig.Source(src), ingest.Transport{DeadLetter: true, BrokerAttributes: true},
+	recv, err := ingest.NewReceiver(src.Source, ingest.Transport{DeadLetter: true, BrokerAttributes: true},
 		ingest.Options{Store: store, Metrics: m, Log: quietLog(), Transforms: ingest.Expressions(transform.JSONata)})
 	require.NoError(t, err)
 	c, err := natsb.NewConsumer(natsb.ConsumerOptions{
 		Conn: natsb.Conn{Servers: src.Servers}, Stream: src.Stream, Durable: src.Durable,
-		FilterSubject: src.FilterSubject, AckWait: config.Ms(src.AckWaitMs), BatchSize: src.BatchSize,
+		FilterSubject: src.FilterSubject, AckWait: src.AckWait, BatchSize: src.BatchSize,
 		Receiver: recv, Logger: quietLog(),
 	})
 	require.NoError(t, err)

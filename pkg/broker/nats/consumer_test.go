@@ -14,7 +14,7 @@ import (
 
 	natsb "github.com/alternayte/queuebox/pkg/broker/nats"
 	"github.com/alternayte/queuebox/pkg/broker/nats/natstest"
-	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
@@ -25,7 +25,7 @@ import (
 // correlation id.
 func TestConsumerStoresOnceAndAcksAfterTheStore(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, func(s *config.Source) {
+	f := newFixture(t, func(s *source) {
 		s.AggregateIDPath, s.EventTypePath = "$.customer", "$.type"
 	})
 	var mu sync.Mutex
@@ -129,8 +129,8 @@ func TestConsumerDeadRows(t *testing.T) {
 	})
 	t.Run("transform Dead", func(t *testing.T) {
 		t.Parallel()
-		f := newFixture(t, func(s *config.Source) {
-			s.Transform = &config.Transform{Expression: `$error("refused")`, TimeoutMs: 1000, MaxDepth: 100, OnError: config.OnErrorDead}
+		f := newFixture(t, func(s *source) {
+			s.Transform = &ingest.TransformSpec{Expression: `$error("refused")`, TimeoutMs: 1000, MaxDepth: 100, OnError: ingest.OnErrorDead}
 		})
 		f.run(t)
 		body := `{"id":"evt-t","keep":"me"}`
@@ -148,8 +148,8 @@ func TestConsumerDeadRows(t *testing.T) {
 func TestConsumerFilter(t *testing.T) {
 	t.Parallel()
 	acme := "acme"
-	f := newFixture(t, func(s *config.Source) {
-		s.Filter = &config.Filter{Require: []config.FilterRule{{Header: "X-Tenant", Equals: &acme}}}
+	f := newFixture(t, func(s *source) {
+		s.Filter = &ingest.FilterSpec{Require: []ingest.FilterRule{{Header: "X-Tenant", Equals: &acme}}}
 	})
 	f.run(t)
 	f.publish(t, `{"id":"other"}`, "X-Tenant", "other")

@@ -12,7 +12,6 @@ import (
 
 	natsb "github.com/alternayte/queuebox/pkg/broker/nats"
 	"github.com/alternayte/queuebox/pkg/broker/nats/natstest"
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/redact"
@@ -30,7 +29,7 @@ func TestDeliverThroughNATS(t *testing.T) {
 	_, js := natstest.Connect(t, natstest.URL())
 	stream, prefix := natstest.Stream(t, js)
 	s, db := pgtest.Migrated(t, 4)
-	store, err := postgres.NewOutbox(db, schema.New(schema.Postgres, config.Default().Database), deliver.DefaultClaimTimeout)
+	store, err := postgres.NewOutbox(db, schema.New(schema.Postgres, schema.DefaultNames()), deliver.DefaultClaimTimeout)
 	require.NoError(t, err)
 	router, err := deliver.NewRouter([]deliver.RouteSpec{{TopicPattern: "order.**", Destinations: []string{"events"}}},
 		map[string]deliver.DestinationSpec{"events": {Name: "events", Kind: "nats"}})

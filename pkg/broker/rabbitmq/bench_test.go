@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/broker/rabbitmq"
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
@@ -120,13 +119,13 @@ func BenchmarkConsume(b *testing.B) {
 	// from one connection (the source stores one message at a time).
 	b.Run("postgres", func(b *testing.B) {
 		_, db := pgtest.Migrated(b, 4)
-		in, err := postgres.NewInbox(db, schema.New(schema.Postgres, config.Default().Database))
+		in, err := postgres.NewInbox(db, schema.New(schema.Postgres, schema.DefaultNames()))
 		require.NoError(b, err)
 		consumeBench(b, func(s queuebox.InboxStore) queuebox.InboxStore { return teeInbox{in, s} })
 	})
 	b.Run("postgres-insert-only", func(b *testing.B) {
 		_, db := pgtest.Migrated(b, 4)
-		in, err := postgres.NewInbox(db, schema.New(schema.Postgres, config.Default().Database))
+		in, err := postgres.NewInbox(db, schema.New(schema.Postgres, schema.DefaultNames()))
 		require.NoError(b, err)
 		cpu0 := cpuTime()
 		b.ResetTimer()

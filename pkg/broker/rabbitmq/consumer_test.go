@@ -14,23 +14,32 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 	"github.com/alternayte/queuebox/pkg/broker/rabbitmq"
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
-	"github.com/alternayte/queuebox/pkg/ingest/ingestconfig"
 	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
 
-// rabbitSource is a rabbitmq source as the loader fills it.
-func rabbitSource(name, queue string) *config.Source {
-	return &config.Source{
-		Name: name, Kind: config.KindRabbitMQ, Type: "rabbitmq", Consumption: config.ConsumptionPush,
-		Topic: "{{ source }}", QueueName: queue, ConnectionURL: brokerURL(), PrefetchCount: 10,
-		IdempotencyKeyPath: "$.id",
-		AttributeHeaders: config.AttributeHeaders{
-			IdempotencyKey: "x-idempotency-key", AggregateID: "x-aggregate-id", EventType: "x-event-type",
+// source is a rabbitmq source as the wiring maps a configured one: the
+// options of its receive step and the queue that it consumes.
+type source struct {
+	ingest.Source
+	URL, Queue   string
+	Prefetch     int
+	DeclareQueue bool
+}
+
+// rabbitSource is a rabbitmq source with the defaults of the
+// configuration.
+func rabbitSource(name, queue string) *source {
+	return &source{
+		Source: ingest.Source{
+			Name: name, Consumption: ingest.ConsumptionPush, IdempotencyKeyPath: "$.id",
+			AttributeHeaders: ingest.AttributeHeaders{
+				IdempotencyKey: "x-idempotency-key", AggregateID: "x-aggregate-id", EventType: "x-event-type",
+			},
 		},
+		URL: brokerURL(), Queue: queue, Prefetch: 10,
 	}
 }
 
@@ -66,7 +75,7 @@ func fastOptions() rabbitmq.ConsumerOptions {
 }
 
 // consume runs the consumer of src over store until the test ends.
-func consume(t *testing.T, src *config.Source, store queuebox.InboxStore, opts rabbitmq.ConsumerOptions) *running {
+func consume(t *testing.T, src *source, store queuebox.InboxStore, opts rabbitmq.ConsumerOptions) *running {
 	t.Helper()
 	c, err := rabbitmq.NewConsumer(consumerOptions(t, src, store, opts))
 	require.NoError(t, err)
@@ -85,13 +94,13 @@ func consume(t *testing.T, src *config.Source, store queuebox.InboxStore, opts r
 
 // consumerOptions returns opts with the source's keys and a receiver of
 // the source over store, as the wiring of queuebox-ingest builds them.
-func consumerOptions(t testing.TB, src *config.Source, store queuebox.InboxStore, opts rabbitmq.ConsumerOptions) rabbitmq.ConsumerOptions {
+func consumerOptions(t testing.TB, src *source, store queuebox.InboxStore, opts rabbitmq.ConsumerOptions) rabbitmq.ConsumerOptions {
 	t.Helper()
-	recv, err := ingest.NewReceiver(ingestconfig.Source(src), ingest.Transport{DeadLetter: true, BrokerAttributes: true}, ingest.Options{
+	recv, err := ingest.NewReceiver(src.Source, ingest.Transport{DeadLetter: true, BrokerAttributes: true}, ingest.Options{
 		Store: store, Metrics: mustMetrics(t), Transforms: ingest.Expressions(transform.JSONata),
 	})
 	require.NoError(t, err)
-	opts.URL, opts.Queue, opts.Prefetch, opts.DeclareQueue = src.ConnectionURL, src.QueueName, src.PrefetchCount, src.DeclareQueue
+	opts.URL, opts.Queue, opts.Prefetch, opts.DeclareQueue = src.URL, src.Queue, src.Prefetch, src.DeclareQueue
 	opts.Receiver = recv
 	return opts
 }
@@ -114,7 +123,7 @@ func TestConsumerStoresEachMessageOnceAndAcksIt(t *testing.T) {
 	queue := name(t, "q")
 	a.queue(queue, "", "")
 	src := rabbitSource("orders", queue)
-	src.AggregateIDPath, src.EventTypeFromHeader = "$.customer", true
+	src.AggregateIDPath = "$.customer"
 	store := &ingesttest.Inbox{}
 	r := consume(t, src, store, fastOptions())
 
@@ -161,9 +170,9 @@ func TestConsumerDeadLettersWhatNoConsumerCanRead(t *testing.T) {
 	queue := name(t, "q")
 	a.queue(queue, "", "")
 	src := rabbitSource("orders", queue)
-	src.Transform = &config.Transform{Expression: `$.bad ? $error("refused") : $`, TimeoutMs: 1000, MaxDepth: 100,
-		OnError: config.OnErrorDead}
-	src.Filter = &config.Filter{Exclude: []config.FilterRule{{Header: "X-Test", Exists: ptr(true)}}}
+	src.Transform = &ingest.TransformSpec{Expression: `$.bad ? $error("refused") : $`, TimeoutMs: 1000, MaxDepth: 100,
+		OnError: ingest.OnErrorDead}
+	src.Filter = &ingest.FilterSpec{Exclude: []ingest.FilterRule{{Header: "X-Test", Exists: ptr(true)}}}
 	store := &ingesttest.Inbox{}
 	consume(t, src, store, fastOptions())
 	a.publish(queue, amqp.Publishing{Body: []byte(`<not json/>`), MessageId: "raw-1"})
@@ -245,7 +254,7 @@ func TestConsumerReconnectsAndLosesNothing(t *testing.T) {
 	a.queue(queue, "", "")
 	proxy := brokertest.NewProxy(t, brokerHost(t))
 	src := rabbitSource("orders", queue)
-	src.ConnectionURL = viaProxy(t, proxy.Addr())
+	src.URL = viaProxy(t, proxy.Addr())
 	store := &ingesttest.Inbox{}
 	r := consume(t, src, store, fastOptions())
 	require.Error(t, r.c.Check(t.Context()), "down before the first connection")

@@ -17,4 +17,11 @@
 //   - pkg/ingest, the transport-neutral receive step, reaches none of
 //     them either, nor pkg/run or pkg/config. The HTTP inbox source
 //     (pkg/source/webhook) is the package that joins it to echo.
+//   - Only the wiring reads the configuration: no package of pkg reaches
+//     pkg/config except pkg/config itself, the generator of its reference
+//     (pkg/config/internal/gendocs), pkg/run, which loads it, and the
+//     store factory pkg/store, which maps the database block. Every other
+//     package, test helpers included, takes options of its own, which
+//     services/... fill. An exception that stops reaching pkg/config
+//     must leave the list (options_test.go).
 package archtest

@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/schema"
 )
 
@@ -20,20 +19,20 @@ import (
 // and from each other, so a statement that takes one column for another,
 // or the outbox's for the inbox's, shows in its golden file.
 func MappedLayout(d schema.Dialect) schema.Layout {
-	db := config.Default().Database
-	db.OutboxTableName, db.InboxTableName = "qb_outbox", "qb_inbox"
-	for columns, prefix := range map[any]string{&db.ColumnMapping.Outbox: "ob_", &db.ColumnMapping.Inbox: "ib_"} {
+	n := schema.DefaultNames()
+	n.OutboxTable, n.InboxTable = "qb_outbox", "qb_inbox"
+	for columns, prefix := range map[any]string{&n.Outbox: "ob_", &n.Inbox: "ib_"} {
 		v := reflect.ValueOf(columns).Elem()
 		for i := range v.NumField() {
 			v.Field(i).SetString(prefix + strings.ToLower(v.Type().Field(i).Name))
 		}
 	}
-	return schema.New(d, db)
+	return schema.New(d, n)
 }
 
-// DefaultLayout is the layout of the default configuration.
+// DefaultLayout is the layout of the bundled migrations' names.
 func DefaultLayout(d schema.Dialect) schema.Layout {
-	return schema.New(d, config.Default().Database)
+	return schema.New(d, schema.DefaultNames())
 }
 
 // Golden compares each statement of got (name to text) with the file

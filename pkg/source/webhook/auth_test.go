@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/auth"
 	"github.com/alternayte/queuebox/pkg/secret"
 )
 
@@ -28,14 +28,14 @@ func millis(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
 func TestSourceAuth(t *testing.T) {
 	t.Parallel()
 	bearer := source("bearer", "/bearer")
-	bearer.Auth = &config.SourceAuth{Kind: config.AuthBearer, Token: secret.New("tok")}
+	bearer.Auth = &auth.Options{Kind: auth.KindBearer, Token: secret.New("tok")}
 	apiKey := source("key", "/key")
-	apiKey.Auth = &config.SourceAuth{Kind: config.AuthAPIKey, Key: secret.New("k-1"), HeaderName: "X-API-Key"}
+	apiKey.Auth = &auth.Options{Kind: auth.KindAPIKey, Key: secret.New("k-1"), HeaderName: "X-API-Key"}
 	plain := source("hmac", "/hmac")
-	plain.Auth = &config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New(webhookSecret), HeaderName: "X-Hub-Signature-256"}
+	plain.Auth = &auth.Options{Kind: auth.KindHMAC, Secret: secret.New(webhookSecret), HeaderName: "X-Hub-Signature-256"}
 	stamped := source("stamped", "/stamped")
-	stamped.Auth = &config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New(webhookSecret), HeaderName: "X-Signature",
-		TimestampHeader: "X-Timestamp", TimestampTolerance: 300000, SignaturePayloadFormat: config.PayloadTimestampDotBody}
+	stamped.Auth = &auth.Options{Kind: auth.KindHMAC, Secret: secret.New(webhookSecret), HeaderName: "X-Signature",
+		TimestampHeader: "X-Timestamp", TimestampTolerance: 300000, SignaturePayloadFormat: auth.PayloadTimestampDotBody}
 	ev := newEnv(t, nil, nil, bearer, apiKey, plain, stamped)
 
 	body := `{"id":"evt_1"}`
@@ -81,7 +81,7 @@ func TestSourceAuth(t *testing.T) {
 func TestAuthFailureStoresNothing(t *testing.T) {
 	t.Parallel()
 	src := source("s", "/s")
-	src.Auth = &config.SourceAuth{Kind: config.AuthBearer, Token: secret.New("tok")}
+	src.Auth = &auth.Options{Kind: auth.KindBearer, Token: secret.New("tok")}
 	ev := newEnv(t, nil, nil, src)
 	require.Equal(t, http.StatusUnauthorized, ev.post("/inbox/s", `{"id":"1"}`).Code)
 	require.Empty(t, ev.mem.Rows())

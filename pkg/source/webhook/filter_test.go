@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/ingest"
 )
 
 // Over HTTP: header names in any letter case, values in their own case,
@@ -14,9 +14,9 @@ import (
 func TestFilteredRequest(t *testing.T) {
 	t.Parallel()
 	src := source("orders", "/orders")
-	src.Filter = &config.Filter{
-		Require: []config.FilterRule{{Header: "x-env", Equals: str("prod")}},
-		Exclude: []config.FilterRule{{Header: "X-TEST", Exists: yes()}},
+	src.Receive.Filter = &ingest.FilterSpec{
+		Require: []ingest.FilterRule{{Header: "x-env", Equals: str("prod")}},
+		Exclude: []ingest.FilterRule{{Header: "X-TEST", Exists: yes()}},
 	}
 	ev := newEnv(t, nil, nil, src)
 	require.Equal(t, http.StatusAccepted, ev.post("/inbox/orders", `{"id":"1"}`, "X-Env", "prod").Code)

@@ -116,7 +116,7 @@ func TestOptionalAttributes(t *testing.T) {
 	require.Equal(t, "7.50", *rows[4].AggregateID, "a number keeps the text of the body")
 
 	noPaths := source("bare", "/bare")
-	noPaths.EventTypePath, noPaths.AggregateIDPath = "", ""
+	noPaths.Receive.EventTypePath, noPaths.Receive.AggregateIDPath = "", ""
 	ev = newEnv(t, nil, nil, noPaths)
 	require.Equal(t, http.StatusAccepted, ev.post("/inbox/bare", `{"id":"1","type":"x","customer":"c"}`).Code)
 	require.Nil(t, ev.mem.Rows()[0].EventType)

@@ -8,17 +8,17 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/auth"
 	"github.com/alternayte/queuebox/pkg/secret"
 )
 
 func TestStoredHeaders(t *testing.T) {
 	t.Parallel()
 	hmacSrc := source("hmac", "/hmac")
-	hmacSrc.Auth = &config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New(webhookSecret), HeaderName: "X-Hub-Signature-256",
-		TimestampHeader: "X-Timestamp", SignaturePayloadFormat: config.PayloadBody, TimestampTolerance: 1000}
+	hmacSrc.Auth = &auth.Options{Kind: auth.KindHMAC, Secret: secret.New(webhookSecret), HeaderName: "X-Hub-Signature-256",
+		TimestampHeader: "X-Timestamp", SignaturePayloadFormat: auth.PayloadBody, TimestampTolerance: 1000}
 	keySrc := source("key", "/key")
-	keySrc.Auth = &config.SourceAuth{Kind: config.AuthAPIKey, Key: secret.New("k-1"), HeaderName: "X-Partner-Key"}
+	keySrc.Auth = &auth.Options{Kind: auth.KindAPIKey, Key: secret.New("k-1"), HeaderName: "X-Partner-Key"}
 	ev := newEnv(t, nil, nil, hmacSrc, keySrc, source("open", "/open"))
 
 	body := `{"id":"1"}`

@@ -14,7 +14,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/httpbody"
 	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
@@ -41,32 +40,35 @@ type env struct {
 	clock *ingesttest.Clock
 }
 
-// source returns an HTTP source as the loader would fill it.
-func source(name, path string) *config.Source {
-	return &config.Source{
-		Name: name, Kind: config.KindHTTP, Type: "http", Path: path, Consumption: config.ConsumptionPush,
+// source returns an HTTP source as the wiring maps a configured one.
+func source(name, path string) *webhook.Source {
+	return &webhook.Source{Path: path, Receive: ingest.Source{
+		Name: name, Consumption: ingest.ConsumptionPush,
 		IdempotencyKeyPath: "$.id", EventTypePath: "$.type", AggregateIDPath: "$.customer",
-	}
+	}}
 }
 
+// inbox is the inbox block of every test.
+var inbox = webhook.Inbox{BasePath: "/inbox", MaxBodyBytes: maxBody}
+
 // newEnv mounts srcs on a fresh data port. store nil uses a memStore.
-func newEnv(t *testing.T, store ingest.Store, transforms ingest.TransformFactory, srcs ...*config.Source) *env {
+func newEnv(t *testing.T, store ingest.Store, transforms ingest.TransformFactory, srcs ...*webhook.Source) *env {
 	t.Helper()
 	ev := &env{reg: prometheus.NewRegistry(), clock: ingesttest.NewClock(t0), store: store}
 	if store == nil {
 		ev.mem = &memStore{}
 		ev.store = ev.mem
 	}
-	cfg := &config.Config{Inbox: config.Inbox{BasePath: "/inbox", MaxBodyBytes: maxBody}, Sources: map[string]*config.Source{}}
-	for _, s := range srcs {
-		cfg.Sources[s.Name] = s
+	sources := make([]webhook.Source, len(srcs))
+	for i, s := range srcs {
+		sources[i] = *s
 	}
 	server := run.NewServer("data", ":0", quietLog())
-	server.Echo.Use(httpbody.Limit(cfg.Inbox.MaxBodyBytes))
+	server.Echo.Use(httpbody.Limit(inbox.MaxBodyBytes))
 	ev.e = server.Echo
 	m, err := ingest.NewMetrics(ev.reg)
 	require.NoError(t, err)
-	_, err = webhook.Mount(ev.e, cfg, ingest.Options{
+	_, err = webhook.Mount(ev.e, inbox, sources, ingest.Options{
 		Store: ev.store, Metrics: m, Log: quietLog(), Transforms: transforms, Now: ev.clock.Now,
 	})
 	require.NoError(t, err)

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/alternayte/queuebox/pkg/config"
 )
 
 // bodyOf returns a JSON document of exactly n bytes with the key id.
@@ -88,7 +86,7 @@ func TestRateLimit(t *testing.T) {
 		t.Run(strconv.Itoa(tt.rpm), func(t *testing.T) {
 			t.Parallel()
 			src := source("s", "/s")
-			src.RateLimit = &config.RateLimit{RequestsPerMinute: tt.rpm}
+			src.RequestsPerMinute = tt.rpm
 			ev := newEnv(t, nil, nil, src)
 			for i := range tt.rpm {
 				require.Equal(t, http.StatusAccepted, ev.post("/inbox/s", `{"id":"`+strconv.Itoa(i)+`"}`).Code,
@@ -111,7 +109,7 @@ func TestRateLimit(t *testing.T) {
 func TestRateLimitIsPerSource(t *testing.T) {
 	t.Parallel()
 	limited := source("limited", "/limited")
-	limited.RateLimit = &config.RateLimit{RequestsPerMinute: 1}
+	limited.RequestsPerMinute = 1
 	ev := newEnv(t, nil, nil, limited, source("free", "/free"))
 	require.Equal(t, http.StatusAccepted, ev.post("/inbox/limited", `{"id":"1"}`).Code)
 	require.Equal(t, http.StatusTooManyRequests, ev.post("/inbox/limited", `{"id":"2"}`).Code)

@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/auth"
 	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/source/webhook"
 )
@@ -30,27 +30,19 @@ func TestRoute(t *testing.T) {
 	}
 }
 
-func TestMountSkipsBrokerSourcesAndKeepsTheConfig(t *testing.T) {
+func TestMountKeepsTheOrderOfTheSources(t *testing.T) {
 	t.Parallel()
 	m, err := ingest.NewMetrics(prometheus.NewRegistry())
 	require.NoError(t, err)
-	http1 := source("", "/a") // the loader sets Name; Mount falls back to the key
-	cfg := &config.Config{
-		Inbox: config.Inbox{BasePath: "/hooks", MaxBodyBytes: maxBody},
-		Sources: map[string]*config.Source{
-			"b-http": http1,
-			"a-amqp": {Kind: config.KindRabbitMQ, QueueName: "q", IdempotencyKeyPath: "$.id"},
-			"c-http": source("c-http", "/c"),
-		},
-	}
 	e := echo.New()
-	handlers, err := webhook.Mount(e, cfg, ingest.Options{Store: &memStore{}, Metrics: m})
+	handlers, err := webhook.Mount(e, webhook.Inbox{BasePath: "/hooks", MaxBodyBytes: maxBody},
+		[]webhook.Source{*source("c-http", "/c"), *source("b-http", "/a")}, ingest.Options{Store: &memStore{}, Metrics: m})
 	require.NoError(t, err)
 	require.Len(t, handlers, 2)
-	require.Equal(t, "b-http", handlers[0].Name())
-	require.Equal(t, "/hooks/a", handlers[0].Route())
-	require.Equal(t, "/hooks/c", handlers[1].Route())
-	require.Empty(t, http1.Name, "Mount does not write into the configuration")
+	require.Equal(t, "c-http", handlers[0].Name())
+	require.Equal(t, "/hooks/c", handlers[0].Route())
+	require.Equal(t, "b-http", handlers[1].Name())
+	require.Equal(t, "/hooks/a", handlers[1].Route())
 
 	var routes []string
 	for _, r := range e.Routes() {
@@ -64,15 +56,13 @@ func TestMountFailsWithoutRegisteringAnything(t *testing.T) {
 	m, err := ingest.NewMetrics(prometheus.NewRegistry())
 	require.NoError(t, err)
 	bad := source("z", "/z")
-	bad.Auth = &config.SourceAuth{Kind: config.AuthBearer}
-	cfg := &config.Config{Inbox: config.Inbox{BasePath: "/inbox", MaxBodyBytes: maxBody},
-		Sources: map[string]*config.Source{"a": source("a", "/a"), "z": bad}}
+	bad.Auth = &auth.Options{Kind: auth.KindBearer}
 	e := echo.New()
-	_, err = webhook.Mount(e, cfg, ingest.Options{Store: &memStore{}, Metrics: m})
+	_, err = webhook.Mount(e, inbox, []webhook.Source{*source("a", "/a"), *bad}, ingest.Options{Store: &memStore{}, Metrics: m})
 	require.EqualError(t, err, "sources.z.auth: auth: bearer needs a token")
 	require.Empty(t, e.Routes())
 
-	_, err = webhook.NewHandler(source("a", "/a"), cfg.Inbox, ingest.Options{Metrics: m})
+	_, err = webhook.NewHandler(*source("a", "/a"), inbox, ingest.Options{Metrics: m})
 	require.ErrorContains(t, err, "Options.Store")
 }
 
@@ -107,9 +97,14 @@ func TestRouterMetacharactersInAPathAreRefused(t *testing.T) {
 	t.Parallel()
 	m, err := ingest.NewMetrics(prometheus.NewRegistry())
 	require.NoError(t, err)
+	opts := ingest.Options{Store: &memStore{}, Metrics: m}
 	for _, path := range []string{"/orders/:id", "/hooks/*"} {
-		_, err := webhook.NewHandler(source("s", path), config.Inbox{BasePath: "/inbox", MaxBodyBytes: maxBody},
-			ingest.Options{Store: &memStore{}, Metrics: m})
-		require.ErrorContains(t, err, "sources.s.path (QUEUEBOX_SOURCES_S_PATH)", path)
+		_, err := webhook.NewHandler(*source("s", path), inbox, opts)
+		require.EqualError(t, err, `sources.s.path: "`+path+`" holds ':' or '*', which an inbox path cannot use`)
+
+		named := source("s", path)
+		named.PathSetting = "sources.s.path (QUEUEBOX_SOURCES_S_PATH)"
+		_, err = webhook.NewHandler(*named, inbox, opts)
+		require.ErrorContains(t, err, "sources.s.path (QUEUEBOX_SOURCES_S_PATH): ", path)
 	}
 }

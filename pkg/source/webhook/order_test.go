@@ -7,8 +7,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/auth"
+	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/secret"
+	"github.com/alternayte/queuebox/pkg/source/webhook"
 )
 
 func str(s string) *string { return &s }
@@ -18,14 +20,14 @@ func yes() *bool { b := true; return &b }
 // Each case breaks two steps at once; the earlier step must answer.
 func TestProcessingOrder(t *testing.T) {
 	t.Parallel()
-	newSource := func() *config.Source {
+	newSource := func() *webhook.Source {
 		s := source("s", "/s")
-		s.Auth = &config.SourceAuth{Kind: config.AuthBearer, Token: secret.New("tok")}
-		s.Filter = &config.Filter{Exclude: []config.FilterRule{{Header: "X-Test", Exists: yes()}}}
-		s.RateLimit = &config.RateLimit{RequestsPerMinute: 1}
+		s.Auth = &auth.Options{Kind: auth.KindBearer, Token: secret.New("tok")}
+		s.Receive.Filter = &ingest.FilterSpec{Exclude: []ingest.FilterRule{{Header: "X-Test", Exists: yes()}}}
+		s.RequestsPerMinute = 1
 		return s
 	}
-	auth := []string{"Authorization", "Bearer tok"}
+	bearer := []string{"Authorization", "Bearer tok"}
 	tests := []struct {
 		name   string
 		body   string
@@ -39,17 +41,17 @@ func TestProcessingOrder(t *testing.T) {
 		// before it is read (docs/security.md), so an unauthenticated
 		// sender cannot make QueueBox read a body.
 		{"bearer auth before the chunked body cap", strings.Repeat("x", maxBody+1), nil, false, 401, `{"error":"Missing Authorization header"}`},
-		{"chunked body cap after bearer auth", strings.Repeat("x", maxBody+1), auth, false, 413, `{"error":"Request body exceeds 2048 bytes"}`},
+		{"chunked body cap after bearer auth", strings.Repeat("x", maxBody+1), bearer, false, 413, `{"error":"Request body exceeds 2048 bytes"}`},
 		{"auth before filter", `{"id":"1"}`, []string{"X-Test", "1"}, false, 401, `{"error":"Missing Authorization header"}`},
-		{"filter before JSON", `not json`, append([]string{"X-Test", "1"}, auth...), false, 202, `{"status":"filtered"}`},
-		{"JSON before extraction", `{`, auth, false, 400, `{"error":"Invalid JSON"}`},
+		{"filter before JSON", `not json`, append([]string{"X-Test", "1"}, bearer...), false, 202, `{"status":"filtered"}`},
+		{"JSON before extraction", `{`, bearer, false, 400, `{"error":"Invalid JSON"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ev := newEnv(t, nil, nil, newSource())
 			if tt.spend {
-				require.Equal(t, http.StatusAccepted, ev.post("/inbox/s", `{"id":"first"}`, auth...).Code)
+				require.Equal(t, http.StatusAccepted, ev.post("/inbox/s", `{"id":"first"}`, bearer...).Code)
 			}
 			rec := ev.postChunked("/inbox/s", tt.body, tt.header...)
 			requireAnswer(t, rec, tt.status, tt.want)
@@ -62,7 +64,7 @@ func TestContentLengthOverCapAnswersBeforeTheRateLimit(t *testing.T) {
 	// The data port refuses a declared Content-Length above the cap in a
 	// middleware that runs before every route; it spends no token.
 	src := source("s", "/s")
-	src.RateLimit = &config.RateLimit{RequestsPerMinute: 1}
+	src.RequestsPerMinute = 1
 	ev := newEnv(t, nil, nil, src)
 	require.Equal(t, http.StatusRequestEntityTooLarge, ev.post("/inbox/s", strings.Repeat("x", maxBody+1)).Code)
 	require.Equal(t, http.StatusAccepted, ev.post("/inbox/s", `{"id":"1"}`).Code)
@@ -73,7 +75,7 @@ func TestContentLengthOverCapAnswersBeforeTheRateLimit(t *testing.T) {
 func TestHMACChecksAfterTheBodyCap(t *testing.T) {
 	t.Parallel()
 	src := source("s", "/s")
-	src.Auth = &config.SourceAuth{Kind: config.AuthHMAC, Secret: secret.New(webhookSecret), HeaderName: "X-Signature"}
+	src.Auth = &auth.Options{Kind: auth.KindHMAC, Secret: secret.New(webhookSecret), HeaderName: "X-Signature"}
 	ev := newEnv(t, nil, nil, src)
 	requireAnswer(t, ev.postChunked("/inbox/s", strings.Repeat("x", maxBody+1)), 413, `{"error":"Request body exceeds 2048 bytes"}`)
 	requireAnswer(t, ev.postChunked("/inbox/s", `{"id":"1"}`), 401, `{"error":"Missing X-Signature header"}`)
@@ -84,7 +86,7 @@ func TestHMACChecksAfterTheBodyCap(t *testing.T) {
 func TestBearerRefusesBeforeReadingTheBody(t *testing.T) {
 	t.Parallel()
 	src := source("s", "/s")
-	src.Auth = &config.SourceAuth{Kind: config.AuthAPIKey, Key: secret.New("k-1"), HeaderName: "X-API-Key"}
+	src.Auth = &auth.Options{Kind: auth.KindAPIKey, Key: secret.New("k-1"), HeaderName: "X-API-Key"}
 	ev := newEnv(t, nil, nil, src)
 	req := newRequest("/inbox/s", "")
 	req.Body = neverEnding{}

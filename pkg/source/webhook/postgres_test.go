@@ -8,13 +8,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
-	"github.com/alternayte/queuebox/pkg/ingest/ingesttest/pginbox"
+	"github.com/alternayte/queuebox/pkg/ingest"
+	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
 )
 
 func TestConcurrentDuplicatesAgainstPostgres(t *testing.T) {
 	t.Parallel()
-	in, s := pginbox.New(t)
+	in, s := pgtest.Inbox(t)
 	ev := newEnv(t, in, nil, source("s", "/s"))
 	const n = 20
 	codes := make([]int, n)
@@ -44,9 +44,9 @@ func TestConcurrentDuplicatesAgainstPostgres(t *testing.T) {
 
 func TestStoredRowAgainstPostgres(t *testing.T) {
 	t.Parallel()
-	in, s := pginbox.New(t)
+	in, s := pgtest.Inbox(t)
 	pull := source("orders", "/orders")
-	pull.Consumption = config.ConsumptionPull
+	pull.Receive.Consumption = ingest.ConsumptionPull
 	ev := newEnv(t, in, nil, pull, source("plain", "/plain"))
 
 	rec := ev.post("/inbox/orders", `{"id":42,"type":"order.created","customer":"c-7","total":1.50}`,
@@ -86,7 +86,7 @@ func TestStoredRowAgainstPostgres(t *testing.T) {
 // and it is not counted as a storage failure.
 func TestBodyTheDatabaseCannotStoreIsRefused(t *testing.T) {
 	t.Parallel()
-	in, s := pginbox.New(t)
+	in, s := pgtest.Inbox(t)
 	ev := newEnv(t, in, nil, source("orders", "/orders"))
 	for body, cause := range map[string]string{
 		`{"id":"a","n":1e999999}`:      "overflows numeric",

@@ -10,40 +10,43 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/auth"
+	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/secret"
+	"github.com/alternayte/queuebox/pkg/source/webhook"
 	"github.com/alternayte/queuebox/pkg/webhooksig"
 )
 
 // presetSource returns an HTTP source with a preset auth block, with the
 // attribute fields that the loader fills for that preset.
-func presetSource(name, kind, key string) *config.Source {
-	s := &config.Source{Name: name, Kind: config.KindHTTP, Type: "http", Path: "/" + name, Consumption: config.ConsumptionPush,
-		Auth: &config.SourceAuth{Kind: kind, Type: kind, Secret: secret.New(key), ToleranceSeconds: 300}}
+func presetSource(name, kind, key string) *webhook.Source {
+	src := &webhook.Source{Path: "/" + name, Receive: ingest.Source{Name: name, Consumption: ingest.ConsumptionPush},
+		Auth: &auth.Options{Kind: kind, Secret: secret.New(key), ToleranceSeconds: 300}}
+	s := &src.Receive
 	switch kind {
-	case config.AuthStripe:
+	case auth.KindStripe:
 		s.IdempotencyKeyPath, s.EventTypePath = "$.id", "$.type"
-	case config.AuthSlack:
+	case auth.KindSlack:
 		s.IdempotencyKeyPath, s.EventTypePath = "$.event_id", "$.event.type"
-	case config.AuthGitHub:
+	case auth.KindGitHub:
 		s.IdempotencyKeyHeaders, s.EventTypeHeader = []string{"x-github-delivery"}, "x-github-event"
-	case config.AuthShopify:
+	case auth.KindShopify:
 		s.IdempotencyKeyHeaders, s.EventTypeHeader = []string{"x-shopify-webhook-id", "x-shopify-event-id"}, "x-shopify-topic"
-	case config.AuthStandardWebhooks:
+	case auth.KindStandardWebhooks:
 		s.IdempotencyKeyHeaders, s.EventTypePath = []string{"webhook-id"}, "$.type"
 	}
-	return s
+	return src
 }
 
 func TestPresetsStoreOnceWithTheProviderAttributes(t *testing.T) {
 	t.Parallel()
 	const whsec = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 	ev := newEnv(t, nil, nil,
-		presetSource("stripe", config.AuthStripe, "sk"),
-		presetSource("github", config.AuthGitHub, "gh"),
-		presetSource("shopify", config.AuthShopify, "sh"),
-		presetSource("slack", config.AuthSlack, "sl"),
-		presetSource("std", config.AuthStandardWebhooks, whsec))
+		presetSource("stripe", auth.KindStripe, "sk"),
+		presetSource("github", auth.KindGitHub, "gh"),
+		presetSource("shopify", auth.KindShopify, "sh"),
+		presetSource("slack", auth.KindSlack, "sl"),
+		presetSource("std", auth.KindStandardWebhooks, whsec))
 	ts := strconv.FormatInt(t0.Unix(), 10)
 	keys, err := webhooksig.NewKeys(whsec, nil)
 	require.NoError(t, err)
@@ -84,7 +87,7 @@ func TestPresetsStoreOnceWithTheProviderAttributes(t *testing.T) {
 
 func TestPresetFailuresStoreNothing(t *testing.T) {
 	t.Parallel()
-	ev := newEnv(t, nil, nil, presetSource("stripe", config.AuthStripe, "sk"), presetSource("github", config.AuthGitHub, "gh"))
+	ev := newEnv(t, nil, nil, presetSource("stripe", auth.KindStripe, "sk"), presetSource("github", auth.KindGitHub, "gh"))
 	ts := strconv.FormatInt(t0.Unix(), 10)
 	old := strconv.FormatInt(t0.Unix()-301, 10)
 	body := `{"id":"evt_1","type":"invoice.paid"}`
@@ -101,7 +104,7 @@ func TestPresetFailuresStoreNothing(t *testing.T) {
 // stored nowhere; a forged one gets 401.
 func TestSlackURLVerification(t *testing.T) {
 	t.Parallel()
-	ev := newEnv(t, nil, nil, presetSource("slack", config.AuthSlack, "sl"))
+	ev := newEnv(t, nil, nil, presetSource("slack", auth.KindSlack, "sl"))
 	ts := strconv.FormatInt(t0.Unix(), 10)
 	body := `{"token":"Jhj5dZrVaK7ZwHHjRyZWjbDl","challenge":"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P","type":"url_verification"}`
 	requireAnswer(t, ev.post("/inbox/slack", body, "X-Slack-Request-Timestamp", ts, "X-Slack-Signature", "v0="+hexMAC("sl", "v0:"+ts+":"+body)),

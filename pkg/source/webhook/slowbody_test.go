@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/auth"
 	"github.com/alternayte/queuebox/pkg/httpbody/httpbodytest"
 	"github.com/alternayte/queuebox/pkg/secret"
 )
@@ -22,7 +22,7 @@ import (
 func TestEarly401ClosesTheConnectionOfAnUnfinishedBody(t *testing.T) {
 	t.Parallel()
 	bearer := source("bearer", "/bearer")
-	bearer.Auth = &config.SourceAuth{Kind: config.AuthBearer, Token: secret.New("tok")}
+	bearer.Auth = &auth.Options{Kind: auth.KindBearer, Token: secret.New("tok")}
 	ev := newEnv(t, nil, nil, bearer)
 	srv := httptest.NewServer(ev.e)
 	t.Cleanup(srv.Close)

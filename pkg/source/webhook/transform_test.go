@@ -7,16 +7,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/auth"
 	"github.com/alternayte/queuebox/pkg/ingest"
 	"github.com/alternayte/queuebox/pkg/ingest/ingesttest"
 	"github.com/alternayte/queuebox/pkg/secret"
 	"github.com/alternayte/queuebox/pkg/source/webhook"
 )
 
-func withTransform(name, expr, onError string) *config.Source {
+func withTransform(name, expr, onError string) *webhook.Source {
 	s := source(name, "/"+name)
-	s.Transform = &config.Transform{Expression: expr, TimeoutMs: 100, MaxDepth: 100, OnError: onError}
+	s.Receive.Transform = &ingest.TransformSpec{Expression: expr, TimeoutMs: 100, MaxDepth: 100, OnError: onError}
 	return s
 }
 
@@ -41,7 +41,7 @@ func TestSourceTransform(t *testing.T) {
 			t.Parallel()
 			rec := &ingesttest.Compiler{}
 			src := withTransform("s", tt.expr, tt.onError)
-			src.Transform.TimeoutMs = 1
+			src.Receive.Transform.TimeoutMs = 1
 			ev := newEnv(t, nil, ingest.Expressions(rec.Compile), src)
 			res := ev.post("/inbox/s", `{"id":"1","type":"t.x"}`)
 			if tt.want != "" {
@@ -61,7 +61,7 @@ func TestTransformVariables(t *testing.T) {
 	t.Parallel()
 	rec := &ingesttest.Compiler{}
 	src := withTransform("billing", "wrap", "Fail")
-	src.Auth = &config.SourceAuth{Kind: config.AuthBearer, Token: secret.New("tok")}
+	src.Auth = &auth.Options{Kind: auth.KindBearer, Token: secret.New("tok")}
 	ev := newEnv(t, nil, ingest.Expressions(rec.Compile), src)
 	require.Equal(t, http.StatusAccepted, ev.post("/inbox/billing", `{"id":"inv-1","type":"invoice.paid"}`,
 		"Authorization", "Bearer tok", "X-Tenant", "acme").Code)
@@ -103,12 +103,11 @@ func TestTransformSetupErrors(t *testing.T) {
 	m, err := ingest.NewMetrics(newEnv(t, nil, nil).reg)
 	require.NoError(t, err)
 	opts := ingest.Options{Store: &memStore{}, Metrics: m}
-	inbox := config.Inbox{BasePath: "/inbox", MaxBodyBytes: maxBody}
 
-	_, err = webhook.NewHandler(withTransform("s", "wrap", "Fail"), inbox, opts)
+	_, err = webhook.NewHandler(*withTransform("s", "wrap", "Fail"), inbox, opts)
 	require.EqualError(t, err, "sources.s.transform: source transforms are not available in this build")
 
 	opts.Transforms = ingest.Expressions((&ingesttest.Compiler{}).Compile)
-	_, err = webhook.NewHandler(withTransform("s", "bad(", "Fail"), inbox, opts)
+	_, err = webhook.NewHandler(*withTransform("s", "bad(", "Fail"), inbox, opts)
 	require.EqualError(t, err, "sources.s.transform.expression: syntax error")
 }

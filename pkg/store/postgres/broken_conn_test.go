@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/alternayte/queuebox/pkg/claim"
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 
@@ -96,7 +95,7 @@ func TestInsertRetryKnowsItsOwnRow(t *testing.T) {
 // component reported down) when the database answers.
 func TestRepeatableStatementsAfterTheServerEndedAPooledSession(t *testing.T) {
 	t.Parallel()
-	layout := schema.New(schema.Postgres, config.Default().Database)
+	layout := schema.New(schema.Postgres, schema.DefaultNames())
 	lease := []claim.Lease{{ID: "0b7f7f61-6f3b-4f07-8f57-7b8a3b1f6a10", Token: "5d0e8c2a-1b9f-4e7d-a3c6-2f4b8e9d0c1a"}}
 	for name, op := range map[string]func(t *testing.T, ctx context.Context, db *postgres.DB) error{
 		"outbox claim": func(t *testing.T, ctx context.Context, db *postgres.DB) error {

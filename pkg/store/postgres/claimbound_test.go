@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
@@ -102,8 +101,7 @@ func boundSchema(t *testing.T) (*postgres.DB, schema.Layout) {
 	_, err := conn.Exec(context.Background(), `ALTER TABLE inbox SET (autovacuum_enabled = false);
 		ALTER TABLE outbox SET (autovacuum_enabled = false); ANALYZE inbox; ANALYZE outbox`)
 	require.NoError(t, err)
-	cfg := config.Default()
-	return db, schema.New(schema.Postgres, cfg.Database)
+	return db, schema.New(schema.Postgres, schema.DefaultNames())
 }
 
 func exec(t *testing.T, db *postgres.DB, sql string, args ...any) {

@@ -8,18 +8,17 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/internal/startup"
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
 )
 
 func customLayout() schema.Layout {
-	db := config.Default().Database
-	db.OutboxTableName, db.InboxTableName = "qb_outbox", "qb_inbox"
-	db.ColumnMapping.Outbox.Payload = "body"
-	db.ColumnMapping.Inbox.IdempotencyKey = "dedup_key"
-	return schema.New(schema.Postgres, db)
+	n := schema.DefaultNames()
+	n.OutboxTable, n.InboxTable = "qb_outbox", "qb_inbox"
+	n.Outbox.Payload = "body"
+	n.Inbox.IdempotencyKey = "dedup_key"
+	return schema.New(schema.Postgres, n)
 }
 
 // addIt finds the statements of each message of the guard.
@@ -129,7 +128,7 @@ func TestSchemaGuardReportsTheLaneColumns(t *testing.T) {
 func TestSchemaGuardPassesTheBundledMigrations(t *testing.T) {
 	t.Parallel()
 	_, db := pgtest.Migrated(t, 2)
-	l := schema.New(schema.Postgres, config.Default().Database)
+	l := schema.New(schema.Postgres, schema.DefaultNames())
 	gaps, err := db.CheckSchema(context.Background(), l, startup.ColumnKeys)
 	require.NoError(t, err)
 	require.Empty(t, gaps, "the bundled schema has the lane columns")
@@ -138,7 +137,7 @@ func TestSchemaGuardPassesTheBundledMigrations(t *testing.T) {
 func TestIndexWarnings(t *testing.T) {
 	t.Parallel()
 	s, db := pgtest.Migrated(t, 2)
-	l := schema.New(schema.Postgres, config.Default().Database)
+	l := schema.New(schema.Postgres, schema.DefaultNames())
 	warnings, err := db.IndexWarnings(context.Background(), l)
 	require.NoError(t, err)
 	require.Empty(t, warnings, "the bundled migrations create both indexes")

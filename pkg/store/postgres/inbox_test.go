@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
@@ -16,7 +15,7 @@ import (
 
 func newInbox(t *testing.T, db *postgres.DB) *postgres.Inbox {
 	t.Helper()
-	in, err := postgres.NewInbox(db, schema.New(schema.Postgres, config.Default().Database))
+	in, err := postgres.NewInbox(db, schema.New(schema.Postgres, schema.DefaultNames()))
 	require.NoError(t, err)
 	return in
 }
@@ -104,10 +103,10 @@ func TestInboxUsesTheColumnMapping(t *testing.T) {
 	require.NoError(t, err)
 	_, err = conn.Exec(ctx, `ALTER TABLE qb_inbox RENAME COLUMN idempotency_key TO dedup_key`)
 	require.NoError(t, err)
-	cfg := config.Default().Database
-	cfg.InboxTableName = "qb_inbox"
-	cfg.ColumnMapping.Inbox.IdempotencyKey = "dedup_key"
-	in, err := postgres.NewInbox(db, schema.New(schema.Postgres, cfg))
+	names := schema.DefaultNames()
+	names.InboxTable = "qb_inbox"
+	names.Inbox.IdempotencyKey = "dedup_key"
+	in, err := postgres.NewInbox(db, schema.New(schema.Postgres, names))
 	require.NoError(t, err)
 	row := queuebox.ReceivedRow{Source: "s", IdempotencyKey: "k", Payload: []byte(`{}`)}
 	_, inserted, err := in.Insert(ctx, row)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/internal/startup"
@@ -28,7 +27,7 @@ func TestOutboxWithoutLaneColumnsRunsInKeyOrder(t *testing.T) {
 		INSERT INTO outbox (topic, key, payload) VALUES
 			('analytics.a', 'k', '{"n":1}'), ('audit.a', 'k', '{"n":2}'), ('audit.b', 'k2', '{"n":3}'), ('free', NULL, '{}')`)
 	require.NoError(t, err)
-	l, err := startup.Prepare(ctx, db, schema.New(schema.Postgres, config.Default().Database), false, nil)
+	l, err := startup.Prepare(ctx, db, schema.New(schema.Postgres, schema.DefaultNames()), false, nil)
 	require.NoError(t, err)
 	require.False(t, l.O.Lanes, "the start turns lanes off")
 

@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
@@ -18,7 +17,7 @@ import (
 
 func outboxStore(t *testing.T, db *postgres.DB, lease time.Duration) *postgres.Outbox {
 	t.Helper()
-	o, err := postgres.NewOutbox(db, schema.New(schema.Postgres, config.Default().Database), lease)
+	o, err := postgres.NewOutbox(db, schema.New(schema.Postgres, schema.DefaultNames()), lease)
 	require.NoError(t, err)
 	return o
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
@@ -34,13 +33,13 @@ func TestRetentionUsesTheColumnMapping(t *testing.T) {
 		_, err := conn.Exec(ctx, stmt)
 		require.NoError(t, err)
 	}
-	cfg := config.Default().Database
-	cfg.OutboxTableName, cfg.InboxTableName = "qb_outbox", "qb_inbox"
-	cfg.ColumnMapping.Outbox.State = "status"
-	cfg.ColumnMapping.Outbox.UpdatedAt = "changed_at"
-	cfg.ColumnMapping.Outbox.ID = "message_id"
-	cfg.ColumnMapping.Inbox.CreatedAt = "received_at"
-	r, err := postgres.NewRetention(db, schema.New(schema.Postgres, cfg))
+	mapped := schema.DefaultNames()
+	mapped.OutboxTable, mapped.InboxTable = "qb_outbox", "qb_inbox"
+	mapped.Outbox.State = "status"
+	mapped.Outbox.UpdatedAt = "changed_at"
+	mapped.Outbox.ID = "message_id"
+	mapped.Inbox.CreatedAt = "received_at"
+	r, err := postgres.NewRetention(db, schema.New(schema.Postgres, mapped))
 	require.NoError(t, err)
 	_, err = conn.Exec(ctx, `INSERT INTO qb_outbox (topic, payload, status, changed_at) VALUES
 		('sent-old', '{}', 'sent', now() - interval '2 hours'), ('sent-new', '{}', 'sent', now()),

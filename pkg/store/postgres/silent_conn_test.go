@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
@@ -100,7 +99,7 @@ func TestWorkerStatementsEndOnASilentConnection(t *testing.T) {
 		PoolSize: 1, StartupTimeout: 10 * time.Second, StatementTimeout: 300 * time.Millisecond, Logger: pgtest.Quiet()})
 	require.NoError(t, err)
 	t.Cleanup(db.Close)
-	o, err := postgres.NewOutbox(db, schema.New(schema.Postgres, config.Default().Database), time.Minute)
+	o, err := postgres.NewOutbox(db, schema.New(schema.Postgres, schema.DefaultNames()), time.Minute)
 	require.NoError(t, err)
 
 	// A deadline of the caller's own replaces the short bound of the test.

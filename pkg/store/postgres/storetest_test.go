@@ -9,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
@@ -36,7 +35,7 @@ type pgDatabase struct {
 }
 
 func (d *pgDatabase) Stores(t testing.TB, now func() time.Time) queuebox.Stores {
-	return &postgres.Stores{DB: d.schema.Open(t, 4), Layout: schema.New(schema.Postgres, config.Default().Database), Now: now}
+	return &postgres.Stores{DB: d.schema.Open(t, 4), Layout: schema.New(schema.Postgres, schema.DefaultNames()), Now: now}
 }
 
 func (d *pgDatabase) InsertOutbox(t testing.TB, rows ...storetest.OutboxRow) []string {

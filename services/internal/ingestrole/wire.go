@@ -10,7 +10,6 @@ import (
 	"github.com/alternayte/queuebox/pkg/broker/rabbitmq"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
-	"github.com/alternayte/queuebox/pkg/ingest/ingestconfig"
 	"github.com/alternayte/queuebox/pkg/redact"
 	"github.com/alternayte/queuebox/pkg/run"
 	"github.com/alternayte/queuebox/pkg/secret"
@@ -47,7 +46,7 @@ func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 	// broker source stores its fetched groups through ReceiveBatch.
 	httpOpts := opts
 	httpOpts.Store = ingest.NewGroupCommit(inbox, ingest.GroupCommitOptions{})
-	handlers, err := webhook.Mount(app.Data, app.Config, httpOpts)
+	handlers, err := webhook.Mount(app.Data, httpInbox(app.Config.Inbox), httpSources(app.Config), httpOpts)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +72,7 @@ func brokerConsumers(app *run.App, opts ingest.Options) ([]run.Component, error)
 		src := app.Config.Sources[name]
 		// inbox.maxBodyBytes bounds a broker message as it bounds an HTTP
 		// body: a larger one is stored dead, cut, and acknowledged.
-		recv, err := ingest.NewReceiver(ingestconfig.Source(src), ingest.Transport{DeadLetter: true, BrokerAttributes: true,
+		recv, err := ingest.NewReceiver(receiveSource(src), ingest.Transport{DeadLetter: true, BrokerAttributes: true,
 			MaxBodyBytes: app.Config.Inbox.MaxBodyBytes}, opts)
 		if err != nil {
 			return nil, err

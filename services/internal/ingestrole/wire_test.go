@@ -18,6 +18,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/health"
 	"github.com/alternayte/queuebox/pkg/run"
 	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
 )
@@ -40,7 +41,7 @@ func testApp(t *testing.T, sources map[string]*config.Source) (*run.App, *bytes.
 	cfg.Sources = sources
 	e := echo.New()
 	return &run.App{Name: "queuebox-ingest", Config: &cfg, Log: log, Registry: prometheus.NewRegistry(), Health: health.New(),
-		Stores: &postgres.Stores{DB: db, Layout: schema.New(schema.Postgres, cfg.Database)}, Data: e, Management: e}, &logs
+		Stores: &postgres.Stores{DB: db, Layout: schema.New(schema.Postgres, store.Names(cfg.Database))}, Data: e, Management: e}, &logs
 }
 
 func TestWireMountsHTTPSources(t *testing.T) {

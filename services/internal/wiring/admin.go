@@ -69,13 +69,13 @@ func adminOptions(a config.Admin) (admin.Options, error) {
 	if a.Insecure {
 		return opts, nil
 	}
-	v, err := auth.NewAdmin(a.Auth)
+	v, err := auth.NewAdmin(AuthOptions(a.Auth))
 	if err != nil {
 		return opts, err
 	}
 	opts.Auth = v
 	if a.Viewer != nil {
-		if opts.Viewer, err = auth.NewAdmin(a.Viewer); err != nil {
+		if opts.Viewer, err = auth.NewAdmin(AuthOptions(a.Viewer)); err != nil {
 			return opts, err
 		}
 	}

@@ -1,8 +1,4 @@
-// Package ingestconfig maps a configured source (pkg/config) to the
-// options of the receive step (ingest.Source). It is the one place that
-// knows both, so pkg/ingest reads no configuration and the wiring, the
-// HTTP source and the tests of the broker sources share one mapping.
-package ingestconfig
+package ingestrole
 
 import (
 	"slices"
@@ -11,10 +7,11 @@ import (
 	"github.com/alternayte/queuebox/pkg/ingest"
 )
 
-// Source returns the receive options of src, whose Name the caller has
+// receiveSource maps a configured source, HTTP or broker, onto the options
+// of the receive step; pkg/ingest reads no configuration. src.Name must be
 // set. It copies what it takes, so later changes to src do not reach the
 // result; ingest.NewReceiver sets the defaults and validates.
-func Source(src *config.Source) ingest.Source {
+func receiveSource(src *config.Source) ingest.Source {
 	out := ingest.Source{
 		Name: src.Name, Consumption: src.Consumption, IdempotencyKeyPath: src.IdempotencyKeyPath,
 		EventTypePath: src.EventTypePath, AggregateIDPath: src.AggregateIDPath,

@@ -1,4 +1,4 @@
-package ingestconfig_test
+package ingestrole
 
 import (
 	"testing"
@@ -7,12 +7,11 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/ingest"
-	"github.com/alternayte/queuebox/pkg/ingest/ingestconfig"
 )
 
 func ptr[T any](v T) *T { return &v }
 
-func TestSourceMapsEveryField(t *testing.T) {
+func TestReceiveSourceMapsEveryField(t *testing.T) {
 	t.Parallel()
 	src := &config.Source{
 		Name: "orders", Kind: config.KindRabbitMQ, Consumption: config.ConsumptionPull,
@@ -24,7 +23,7 @@ func TestSourceMapsEveryField(t *testing.T) {
 		},
 		Transform: &config.Transform{Expression: "$", TimeoutMs: 250, MaxDepth: 40, OnError: config.OnErrorDead},
 	}
-	got := ingestconfig.Source(src)
+	got := receiveSource(src)
 	require.Equal(t, ingest.Source{
 		Name: "orders", Consumption: ingest.ConsumptionPull,
 		IdempotencyKeyPath: "$.id", EventTypePath: "$.type", AggregateIDPath: "$.customer",
@@ -40,9 +39,9 @@ func TestSourceMapsEveryField(t *testing.T) {
 	require.Equal(t, "eu", got.Filter.Require[1].In[0], "the result does not share the config's lists")
 }
 
-func TestSourceWithoutFilterOrTransform(t *testing.T) {
+func TestReceiveSourceWithoutFilterOrTransform(t *testing.T) {
 	t.Parallel()
-	got := ingestconfig.Source(&config.Source{Name: "plain", IdempotencyKeyPath: "$.id"})
+	got := receiveSource(&config.Source{Name: "plain", IdempotencyKeyPath: "$.id"})
 	require.Nil(t, got.Filter)
 	require.Nil(t, got.Transform)
 	require.Equal(t, ingest.Source{Name: "plain", IdempotencyKeyPath: "$.id"}, got)
@@ -50,7 +49,7 @@ func TestSourceWithoutFilterOrTransform(t *testing.T) {
 
 // The constants that the mapping passes through unchanged are the same
 // words in both packages.
-func TestSourceKeepsTheConfigWords(t *testing.T) {
+func TestReceiveSourceKeepsTheConfigWords(t *testing.T) {
 	t.Parallel()
 	require.Equal(t, config.ConsumptionPush, ingest.ConsumptionPush)
 	require.Equal(t, config.ConsumptionPull, ingest.ConsumptionPull)
