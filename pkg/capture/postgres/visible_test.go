@@ -1,4 +1,4 @@
-package capture
+package postgres
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
+	"github.com/alternayte/queuebox/pkg/capture"
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
 	"github.com/alternayte/queuebox/pkg/wake"
 )
@@ -61,7 +62,7 @@ func TestReportedCommitsAreVisibleOnceFinished(t *testing.T) {
 	sctx, stop := context.WithCancel(ctx)
 	streamDone := make(chan error, 1)
 	go func() {
-		streamDone <- runStream(sctx, rep, Settings{Slot: schema.Name, Publication: pub, Schema: schema.Name, Table: "vis"},
+		streamDone <- runStream(sctx, rep, capture.Settings{Slot: schema.Name, Publication: pub, Schema: schema.Name, Table: "vis"},
 			start, events{inserted: func(xid uint32, _ time.Time) { xids <- xid }})
 	}()
 
