@@ -1,7 +1,7 @@
 // Package postgres is the postgres-logical capture connector: it streams
 // the outbox table's inserts from a logical replication slot (pgoutput,
 // through pglogrepl and pgx) and wakes every deliver replica with a NOTIFY
-// (package wake). The owner lock, the state table and the lag gauge live
+// (packages wake and wake/postgres). The owner lock, the state table and the lag gauge live
 // on database.url; the shared framework (settings, state directory,
 // reconciliation, restart policy, metrics) is package capture.
 package postgres
@@ -20,6 +20,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/capture"
 	"github.com/alternayte/queuebox/pkg/wake"
+	wakepg "github.com/alternayte/queuebox/pkg/wake/postgres"
 )
 
 // Database is what capture needs of the store set of database.url, where
@@ -85,7 +86,7 @@ func New(opts Options) (*Capture, error) {
 		return nil, fmt.Errorf("capture database connection: %w", err)
 	}
 	c := &Capture{opts: opts, dir: capture.NewStateDir(opts.Settings.StateDirectory), mainConn: mainConn, pool: pool, status: capture.NewStatus()}
-	c.notifier = wake.NewNotifier(wake.PG{Q: pool}, wake.Channel, opts.Logger, opts.Metrics.Wakeups.Inc)
+	c.notifier = wake.NewNotifier(wakepg.PG{Q: pool}, wake.Channel, opts.Logger, opts.Metrics.Wakeups.Inc)
 	return c, nil
 }
 

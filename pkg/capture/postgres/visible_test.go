@@ -13,7 +13,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/capture"
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
-	"github.com/alternayte/queuebox/pkg/wake"
+	wakepg "github.com/alternayte/queuebox/pkg/wake/postgres"
 )
 
 // tempSlot opens a replication connection to schema's database and
@@ -35,7 +35,7 @@ func tempSlot(ctx context.Context, t *testing.T, schema pgtest.Schema) (*pgconn.
 // row each, many times. The stream reports a commit as soon as its record
 // is flushed, which can be before other sessions see it; that is why the
 // notifier waits. The test checks the wait's premise on every commit:
-// once wake.PG says the transaction is no longer running, its row is
+// once wakepg.PG says the transaction is no longer running, its row is
 // visible to a new statement, so a claim sent then finds it.
 func TestReportedCommitsAreVisibleOnceFinished(t *testing.T) {
 	t.Parallel()
@@ -97,7 +97,7 @@ func TestReportedCommitsAreVisibleOnceFinished(t *testing.T) {
 		require.NoError(t, check.QueryRow(ctx, "SELECT count(*) FROM vis WHERE x::text::bigint % 4294967296 = $1", int64(xid)).Scan(&n))
 		return n == 1
 	}
-	pg := wake.PG{Q: check}
+	pg := wakepg.PG{Q: check}
 	early := 0
 	for range commits {
 		var xid uint32
