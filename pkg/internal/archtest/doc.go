@@ -17,4 +17,11 @@
 //   - pkg/ingest, the transport-neutral receive step, reaches none of
 //     them either, nor pkg/run or pkg/config. The HTTP inbox source
 //     (pkg/source/webhook) is the package that joins it to echo.
+//   - The two SQL dialects are peers. Nothing under pkg/store/sqlserver,
+//     pkg/capture/sqlserver or pkg/wake/sqlserver reaches pgx (or its
+//     pgconn) or pglogrepl; nothing under pkg/store/postgres,
+//     pkg/capture/postgres or pkg/wake/postgres reaches go-mssqldb; and
+//     the shared pkg/capture and pkg/wake reach no driver at all.
+//   - Capture and the wake-ups (pkg/capture/..., pkg/wake/...) read no
+//     configuration and open no store of their own.
 package archtest
