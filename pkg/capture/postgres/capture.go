@@ -1,9 +1,10 @@
 // Package postgres is the postgres-logical capture connector: it streams
 // the outbox table's inserts from a logical replication slot (pgoutput,
-// through pglogrepl and pgx) and wakes every deliver replica with a NOTIFY
-// (packages wake and wake/postgres). The owner lock, the state table and the lag gauge live
-// on database.url; the shared framework (settings, state directory,
-// reconciliation, restart policy, metrics) is package capture.
+// through pglogrepl and pgx) and wakes every deliver replica with a
+// NOTIFY (packages wake and wake/postgres). The owner lock, the state
+// table and the lag gauge live on database.url; the shared framework
+// (settings, state directory, reconciliation, restart policy, metrics) is
+// package capture.
 package postgres
 
 import (
