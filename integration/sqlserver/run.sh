@@ -27,7 +27,7 @@ echo "== capture sqlserver-cdc on SQL Server (the Agent runs in the container)"
 (cd "$root/pkg" && go test -count=1 -tags sqlserver -run 'TestCaptureSQLServer' ./store/sqlserver/...)
 
 echo "== capture sqlserver-cdc statements, loop and wake source on fakes (no server needed)"
-(cd "$root/pkg" && go test -count=1 ./capture/sqlserver/... ./store/sqlserver/...)
+(cd "$root/pkg" && go test -count=1 ./capture/sqlserver/... ./wake/sqlserver/... ./store/sqlserver/...)
 
 echo "== pull clients, SQL Server statements (no server needed)"
 (cd "$root/clients/go" && go test -count=1 -run 'SQL|Dialect|Quoted|Mapped' ./...)

@@ -1,7 +1,3 @@
-// Package capture is the change data capture connector of
-// queuebox-capture: it reads the database log and wakes delivery when an
-// outbox insert commits. It delivers nothing itself; SQL stays the only
-// source of truth, so a lost wake-up costs latency, never a message.
 package capture
 
 import (

@@ -58,7 +58,7 @@ func postgresOptions(cfg config.Database, opts Options) (postgres.StoresOptions,
 	}
 	return postgres.StoresOptions{
 		Options: postgres.Options{
-			ConnString:     url.PgxConnString(cfg.Username, cfg.Password),
+			ConnString:     PostgresConnString(url, cfg.Username, cfg.Password),
 			DisplayURL:     url.Masked(),
 			PoolSize:       cfg.PoolSize,
 			AcquireTimeout: config.Ms(cfg.ConnectionTimeoutMs),
@@ -74,7 +74,7 @@ func postgresOptions(cfg config.Database, opts Options) (postgres.StoresOptions,
 
 // sqlServerOptions maps the database block onto the options of the SQL
 // Server store set. encrypt and trustServerCertificate of database.url
-// reach the go-mssqldb connection string (config.SQLServerConnString).
+// reach the go-mssqldb connection string (sqlserver.ConnParams).
 func sqlServerOptions(cfg config.Database, opts Options) (sqlserver.StoresOptions, error) {
 	url, err := config.ParseDatabaseURL(cfg.URL)
 	if err != nil {
@@ -82,7 +82,7 @@ func sqlServerOptions(cfg config.Database, opts Options) (sqlserver.StoresOption
 	}
 	return sqlserver.StoresOptions{
 		Options: sqlserver.Options{
-			ConnString:     url.SQLServerConnString(cfg.Username, cfg.Password),
+			ConnString:     sqlServerConnString(url, cfg.Username, cfg.Password),
 			DisplayURL:     url.Masked(),
 			PoolSize:       cfg.PoolSize,
 			AcquireTimeout: config.Ms(cfg.ConnectionTimeoutMs),

@@ -10,16 +10,16 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/capture"
+	cappg "github.com/alternayte/queuebox/pkg/capture/postgres"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/secret"
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
 // The capture wiring finds the connector's database by asking the store
-// set for capture.Database; a PostgreSQL set that lost the method would
+// set for cappg.Database; a PostgreSQL set that lost the method would
 // report capture as unsupported instead of failing to build.
-var _ capture.Database = (*postgres.Stores)(nil)
+var _ cappg.Database = (*postgres.Stores)(nil)
 
 func TestPostgresOptionsMapTheDatabaseBlock(t *testing.T) {
 	t.Parallel()

@@ -3,6 +3,7 @@ package wake_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"sync"
 	"testing"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
 	"github.com/alternayte/queuebox/pkg/wake"
 )
 
@@ -70,7 +70,7 @@ func (f *fakeSender) count() int {
 func start(t *testing.T, f *fakeSender) (*wake.Notifier, <-chan struct{}) {
 	t.Helper()
 	sent := make(chan struct{}, 100)
-	n := wake.NewNotifier(f, "chan_a", pgtest.Quiet(), func() { sent <- struct{}{} })
+	n := wake.NewNotifier(f, "chan_a", slog.New(slog.DiscardHandler), func() { sent <- struct{}{} })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- n.Run(ctx) }()

@@ -1,8 +1,15 @@
-// Package wake carries capture's wake-up between processes: the capture
-// owner sends a PostgreSQL NOTIFY on Channel when an outbox insert
-// commits, and every deliver replica LISTENs on it and claims at once.
-// A notification carries no message data; SQL stays the only source of
-// truth, so a lost wake-up costs latency, never a message.
+// Package wake carries capture's wake-up between processes: when an outbox
+// insert commits, the capture owner signals on Channel and every deliver
+// replica claims at once. A wake-up carries no message data; SQL stays
+// the only source of truth, so a lost wake-up costs latency, never a
+// message.
+//
+// This package is the dialect-neutral part: Channel, and the Notifier
+// that coalesces wake requests and holds each commit's wake-up until it is
+// visible, written against the Sender interface. The mechanisms of each
+// database are its sub-packages, peers like the stores: wake/postgres
+// (NOTIFY and LISTEN) and wake/sqlserver (a wake row that capture bumps
+// and every replica polls, as SQL Server has no LISTEN).
 //
 // A commit reaches the replication stream before it is visible: the
 // server flushes the commit record and wakes its WAL senders before the
@@ -20,12 +27,14 @@ import (
 	"time"
 )
 
-// Channel is the NOTIFY channel of outbox wake-ups. It is the same for
-// every identity and table: notifications are scoped to one database, and
-// a spurious wake-up costs one empty claim.
+// Channel is the channel of outbox wake-ups: the NOTIFY channel on
+// PostgreSQL, the key of the wake row on SQL Server. It is the same for
+// every identity and table: wake-ups are scoped to one database, and a
+// spurious wake-up costs one empty claim.
 const Channel = "queuebox_outbox_wake"
 
-// Sender is the database side of a Notifier. PG implements it.
+// Sender is the database side of a Notifier; wake/postgres PG implements
+// it.
 type Sender interface {
 	// Notify sends one notification on channel.
 	Notify(ctx context.Context, channel string) error

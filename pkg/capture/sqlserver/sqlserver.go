@@ -20,6 +20,8 @@ import (
 	"text/template"
 
 	"github.com/alternayte/queuebox/pkg/capture"
+	"github.com/alternayte/queuebox/pkg/wake"
+	wakesql "github.com/alternayte/queuebox/pkg/wake/sqlserver"
 )
 
 //go:embed queries/*.sql
@@ -34,11 +36,10 @@ type DB interface {
 	Exec(ctx context.Context, query string, args ...any) error
 }
 
-// ErrNoRows is what DB.QueryRow returns for an empty answer.
-var ErrNoRows = errors.New("no rows")
-
-// Channel is the wake row of the outbox.
-const Channel = "queuebox_outbox_wake"
+// ErrNoRows is what DB.QueryRow returns for an empty answer. It is the
+// sentinel of pkg/wake/sqlserver, so one adapter serves the connector and
+// the wake row's reader.
+var ErrNoRows = wakesql.ErrNoRows
 
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -61,7 +62,7 @@ func Statement(name, instance string) (string, error) {
 
 // statementNames are the statements a Connector renders.
 var statementNames = []string{"cdc_database_enabled", "cdc_table_enabled", "cdc_agent_running", "cdc_max_lsn",
-	"cdc_min_lsn", "cdc_inserts", "wake_table", "wake_bump", "wake_read", "capture_state_find",
+	"cdc_min_lsn", "cdc_inserts", "wake_table", "wake_bump", "capture_state_find",
 	"capture_state_insert", "capture_state_delete", "capture_state_touch", "owner_lock_try", "owner_lock_release"}
 
 // Connector reads the change tables of one capture instance.
@@ -188,42 +189,12 @@ func (c *Connector) Inserts(ctx context.Context, from, to LSN) (int64, error) {
 	return n, nil
 }
 
-// Bump moves the generation of the wake row, which every deliver replica
-// polls (pkg/store/sqlserver WakeSource).
+// Bump moves the generation of the wake row of wake.Channel, which every
+// deliver replica polls (pkg/wake/sqlserver, offered by pkg/store/sqlserver
+// WakeSource).
 func (c *Connector) Bump(ctx context.Context) error {
-	if err := c.db.Exec(ctx, c.sql["wake_bump"], Channel); err != nil {
+	if err := c.db.Exec(ctx, c.sql["wake_bump"], wake.Channel); err != nil {
 		return fmt.Errorf("bump the wake row: %w", err)
 	}
 	return nil
-}
-
-// WakeReader is the deliver side: it reads the wake row and reports a
-// change of generation.
-type WakeReader struct {
-	db   DB
-	sql  string
-	last int64
-}
-
-// NewWakeReader returns the reader.
-func NewWakeReader(db DB) (*WakeReader, error) {
-	s, err := Statement("wake_read", "")
-	if err != nil {
-		return nil, err
-	}
-	return &WakeReader{db: db, sql: s, last: -1}, nil
-}
-
-// Changed reads the generation and says whether it moved since the last
-// call (the first call counts as a change, so a replica claims once at
-// start). It is not safe for concurrent use.
-func (w *WakeReader) Changed(ctx context.Context) (bool, error) {
-	var g int64
-	err := w.db.QueryRow(ctx, w.sql, []any{Channel}, &g)
-	if err != nil && !errors.Is(err, ErrNoRows) {
-		return false, fmt.Errorf("read the wake row: %w", err)
-	}
-	changed := g != w.last
-	w.last = g
-	return changed, nil
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"sync"
 	"testing"
 
@@ -179,20 +178,4 @@ func TestCheck(t *testing.T) {
 		require.False(t, errors.As(err, &fault))
 		require.ErrorContains(t, err, "check the SQL Server Agent: boom")
 	})
-}
-
-func TestWakeReader(t *testing.T) {
-	t.Parallel()
-	db := &fakeDB{answers: map[string][]any{}}
-	w, err := NewWakeReader(db)
-	require.NoError(t, err)
-	changed, err := w.Changed(context.Background())
-	require.NoError(t, err)
-	require.True(t, changed, "the first read claims once")
-	changed, _ = w.Changed(context.Background())
-	require.False(t, changed)
-	db.answers["wake_read"] = []any{int64(4)}
-	changed, _ = w.Changed(context.Background())
-	require.True(t, changed)
-	require.True(t, strings.Contains(w.sql, "WHERE channel = @p1"))
 }

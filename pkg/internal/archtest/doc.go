@@ -24,4 +24,11 @@
 //     package, test helpers included, takes options of its own, which
 //     services/... fill. An exception that stops reaching pkg/config
 //     must leave the list (options_test.go).
+//   - The two SQL dialects are peers. Nothing under pkg/store/sqlserver,
+//     pkg/capture/sqlserver or pkg/wake/sqlserver reaches pgx (or its
+//     pgconn) or pglogrepl; nothing under pkg/store/postgres,
+//     pkg/capture/postgres or pkg/wake/postgres reaches go-mssqldb; and
+//     the shared pkg/capture and pkg/wake reach no driver at all.
+//   - Capture and the wake-ups (pkg/capture/..., pkg/wake/...) read no
+//     configuration and open no store of their own.
 package archtest

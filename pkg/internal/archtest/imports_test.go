@@ -122,9 +122,37 @@ func TestReceiveStepReachesNoTransportStoreOrConfig(t *testing.T) {
 // opens a store of its own.
 func TestCaptureAndWakeReachNoConfigNorStore(t *testing.T) {
 	t.Parallel()
-	for _, pattern := range []string{module + "pkg/capture/...", module + "pkg/wake"} {
+	for _, pattern := range []string{module + "pkg/capture/...", module + "pkg/wake/..."} {
 		for _, v := range forbidden(t, pattern, module+"pkg/config", module+"pkg/store/postgres", module+"pkg/store/sqlserver") {
 			t.Errorf("capture or wake reaches the configuration or the store: %s", v)
+		}
+	}
+}
+
+// The drivers of each dialect. pgx/v5 alone would miss a package that
+// takes only pgconn, so that is named too.
+var (
+	postgresDrivers  = []string{"github.com/jackc/pgx/v5", "github.com/jackc/pgx/v5/pgconn", "github.com/jackc/pglogrepl"}
+	sqlServerDrivers = []string{"github.com/microsoft/go-mssqldb"}
+)
+
+// The two dialects are peers in the stores, capture and the wake-ups:
+// the SQL Server packages compile no PostgreSQL driver and the PostgreSQL
+// packages no SQL Server one, and the shared capture framework and wake
+// package compile neither.
+func TestDialectsReachNoOtherDialectsDriver(t *testing.T) {
+	t.Parallel()
+	for _, area := range []string{"store", "capture", "wake"} {
+		for _, v := range forbidden(t, module+"pkg/"+area+"/sqlserver/...", postgresDrivers...) {
+			t.Errorf("a SQL Server package reaches a PostgreSQL driver: %s", v)
+		}
+		for _, v := range forbidden(t, module+"pkg/"+area+"/postgres/...", sqlServerDrivers...) {
+			t.Errorf("a PostgreSQL package reaches the SQL Server driver: %s", v)
+		}
+	}
+	for _, neutral := range []string{"pkg/capture", "pkg/wake"} {
+		for _, v := range forbidden(t, module+neutral, append(postgresDrivers, sqlServerDrivers...)...) {
+			t.Errorf("%s, shared by both dialects, reaches a driver: %s", neutral, v)
 		}
 	}
 }

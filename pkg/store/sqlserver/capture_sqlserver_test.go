@@ -21,6 +21,7 @@ import (
 	capsql "github.com/alternayte/queuebox/pkg/capture/sqlserver"
 	"github.com/alternayte/queuebox/pkg/store/sqlserver"
 	"github.com/alternayte/queuebox/pkg/store/storetest"
+	"github.com/alternayte/queuebox/pkg/wake"
 )
 
 // The capture job of SQL Server scans the log every few seconds, so a
@@ -58,7 +59,7 @@ func faultOf(r *capsql.Runner) capture.FaultKind {
 func generation(t *testing.T, d *msDatabase) int64 {
 	t.Helper()
 	var g int64
-	err := d.db.SQL.QueryRow(`SELECT COALESCE(MAX(generation), 0) FROM queuebox_wake WHERE channel = @p1`, capsql.Channel).Scan(&g)
+	err := d.db.SQL.QueryRow(`SELECT COALESCE(MAX(generation), 0) FROM queuebox_wake WHERE channel = @p1`, wake.Channel).Scan(&g)
 	require.NoError(t, err)
 	return g
 }

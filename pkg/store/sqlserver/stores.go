@@ -20,7 +20,7 @@ type Stores struct {
 	// the set builds (see WithClock). nil keeps SYSUTCDATETIME().
 	Now func() time.Time
 	// WakePoll is how often WakeSource reads the wake row; zero means
-	// DefaultWakePoll.
+	// wakesql.DefaultPoll (pkg/wake/sqlserver).
 	WakePoll time.Duration
 }
 

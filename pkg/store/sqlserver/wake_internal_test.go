@@ -9,8 +9,8 @@ import (
 	mssql "github.com/microsoft/go-mssqldb"
 	"github.com/stretchr/testify/require"
 
-	capsql "github.com/alternayte/queuebox/pkg/capture/sqlserver"
 	"github.com/alternayte/queuebox/pkg/store/sqlserver/sqlfake"
+	"github.com/alternayte/queuebox/pkg/wake"
 )
 
 // TestWakeSourceWakesOnEachNewGeneration scripts the wake row: missing
@@ -23,7 +23,7 @@ func TestWakeSourceWakesOnEachNewGeneration(t *testing.T) {
 	db, fake := fakeDB(t, func(sqlfake.Call) sqlfake.Result {
 		switch n := reads.Add(1); {
 		case n <= 2:
-			return sqlfake.Result{Err: mssql.Error{Number: errNoWakeTable, Message: "Invalid object name 'queuebox_wake'."}}
+			return sqlfake.Result{Err: mssql.Error{Number: 208, Message: "Invalid object name 'queuebox_wake'."}}
 		case n <= 6:
 			return sqlfake.Result{Rows: [][]any{{int64(1)}}}
 		default:
@@ -42,5 +42,5 @@ func TestWakeSourceWakesOnEachNewGeneration(t *testing.T) {
 	cancel()
 	require.NoError(t, <-done)
 	require.Equal(t, int32(2), wakes.Load(), "one wake-up for the first read, one for the new generation")
-	require.Equal(t, []any{capsql.Channel}, fake.Calls()[0].Args)
+	require.Equal(t, []any{wake.Channel}, fake.Calls()[0].Args)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/alternayte/queuebox/pkg/capture"
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/store"
 )
 
 // captureSettings maps outbox.capture and the database block onto the
@@ -52,7 +53,7 @@ func captureSettings(cfg *config.Config) (capture.Settings, error) {
 	if conn.Password != nil && !conn.Password.IsEmpty() {
 		password = *conn.Password
 	}
-	s.CaptureConn = captureURL.PgxConnString(user, password)
+	s.CaptureConn = store.PostgresConnString(captureURL, user, password)
 	s.DisplayURL = fmt.Sprintf("%s:%d/%s", host, port, s.Database)
 	return s, nil
 }

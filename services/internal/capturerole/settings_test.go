@@ -27,7 +27,7 @@ func TestCaptureSettings(t *testing.T) {
 		require.Equal(t, "db.internal", s.Host)
 		require.Equal(t, 5433, s.Port)
 		require.Equal(t, "queuebox", s.Database)
-		require.Empty(t, s.Schema, "capture.New picks the default schema")
+		require.Empty(t, s.Schema, "the connector's New picks the default schema")
 		require.Equal(t, "outbox", s.Table)
 		require.Equal(t, "db.internal:5433/queuebox", s.DisplayURL)
 		require.NotContains(t, s.DisplayURL, "app-pass")

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/alternayte/queuebox/pkg/capture"
+	cappg "github.com/alternayte/queuebox/pkg/capture/postgres"
 	capsql "github.com/alternayte/queuebox/pkg/capture/sqlserver"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/run"
@@ -63,11 +64,11 @@ func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 // postgresConnector builds postgres-logical; ok is false when the store
 // set is not PostgreSQL's.
 func postgresConnector(app *run.App, settings capture.Settings) (connector, bool, error) {
-	db, ok := app.Stores.(capture.Database)
+	db, ok := app.Stores.(cappg.Database)
 	if !ok {
 		return nil, false, nil
 	}
-	c, err := capture.New(capture.Options{
+	c, err := cappg.New(cappg.Options{
 		Settings: settings, Database: db, Metrics: capture.NewMetrics(app.Registry),
 		Logger: app.Log.With("component", "outbox-capture"),
 	})

@@ -1,4 +1,11 @@
-package capture
+// Package postgres is the postgres-logical capture connector: it streams
+// the outbox table's inserts from a logical replication slot (pgoutput,
+// through pglogrepl and pgx) and wakes every deliver replica with a
+// NOTIFY (packages wake and wake/postgres). The owner lock, the state
+// table and the lag gauge live on database.url; the shared framework
+// (settings, state directory, reconciliation, restart policy, metrics) is
+// package capture.
+package postgres
 
 import (
 	"context"
@@ -12,7 +19,9 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/alternayte/queuebox/pkg/capture"
 	"github.com/alternayte/queuebox/pkg/wake"
+	wakepg "github.com/alternayte/queuebox/pkg/wake/postgres"
 )
 
 // Database is what capture needs of the store set of database.url, where
@@ -26,12 +35,12 @@ type Database interface {
 
 // Options wire a Capture.
 type Options struct {
-	Settings Settings
+	Settings capture.Settings
 	// Database is the store set of database.url (required). Capture opens
 	// a small pool of its own and the owner lock session on it, so that
 	// its statements never wait behind delivery for a pooled connection.
 	Database Database
-	Metrics  *Metrics
+	Metrics  *capture.Metrics
 	Logger   *slog.Logger
 	// MinBackoff and MaxBackoff bound the wait between two attempts after
 	// a connector failure: 1 s and 30 s when zero, as documented.
@@ -50,11 +59,11 @@ type Options struct {
 // check; it is safe for concurrent use.
 type Capture struct {
 	opts     Options
-	dir      StateDir
+	dir      capture.StateDir
 	mainConn string
 	pool     *pgxpool.Pool
 	notifier *wake.Notifier
-	status   *Status
+	status   *capture.Status
 }
 
 // New sets the defaults, checks the options and prepares the pool of
@@ -77,8 +86,8 @@ func New(opts Options) (*Capture, error) {
 	if err != nil {
 		return nil, fmt.Errorf("capture database connection: %w", err)
 	}
-	c := &Capture{opts: opts, dir: StateDir{path: opts.Settings.StateDirectory}, mainConn: mainConn, pool: pool, status: NewStatus()}
-	c.notifier = wake.NewNotifier(wake.PG{Q: pool}, wake.Channel, opts.Logger, opts.Metrics.Wakeups.Inc)
+	c := &Capture{opts: opts, dir: capture.NewStateDir(opts.Settings.StateDirectory), mainConn: mainConn, pool: pool, status: capture.NewStatus()}
+	c.notifier = wake.NewNotifier(wakepg.PG{Q: pool}, wake.Channel, opts.Logger, opts.Metrics.Wakeups.Inc)
 	return c, nil
 }
 
@@ -88,7 +97,7 @@ func (o *Options) setDefaults() {
 		o.Logger = slog.Default()
 	}
 	if o.Metrics == nil {
-		o.Metrics = NewMetrics(nil)
+		o.Metrics = capture.NewMetrics(nil)
 	}
 	if o.MinBackoff <= 0 {
 		o.MinBackoff = time.Second
@@ -134,7 +143,7 @@ func (c *Capture) Run(ctx context.Context) error {
 			own.release()
 		}
 	}()
-	Supervisor{Status: c.status, Logger: c.opts.Logger, MinBackoff: c.opts.MinBackoff, MaxBackoff: c.opts.MaxBackoff,
+	capture.Supervisor{Status: c.status, Logger: c.opts.Logger, MinBackoff: c.opts.MinBackoff, MaxBackoff: c.opts.MaxBackoff,
 		BeforeAttempt: c.notifier.Wake}.Run(ctx, func(ctx context.Context) error { return c.attempt(ctx, &own) })
 	return nil
 }
@@ -149,7 +158,7 @@ func (c *Capture) attempt(ctx context.Context, own **owner) error {
 			return err
 		}
 		if !held {
-			return &Fault{Kind: FaultIdentityOwned, Detail: fmt.Sprintf(
+			return &capture.Fault{Kind: capture.FaultIdentityOwned, Detail: fmt.Sprintf(
 				"capture identity %s already has an owner: another process holds its session lock; this process does not capture", quote(s.Identity))}
 		}
 		*own = o
@@ -253,31 +262,31 @@ func (c *Capture) captureOnce(ctx context.Context) error {
 }
 
 // reconcile reads the table, the files and the slot, and decides.
-func (c *Capture) reconcile(ctx context.Context, conn *pgconn.PgConn) (Plan, error) {
+func (c *Capture) reconcile(ctx context.Context, conn *pgconn.PgConn) (capture.Plan, error) {
 	s := c.opts.Settings
 	exists, err := slotInfo(ctx, conn, s)
 	if err != nil {
-		return Plan{}, err
+		return capture.Plan{}, err
 	}
 	row, err := loadRow(ctx, c.pool, s.Identity)
 	if err != nil {
-		return Plan{}, err
+		return capture.Plan{}, err
 	}
 	files, err := c.dir.ReadIdentity()
 	if err != nil {
-		return Plan{}, err
+		return capture.Plan{}, err
 	}
 	empty, err := c.dir.Empty()
 	if err != nil {
-		return Plan{}, err
+		return capture.Plan{}, err
 	}
 	offset, err := c.dir.ReadOffset()
 	if err != nil {
-		return Plan{}, err
+		return capture.Plan{}, err
 	}
-	plan, fault := Reconcile(s, s.StateDirectory, Observed{Row: row, Files: files, FilesPresent: !empty, Offset: offset, SlotExists: exists})
+	plan, fault := capture.Reconcile(s, s.StateDirectory, capture.Observed{Row: row, Files: files, FilesPresent: !empty, Offset: offset, SlotExists: exists})
 	if fault != nil {
-		return Plan{}, fault
+		return capture.Plan{}, fault
 	}
 	return plan, nil
 }
@@ -304,3 +313,6 @@ func (c *Capture) sampleLag(ctx context.Context) {
 		}
 	}
 }
+
+// quote renders a name for a report, as the shared framework's faults do.
+func quote(s string) string { return fmt.Sprintf("%q", s) }

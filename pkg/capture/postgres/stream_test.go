@@ -1,4 +1,4 @@
-package capture
+package postgres
 
 import (
 	"encoding/binary"
@@ -6,7 +6,15 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/capture"
 )
+
+// testSettings are the settings of a default PostgreSQL capture.
+func testSettings() capture.Settings {
+	return capture.Settings{Identity: "queuebox", Slot: "queuebox_outbox", Publication: "queuebox_outbox",
+		Schema: "public", Table: "outbox", Host: "db.internal", Port: 5432, Database: "queuebox", StateDirectory: "/state"}
+}
 
 // pgoutput builds the protocol 1 messages the stream decodes.
 type pgoutput struct{ b []byte }

@@ -1,4 +1,4 @@
-package capture
+package postgres
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
+
+	"github.com/alternayte/queuebox/pkg/capture"
 )
 
 // statusInterval is how often the stream records its position and sends
@@ -16,7 +18,7 @@ const statusInterval = time.Second
 
 // connectReplication opens the replication connection to the capture
 // host.
-func connectReplication(ctx context.Context, s Settings) (*pgconn.PgConn, error) {
+func connectReplication(ctx context.Context, s capture.Settings) (*pgconn.PgConn, error) {
 	conn, err := pgconn.Connect(ctx, s.CaptureConn+" replication=database application_name=queuebox-capture")
 	if err != nil {
 		return nil, fmt.Errorf("connect the replication stream to %s: %w", s.DisplayURL, err)
@@ -26,7 +28,7 @@ func connectReplication(ctx context.Context, s Settings) (*pgconn.PgConn, error)
 
 // queryRows runs the statement text, rendered for s, as one simple query
 // and returns its text rows.
-func queryRows(ctx context.Context, conn *pgconn.PgConn, text string, s Settings) ([][]string, error) {
+func queryRows(ctx context.Context, conn *pgconn.PgConn, text string, s capture.Settings) ([][]string, error) {
 	sql, err := replicationQuery(text, s)
 	if err != nil {
 		return nil, err
@@ -50,13 +52,13 @@ func queryRows(ctx context.Context, conn *pgconn.PgConn, text string, s Settings
 
 // checkPublication returns a fault when the publication is absent or does
 // not hold the outbox table.
-func checkPublication(ctx context.Context, conn *pgconn.PgConn, s Settings) error {
+func checkPublication(ctx context.Context, conn *pgconn.PgConn, s capture.Settings) error {
 	rows, err := queryRows(ctx, conn, publicationFindSQL, s)
 	if err != nil {
 		return fmt.Errorf("read the publication: %w", err)
 	}
 	if len(rows) == 0 {
-		return &Fault{Kind: FaultPublicationMissing, Detail: fmt.Sprintf(
+		return &capture.Fault{Kind: capture.FaultPublicationMissing, Detail: fmt.Sprintf(
 			"the publication %s does not exist in database %s", quote(s.Publication), quote(s.Database))}
 	}
 	rows, err = queryRows(ctx, conn, publicationTableFindSQL, s)
@@ -64,7 +66,7 @@ func checkPublication(ctx context.Context, conn *pgconn.PgConn, s Settings) erro
 		return fmt.Errorf("read the publication tables: %w", err)
 	}
 	if len(rows) == 0 {
-		return &Fault{Kind: FaultPublicationMissing, Detail: fmt.Sprintf(
+		return &capture.Fault{Kind: capture.FaultPublicationMissing, Detail: fmt.Sprintf(
 			"the publication %s does not publish the outbox table %s.%s", quote(s.Publication), s.Schema, s.Table)}
 	}
 	return nil
@@ -72,7 +74,7 @@ func checkPublication(ctx context.Context, conn *pgconn.PgConn, s Settings) erro
 
 // slotInfo says whether the slot exists in this database; a slot of that
 // name in another database, or of another plugin, is an error.
-func slotInfo(ctx context.Context, conn *pgconn.PgConn, s Settings) (bool, error) {
+func slotInfo(ctx context.Context, conn *pgconn.PgConn, s capture.Settings) (bool, error) {
 	rows, err := queryRows(ctx, conn, slotFindSQL, s)
 	if err != nil {
 		return false, fmt.Errorf("read the replication slot: %w", err)
@@ -122,7 +124,7 @@ type events struct {
 // other tables are skipped.
 type stream struct {
 	conn      *pgconn.PgConn
-	s         Settings
+	s         capture.Settings
 	ev        events
 	ours      map[uint32]bool
 	inTx      bool
@@ -133,7 +135,7 @@ type stream struct {
 	serverEnd pglogrepl.LSN
 }
 
-func runStream(ctx context.Context, conn *pgconn.PgConn, s Settings, start pglogrepl.LSN, ev events) error {
+func runStream(ctx context.Context, conn *pgconn.PgConn, s capture.Settings, start pglogrepl.LSN, ev events) error {
 	err := pglogrepl.StartReplication(ctx, conn, s.Slot, start, pglogrepl.StartReplicationOptions{
 		Mode:       pglogrepl.LogicalReplication,
 		PluginArgs: []string{"proto_version '1'", "publication_names " + literal(s.Publication)},

@@ -1,4 +1,4 @@
-package wake_test
+package postgres_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
-	"github.com/alternayte/queuebox/pkg/wake"
+	wakepg "github.com/alternayte/queuebox/pkg/wake/postgres"
 )
 
 // TestListenerWakesAndRelistens runs against the local PostgreSQL: a
@@ -22,10 +22,10 @@ func TestListenerWakesAndRelistens(t *testing.T) {
 	env := pgtest.LoadEnv(t)
 	channel := fmt.Sprintf("qbt_wake_%d", rand.Int64N(1e12))
 	wakes := make(chan struct{}, 100)
-	l := wake.NewListener(wake.ListenerOptions{ConnString: env.PostgresURL + "&application_name=" + channel, Channel: channel,
+	l := wakepg.NewListener(wakepg.ListenerOptions{ConnString: env.PostgresURL + "&application_name=" + channel, Channel: channel,
 		Wake: func() { wakes <- struct{}{} }, Logger: pgtest.Quiet(), MinBackoff: 10 * time.Millisecond})
 	listening := make(chan struct{}, 10)
-	wake.SetListening(l, func() { listening <- struct{}{} })
+	wakepg.SetListening(l, func() { listening <- struct{}{} })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- l.Run(ctx) }()
@@ -49,4 +49,14 @@ func TestListenerWakesAndRelistens(t *testing.T) {
 
 	cancel()
 	require.NoError(t, <-done)
+}
+
+// waitSignal waits for one value on ch, failing with what after 30 s.
+func waitSignal(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(30 * time.Second):
+		t.Fatal(what)
+	}
 }

@@ -1,4 +1,4 @@
-package wake
+package postgres
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/alternayte/queuebox/pkg/backoff"
+	"github.com/alternayte/queuebox/pkg/wake"
 )
 
 // ListenerOptions wire a Listener.
@@ -17,7 +18,7 @@ type ListenerOptions struct {
 	// ConnString is the pgx connection string of database.url. It holds
 	// the password: it is never logged.
 	ConnString string
-	// Channel is the channel to listen on: Channel when empty. It must be
+	// Channel is the channel to listen on: wake.Channel when empty. It must be
 	// a plain lower case identifier.
 	Channel string
 	// DisplayURL is the masked database.url, for logs.
@@ -35,7 +36,7 @@ type ListenerOptions struct {
 }
 
 // Listener keeps one dedicated connection (never a pooled one: LISTEN
-// belongs to a session) listening on Channel, and calls Wake for each
+// belongs to a session) listening on its channel, and calls Wake for each
 // notification. After every (re)connect it calls Wake once more, because
 // the notifications sent while it was away are gone. It implements the
 // component contract of package run; Run returns nil once ctx ends.
@@ -57,7 +58,7 @@ func NewListener(opts ListenerOptions) *Listener {
 		opts.MaxBackoff = 10 * time.Second
 	}
 	if opts.Channel == "" {
-		opts.Channel = Channel
+		opts.Channel = wake.Channel
 	}
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = 30 * time.Second

@@ -1,4 +1,4 @@
-package capture
+package postgres
 
 import (
 	"context"
@@ -11,8 +11,9 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
+	"github.com/alternayte/queuebox/pkg/capture"
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
-	"github.com/alternayte/queuebox/pkg/wake"
+	wakepg "github.com/alternayte/queuebox/pkg/wake/postgres"
 )
 
 // tempSlot opens a replication connection to schema's database and
@@ -34,7 +35,7 @@ func tempSlot(ctx context.Context, t *testing.T, schema pgtest.Schema) (*pgconn.
 // row each, many times. The stream reports a commit as soon as its record
 // is flushed, which can be before other sessions see it; that is why the
 // notifier waits. The test checks the wait's premise on every commit:
-// once wake.PG says the transaction is no longer running, its row is
+// once wakepg.PG says the transaction is no longer running, its row is
 // visible to a new statement, so a claim sent then finds it.
 func TestReportedCommitsAreVisibleOnceFinished(t *testing.T) {
 	t.Parallel()
@@ -61,7 +62,7 @@ func TestReportedCommitsAreVisibleOnceFinished(t *testing.T) {
 	sctx, stop := context.WithCancel(ctx)
 	streamDone := make(chan error, 1)
 	go func() {
-		streamDone <- runStream(sctx, rep, Settings{Slot: schema.Name, Publication: pub, Schema: schema.Name, Table: "vis"},
+		streamDone <- runStream(sctx, rep, capture.Settings{Slot: schema.Name, Publication: pub, Schema: schema.Name, Table: "vis"},
 			start, events{inserted: func(xid uint32, _ time.Time) { xids <- xid }})
 	}()
 
@@ -96,7 +97,7 @@ func TestReportedCommitsAreVisibleOnceFinished(t *testing.T) {
 		require.NoError(t, check.QueryRow(ctx, "SELECT count(*) FROM vis WHERE x::text::bigint % 4294967296 = $1", int64(xid)).Scan(&n))
 		return n == 1
 	}
-	pg := wake.PG{Q: check}
+	pg := wakepg.PG{Q: check}
 	early := 0
 	for range commits {
 		var xid uint32

@@ -1,4 +1,4 @@
-package capture
+package postgres
 
 import (
 	"context"
@@ -8,7 +8,13 @@ import (
 
 	"github.com/jackc/pglogrepl"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/alternayte/queuebox/pkg/capture"
 )
+
+// offsetsFile is the file of the state directory that holds the recorded
+// position (capture.StateDir); a report names it.
+const offsetsFile = "offsets.dat"
 
 // startPosition returns where the stream starts: the position of
 // offsets.dat (stored) once it is checked against the slot and the
@@ -18,7 +24,7 @@ import (
 // position the server has not reached, and the slot would skip every
 // change to come. A position behind the slot's confirmed one starts from
 // the slot's, which is where the server would start anyway.
-func startPosition(ctx context.Context, conn *pgconn.PgConn, s Settings, stored string, log *slog.Logger) (pglogrepl.LSN, error) {
+func startPosition(ctx context.Context, conn *pgconn.PgConn, s capture.Settings, stored string, log *slog.Logger) (pglogrepl.LSN, error) {
 	if stored == "" {
 		return 0, nil
 	}
@@ -27,7 +33,7 @@ func startPosition(ctx context.Context, conn *pgconn.PgConn, s Settings, stored 
 		return 0, fmt.Errorf("read the position of the replication slot: %w", err)
 	}
 	if len(rows) == 0 {
-		return 0, &Fault{Kind: FaultSlotMissing, Detail: fmt.Sprintf(
+		return 0, &capture.Fault{Kind: capture.FaultSlotMissing, Detail: fmt.Sprintf(
 			"the replication slot %s is gone while the state of identity %s remains (position %s)",
 			quote(s.Slot), quote(s.Identity), stored)}
 	}
@@ -55,14 +61,14 @@ func startPosition(ctx context.Context, conn *pgconn.PgConn, s Settings, stored 
 // checkOffset decides on the stored position (file names offsets.dat in
 // the report): the stored position, the slot's confirmed position when
 // stored is behind it, or the fault. It is pure.
-func checkOffset(file, stored string, confirmed, current pglogrepl.LSN) (pglogrepl.LSN, *Fault) {
+func checkOffset(file, stored string, confirmed, current pglogrepl.LSN) (pglogrepl.LSN, *capture.Fault) {
 	pos, err := pglogrepl.ParseLSN(stored)
 	if err != nil {
-		return 0, &Fault{Kind: FaultStateCorrupt, Detail: fmt.Sprintf(
+		return 0, &capture.Fault{Kind: capture.FaultStateCorrupt, Detail: fmt.Sprintf(
 			"%s holds %q, which is not a WAL position", file, stored)}
 	}
 	if pos > current {
-		return 0, &Fault{Kind: FaultStateCorrupt, Detail: fmt.Sprintf(
+		return 0, &capture.Fault{Kind: capture.FaultStateCorrupt, Detail: fmt.Sprintf(
 			"%s holds position %s, ahead of the server's current WAL position %s: the file was changed or belongs to another server; the slot was not moved (its confirmed position is %s)",
 			file, pos, current, confirmed)}
 	}

@@ -1,4 +1,4 @@
-package wake_test
+package postgres_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
-	"github.com/alternayte/queuebox/pkg/wake"
+	wakepg "github.com/alternayte/queuebox/pkg/wake/postgres"
 )
 
 // TestRunningSeesAnOpenTransaction runs against the local PostgreSQL: a
@@ -25,14 +25,14 @@ func TestRunningSeesAnOpenTransaction(t *testing.T) {
 	xid := uint32(xid8)
 	older := xid - 1000 // long finished
 
-	still, err := wake.PG{Q: check}.Running(ctx, []uint32{older, xid})
+	still, err := wakepg.PG{Q: check}.Running(ctx, []uint32{older, xid})
 	require.NoError(t, err)
 	require.Equal(t, []uint32{xid}, still)
 	require.NoError(t, tx.Commit(ctx))
-	still, err = wake.PG{Q: check}.Running(ctx, []uint32{older, xid})
+	still, err = wakepg.PG{Q: check}.Running(ctx, []uint32{older, xid})
 	require.NoError(t, err)
 	require.Empty(t, still)
-	still, err = wake.PG{Q: check}.Running(ctx, []uint32{xid + 1000})
+	still, err = wakepg.PG{Q: check}.Running(ctx, []uint32{xid + 1000})
 	require.NoError(t, err)
 	require.Equal(t, []uint32{xid + 1000}, still, "an id not yet handed out is not finished")
 }
@@ -55,7 +55,7 @@ func TestRunningAcrossAnEpoch(t *testing.T) {
 		{4, true},           // 2^32+4 = xmax
 		{10, true},          // past xmax
 	} {
-		still, err := wake.RunningIn(ctx, conn, "4294967290:4294967300:4294967295", []uint32{c.xid})
+		still, err := wakepg.RunningIn(ctx, conn, "4294967290:4294967300:4294967295", []uint32{c.xid})
 		require.NoError(t, err)
 		require.Equal(t, c.running, len(still) == 1, "xid %d", c.xid)
 	}

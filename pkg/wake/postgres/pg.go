@@ -1,4 +1,10 @@
-package wake
+// Package postgres is the PostgreSQL side of the wake-ups: the Listener
+// that every deliver replica runs (a LISTEN on wake.Channel on a session
+// of its own), and PG, the NOTIFY and visibility check that the capture
+// owner's wake.Notifier sends through. The store set offers the
+// Listener (pkg/store/postgres WakeSource); the postgres-logical
+// connector (pkg/capture/postgres) sends.
+package postgres
 
 import (
 	"context"
@@ -15,7 +21,9 @@ type Querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// PG is the PostgreSQL Sender.
+// PG is the PostgreSQL wake.Sender of the capture owner's Notifier: a
+// NOTIFY, and the visibility check of committed transactions. It is as
+// safe for concurrent use as its Querier.
 type PG struct{ Q Querier }
 
 // The statements of PG, one per file.
@@ -26,13 +34,13 @@ var (
 	runningSQL string
 )
 
-// Notify implements Sender.
+// Notify implements wake.Sender.
 func (p PG) Notify(ctx context.Context, channel string) error {
 	_, err := p.Q.Exec(ctx, notifySQL, channel)
 	return err
 }
 
-// Running implements Sender. Each call takes a new snapshot.
+// Running implements wake.Sender. Each call takes a new snapshot.
 func (p PG) Running(ctx context.Context, xids []uint32) ([]uint32, error) {
 	return running(ctx, p.Q, nil, xids)
 }

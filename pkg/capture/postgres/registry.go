@@ -1,4 +1,4 @@
-package capture
+package postgres
 
 import (
 	"context"
@@ -8,11 +8,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/alternayte/queuebox/pkg/capture"
 )
 
 // loadRow reads the state row of identity; nil when there is none.
-func loadRow(ctx context.Context, pool *pgxpool.Pool, identity string) (*Registered, error) {
-	var r Registered
+func loadRow(ctx context.Context, pool *pgxpool.Pool, identity string) (*capture.Registered, error) {
+	var r capture.Registered
 	err := pool.QueryRow(ctx, captureStateFindSQL, identity).Scan(&r.Instance, &r.Fingerprint)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
@@ -26,7 +28,7 @@ func loadRow(ctx context.Context, pool *pgxpool.Pool, identity string) (*Registe
 // register records a first start: the row and the identity file, the
 // file written inside the row's transaction so that a failed write
 // leaves no row behind.
-func register(ctx context.Context, pool *pgxpool.Pool, dir StateDir, s Settings, instance string) error {
+func register(ctx context.Context, pool *pgxpool.Pool, dir capture.StateDir, s capture.Settings, instance string) error {
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("register the capture identity: %w", err)

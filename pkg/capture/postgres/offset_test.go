@@ -1,4 +1,4 @@
-package capture
+package postgres
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pglogrepl"
 	"github.com/stretchr/testify/require"
 
+	"github.com/alternayte/queuebox/pkg/capture"
 	"github.com/alternayte/queuebox/pkg/store/postgres/pgtest"
 )
 
@@ -35,7 +36,7 @@ func TestCheckOffset(t *testing.T) {
 			got, fault := checkOffset("offsets.dat", tt.stored, confirmed, current)
 			if tt.fault {
 				require.NotNil(t, fault)
-				require.Equal(t, FaultStateCorrupt, fault.Kind)
+				require.Equal(t, capture.FaultStateCorrupt, fault.Kind)
 				require.Contains(t, fault.Error(), "offsets.dat")
 				return
 			}
@@ -54,7 +55,7 @@ func TestStartPositionChecksTheSlotAndTheServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	rep, slot := tempSlot(ctx, t, schema)
-	s := Settings{Slot: schema.Name, Identity: "test", StateDirectory: t.TempDir()}
+	s := capture.Settings{Slot: schema.Name, Identity: "test", StateDirectory: t.TempDir()}
 	log := slog.New(slog.DiscardHandler)
 	confirmedNow := func() string {
 		rows, err := queryRows(ctx, rep, slotPositionSQL, s)
@@ -65,9 +66,9 @@ func TestStartPositionChecksTheSlotAndTheServer(t *testing.T) {
 	before := confirmedNow()
 
 	_, err := startPosition(ctx, rep, s, "FFFF/FFFFFFFF", log)
-	var fault *Fault
+	var fault *capture.Fault
 	require.True(t, errors.As(err, &fault), "got %v", err)
-	require.Equal(t, FaultStateCorrupt, fault.Kind)
+	require.Equal(t, capture.FaultStateCorrupt, fault.Kind)
 	require.Equal(t, before, confirmedNow(), "the slot did not move")
 
 	start, err := startPosition(ctx, rep, s, "0/1", log)
@@ -82,7 +83,7 @@ func TestStartPositionChecksTheSlotAndTheServer(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, start, "no recorded position starts from the slot's own")
 
-	_, err = startPosition(ctx, rep, Settings{Slot: schema.Name + "_gone"}, "0/1", log)
+	_, err = startPosition(ctx, rep, capture.Settings{Slot: schema.Name + "_gone"}, "0/1", log)
 	require.True(t, errors.As(err, &fault), "got %v", err)
-	require.Equal(t, FaultSlotMissing, fault.Kind)
+	require.Equal(t, capture.FaultSlotMissing, fault.Kind)
 }

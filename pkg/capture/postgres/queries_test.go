@@ -1,15 +1,17 @@
-package capture
+package postgres
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/capture"
 )
 
 func TestReplicationQueryQuotesEachSetting(t *testing.T) {
 	t.Parallel()
-	s := Settings{Publication: "pub'; DROP TABLE outbox; --", Schema: "public", Table: "outbox", Slot: "slot_a"}
+	s := capture.Settings{Publication: "pub'; DROP TABLE outbox; --", Schema: "public", Table: "outbox", Slot: "slot_a"}
 	sql, err := replicationQuery(publicationTableFindSQL, s)
 	require.NoError(t, err)
 	require.Contains(t, sql, `pubname = 'pub''; DROP TABLE outbox; --'`)
@@ -27,7 +29,7 @@ func TestEveryQueryRenders(t *testing.T) {
 	for _, text := range []string{captureStateFindSQL, captureStateInsertSQL, captureStateTouchSQL, ownerLockTrySQL,
 		publicationFindSQL, publicationTableFindSQL, slotFindSQL, slotLagSQL, slotPositionSQL} {
 		require.NotEmpty(t, strings.TrimSpace(text))
-		sql, err := replicationQuery(text, Settings{Slot: "s", Publication: "p", Schema: "public", Table: "outbox"})
+		sql, err := replicationQuery(text, capture.Settings{Slot: "s", Publication: "p", Schema: "public", Table: "outbox"})
 		require.NoError(t, err, text)
 		require.NotContains(t, sql, "{{", text)
 	}

@@ -1,9 +1,11 @@
-package capture
+package postgres
 
 import (
 	_ "embed"
 	"strings"
 	"text/template"
+
+	"github.com/alternayte/queuebox/pkg/capture"
 )
 
 // The statements of the connector, one per file, named after what they
@@ -33,7 +35,7 @@ var (
 // replicationQuery renders a statement for the replication connection,
 // which speaks only the simple query protocol: each {{literal .Field}}
 // becomes the quoted value of that setting.
-func replicationQuery(text string, s Settings) (string, error) {
+func replicationQuery(text string, s capture.Settings) (string, error) {
 	t, err := template.New("").Option("missingkey=error").
 		Funcs(template.FuncMap{"literal": literal}).Parse(text)
 	if err != nil {
