@@ -54,29 +54,6 @@ INSERT INTO inbox (source, idempotency_key, payload, consumption, aggregate_id) 
   ('orders', 'o-1', '{}', 'pull', 'a-1'), ('orders', 'o-2', '{}', 'pull', 'a-1');
 `, seedDeadA, seedDeadB, seedDeadC, seedInboxDead, seedInboxGone)
 
-// docsPage returns the fenced blocks of a page of this repository's docs/.
-func docsPage(t *testing.T, page string) []pageBlock {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "docs", page))
-	require.NoError(t, err)
-	return markdownBlocks(t, page, string(raw))
-}
-
-// blockTags returns the words of a block's info string: the language,
-// then tags such as norun (a block the tests skip, and count) or answer
-// (the output of the curl block before it).
-func blockTags(b pageBlock) (lang string, tags map[string]bool) {
-	words := strings.Fields(b.Lang)
-	tags = map[string]bool{}
-	for _, w := range words[min(1, len(words)):] {
-		tags[w] = true
-	}
-	if len(words) == 0 {
-		return "", tags
-	}
-	return words[0], tags
-}
-
 // placeholderLeft finds a :name placeholder that filling missed (a cast
 // such as ::uuid is not one).
 var placeholderLeft = regexp.MustCompile(`(^|[^:\w]):[a-z_]+\b`)
@@ -104,12 +81,11 @@ func runDocsSQL(t *testing.T, page string) ([]docsSQLResult, database) {
 	discard := with(values, "message_id", quote(seedDeadC), "inbox_id", quote(seedInboxGone))
 	var out []docsSQLResult
 	skipped := 0
-	for _, b := range docsPage(t, page) {
-		lang, tags := blockTags(b)
-		if lang != "sql" {
+	for _, b := range pageBlocks(t, page) {
+		if b.Lang != "sql" {
 			continue
 		}
-		if tags["norun"] {
+		if b.Tags["norun"] {
 			skipped++
 			continue
 		}
@@ -228,13 +204,12 @@ routes:
 
 	ran, answers, skipped := 0, 0, 0
 	for _, page := range []string{docsRunbook, docsDeadLetters, docsUpgrade} {
-		blocks := docsPage(t, page)
+		blocks := pageBlocks(t, page)
 		for i, b := range blocks {
-			lang, tags := blockTags(b)
-			if lang != "bash" {
+			if b.Lang != "bash" {
 				continue
 			}
-			if tags["norun"] {
+			if b.Tags["norun"] {
 				skipped++
 				continue
 			}
@@ -242,7 +217,7 @@ routes:
 			out := runCurlBlock(t, p, b.Text)
 			ran++
 			if i+1 < len(blocks) {
-				if _, next := blockTags(blocks[i+1]); next["answer"] {
+				if blocks[i+1].Tags["answer"] {
 					answers++
 					for _, line := range strings.Split(strings.TrimSpace(blocks[i+1].Text), "\n") {
 						require.Contains(t, out, strings.TrimSpace(line), "%s: the answer of\n%s", page, b.Text)
