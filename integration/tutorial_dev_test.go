@@ -252,7 +252,7 @@ func TestTutorialReceiveAWebhookOnMakeRun(t *testing.T) {
 	// the repository's file is written back and compared.
 	require.Contains(t, w.block(t, "git checkout examples/queuebox.yml"), "down -v")
 	require.NoError(t, os.WriteFile(filepath.Join(w.dir, "examples", "queuebox.yml"), orig, 0o644))
-	// The TypeScript worker (examples/pull/typescript) belongs to the tests
-	// of its client.
+	// The TypeScript worker (examples/pull/typescript) runs in
+	// TestAWebhookOnAPullSourceIsConsumedByTheTypeScriptWorker.
 	w.requireAllRan(t, "npm ")
 }
