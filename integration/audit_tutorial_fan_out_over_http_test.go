@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +17,8 @@ import (
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
-const fanOutPage = "11_Fan_out_over_HTTP.md"
+// fanOutPage is the how-to of docs/ for HTTP destinations and routes.
+const fanOutPage = "tutorials/http-destinations.md"
 
 // fanOutReceivers starts the page's analytics and audit endpoints and
 // returns the page's configuration pointed at them.
@@ -73,28 +77,47 @@ func startStripeStack(t *testing.T, db database, yaml string, kv ...string) *pro
 	return ingest
 }
 
-// TestAuditTutorialFanOutExample: the example's inbox source takes the
-// event type as the topic, so e1 reaches analytics and e2 reaches audit,
-// each with the relay headers.
+// TestAuditTutorialFanOutExample runs "Run the example" without Docker:
+// examples/http-fanout/queuebox.yml with its two receivers replaced by
+// test receivers, ingest, relay and deliver, and the page's two webhooks.
+// As the page says, e1 reaches both receivers with one X-Message-Id and e2
+// only audit, each with the relay's headers.
 func TestAuditTutorialFanOutExample(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	analytics, audit, yaml := fanOutReceivers(t)
-	ingest := startStripeStack(t, db, yaml)
-	for _, body := range []string{`{"id":"e1","type":"analytics.payment.succeeded"}`, `{"id":"e2","type":"audit.payment.succeeded"}`} {
-		code, resp, _ := post(t, ingest.url("/inbox/stripe"), body)
+	analytics := brokertest.NewHTTPReceiver(t, nil)
+	audit := brokertest.NewHTTPReceiver(t, nil)
+	file, err := os.ReadFile(filepath.Join("..", "examples", "http-fanout", "queuebox.yml"))
+	require.NoError(t, err)
+	yaml := strings.NewReplacer("http://analytics:8080", analytics.URL, "http://audit:8080", audit.URL).Replace(string(file))
+	env := with(tutorialConfig(t, db, yaml), "QUEUEBOX_OUTBOX_POLLINTERVALMS", "20", "QUEUEBOX_INBOX_RELAY_POLLINTERVALMS", "20")
+	ingest := startServing(t, "ingest", env)
+	startServing(t, "relay", env)
+	startServing(t, "deliver", env)
+
+	block := blockUnder(t, fanOutPage, "bash", "Run the example", "/inbox/stripe")
+	bodies := regexp.MustCompile(`-d '([^']*)'`).FindAllStringSubmatch(block, -1)
+	require.Len(t, bodies, 2, block)
+	for _, m := range bodies {
+		code, resp, _ := post(t, ingest.url("/inbox/stripe"), m[1])
 		require.Equal(t, http.StatusAccepted, code, resp)
 	}
-	waitOutbox(t, db, "analytics.payment.succeeded", "sent")
-	waitOutbox(t, db, "audit.payment.succeeded", "sent")
-	for id, rc := range map[string]*brokertest.HTTPReceiver{"e1": analytics, "e2": audit} {
-		got := rc.Requests()
-		require.Len(t, got, 1, id)
-		require.Equal(t, id, got[0].Header.Get("x-idempotency-key"))
-		require.Equal(t, "stripe", got[0].Header.Get("x-source"))
-		require.NotEmpty(t, got[0].Header.Get("x-inbox-id"))
-		require.NotEmpty(t, got[0].Header.Get("X-Correlation-Id"))
+	require.Eventually(t, func() bool {
+		return len(analytics.Requests()) == 1 && len(audit.Requests()) == 2 &&
+			psqlRows(t, db, `SELECT count(*) FROM outbox WHERE state <> 'sent'`)[0][0] == "0"
+	}, 60*time.Second, 20*time.Millisecond, "e1 to both receivers, e2 to audit")
+	byKey := map[string][]brokertest.HTTPRequest{}
+	for _, r := range append(analytics.Requests(), audit.Requests()...) {
+		require.Equal(t, "stripe", r.Header.Get("x-source"))
+		require.NotEmpty(t, r.Header.Get("x-inbox-id"))
+		require.NotEmpty(t, r.Header.Get("X-Correlation-Id"))
+		byKey[r.Header.Get("x-idempotency-key")] = append(byKey[r.Header.Get("x-idempotency-key")], r)
 	}
+	require.Len(t, byKey["e1"], 2)
+	require.Equal(t, byKey["e1"][0].Header.Get("X-Message-Id"), byKey["e1"][1].Header.Get("X-Message-Id"), "one id for both receivers")
+	require.Equal(t, "e1", analytics.Requests()[0].Header.Get("x-idempotency-key"))
+	require.Len(t, byKey["e2"], 1)
+	require.Equal(t, "audit.login", byKey["e2"][0].Header.Get("X-Topic"))
 }
 
 // TestAuditTutorialFanOutPatterns checks the page's pattern table through

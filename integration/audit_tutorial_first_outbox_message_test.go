@@ -13,7 +13,8 @@ import (
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
-const firstMessagePage = "33_Deliver_your_first_outbox_message.md"
+// firstMessagePage is the first tutorial of docs/.
+const firstMessagePage = "tutorials/first-outbox-message.md"
 
 // tutorialConfig writes a configuration file from a page's YAML and
 // returns the environment that starts a binary with it.

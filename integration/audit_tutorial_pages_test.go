@@ -14,27 +14,28 @@ import (
 
 // pageBlock is one fenced code block of a documentation page.
 type pageBlock struct {
-	Lang    string
+	Lang    string          // the first word of the info string: bash, sql, yaml, ...
+	Tags    map[string]bool // the other words: norun, answer, sqlserver
 	Text    string
 	Heading string // the last "## " or "### " heading above the block
-	Dialect string // "PostgreSQL", "SQL Server" or "" when no tab names one
 }
 
-// specDir is where the reference pages that the tutorial audits walk lie:
-// beside the checkout, never inside it.
-func specDir() string {
-	if d := os.Getenv("QUEUEBOX_SPEC_DIR"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "shared", "spec")
-}
+// sqlServer reports whether the block is written for SQL Server, which
+// the tests do not run: its info string says "sql sqlserver".
+func (b pageBlock) sqlServer() bool { return b.Tags["sqlserver"] }
 
-// pageBlocks returns the fenced blocks of one page of the documentation,
-// in page order, so a walk-through runs the text that a reader copies.
+// docsDir is the repository's documentation: the tests run from their
+// module's folder, one level below the repository root, and read the
+// checkout only.
+var docsDir = filepath.Join("..", "docs")
+
+// pageBlocks returns the fenced blocks of one page of docs/ (page is its
+// path below docs/), in page order, so a walk-through runs the text that
+// a reader copies.
 func pageBlocks(t *testing.T, page string) []pageBlock {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(specDir(), page))
-	require.NoError(t, err, "the page %s (set QUEUEBOX_SPEC_DIR)", page)
+	raw, err := os.ReadFile(filepath.Join(docsDir, filepath.FromSlash(page)))
+	require.NoError(t, err, "the page docs/%s", page)
 	return markdownBlocks(t, page, string(raw))
 }
 
@@ -44,26 +45,25 @@ func markdownBlocks(t *testing.T, page, raw string) []pageBlock {
 	t.Helper()
 	var out []pageBlock
 	text, heading := raw, ""
-	var prev pageBlock
 	for {
 		open := strings.Index(text, "```")
 		if open < 0 {
 			return out
 		}
-		before := text[:open]
-		heading = lastHeading(before, heading)
+		heading = lastHeading(text[:open], heading)
 		rest := text[open+3:]
 		nl := strings.Index(rest, "\n")
 		require.GreaterOrEqual(t, nl, 0)
 		end := strings.Index(rest[nl+1:], "```")
 		require.GreaterOrEqual(t, end, 0, "an unclosed block in %s", page)
-		b := pageBlock{Lang: strings.TrimSpace(rest[:nl]), Text: rest[nl+1 : nl+1+end], Heading: heading, Dialect: tabDialect(before)}
-		if b.Dialect == "" && b.Lang == prev.Lang && b.Heading == prev.Heading {
-			// A block with no tab marker above it, after a block of the
-			// same kind in the same section, stays in that block's tab.
-			b.Dialect = prev.Dialect
+		b := pageBlock{Tags: map[string]bool{}, Text: rest[nl+1 : nl+1+end], Heading: heading}
+		if words := strings.Fields(rest[:nl]); len(words) > 0 {
+			b.Lang = words[0]
+			for _, w := range words[1:] {
+				b.Tags[w] = true
+			}
 		}
-		out, prev = append(out, b), b
+		out = append(out, b)
 		text = rest[nl+1+end+3:]
 	}
 }
@@ -81,27 +81,13 @@ func lastHeading(s, prev string) string {
 	return line
 }
 
-// tabDialect names the database tab that the text before a block opens.
-func tabDialect(before string) string {
-	pg := max(strings.LastIndex(before, "* PostgreSQL"), strings.LastIndex(before, "- PostgreSQL"))
-	ss := max(strings.LastIndex(before, "* SQL Server"), strings.LastIndex(before, "- SQL Server"))
-	switch {
-	case pg < 0 && ss < 0:
-		return ""
-	case pg > ss:
-		return "PostgreSQL"
-	default:
-		return "SQL Server"
-	}
-}
-
 // postgresSQL returns the sql blocks of a page that PostgreSQL runs: every
-// block outside a SQL Server tab.
+// one not marked sqlserver or norun.
 func postgresSQL(t *testing.T, page string) []pageBlock {
 	t.Helper()
 	var out []pageBlock
 	for _, b := range pageBlocks(t, page) {
-		if b.Lang == "sql" && b.Dialect != "SQL Server" {
+		if b.Lang == "sql" && !b.sqlServer() && !b.Tags["norun"] {
 			out = append(out, b)
 		}
 	}
@@ -115,7 +101,7 @@ func blockUnder(t *testing.T, page, lang, heading string, markers ...string) str
 	t.Helper()
 next:
 	for _, b := range pageBlocks(t, page) {
-		if b.Lang != lang || b.Dialect == "SQL Server" || !strings.HasPrefix(b.Heading, heading) {
+		if b.Lang != lang || b.sqlServer() || !strings.HasPrefix(b.Heading, heading) {
 			continue
 		}
 		for _, m := range markers {
@@ -125,7 +111,7 @@ next:
 		}
 		return b.Text
 	}
-	t.Fatalf("no %s block under %q with %q in %s", lang, heading, markers, page)
+	t.Fatalf("no %s block under %q with %q in docs/%s", lang, heading, markers, page)
 	return ""
 }
 

@@ -10,7 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const receiveWebhookPage = "34_Receive_a_webhook.md"
+// receiveWebhookPage is the second tutorial of docs/.
+const receiveWebhookPage = "tutorials/receive-a-webhook.md"
 
 var uuidText = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 

@@ -14,7 +14,8 @@ import (
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
-const replayPage = "12_Replay_dead_letters.md"
+// replayPage is the how-to of docs/ for POST /admin/replay.
+const replayPage = "tutorials/replay-dead-letters.md"
 
 // replayDeliver starts queuebox-deliver with the page's admin fragment,
 // its token read from a file as the fragment does, on a management port.

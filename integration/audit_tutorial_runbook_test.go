@@ -13,11 +13,12 @@ import (
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
-const runbookPage = "22_Runbook.md"
-
-// TestAuditTutorialRunbookSQL builds each symptom the runbook treats (a
-// dead row, a retry backlog that holds back its key, a stuck claim, a pull
-// backlog) and runs every sql block of the page on it in page order.
+// TestAuditTutorialRunbookSQL builds each symptom that docs/runbook.md
+// treats (a dead row of each table, a retry backlog that holds back its
+// lane, a live claim, a pull backlog) with a running deliver, runs every
+// sql block of the page on it in page order, and checks what each finds.
+// The requeue statements that the runbook sends the reader to are those of
+// docs/dead-letters.md, which TestAuditTutorialDeadLettersOutbox runs.
 func TestAuditTutorialRunbookSQL(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
@@ -53,35 +54,44 @@ routes:
 	require.Eventually(t, func() bool {
 		return len(psqlRows(t, db, `SELECT 1 FROM outbox WHERE state = 'dead' OR attempt = 1`)) == 2
 	}, 30*time.Second, 20*time.Millisecond)
-	dead := psqlRows(t, db, `SELECT id FROM outbox WHERE state = 'dead'`)[0][0]
 
 	results := map[string][][]string{}
-	for _, b := range postgresSQL(t, runbookPage) {
-		sql := fillPlaceholders(b.Text, map[string]string{"message_id": "'" + dead + "'", "topic": "'order.failing'", "limit": "10"})
-		if strings.HasPrefix(sql, "UPDATE") {
-			continue // the replays run last, below
-		}
+	for _, b := range postgresSQL(t, docsRunbook) {
+		sql := fillPlaceholders(b.Text, map[string]string{"topic": "'order.failing'", "limit": "10"})
+		require.NotRegexp(t, placeholderLeft, sql, "a placeholder without a value")
 		results[firstLine(sql)] = psqlRows(t, db, sql)
 	}
-	require.Equal(t, [][]string{{"refund.created", "1"}}, results["SELECT topic, count(*) AS dead_count"])
-	reasons := results["SELECT left(last_error, 60) AS reason, count(*) AS dead_count"]
-	require.Len(t, reasons, 1)
-	require.True(t, strings.HasPrefix(reasons[0][0], "No route matches topic"), reasons)
-	require.Len(t, results["SELECT id, source, idempotency_key, event_type, created_at"], 1, "the dead inbox row")
-	require.Equal(t, [][]string{{"0", "1"}, {"1", "1"}}, results["SELECT attempt, count(*) AS pending_count"])
-	require.Equal(t, "k", results["SELECT key, count(*) AS waiting_rows, min(created_at) AS oldest_created_at"][0][0])
-	require.Equal(t, "2", results["SELECT key, count(*) AS waiting_rows, min(created_at) AS oldest_created_at"][0][1])
-	require.Equal(t, "1", results["SELECT count(*) AS stuck_count, min(claimed_at) AS oldest_claim"][0][0])
-	require.Equal(t, [][]string{{"order.failing", "1", "1"}}, results["SELECT topic, count(*) AS retry_count, max(attempt) AS worst_attempt"])
-	require.Contains(t, results["SELECT id, attempt, updated_at, last_error"][0][3], "503")
-	require.Equal(t, []string{"orders", "pull", "2"}, results["SELECT source, consumption, count(*) AS pending_count, min(created_at) AS oldest_created_at"][0][:3])
-	require.Equal(t, [][]string{{"orders", "a-1", "2"}}, results["SELECT source, aggregate_id, count(*) AS waiting_rows"])
+	checked := map[string]bool{}
+	result := func(first string) [][]string {
+		t.Helper()
+		rows, ok := results[first]
+		require.True(t, ok, "no sql block of docs/%s starts with %q", docsRunbook, first)
+		checked[first] = true
+		return rows
+	}
 
-	for _, b := range postgresSQL(t, runbookPage) {
-		if strings.HasPrefix(b.Text, "UPDATE") {
-			sql := fillPlaceholders(b.Text, map[string]string{"message_id": "'" + dead + "'", "topic": "'refund.created'"})
-			psqlAffected(t, db, sql)
-		}
+	dead := result("SELECT topic, left(last_error, 80) AS reason, count(*) AS dead")
+	require.Len(t, dead, 1, "the row without a route is the only dead one")
+	require.Equal(t, []string{"refund.created", "1"}, []string{dead[0][0], dead[0][2]})
+	require.True(t, strings.HasPrefix(dead[0][1], "No route matches topic"), dead)
+	require.Len(t, result("SELECT id, source, idempotency_key, event_type, created_at, left(last_error, 80) AS reason"), 1, "the dead inbox row")
+	require.Equal(t, [][]string{{"0", "1"}, {"1", "1"}}, firstColumns(result("SELECT attempt, count(*) AS pending, min(created_at) AS oldest"), 2))
+	require.Equal(t, [][]string{{"k", "2", "orders"}}, firstColumns(result("SELECT key, count(*) AS waiting, destination, min(created_at) AS oldest"), 3),
+		"the retrying row holds back the later row of its lane")
+	require.Equal(t, "0", result("SELECT count(*) AS expired_claims, min(lease_expires_at) AS oldest_lease")[0][0],
+		"a claim whose lease still runs is not expired")
+	retrying := result("SELECT topic, count(*) AS retrying, max(attempt) AS highest_attempt, max(last_error) AS an_error, destination")
+	require.Len(t, retrying, 1)
+	require.Equal(t, []string{"order.failing", "1", "1"}, retrying[0][:3])
+	require.Contains(t, retrying[0][3], "503")
+	require.Equal(t, "orders", retrying[0][4])
+	require.Contains(t, result("SELECT id, attempt, updated_at, last_error")[0][3], "503")
+	require.Equal(t, []string{"orders", "pull", "2"}, result("SELECT source, consumption, count(*) AS pending, min(created_at) AS oldest")[0][:3])
+	require.Equal(t, [][]string{{"orders", "a-1", "2"}}, result("SELECT source, aggregate_id, count(*) AS waiting"))
+	require.NotEmpty(t, result("SELECT application_name, state, count(*) AS connections"), "this test's own connection")
+	require.NotEmpty(t, result("SELECT current_setting('max_connections') AS max_connections;")[0][0])
+	for first := range results {
+		require.True(t, checked[first], "the sql block of docs/%s that starts with %q has no check here", docsRunbook, first)
 	}
 }
 
@@ -90,20 +100,22 @@ func firstLine(s string) string {
 	return line
 }
 
-// grepPatterns returns the metric names that the page's grep commands
-// look for, with one level of (a|b) alternation expanded.
+// grepPatterns returns the metric names that the runbook's grep commands
+// look for, with one level of (a|b) alternation expanded and the ^
+// anchors dropped.
 func grepPatterns(t *testing.T) []string {
 	t.Helper()
 	var out []string
-	grep := regexp.MustCompile(`grep (?:-E )?'?([a-z_|()]+)'?`)
+	grep := regexp.MustCompile(`grep (?:-E )?'?([a-z_|()^]+)'?`)
 	group := regexp.MustCompile(`^([a-z_]*)\(([a-z_|]+)\)([a-z_]*)$`)
-	for _, b := range pageBlocks(t, runbookPage) {
+	for _, b := range pageBlocks(t, docsRunbook) {
 		if b.Lang != "bash" || !strings.Contains(b.Text, "/metrics") {
 			continue
 		}
 		m := grep.FindStringSubmatch(b.Text)
 		require.NotNil(t, m, b.Text)
 		for _, alt := range splitTop(m[1]) {
+			alt = strings.TrimPrefix(alt, "^")
 			if g := group.FindStringSubmatch(alt); g != nil {
 				for _, inner := range strings.Split(g[2], "|") {
 					out = append(out, g[1]+inner+g[3])
@@ -135,7 +147,7 @@ func splitTop(p string) []string {
 	return append(out, p[last:])
 }
 
-// TestAuditTutorialRunbookMetrics starts the poller with the page's
+// TestAuditTutorialRunbookMetrics starts the poller with the runbook's
 // environment variables and the relay beside it, delivers one row, and
 // checks every metric that the page greps for, the component label of the
 // lost claims and the components of the readiness answer.
@@ -144,7 +156,7 @@ func TestAuditTutorialRunbookMetrics(t *testing.T) {
 	db := newDatabase(t)
 	rc := brokertest.NewHTTPReceiver(t, nil)
 	env := destinationEnv(db.env(), rc.URL)
-	for _, b := range pageBlocks(t, runbookPage) {
+	for _, b := range pageBlocks(t, docsRunbook) {
 		for _, m := range regexp.MustCompile(`(?m)^export (QUEUEBOX_[A-Z_]+)=(\S+)$`).FindAllStringSubmatch(b.Text, -1) {
 			env = with(env, m[1], m[2])
 		}
@@ -177,12 +189,12 @@ func TestAuditTutorialRunbookMetrics(t *testing.T) {
 	require.Contains(t, ready, `"inbox-relay":{"status":"up"}`)
 }
 
-// TestAuditTutorialRunbookPoolFragment: the page's YAML fragment for the
-// pool and the batch loads and sizes the pool.
+// TestAuditTutorialRunbookPoolFragment: the runbook's YAML fragment for
+// the pool and the batch loads and sizes the pool.
 func TestAuditTutorialRunbookPoolFragment(t *testing.T) {
 	t.Parallel()
 	db := newDatabase(t)
-	yaml := blockUnder(t, runbookPage, "yaml", "Scenario 4", "poolSize: 20")
+	yaml := blockUnder(t, docsRunbook, "yaml", "Connections run out", "poolSize: 20")
 	deliver := startServing(t, "deliver", tutorialConfig(t, db, yaml))
 	_, scrape := get(t, deliver.url("/metrics"))
 	require.Equal(t, 20.0, sample(t, scrape, `hikaricp_connections_max{pool="queuebox"}`))

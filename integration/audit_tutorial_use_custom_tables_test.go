@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +17,8 @@ import (
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
-const customTablesPage = "16_Use_custom_tables.md"
+// customTablesPage is the how-to of docs/ for tables of your own.
+const customTablesPage = "tutorials/custom-tables.md"
 
 // TestAuditTutorialCustomTablesRefuseMigrate: the page's renaming
 // configuration with database.migrate still true stops the start, and the
@@ -36,12 +40,36 @@ func TestAuditTutorialCustomTablesRefuseMigrate(t *testing.T) {
 		`SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'`), "nothing was created")
 }
 
-// applyMigrations runs the bundled PostgreSQL files in version order, as
-// the page's loop does with psql, skipping the versions in skip.
+// pageVersions returns the versions that the page's PostgreSQL loop
+// applies, and requires them to be every file of migrations/postgres, in
+// order: a new migration without its number in the loop fails here.
+func pageVersions(t *testing.T) []int {
+	t.Helper()
+	block := blockUnder(t, customTablesPage, "bash", "Apply the default schema by hand", "migrations/postgres/V${version}__*.sql")
+	m := regexp.MustCompile(`for version in ([0-9 ]+); do`).FindStringSubmatch(block)
+	require.NotNil(t, m, block)
+	var versions []int
+	for _, f := range strings.Fields(m[1]) {
+		v, err := strconv.Atoi(f)
+		require.NoError(t, err)
+		versions = append(versions, v)
+	}
+	files, err := filepath.Glob(filepath.Join("..", "migrations", "postgres", "V*__*.sql"))
+	require.NoError(t, err)
+	want := make([]int, len(files))
+	for i := range want {
+		want[i] = i + 1
+	}
+	require.Equal(t, want, versions, "the loop names every migration file in version order")
+	return versions
+}
+
+// applyMigrations runs the bundled PostgreSQL files that the page's loop
+// names, in its order, as its psql does, skipping the versions in skip.
 func applyMigrations(t *testing.T, db database, skip ...int) {
 	t.Helper()
-	for version := 1; version <= 11; version++ {
-		if contains(skip, version) {
+	for _, version := range pageVersions(t) {
+		if slices.Contains(skip, version) {
 			continue
 		}
 		files, err := filepath.Glob(filepath.Join("..", "migrations", "postgres", "V"+itoa(version)+"__*.sql"))
@@ -51,15 +79,6 @@ func applyMigrations(t *testing.T, db database, skip ...int) {
 		require.NoError(t, err)
 		psqlExec(t, db, string(script))
 	}
-}
-
-func contains(list []int, v int) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // byHandEnv loads the page's migrate: false configuration; the database
@@ -72,8 +91,8 @@ func byHandEnv(t *testing.T, db database) map[string]string {
 	return env
 }
 
-// TestAuditTutorialCustomTablesByHand applies the eleven files by hand and
-// runs the binaries with migrations off: they start, write and deliver on
+// TestAuditTutorialCustomTablesByHand applies every file by hand, as the
+// page's loop does, and runs the binaries with migrations off: they start, write and deliver on
 // that schema, and create no migration history.
 func TestAuditTutorialCustomTablesByHand(t *testing.T) {
 	t.Parallel()

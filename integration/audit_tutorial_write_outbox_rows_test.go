@@ -16,7 +16,8 @@ import (
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
 )
 
-const writeRowsPage = "18_Write_outbox_rows.md"
+// writeRowsPage is the how-to of docs/ for the application's insert.
+const writeRowsPage = "tutorials/write-outbox-rows.md"
 
 // ordersDestination routes order.** to the receiver with a static X-Tenant
 // header that the row header of the page must win over; any other topic

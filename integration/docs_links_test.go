@@ -18,13 +18,17 @@ var pendingPages = map[string]bool{"docs/configuration-reference.md": true}
 
 var markdownLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 
-// TestDocsLinksResolve checks every relative link of the README and of
-// docs/: the file or folder it names exists in the repository.
+// TestDocsLinksResolve checks every relative link of the README, of docs/
+// and of docs/tutorials/: the file or folder it names exists in the
+// repository.
 func TestDocsLinksResolve(t *testing.T) {
 	t.Parallel()
 	pages, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
 	require.NoError(t, err)
-	pages = append(pages, filepath.Join("..", "README.md"))
+	tutorials, err := filepath.Glob(filepath.Join("..", "docs", "tutorials", "*.md"))
+	require.NoError(t, err)
+	require.NotEmpty(t, tutorials)
+	pages = append(append(pages, tutorials...), filepath.Join("..", "README.md"))
 	checked := 0
 	for _, page := range pages {
 		raw, err := os.ReadFile(page)

@@ -54,29 +54,6 @@ INSERT INTO inbox (source, idempotency_key, payload, consumption, aggregate_id) 
   ('orders', 'o-1', '{}', 'pull', 'a-1'), ('orders', 'o-2', '{}', 'pull', 'a-1');
 `, seedDeadA, seedDeadB, seedDeadC, seedInboxDead, seedInboxGone)
 
-// docsPage returns the fenced blocks of a page of this repository's docs/.
-func docsPage(t *testing.T, page string) []pageBlock {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "docs", page))
-	require.NoError(t, err)
-	return markdownBlocks(t, page, string(raw))
-}
-
-// blockTags returns the words of a block's info string: the language,
-// then tags such as norun (a block the tests skip, and count) or answer
-// (the output of the curl block before it).
-func blockTags(b pageBlock) (lang string, tags map[string]bool) {
-	words := strings.Fields(b.Lang)
-	tags = map[string]bool{}
-	for _, w := range words[min(1, len(words)):] {
-		tags[w] = true
-	}
-	if len(words) == 0 {
-		return "", tags
-	}
-	return words[0], tags
-}
-
 // placeholderLeft finds a :name placeholder that filling missed (a cast
 // such as ::uuid is not one).
 var placeholderLeft = regexp.MustCompile(`(^|[^:\w]):[a-z_]+\b`)
@@ -104,12 +81,11 @@ func runDocsSQL(t *testing.T, page string) ([]docsSQLResult, database) {
 	discard := with(values, "message_id", quote(seedDeadC), "inbox_id", quote(seedInboxGone))
 	var out []docsSQLResult
 	skipped := 0
-	for _, b := range docsPage(t, page) {
-		lang, tags := blockTags(b)
-		if lang != "sql" {
+	for _, b := range pageBlocks(t, page) {
+		if b.Lang != "sql" {
 			continue
 		}
-		if tags["norun"] {
+		if b.Tags["norun"] {
 			skipped++
 			continue
 		}
@@ -145,17 +121,19 @@ func quote(s string) string { return "'" + s + "'" }
 func TestDocsRunbookSQL(t *testing.T) {
 	t.Parallel()
 	res, _ := runDocsSQL(t, docsRunbook)
-	require.Len(t, res, 10)
+	require.Len(t, res, 11)
 	require.Equal(t, []string{"order.created", "HTTP 503 from orders", "2"}, res[0].Rows[0], "dead rows by topic and reason")
 	require.Len(t, res[0].Rows, 2)
-	require.Equal(t, [][]string{{"0", "1"}, {"2", "1"}}, firstColumns(res[1].Rows, 2), "pending rows by attempt")
-	require.Equal(t, [][]string{{"order-3", "2"}}, firstColumns(res[2].Rows, 2), "keys held back")
-	require.Equal(t, "1", res[3].Rows[0][0], "expired claims")
-	require.Equal(t, []string{"order.paid", "1", "2"}, res[4].Rows[0][:3], "retrying topics")
-	require.Len(t, res[5].Rows, 2, "the errors of order.created")
-	require.Equal(t, [][]string{{"orders", "pull", "2"}}, firstColumns(res[6].Rows, 3), "inbox backlog")
-	require.Equal(t, [][]string{{"orders", "a-1", "2"}}, firstColumns(res[7].Rows, 3), "aggregates held back")
-	require.NotEmpty(t, res[9].Rows[0][0], "max_connections")
+	require.Len(t, res[1].Rows, 2, "dead inbox rows")
+	require.Equal(t, "topic: the template rendered empty", res[1].Rows[0][5], "their reason")
+	require.Equal(t, [][]string{{"0", "1"}, {"2", "1"}}, firstColumns(res[2].Rows, 2), "pending rows by attempt")
+	require.Equal(t, [][]string{{"order-3", "2"}}, firstColumns(res[3].Rows, 2), "keys held back")
+	require.Equal(t, "1", res[4].Rows[0][0], "expired claims")
+	require.Equal(t, []string{"order.paid", "1", "2"}, res[5].Rows[0][:3], "retrying topics")
+	require.Len(t, res[6].Rows, 2, "the errors of order.created")
+	require.Equal(t, [][]string{{"orders", "pull", "2"}}, firstColumns(res[7].Rows, 3), "inbox backlog")
+	require.Equal(t, [][]string{{"orders", "a-1", "2"}}, firstColumns(res[8].Rows, 3), "aggregates held back")
+	require.NotEmpty(t, res[10].Rows[0][0], "max_connections")
 }
 
 // TestDocsDeadLettersSQL runs the dead-letter page and checks where every
@@ -196,7 +174,7 @@ func firstColumns(rows [][]string, n int) [][]string {
 
 // TestDocsCurlCommands runs every curl command of the three pages, in page
 // order, with bash against the built queuebox (every role, the admin
-// routes on) over the seeded rows. Each must succeed with some output, and
+// routes on) over the seeded rows, once it has delivered one row. Each must succeed with some output, and
 // the answer block under a command names lines its output must hold. The
 // replay by id must then reach the receiver.
 func TestDocsCurlCommands(t *testing.T) {
@@ -218,17 +196,20 @@ routes:
     destination: orders
 `, docsToken, rc.URL)))
 	p.waitHTTP(t, "/health/ready", 200)
+	// The pages read the metrics of a process that has delivered: a
+	// labelled family shows in /metrics only once it has a sample.
+	psqlExec(t, db, `INSERT INTO outbox (topic, payload) VALUES ('order.warmup', '{}')`)
+	waitOutbox(t, db, "order.warmup", "sent")
 	psqlExec(t, db, docsSeed)
 
 	ran, answers, skipped := 0, 0, 0
 	for _, page := range []string{docsRunbook, docsDeadLetters, docsUpgrade} {
-		blocks := docsPage(t, page)
+		blocks := pageBlocks(t, page)
 		for i, b := range blocks {
-			lang, tags := blockTags(b)
-			if lang != "bash" {
+			if b.Lang != "bash" {
 				continue
 			}
-			if tags["norun"] {
+			if b.Tags["norun"] {
 				skipped++
 				continue
 			}
@@ -236,7 +217,7 @@ routes:
 			out := runCurlBlock(t, p, b.Text)
 			ran++
 			if i+1 < len(blocks) {
-				if _, next := blockTags(blocks[i+1]); next["answer"] {
+				if blocks[i+1].Tags["answer"] {
 					answers++
 					for _, line := range strings.Split(strings.TrimSpace(blocks[i+1].Text), "\n") {
 						require.Contains(t, out, strings.TrimSpace(line), "%s: the answer of\n%s", page, b.Text)

@@ -14,7 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// tutorialFiles are the files of the repository that pages 33 and 34 name.
+// tutorialFiles are the files of the repository that the two tutorials of
+// docs/tutorials name.
 var tutorialFiles = []string{"docker-compose.yml", ".env.example", "examples/queuebox.yml"}
 
 // devTutorial walks one tutorial page against queuebox dev (make run's
@@ -178,9 +179,9 @@ next:
 	}
 }
 
-// TestTutorialFirstOutboxMessageOnMakeRun runs page 33 against make run's
-// stack: the page's commands with the page's paths, on queuebox dev with
-// the repository's examples/queuebox.yml.
+// TestTutorialFirstOutboxMessageOnMakeRun runs the first tutorial of
+// docs/tutorials against make run's stack: the page's commands with the
+// page's paths, on queuebox dev with the repository's examples/queuebox.yml.
 func TestTutorialFirstOutboxMessageOnMakeRun(t *testing.T) {
 	t.Parallel()
 	w := newDevTutorial(t, firstMessagePage)
@@ -209,9 +210,10 @@ func TestTutorialFirstOutboxMessageOnMakeRun(t *testing.T) {
 	w.requireAllRan(t)
 }
 
-// TestTutorialReceiveAWebhookOnMakeRun runs page 34 against make run's
-// stack: the page's append to examples/queuebox.yml, its curl and psql
-// commands, its Go worker, and the restore of the file at the end.
+// TestTutorialReceiveAWebhookOnMakeRun runs the second tutorial of
+// docs/tutorials against make run's stack: the page's append to
+// examples/queuebox.yml, its curl and psql commands, its Go worker, and the
+// restore of the file at the end.
 func TestTutorialReceiveAWebhookOnMakeRun(t *testing.T) {
 	t.Parallel()
 	w := newDevTutorial(t, receiveWebhookPage)
@@ -250,6 +252,7 @@ func TestTutorialReceiveAWebhookOnMakeRun(t *testing.T) {
 	// the repository's file is written back and compared.
 	require.Contains(t, w.block(t, "git checkout examples/queuebox.yml"), "down -v")
 	require.NoError(t, os.WriteFile(filepath.Join(w.dir, "examples", "queuebox.yml"), orig, 0o644))
-	// The TypeScript and C# workers belong to their clients' tests.
-	w.requireAllRan(t, "npm ", "node worker.ts", "dotnet ")
+	// The TypeScript worker (examples/pull/typescript) runs in
+	// TestAWebhookOnAPullSourceIsConsumedByTheTypeScriptWorker.
+	w.requireAllRan(t, "npm ")
 }

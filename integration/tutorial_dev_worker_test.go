@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// goWorker runs the Go worker steps of page 34 in the copy: the page's
+// goWorker runs the Go worker steps of the second tutorial in the copy: the page's
 // mkdir and go mod init, its main.go with the connection string of dev's
 // cluster, and "go mod tidy && go run ." as a build that needs no network
 // (the page's module takes the versions this repository pins, and the
@@ -20,7 +20,7 @@ func (w *devTutorial) goWorker(t *testing.T) *syncBuffer {
 	t.Helper()
 	w.run(t, w.block(t, "mkdir orders-worker && cd orders-worker", "go mod init"))
 	dir := filepath.Join(w.dir, "orders-worker")
-	main := blockUnder(t, w.page, "go", "Write the worker", "NewInboxWorker")
+	main := blockUnder(t, w.page, "go", "In Go", "NewInboxWorker")
 	main = strings.ReplaceAll(main, "postgres://queuebox:queuebox@localhost:5432/", "postgres://postgres@127.0.0.1:"+w.pgPort+"/")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(main), 0o644))
 	require.Contains(t, w.block(t, "go mod tidy", "go run ."), "go mod tidy")
