@@ -19,9 +19,9 @@ export GOFLAGS := -buildvcs=false
 # The JSONata conformance suite lives beside the checkout (../shared), never
 # inside it; its test reads it through this variable and skips, saying so,
 # when it is absent. Every other test reads the checkout only.
-SHARED ?= $(wildcard $(CURDIR)/../shared)
-ifneq ($(SHARED),)
-export QUEUEBOX_JSONATA_SHARED ?= $(SHARED)/jsonata
+JSONATA_SUITE ?= $(wildcard $(CURDIR)/../shared/jsonata)
+ifneq ($(JSONATA_SUITE),)
+export QUEUEBOX_JSONATA_SHARED ?= $(JSONATA_SUITE)
 endif
 
 .PHONY: help docs build test test-unit test-integration test-examples test-clients lint tidy-check fmt run run-roles bench soak chaos services compose-config clean
