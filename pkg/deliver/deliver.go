@@ -16,10 +16,12 @@ import (
 	"github.com/alternayte/queuebox/pkg/tracing"
 )
 
-// One claimed row, top to bottom: handle takes it from the claim loop,
-// deliver routes, transforms and publishes it and decides its outcome
-// (sent, retry or dead; failure and dead below), the finisher writes the
-// outcome with the claim fence, and finished accounts for the write.
+// One claimed row, top to bottom (doc.go numbers the steps): handle takes
+// it from the claim loop; attempt prepares it (route, publisher, gate,
+// transform, lease), publishes it and releases the destination's permit
+// once; failure and dead decide a failed row's retry or death; the
+// finisher writes the outcome with the claim fence; and finished accounts
+// for the write.
 
 // handle processes one claimed row from route to publish, then hands the
 // outcome to the writer and frees its worker; done runs after the write.
@@ -66,16 +68,17 @@ func (p *Poller) deliver(ctx context.Context, row queuebox.ClaimedMessage) (queu
 }
 
 // attempt is deliver without the log context; pubCtx is ctx prepared for
-// the publish. The outcome names the destination the row went to, which
-// the write records on a row routed at its claim.
+// the publish. A row takes two steps: prepare decides all that comes
+// before the publish and takes the destination's permit, and publish
+// sends the row when prepare left it ready. release then ends the permit,
+// once, whatever became of the row. The outcome names the destination
+// the row went to, which the write records on a row routed at its claim.
 func (p *Poller) attempt(ctx, pubCtx context.Context, row queuebox.ClaimedMessage) queuebox.Outcome {
-	t, early := p.resolve(row.OutboxMessage)
-	if early != nil {
-		return *early
+	s, end, ready := p.prepare(ctx, row)
+	if ready {
+		end = p.publish(ctx, pubCtx, &s)
 	}
-	outcome := p.publish(ctx, pubCtx, row, t)
-	outcome.Destination = t.dest.Name
-	return outcome
+	return p.release(ctx, &s, end)
 }
 
 // target is where one row goes: its destination, and the route that
@@ -85,10 +88,80 @@ type target struct {
 	dest  DestinationSpec
 }
 
+// sending is one row on its way to its target: the destination's
+// publisher, the permit of the destination's gate (nil until the gate
+// admits the row, or when the destination has none; flow.Permit's methods
+// accept nil), and the delivery that publish sends.
+type sending struct {
+	target
+	pub      queuebox.Publisher
+	permit   *flow.Permit
+	delivery queuebox.Delivery
+}
+
+// ended is what became of a row: its outcome and the result that its
+// permit reports. unsent marks a publish that reached nothing, whose
+// result carries the pause the destination asked for and the refusal's
+// text; release turns it into a deferral.
+type ended struct {
+	outcome queuebox.Outcome
+	result  flow.Result
+	unsent  bool
+}
+
+// stopped ends a row that no publish sent: its permit counts for nothing.
+func stopped(o queuebox.Outcome) ended {
+	return ended{outcome: o, result: flow.Result{Skipped: true}}
+}
+
 // fanOutRetry is the wait of a row whose fan-out could not be written at
 // its claim (see laneSource): it is deferred, no attempt spent, and its
 // next claim writes the fan-out again.
 const fanOutRetry = time.Second
+
+// prepare takes a row up to its publish: its target, its publisher, the
+// destination's permit, its transformed body, and a last look at its
+// lease. ready is true when the row is to be published; otherwise end
+// holds its outcome. Either way s.permit is left for release to end.
+func (p *Poller) prepare(ctx context.Context, row queuebox.ClaimedMessage) (s sending, end ended, ready bool) {
+	m := row.OutboxMessage
+	t, early := p.resolve(m)
+	if early != nil {
+		return s, stopped(*early), false
+	}
+	s.target = t
+	if s.pub = p.opts.Publishers[t.dest.Name]; s.pub == nil {
+		return s, stopped(p.dead(fmt.Sprintf("Destination %s of type %s has no publisher in this build", t.dest.Name, t.dest.Kind))), false
+	}
+	if row.HeadersErr != nil {
+		// No retry can repair the row; an operator corrects the column and
+		// requeues it.
+		return s, stopped(p.dead("Row cannot be delivered: " + row.HeadersErr.Error())), false
+	}
+	// The destination's gate comes before the transform: a row that its
+	// destination cannot take now costs no transform and no attempt.
+	permit, deferral := p.admit(ctx, t.dest.Name)
+	if deferral != nil {
+		return s, stopped(*deferral), false
+	}
+	s.permit = permit
+	body, outcome, ok := p.transform(ctx, t, m)
+	if !ok {
+		return s, stopped(outcome), false
+	}
+	if !p.loop.Live(row.Lease()) {
+		// Too little of the lease is left to publish and write the outcome
+		// before it runs out (the replica was stopped, or the database has
+		// been away): another replica may have the row already. The loop
+		// ended ctx; handle writes nothing and the row waits for the end of
+		// its lease, to be delivered then.
+		return s, stopped(queuebox.Outcome{}), false
+	}
+	s.delivery = queuebox.Delivery{Message: m, Body: body,
+		RoutingKeyTemplate:  t.route.Spec.RoutingKeyTemplate,
+		MissingFieldDefault: t.route.Spec.RoutingKeyMissingFieldDefault}
+	return s, ended{}, true
+}
 
 // resolve finds the row's target: the destination the row was routed to,
 // or, for a row routed at this claim, the one destination of its route.
@@ -121,68 +194,52 @@ func (p *Poller) resolve(m *queuebox.OutboxMessage) (target, *queuebox.Outcome) 
 	return target{route: route, dest: dest}, nil
 }
 
-// publish sends one row to its target and returns the outcome.
-func (p *Poller) publish(ctx, pubCtx context.Context, row queuebox.ClaimedMessage, t target) queuebox.Outcome {
-	m, dest := row.OutboxMessage, t.dest
-	pub := p.opts.Publishers[dest.Name]
-	if pub == nil {
-		return p.dead(fmt.Sprintf("Destination %s of type %s has no publisher in this build", dest.Name, dest.Kind))
-	}
-	if row.HeadersErr != nil {
-		// No retry can repair the row; an operator corrects the column and
-		// requeues it.
-		return p.dead("Row cannot be delivered: " + row.HeadersErr.Error())
-	}
-	// The destination's gate comes before the transform: a row that its
-	// destination cannot take now costs no transform and no attempt.
-	permit, deferral := p.admit(ctx, dest.Name)
-	if deferral != nil {
-		return *deferral
-	}
-	body, outcome, ok := p.transform(ctx, t, m)
-	if !ok {
-		permit.Done(flow.Result{Skipped: true})
-		return outcome
-	}
-	if !p.loop.Live(row.Lease()) {
-		// Too little of the lease is left to publish and write the outcome
-		// before it runs out (the replica was stopped, or the database has
-		// been away): another replica may have the row already. The loop
-		// ended ctx; handle writes nothing and the row waits for the end of
-		// its lease, to be delivered then.
-		permit.Done(flow.Result{Skipped: true})
-		return queuebox.Outcome{}
-	}
+// publish sends a prepared row and says what became of it. It leaves the
+// permit to release.
+func (p *Poller) publish(ctx, pubCtx context.Context, s *sending) ended {
+	dest := s.dest
 	start := time.Now()
-	err := pub.Publish(pubCtx, queuebox.Delivery{
-		Message:             m,
-		Body:                body,
-		RoutingKeyTemplate:  t.route.Spec.RoutingKeyTemplate,
-		MissingFieldDefault: t.route.Spec.RoutingKeyMissingFieldDefault,
-	})
+	err := s.pub.Publish(pubCtx, s.delivery)
 	p.opts.Metrics.Publish.Since(start, dest.Kind)
 	p.markPublished(dest.Name)
 	if pause, ok := flow.Unsent(err, time.Now()); ok && ctx.Err() == nil {
 		// Nothing reached the destination (a blocked connection): the row
 		// is deferred like one the gate turned away, no attempt spent.
 		why := p.lastError(fmt.Sprintf("%s refused the publish: %v", dest.Name, err))
-		d := permit.Defer(pause, why, time.Now())
-		p.postpone(ctx, dest.Name, &d)
-		return queuebox.Defer(max(0, time.Until(d.Until)))
+		return ended{unsent: true, result: flow.Result{Skipped: true, Pause: pause, Reason: why}}
 	}
-	if err != nil {
-		p.opts.Metrics.DestinationMessages.WithLabelValues(dest.Name, "failure").Inc()
-		reason := fmt.Sprintf("Publish to %s failed: %v", dest.Name, err)
-		permit.Done(flow.Classify(ctx, err, p.lastError(reason), time.Now()))
-		if errors.Is(err, queuebox.ErrUndeliverable) {
-			// No attempt can succeed: retrying would only burn them.
-			return p.dead(reason)
-		}
-		return p.failure(m, reason)
+	if err == nil {
+		p.sentCounter(dest.Name).Inc()
+		return ended{outcome: queuebox.Sent()}
 	}
-	permit.Done(flow.Result{})
-	p.sentCounter(dest.Name).Inc()
-	return queuebox.Sent()
+	p.opts.Metrics.DestinationMessages.WithLabelValues(dest.Name, "failure").Inc()
+	reason := fmt.Sprintf("Publish to %s failed: %v", dest.Name, err)
+	end := ended{result: flow.Classify(ctx, err, p.lastError(reason), time.Now())}
+	if errors.Is(err, queuebox.ErrUndeliverable) {
+		// No attempt can succeed: retrying would only burn them.
+		end.outcome = p.dead(reason)
+	} else {
+		end.outcome = p.failure(s.delivery.Message, reason)
+	}
+	return end
+}
+
+// release ends the row's permit, the one place that does, and returns
+// the row's outcome with its destination named. A publish that reached
+// nothing becomes a deferral until the end of the pause that the
+// destination asked for, and the destination's other rows move out of
+// the claims with it (postpone).
+func (p *Poller) release(ctx context.Context, s *sending, end ended) queuebox.Outcome {
+	outcome := end.outcome
+	if end.unsent {
+		d := s.permit.Defer(end.result.Pause, end.result.Reason, time.Now())
+		p.postpone(ctx, s.dest.Name, &d)
+		outcome = queuebox.Defer(max(0, time.Until(d.Until)))
+	} else {
+		s.permit.Done(end.result)
+	}
+	outcome.Destination = s.dest.Name
+	return outcome
 }
 
 // admit asks the destination's gate for a publish. A nil permit with a

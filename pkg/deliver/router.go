@@ -1,8 +1,3 @@
-// Package deliver is the outbox poller of queuebox-deliver: it claims due
-// rows, routes them by topic, runs the transforms, publishes them and
-// writes each outcome with the claim fence. It takes its settings as
-// Options and its routes and destinations as RouteSpec and
-// DestinationSpec; the wiring maps the configuration onto them.
 package deliver
 
 import (

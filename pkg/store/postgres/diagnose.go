@@ -32,17 +32,14 @@ var _ queuebox.Diagnostics = (*Diagnostics)(nil)
 // guard, so a database that misses migrations can still be read.
 func NewDiagnostics(db *DB, l schema.Layout) (*Diagnostics, error) {
 	d := &Diagnostics{db: db, l: l}
-	for name, dst := range map[string]*string{
-		"outbox_pending_stats": &d.outboxPending, "diagnose_inbox_pending": &d.inboxPending,
-		"diagnose_outbox_dead": &d.outboxDead, "diagnose_inbox_dead": &d.inboxDead,
-		"diagnose_tables": &d.tables, "diagnose_oldest_transaction": &d.oldestTx,
-		"diagnose_connections": &d.connections, "diagnose_capture": &d.capture,
-	} {
-		stmt, err := render(name, l)
-		if err != nil {
-			return nil, err
-		}
-		*dst = stmt
+	err := renderAll(l, map[*string]string{
+		&d.outboxPending: "outbox_pending_stats", &d.inboxPending: "diagnose_inbox_pending",
+		&d.outboxDead: "diagnose_outbox_dead", &d.inboxDead: "diagnose_inbox_dead",
+		&d.tables: "diagnose_tables", &d.oldestTx: "diagnose_oldest_transaction",
+		&d.connections: "diagnose_connections", &d.capture: "diagnose_capture",
+	})
+	if err != nil {
+		return nil, err
 	}
 	return d, nil
 }

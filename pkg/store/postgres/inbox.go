@@ -21,22 +21,10 @@ type Inbox struct {
 
 // NewInbox renders the inbox statements for the layout once.
 func NewInbox(db *DB, l schema.Layout) (*Inbox, error) {
-	insert, err := render("inbox_insert", l)
-	if err != nil {
-		return nil, err
-	}
-	find, err := render("inbox_find", l)
-	if err != nil {
-		return nil, err
-	}
-	in := &Inbox{db: db, insert: insert, find: find}
-	if in.batch, err = render("inbox_insert_batch", l); err != nil {
-		return nil, err
-	}
-	if in.findIDs, err = render("inbox_find_ids", l); err != nil {
-		return nil, err
-	}
-	return in, nil
+	in := &Inbox{db: db}
+	err := renderAll(l, map[*string]string{&in.insert: "inbox_insert", &in.find: "inbox_find",
+		&in.batch: "inbox_insert_batch", &in.findIDs: "inbox_find_ids"})
+	return in, err
 }
 
 var _ queuebox.InboxBatchStore = (*Inbox)(nil)

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"embed"
 	"fmt"
 	"time"
 
@@ -15,16 +14,6 @@ import (
 	"github.com/alternayte/queuebox/pkg/store/internal/rowcodec"
 	"github.com/alternayte/queuebox/pkg/store/internal/walk"
 )
-
-//go:embed queries/*.sql
-var queries embed.FS
-
-// templates are the statement files of queries/.
-var templates = schema.NewTemplates(queries, "queries")
-
-// render renders the statement of queries/<name>.sql against data (the
-// layout, or a value that embeds it), with the partials in reach.
-func render(name string, data any) (string, error) { return templates.Render(name, data) }
 
 // Option configures a store at construction (see WithClock).
 type Option = leaseclock.Option
@@ -57,24 +46,22 @@ type Outbox struct {
 // several replicas: the database alone keeps them off each other's rows.
 func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*Outbox, error) {
 	o := &Outbox{db: db, lease: lease, opts: leaseclock.New(opts), lanes: l.O.Lanes}
-	var err error
-	render := func(dst *string, name string, data any) {
-		if err == nil {
-			*dst, err = render(name, data)
-		}
+	if err := renderAll(claimData{l, true}, map[*string]string{&o.claimKeyedFirst: "outbox_claim"}); err != nil {
+		return nil, err
 	}
-	render(&o.claimKeyedFirst, "outbox_claim", claimData{l, true})
-	render(&o.claimUnkeyedFirst, "outbox_claim", claimData{l, false})
-	render(&o.finish, "outbox_finish", l)
-	render(&o.written, "outbox_written", l)
-	render(&o.renew, "outbox_renew", l)
-	render(&o.reclaim, "outbox_reclaim", l)
-	render(&o.pendingStats, "outbox_pending_stats", l)
-	render(&o.nextDue, "outbox_next_due", l)
-	render(&o.postpone, "outbox_postpone", l)
-	render(&o.unrouted, "outbox_unrouted", l)
-	render(&o.assign, "outbox_assign", l)
-	render(&o.pauseRecord, "destination_pause_record", pauseData{l.Dialect.Quote(schema.DestinationPausesTable)})
+	err := renderAll(claimData{l, false}, map[*string]string{&o.claimUnkeyedFirst: "outbox_claim"})
+	if err == nil {
+		err = renderAll(l, map[*string]string{
+			&o.finish: "outbox_finish", &o.written: "outbox_written",
+			&o.renew: "outbox_renew", &o.reclaim: "outbox_reclaim", &o.pendingStats: "outbox_pending_stats",
+			&o.nextDue: "outbox_next_due", &o.postpone: "outbox_postpone",
+			&o.unrouted: "outbox_unrouted", &o.assign: "outbox_assign",
+		})
+	}
+	if err == nil {
+		err = renderAll(pauseData{l.Dialect.Quote(schema.DestinationPausesTable)},
+			map[*string]string{&o.pauseRecord: "destination_pause_record"})
+	}
 	return o, err
 }
 

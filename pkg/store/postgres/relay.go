@@ -39,20 +39,15 @@ type Relay struct {
 func NewRelay(db *DB, l schema.Layout, p queuebox.RelayParams, opts ...Option) (*Relay, error) {
 	r := &Relay{db: db, lease: p.Lease, lockKey: "queuebox_inbox_claim_" + l.InboxTable, sources: p.Sources,
 		maxAttempts: p.MaxAttempts, opts: leaseclock.New(opts)}
-	var err error
-	if r.claimKeyedFirst, err = render("inbox_relay_claim", claimData{l, true}); err != nil {
+	if err := renderAll(claimData{l, true}, map[*string]string{&r.claimKeyedFirst: "inbox_relay_claim"}); err != nil {
 		return nil, err
 	}
-	if r.claimUnkeyedFirst, err = render("inbox_relay_claim", claimData{l, false}); err != nil {
-		return nil, err
-	}
-	for dst, name := range map[*string]string{
-		&r.lock: "inbox_relay_lock", &r.forward: "inbox_relay_forward", &r.dead: "inbox_relay_dead",
-		&r.renew: "inbox_relay_renew", &r.reclaim: "inbox_relay_reclaim", &r.oldest: "inbox_oldest_pending",
-	} {
-		if err == nil {
-			*dst, err = render(name, l)
-		}
+	err := renderAll(claimData{l, false}, map[*string]string{&r.claimUnkeyedFirst: "inbox_relay_claim"})
+	if err == nil {
+		err = renderAll(l, map[*string]string{
+			&r.lock: "inbox_relay_lock", &r.forward: "inbox_relay_forward", &r.dead: "inbox_relay_dead",
+			&r.renew: "inbox_relay_renew", &r.reclaim: "inbox_relay_reclaim", &r.oldest: "inbox_oldest_pending",
+		})
 	}
 	return r, err
 }

@@ -19,14 +19,9 @@ type Replay struct {
 // NewReplay renders the replay statements.
 func NewReplay(db *DB, l schema.Layout) (*Replay, error) {
 	r := &Replay{db: db}
-	var err error
-	if r.update, err = render("outbox_replay", l); err != nil {
-		return nil, err
-	}
-	if r.topics, err = render("outbox_replay_topics", l); err != nil {
-		return nil, err
-	}
-	r.count, err = render("outbox_replay_count", l)
+	err := renderAll(l, map[*string]string{
+		&r.update: "outbox_replay", &r.topics: "outbox_replay_topics", &r.count: "outbox_replay_count",
+	})
 	return r, err
 }
 

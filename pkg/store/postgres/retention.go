@@ -17,14 +17,9 @@ type Retention struct {
 // NewRetention renders the cleanup statements.
 func NewRetention(db *DB, l schema.Layout) (*Retention, error) {
 	r := &Retention{db: db}
-	var err error
-	for dst, name := range map[*string]string{
+	err := renderAll(l, map[*string]string{
 		&r.outboxAge: "retention_outbox_age", &r.outboxCount: "retention_outbox_count", &r.inboxAge: "retention_inbox_age",
-	} {
-		if err == nil {
-			*dst, err = render(name, l)
-		}
-	}
+	})
 	return r, err
 }
 

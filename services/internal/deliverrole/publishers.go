@@ -6,7 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
+	"github.com/alternayte/queuebox/pkg/broker/httpdest"
 	kafkab "github.com/alternayte/queuebox/pkg/broker/kafka"
 	natsb "github.com/alternayte/queuebox/pkg/broker/nats"
 	"github.com/alternayte/queuebox/pkg/broker/rabbitmq"

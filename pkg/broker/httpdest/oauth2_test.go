@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
-	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
+	"github.com/alternayte/queuebox/pkg/broker/httpdest"
 	"github.com/alternayte/queuebox/pkg/secret"
 )
 
@@ -183,12 +183,17 @@ func TestOAuth2RefreshOn401RetriesOnce(t *testing.T) {
 	c := counter()
 	p := newPublisher(t, httpdest.Options{BaseURL: rec.URL, Auth: oauth2Auth(ts.srv.URL), Responses: c})
 
-	require.NoError(t, p.Publish(t.Context(), delivery("k", 3)))
+	d := delivery("k", 3)
+	d.Message.Headers = map[string]string{"x-tenant": "acme"}
+	require.NoError(t, p.Publish(t.Context(), d))
 	require.EqualValues(t, 2, ts.calls.Load())
 	reqs := rec.Requests()
 	require.Len(t, reqs, 2)
 	require.Equal(t, []string{"Bearer tok-1", "Bearer tok-2"}, bearers(rec))
 	require.Equal(t, reqs[0].Body, reqs[1].Body, "the retry sends the same body")
+	for _, r := range reqs {
+		require.Equal(t, []string{"acme"}, r.Header.Values("X-Tenant"), "each request carries the row headers")
+	}
 	require.Equal(t, "3", reqs[1].Header.Get("X-Attempt"), "the retry is part of the same attempt")
 	require.Equal(t, 1.0, classCount(c, "4xx"))
 	require.Equal(t, 1.0, classCount(c, "2xx"))

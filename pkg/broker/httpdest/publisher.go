@@ -92,21 +92,22 @@ func (p *Publisher) Publish(ctx context.Context, d queuebox.Delivery) error {
 	if d.Message == nil {
 		return errors.New("http destination: delivery without a message")
 	}
-	if err := checkRow(d.Message); err != nil {
+	row, err := rowGroup(d.Message, p.reserved)
+	if err != nil {
 		return &queuebox.UndeliverableError{Reason: fmt.Sprintf("%s: %v", p.stage(false), err), Err: err}
 	}
 	cred, err := p.credential(ctx)
 	if err != nil {
 		return err
 	}
-	status, err := p.send(ctx, d, cred)
+	status, err := p.send(ctx, d, row, cred)
 	if status != http.StatusUnauthorized || p.auth == nil || !p.auth.rejected(cred) {
 		return err
 	}
 	if cred, err = p.credential(ctx); err != nil {
 		return err
 	}
-	_, err = p.send(ctx, d, cred)
+	_, err = p.send(ctx, d, row, cred)
 	return err
 }
 
@@ -118,9 +119,9 @@ func (p *Publisher) credential(ctx context.Context) (credential, error) {
 	return p.auth.credential(ctx)
 }
 
-// send performs one request and returns its status (0 without response)
-// and the error of a failed attempt.
-func (p *Publisher) send(ctx context.Context, d queuebox.Delivery, cred credential) (int, error) {
+// send performs one request with the row's headers (rowGroup) and returns
+// its status (0 without response) and the error of a failed attempt.
+func (p *Publisher) send(ctx context.Context, d queuebox.Delivery, row []headerPair, cred credential) (int, error) {
 	reqCtx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
 	// The body is read before cancel runs, so the timeout also bounds it.
 	defer cancel()
@@ -128,7 +129,7 @@ func (p *Publisher) send(ctx context.Context, d queuebox.Delivery, cred credenti
 	if err != nil {
 		return 0, p.transportError(ctx, err, false, p.redactor)
 	}
-	req.Header = buildHeader(d.Message, p.static, cred, p.reserved)
+	req.Header = buildHeader(d.Message, p.static, row, cred)
 	resp, err := p.roundTrip(req)
 	if err != nil {
 		p.count(StatusClassOther)

@@ -1,6 +1,7 @@
 package httpdest
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -66,24 +67,41 @@ func sortedGroup(group map[string]string) []headerPair {
 	return out
 }
 
-// buildHeader returns the headers of one delivery, group by group: the
+// rowGroup returns the row headers that every request of one publish
+// sends, sorted by sortedGroup: those that queuebox.RowHeaders lets
+// through, less, on a relayed row, the reserved names. Publish computes
+// it once and hands it to each request (a second one follows a 401).
+// The error is checkRow's, for a row that no attempt can send; it checks
+// every header a delivery may carry, a relayed row's reserved ones too.
+func rowGroup(m *queuebox.OutboxMessage, reserved map[string]bool) ([]headerPair, error) {
+	var row map[string]string
+	if len(m.Headers) > 0 {
+		row = queuebox.RowHeaders(m.Headers, nil)
+	}
+	if err := checkRow(m, row); err != nil {
+		return nil, err
+	}
+	if len(row) > 0 && queuebox.Relayed(m.Headers) {
+		// RowHeaders' rule for a relayed row, applied to the headers it
+		// already let through rather than computed again.
+		maps.DeleteFunc(row, func(name, _ string) bool { return reserved[http.CanonicalHeaderKey(name)] })
+	}
+	return sortedGroup(row), nil
+}
+
+// buildHeader returns the headers of one request, group by group: the
 // standard headers, the static destination headers (sorted by
-// sortedGroup), the auth header, and last the row headers that
-// queuebox.RowHeaders lets through. A later group replaces an earlier
-// header of the same name in any letter case, except a standard header,
-// which keeps its value next to the new one. A relayed row's headers
-// never reach a reserved name, so only a row that the application wrote
-// can replace or extend one.
+// sortedGroup), the auth header, and last the row's group (rowGroup). A
+// later group replaces an earlier header of the same name in any letter
+// case, except a standard header, which keeps its value next to the new
+// one. A relayed row's headers never reach a reserved name, so only a
+// row that the application wrote can replace or extend one.
 //
-// It runs once per publish, so it allocates little: the single values of
+// It runs once per request, so it allocates little: the single values of
 // the standard headers share one array (each slice capped at its one
 // value, so that a second value copies instead of overwriting the next
-// header's), and a row without headers costs no filtering.
-func buildHeader(m *queuebox.OutboxMessage, static []headerPair, cred credential, reserved map[string]bool) http.Header {
-	var row []headerPair
-	if len(m.Headers) > 0 {
-		row = sortedGroup(queuebox.RowHeaders(m.Headers, func(name string) bool { return reserved[http.CanonicalHeaderKey(name)] }))
-	}
+// header's).
+func buildHeader(m *queuebox.OutboxMessage, static, row []headerPair, cred credential) http.Header {
 	h := make(http.Header, 7+len(static)+len(row))
 	v := [...]string{userAgent, "application/json", m.MessageID(), m.Topic, strconv.Itoa(m.Attempt), m.Key}
 	vals := v[:]

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
-	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
+	"github.com/alternayte/queuebox/pkg/broker/httpdest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/secret"
 )

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
+	"github.com/alternayte/queuebox/pkg/broker/httpdest"
 )
 
 func TestCheckURL(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/alternayte/queuebox/pkg/broker/brokertest"
-	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
+	"github.com/alternayte/queuebox/pkg/broker/httpdest"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 

@@ -18,7 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
+	"github.com/alternayte/queuebox/pkg/broker/httpdest"
 )
 
 // oneAnswerServer accepts connections and answers exactly one request on

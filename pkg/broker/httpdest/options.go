@@ -148,14 +148,12 @@ func checkHeaders(what string, h map[string]string) error {
 
 // checkRow refuses a row that no attempt can send: a row header that
 // net/http refuses, or a topic or key that cannot travel in the X-Topic
-// or X-Message-Key header (a control character). Only the row headers
-// that RowHeaders lets through are checked, since the others are never
-// sent.
-func checkRow(m *queuebox.OutboxMessage) error {
-	if len(m.Headers) > 0 {
-		if err := checkHeaders("row header", queuebox.RowHeaders(m.Headers, nil)); err != nil {
-			return err
-		}
+// or X-Message-Key header (a control character). row holds the row
+// headers that queuebox.RowHeaders lets through (see rowGroup), since
+// the others are never sent.
+func checkRow(m *queuebox.OutboxMessage, row map[string]string) error {
+	if err := checkHeaders("row header", row); err != nil {
+		return err
 	}
 	if !httpguts.ValidHeaderFieldValue(m.Topic) {
 		return errors.New("the topic holds a control character, which the X-Topic header cannot carry")

@@ -1,6 +1,7 @@
 // Package httpdest is the HTTP destination of QueueBox: a queuebox.Publisher
-// that POSTs each delivery to one endpoint. It lives in pkg/broker/http
-// beside the other brokers; its name is not http so that neither its own
+// that POSTs each delivery to one endpoint. It sits beside the other
+// brokers under the name of the direction it sends in (a destination, as
+// an inbox source is a source), and not "http", so that neither its own
 // files nor its importers have to rename net/http.
 //
 // A request carries the row payload as a JSON body and four header groups,

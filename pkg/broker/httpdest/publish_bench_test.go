@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	httpdest "github.com/alternayte/queuebox/pkg/broker/http"
+	"github.com/alternayte/queuebox/pkg/broker/httpdest"
 )
 
 // answerOK is a transport that answers every request 200 with an empty
