@@ -116,6 +116,10 @@ type Layout struct {
 	// Raw names, unquoted, for messages and catalog lookups.
 	OutboxTable string
 	InboxTable  string
+	// Partitioned says both tables are range-partitioned by created_at
+	// (database.partitioning.enabled): the inbox then keeps its
+	// idempotency keys unique without a unique index.
+	Partitioned bool
 }
 
 // New builds the layout from the database configuration.
@@ -124,6 +128,7 @@ func New(d Dialect, db config.Database) Layout {
 	o, i := db.ColumnMapping.Outbox, db.ColumnMapping.Inbox
 	return Layout{
 		Dialect:     d,
+		Partitioned: db.Partitioning.Enabled,
 		OutboxTable: db.OutboxTableName,
 		InboxTable:  db.InboxTableName,
 		O: Outbox{

@@ -17,6 +17,10 @@ import (
 type Inbox struct {
 	db                           *DB
 	insert, find, batch, findIDs string
+	// lock and lockBatch are set on a partitioned inbox: the statements
+	// that take the key locks before insert and batch (see
+	// inbox_key_lock.sql).
+	lock, lockBatch string
 }
 
 // NewInbox renders the inbox statements for the layout once.
@@ -33,6 +37,11 @@ func NewInbox(db *DB, l schema.Layout) (*Inbox, error) {
 	if in.batch, err = render("inbox_insert_batch", l); err != nil {
 		return nil, err
 	}
+	if l.Partitioned {
+		if err := in.renderPartitioned(l); err != nil {
+			return nil, err
+		}
+	}
 	if in.findIDs, err = render("inbox_find_ids", l); err != nil {
 		return nil, err
 	}
@@ -45,7 +54,8 @@ var _ queuebox.InboxBatchStore = (*Inbox)(nil)
 // It returns the id of the new row and inserted=true, or inserted=false
 // with an empty id for a duplicate. The decision is the unique constraint
 // on (source, idempotency_key) alone, so two concurrent inserts of one key
-// store exactly one row. A value the database refuses (a data exception)
+// store exactly one row; on a partitioned inbox, the key's lock and a
+// look-up across the partitions take its place (inbox_key_lock.sql). A value the database refuses (a data exception)
 // fails with a *queuebox.RefusedValueError, which no retry cures. An
 // idle connection that the server ended is replaced and the insert tried
 // again; when ctx ends first, the insert is cancelled and its fate is
@@ -53,6 +63,9 @@ var _ queuebox.InboxBatchStore = (*Inbox)(nil)
 func (in *Inbox) Insert(ctx context.Context, row queuebox.ReceivedRow) (id string, inserted bool, err error) {
 	args := rowcodec.InsertArgs(row)
 	retried, err := in.db.withLiveConn(ctx, func(ctx context.Context, conn *pgxpool.Conn) error {
+		if in.lock != "" {
+			return in.insertLocked(ctx, conn, row, args, &id)
+		}
 		return conn.QueryRow(ctx, in.insert, args...).Scan(&id)
 	})
 	switch {
