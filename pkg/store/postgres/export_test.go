@@ -30,3 +30,20 @@ func (in *Inbox) OwnIDs(ctx context.Context, rows []queuebox.ReceivedRow) (map[s
 func (db *DB) EnsurePartitionsAt(ctx context.Context, l schema.Layout, p Partitioning, now time.Time) ([]string, error) {
 	return db.ensurePartitions(ctx, l, p, now, slog.New(slog.DiscardHandler))
 }
+
+// PartitionsMaintainAt is PartitionsMaintain as if the database clock
+// read now.
+func (s *Stores) PartitionsMaintainAt(ctx context.Context, table queuebox.Table, now time.Time) ([]string, bool, error) {
+	return s.DB.maintainPartitions(ctx, s.tableOf(table), s.Partitioning, now)
+}
+
+// AttachDay creates the partition of table for the day that starts at
+// from, as the maintenance does for a future day.
+func (db *DB) AttachDay(ctx context.Context, l schema.Layout, table queuebox.Table, from time.Time) error {
+	t := partitionedTables(l)[0]
+	if table == queuebox.TableInbox {
+		t = partitionedTables(l)[1]
+	}
+	_, _, err := db.attachPartition(ctx, t, from, from.Add(24*time.Hour))
+	return err
+}

@@ -138,9 +138,9 @@ func TestPartitionedInboxAnswersDuplicatesAcrossPartitions(t *testing.T) {
 	_, db := partitioned(t)
 	ctx := context.Background()
 	l := partitionedLayout()
-	_, err := db.EnsurePartitionsAt(ctx, l, daily, time.Now().Add(-24*time.Hour))
-	require.NoError(t, err)
-	_, err = db.Pool.Exec(ctx, `ALTER TABLE inbox ALTER COLUMN created_at SET DEFAULT now() - (random() < 0.5)::int * interval '1 day'`)
+	yesterday := time.Now().UTC().Truncate(24*time.Hour).Add(-24 * time.Hour)
+	require.NoError(t, db.AttachDay(ctx, l, queuebox.TableInbox, yesterday))
+	_, err := db.Pool.Exec(ctx, `ALTER TABLE inbox ALTER COLUMN created_at SET DEFAULT now() - (random() < 0.5)::int * interval '1 day'`)
 	require.NoError(t, err)
 	in, err := postgres.NewInbox(db, l)
 	require.NoError(t, err)
@@ -196,8 +196,128 @@ func TestPartitionedInboxAnswersDuplicatesAcrossPartitions(t *testing.T) {
 func assertNoError(t *testing.T, err error) bool {
 	t.Helper()
 	if err != nil {
-		t.Errorf("insert: %v", err)
+		t.Errorf("%v", err)
 		return false
 	}
 	return true
+}
+
+// TestRetentionDropsOnlyOldFinalPartitions lays rows in four past days:
+// the oldest day holds final old rows only and is dropped; a day with a
+// pending row and, in the outbox, a day whose rows changed recently are
+// kept for the row-by-row cleanup.
+func TestRetentionDropsOnlyOldFinalPartitions(t *testing.T) {
+	t.Parallel()
+	_, db := partitioned(t)
+	ctx := context.Background()
+	l := partitionedLayout()
+	var now time.Time
+	require.NoError(t, db.Pool.QueryRow(ctx, `SELECT now()`).Scan(&now))
+	day0 := now.UTC().Truncate(24 * time.Hour)
+	day := func(n int) time.Time { return day0.Add(time.Duration(n) * 24 * time.Hour).Add(time.Hour) }
+	for n := -4; n < 0; n++ {
+		for _, table := range []queuebox.Table{queuebox.TableOutbox, queuebox.TableInbox} {
+			require.NoError(t, db.AttachDay(ctx, l, table, day0.Add(time.Duration(n)*24*time.Hour)))
+		}
+	}
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		_, err := db.Pool.Exec(ctx, sql, args...)
+		require.NoError(t, err)
+	}
+	for _, state := range []string{"sent", "dead", "sent"} {
+		exec(`INSERT INTO outbox (topic, payload, state, created_at, updated_at) VALUES ('t', '{}', $1, $2, $2)`, state, day(-4))
+	}
+	exec(`INSERT INTO outbox (topic, payload, state, created_at, updated_at) VALUES ('t', '{}', 'sent', $1, $1), ('t', '{}', 'pending', $1, $1)`, day(-3))
+	exec(`INSERT INTO outbox (topic, payload, state, created_at, updated_at) VALUES ('t', '{}', 'dead', $1, now())`, day(-2))
+	exec(`INSERT INTO inbox (source, idempotency_key, payload, state, created_at) VALUES ('s', 'a', '{}', 'processed', $1), ('s', 'b', '{}', 'dead', $1)`, day(-4))
+	exec(`INSERT INTO inbox (source, idempotency_key, payload, state, created_at) VALUES ('s', 'c', '{}', 'processed', $1), ('s', 'd', '{}', 'processing', $1)`, day(-3))
+
+	r, err := postgres.NewRetention(db, l)
+	require.NoError(t, err)
+	maxAge := now.Sub(day0.Add(-24 * time.Hour))
+	n, err := r.OutboxDropPartitions(ctx, maxAge)
+	require.NoError(t, err)
+	require.EqualValues(t, 3, n)
+	n, err = r.InboxDropPartitions(ctx, maxAge)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, n)
+
+	name := func(table string, n int) string { return table + "_p" + day0.Add(time.Duration(n)*24*time.Hour).Format("20060102_1504") }
+	outbox, inbox := partitionNames(t, db, "outbox"), partitionNames(t, db, "inbox")
+	require.NotContains(t, outbox, name("outbox", -4))
+	require.Contains(t, outbox, name("outbox", -3), "a pending row keeps its partition")
+	require.Contains(t, outbox, name("outbox", -2), "a row changed recently keeps its partition")
+	require.NotContains(t, inbox, name("inbox", -4))
+	require.Contains(t, inbox, name("inbox", -3), "a processing row keeps its partition")
+
+	// The doctor names the kept partitions and the rows of the default one.
+	exec(`INSERT INTO inbox (source, idempotency_key, payload, created_at) VALUES ('s', 'future', '{}', now() + interval '90 days')`)
+	d, err := postgres.NewDiagnostics(db, l)
+	require.NoError(t, err)
+	reports, err := d.Partitions(ctx)
+	require.NoError(t, err)
+	require.Len(t, reports, 2)
+	require.Equal(t, queuebox.TableInbox, reports[1].Table)
+	require.EqualValues(t, 1, reports[1].DefaultRows)
+	require.Len(t, reports[1].Live, 1)
+	require.Equal(t, name("inbox", -3), reports[1].Live[0].Name)
+	require.EqualValues(t, 1, reports[1].Live[0].Rows)
+	require.Zero(t, reports[0].DefaultRows)
+	require.Greater(t, reports[0].Ahead, 72*time.Hour)
+
+	// The row-by-row cleanup then takes the final rows of the kept ones.
+	deleted, err := r.InboxByAge(ctx, maxAge, 100)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, deleted)
+
+	// An unpartitioned store drops nothing.
+	plain, err := postgres.NewRetention(db, schema.New(schema.Postgres, config.Default().Database))
+	require.NoError(t, err)
+	n, err = plain.OutboxDropPartitions(ctx, time.Nanosecond)
+	require.NoError(t, err)
+	require.Zero(t, n)
+}
+
+// TestPartitionMaintenanceHasOneOwnerAtATime races replicas, each with a
+// pool of its own, for the maintenance of the same missing partitions:
+// each partition is created once, by the one that held the lock, and no
+// replica fails.
+func TestPartitionMaintenanceHasOneOwnerAtATime(t *testing.T) {
+	t.Parallel()
+	s, db := partitioned(t)
+	ctx := context.Background()
+	l := partitionedLayout()
+	later := time.Now().Add(10 * 24 * time.Hour)
+	const replicas = 4
+	results := make([][]string, replicas)
+	owners := make([]bool, replicas)
+	var wg sync.WaitGroup
+	for i := range replicas {
+		stores := &postgres.Stores{DB: s.Open(t, 2), Layout: l, Partitioning: daily}
+		wg.Go(func() {
+			created, owner, err := stores.PartitionsMaintainAt(ctx, queuebox.TableOutbox, later)
+			assertNoError(t, err)
+			results[i], owners[i] = created, owner
+		})
+	}
+	wg.Wait()
+	seen := map[string]int{}
+	for i, created := range results {
+		if !owners[i] {
+			require.Empty(t, created)
+		}
+		for _, name := range created {
+			seen[name]++
+		}
+	}
+	for name, n := range seen {
+		require.Equal(t, 1, n, name)
+	}
+	// Whoever was first, the partitions of ten days ahead exist now.
+	require.Contains(t, partitionNames(t, db, "outbox"),
+		"outbox_p"+later.UTC().Truncate(24*time.Hour).Format("20060102_1504"))
+	// And the set is its own partition store only when partitioning is on.
+	_, ok := (&postgres.Stores{DB: db, Layout: l}).Partitions()
+	require.False(t, ok)
 }
