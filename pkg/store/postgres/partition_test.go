@@ -138,7 +138,7 @@ func TestPartitionedInboxAnswersDuplicatesAcrossPartitions(t *testing.T) {
 	_, db := partitioned(t)
 	ctx := context.Background()
 	l := partitionedLayout()
-	yesterday := time.Now().UTC().Truncate(24*time.Hour).Add(-24 * time.Hour)
+	yesterday := time.Now().UTC().Truncate(24 * time.Hour).Add(-24 * time.Hour)
 	require.NoError(t, db.AttachDay(ctx, l, queuebox.TableInbox, yesterday))
 	_, err := db.Pool.Exec(ctx, `ALTER TABLE inbox ALTER COLUMN created_at SET DEFAULT now() - (random() < 0.5)::int * interval '1 day'`)
 	require.NoError(t, err)
@@ -243,7 +243,9 @@ func TestRetentionDropsOnlyOldFinalPartitions(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 2, n)
 
-	name := func(table string, n int) string { return table + "_p" + day0.Add(time.Duration(n)*24*time.Hour).Format("20060102_1504") }
+	name := func(table string, n int) string {
+		return table + "_p" + day0.Add(time.Duration(n)*24*time.Hour).Format("20060102_1504")
+	}
 	outbox, inbox := partitionNames(t, db, "outbox"), partitionNames(t, db, "inbox")
 	require.NotContains(t, outbox, name("outbox", -4))
 	require.Contains(t, outbox, name("outbox", -3), "a pending row keeps its partition")
