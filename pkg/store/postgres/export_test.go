@@ -44,6 +44,6 @@ func (db *DB) AttachDay(ctx context.Context, l schema.Layout, table queuebox.Tab
 	if table == queuebox.TableInbox {
 		t = partitionedTables(l)[1]
 	}
-	_, _, err := db.attachPartition(ctx, t, from, from.Add(24*time.Hour))
+	_, _, err := db.attachPartition(ctx, t, t.raw+"_default", from, from.Add(24*time.Hour))
 	return err
 }

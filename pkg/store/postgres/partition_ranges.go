@@ -116,9 +116,15 @@ func (db *DB) ensureTablePartitions(ctx context.Context, t partTable, p Partitio
 	if err != nil {
 		return nil, err
 	}
+	defaultName := ""
+	for _, e := range existing {
+		if e.isDefault {
+			defaultName = e.name
+		}
+	}
 	var created []string
 	for _, r := range missingRanges(existing, now, p.Interval, p.Premake) {
-		name, ok, err := db.attachPartition(ctx, t, r[0], r[1])
+		name, ok, err := db.attachPartition(ctx, t, defaultName, r[0], r[1])
 		switch {
 		case err != nil:
 			return created, err
@@ -138,18 +144,22 @@ func (db *DB) ensureTablePartitions(ctx context.Context, t partTable, p Partitio
 // mode only (CREATE TABLE ... PARTITION OF would lock out every reader
 // and writer of the table). Attaching scans the default partition, under
 // an ACCESS EXCLUSIVE lock on it, for rows of the range: it is empty in
-// the normal course. ok is false when it holds rows of the range.
-func (db *DB) attachPartition(ctx context.Context, t partTable, from, to time.Time) (name string, ok bool, err error) {
+// the normal course. ok is false when it holds rows of the range. The
+// default partition is found by the catalog, whatever its name (one that
+// pg_partman made, for instance); defaultName is empty when there is none.
+func (db *DB) attachPartition(ctx context.Context, t partTable, defaultName string, from, to time.Time) (name string, ok bool, err error) {
 	name = partitionName(t.raw, from)
 	err = pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SET LOCAL lock_timeout = '"+partitionLockTimeout+"'"); err != nil {
 			return err
 		}
-		var inDefault bool
-		err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+quoteIdent(t.raw+"_default")+
-			` WHERE `+t.createdAt+` >= $1 AND `+t.createdAt+` < $2)`, from, to).Scan(&inDefault)
-		if err != nil || inDefault {
-			return err
+		if defaultName != "" {
+			var inDefault bool
+			err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM `+quoteIdent(defaultName)+
+				` WHERE `+t.createdAt+` >= $1 AND `+t.createdAt+` < $2)`, from, to).Scan(&inDefault)
+			if err != nil || inDefault {
+				return err
+			}
 		}
 		ok = true
 		for _, s := range []string{

@@ -323,3 +323,32 @@ func TestPartitionMaintenanceHasOneOwnerAtATime(t *testing.T) {
 	_, ok := (&postgres.Stores{DB: db, Layout: l}).Partitions()
 	require.False(t, ok)
 }
+
+// BenchmarkInboxInsert compares one inbox insert on the plain table (the
+// unique index decides) with one on a partitioned table (the key lock and
+// the look-up across partitions decide), each on its own fresh schema.
+func BenchmarkInboxInsert(b *testing.B) {
+	for _, tc := range []struct {
+		name        string
+		partitioned bool
+	}{{"plain", false}, {"partitioned", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			_, db := pgtest.Migrated(b, 4)
+			l := schema.New(schema.Postgres, config.Default().Database)
+			if tc.partitioned {
+				l = partitionedLayout()
+				require.NoError(b, db.Partition(context.Background(), l, daily, pgtest.Quiet()))
+			}
+			in, err := postgres.NewInbox(db, l)
+			require.NoError(b, err)
+			ctx := context.Background()
+			b.ResetTimer()
+			for i := range b.N {
+				row := queuebox.ReceivedRow{Source: "s", IdempotencyKey: fmt.Sprint("k", i), Payload: []byte("{}"), Consumption: "push", State: queuebox.StatePending}
+				if _, _, err := in.Insert(ctx, row); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
