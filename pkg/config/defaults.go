@@ -21,6 +21,7 @@ func Default() Config {
 			OutboxTableName:     "outbox",
 			InboxTableName:      "inbox",
 			ColumnMapping:       ColumnMapping{Outbox: DefaultOutboxColumns(), Inbox: DefaultInboxColumns()},
+			Partitioning:        Partitioning{Interval: Duration{D: 24 * time.Hour, Text: "1d"}, Premake: 3},
 		},
 		Outbox: Outbox{
 			PollIntervalMs:         100,

@@ -46,6 +46,9 @@ var keyRules = map[string]keyRule{
 	"database.inboxTableName":         note(sqlName),
 	"database.columnMapping.outbox.*": note(sqlName),
 	"database.columnMapping.inbox.*":  note(sqlName),
+	"database.partitioning.enabled":   note("postgresql only, with the default table and column names; the database must agree (queuebox migrate creates it so)"),
+	"database.partitioning.interval":  note("from 5m to 7d"),
+	"database.partitioning.premake":   keyRule{min: bound(1), max: bound(MaxPartitionPremake)},
 
 	"outbox.pollIntervalMs":         above0,
 	"outbox.batchSize":              above0,

@@ -6,7 +6,11 @@
 // derived by the loader (the selected kind, the map key of an entry).
 package config
 
-import "github.com/alternayte/queuebox/pkg/secret"
+import (
+	"time"
+
+	"github.com/alternayte/queuebox/pkg/secret"
+)
 
 // Config is the whole configuration of a QueueBox process.
 type Config struct {
@@ -48,11 +52,33 @@ type Database struct {
 	OutboxTableName     string        `yaml:"outboxTableName"`
 	InboxTableName      string        `yaml:"inboxTableName"`
 	ColumnMapping       ColumnMapping `yaml:"columnMapping"`
+	Partitioning        Partitioning  `yaml:"partitioning"`
 
 	// passwordSet records whether any source set database.password, because
 	// an empty password is valid (trust auth) but an absent one is not.
 	passwordSet bool
 }
+
+// Partitioning makes the outbox and inbox tables range-partitioned by
+// created_at (PostgreSQL only). It is fixed when the database is created:
+// QueueBox refuses to start when the database and Enabled disagree.
+type Partitioning struct {
+	// Enabled creates a new database partitioned and keeps its partitions.
+	Enabled bool `yaml:"enabled"`
+	// Interval is the time range of one partition.
+	Interval Duration `yaml:"interval"`
+	// Premake is the number of partitions kept ready after the one of now.
+	Premake int `yaml:"premake"`
+}
+
+// Bounds of database.partitioning.interval and premake. An interval
+// shorter than five minutes makes a partition per few inserts; one longer
+// than a week keeps a week of final rows before retention can drop any.
+const (
+	MinPartitionInterval = 5 * time.Minute
+	MaxPartitionInterval = 7 * 24 * time.Hour
+	MaxPartitionPremake  = 100
+)
 
 // Database types.
 const (

@@ -87,6 +87,37 @@ func TestDatabaseRules(t *testing.T) {
 	})
 }
 
+func TestPartitioningRules(t *testing.T) {
+	t.Parallel()
+	runRefusals(t, []refusal{
+		{name: "interval below 5m", env: []string{"QUEUEBOX_DATABASE_PARTITIONING_INTERVAL=4m"},
+			want: []string{`database.partitioning.interval (QUEUEBOX_DATABASE_PARTITIONING_INTERVAL): must be from 5m to 7d, got "4m"`}},
+		{name: "interval above 7d", env: []string{"QUEUEBOX_DATABASE_PARTITIONING_INTERVAL=8d"},
+			want: []string{`database.partitioning.interval (QUEUEBOX_DATABASE_PARTITIONING_INTERVAL): must be from 5m to 7d, got "8d"`}},
+		{name: "premake zero", env: []string{"QUEUEBOX_DATABASE_PARTITIONING_PREMAKE=0"},
+			want: []string{"database.partitioning.premake (QUEUEBOX_DATABASE_PARTITIONING_PREMAKE): must be from 1 to 100, got 0"}},
+		{name: "sqlserver", env: []string{"QUEUEBOX_DATABASE_PARTITIONING_ENABLED=true",
+			"QUEUEBOX_DATABASE_TYPE=sqlserver", "QUEUEBOX_DATABASE_URL=jdbc:sqlserver://db:1433;databaseName=q"},
+			want: []string{`database.partitioning.enabled (QUEUEBOX_DATABASE_PARTITIONING_ENABLED): true needs database.type (QUEUEBOX_DATABASE_TYPE) postgresql, got "sqlserver"`}},
+		{name: "custom tables", env: []string{"QUEUEBOX_DATABASE_PARTITIONING_ENABLED=true",
+			"QUEUEBOX_DATABASE_MIGRATE=false", "QUEUEBOX_DATABASE_OUTBOXTABLENAME=qb_outbox"},
+			want: []string{"database.partitioning.enabled (QUEUEBOX_DATABASE_PARTITIONING_ENABLED): true needs the default table and column names"}},
+	})
+}
+
+func TestPartitioningDefaultsAndBounds(t *testing.T) {
+	t.Parallel()
+	cfg := mustLoad(t, testOptions(baseYAML))
+	require.False(t, cfg.Database.Partitioning.Enabled)
+	require.Equal(t, "1d", cfg.Database.Partitioning.Interval.Text)
+	require.Equal(t, 3, cfg.Database.Partitioning.Premake)
+	for _, interval := range []string{"5m", "1h", "7d"} {
+		cfg := mustLoad(t, testOptions(baseYAML, "QUEUEBOX_DATABASE_PARTITIONING_ENABLED=true",
+			"QUEUEBOX_DATABASE_PARTITIONING_INTERVAL="+interval))
+		require.True(t, cfg.Database.Partitioning.Enabled, interval)
+	}
+}
+
 func TestDatabaseRequiredKeys(t *testing.T) {
 	t.Parallel()
 	cases := []struct {

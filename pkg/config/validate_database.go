@@ -37,6 +37,32 @@ func (v *validator) database() {
 	v.nonNegative(path.key("connectionTimeoutMs"), int64(db.ConnectionTimeoutMs))
 	v.nonNegative(path.key("startupTimeoutMs"), int64(db.StartupTimeoutMs))
 	v.tableNames(db, path)
+	v.partitioning(db, path.key("partitioning"))
+}
+
+// partitioning checks the bounds always and, when partitioning is on, that
+// the dialect and the table layout are ones QueueBox can partition: the
+// partitioned tables are built from the bundled migrations, so renamed
+// tables or columns (custom tables) cannot be partitioned by QueueBox.
+func (v *validator) partitioning(db Database, path keyPath) {
+	p := db.Partitioning
+	if p.Interval.D < MinPartitionInterval || p.Interval.D > MaxPartitionInterval {
+		v.add(path.key("interval"), "must be from 5m to 7d, got %q", p.Interval.Text)
+	}
+	if p.Premake < 1 || p.Premake > MaxPartitionPremake {
+		v.add(path.key("premake"), "must be from 1 to %d, got %d", MaxPartitionPremake, p.Premake)
+	}
+	if !p.Enabled {
+		return
+	}
+	if db.Type != DatabasePostgres {
+		v.add(path.key("enabled"), "true needs %s postgresql, got %q (partitioning is not written for SQL Server yet)",
+			keyPath{"database", "type"}.ref(), db.Type)
+	}
+	if db.OutboxTableName != "outbox" || db.InboxTableName != "inbox" ||
+		db.ColumnMapping.Outbox != DefaultOutboxColumns() || db.ColumnMapping.Inbox != DefaultInboxColumns() {
+		v.add(path.key("enabled"), "true needs the default table and column names: QueueBox partitions the tables of its own migrations only, not custom tables")
+	}
 }
 
 // databaseURL checks that the URL matches the type and parses. A file:

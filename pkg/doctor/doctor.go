@@ -53,6 +53,11 @@ type Options struct {
 	// DestinationOf resolves a topic to the destination the routes send
 	// it to ("" when no route matches), as the poller does.
 	DestinationOf func(topic string) string
+	// RetentionAge is, per table, retention's max age when retention is
+	// on with policy AGE: a past partition that ended longer ago and
+	// still holds pending or processing rows is named, as retention keeps
+	// it whole.
+	RetentionAge map[queuebox.Table]time.Duration
 	// PendingAge is the age of the oldest pending row above which a
 	// destination or source warns; zero means DefaultPendingAge.
 	PendingAge time.Duration
@@ -114,6 +119,7 @@ func Run(ctx context.Context, d queuebox.Diagnostics, opts Options) []Check {
 	checks = append(checks, captureChecks(ctx, d, opts)...)
 	checks = append(checks, backlogChecks(ctx, d, opts)...)
 	checks = append(checks, tableChecks(ctx, d, opts)...)
+	checks = append(checks, partitionChecks(ctx, d, opts)...)
 	checks = append(checks, transactionCheck(ctx, d, opts))
 	checks = append(checks, connectionCheck(ctx, d, opts))
 	return checks

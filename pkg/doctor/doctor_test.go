@@ -193,3 +193,40 @@ func TestDeadTopicsSumPerDestination(t *testing.T) {
 	require.Contains(t, dead[1].Fix, "queuebox dead list --state dead --destination billing")
 	require.Empty(t, find(checks, "dead topic"))
 }
+
+// partitioned is a healthy database whose tables are partitioned.
+type partitioned struct {
+	*fake
+	reports []queuebox.PartitionReport
+}
+
+func (p partitioned) Partitions(context.Context) ([]queuebox.PartitionReport, error) {
+	return p.reports, nil
+}
+
+func TestPartitionChecks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	require.Empty(t, find(doctor.Run(ctx, healthy(), options()), "partitions"), "no partitions, no check")
+
+	good := queuebox.PartitionReport{Table: queuebox.TableOutbox, Partitions: 5, Ahead: 72 * time.Hour}
+	checks := find(doctor.Run(ctx, partitioned{healthy(), []queuebox.PartitionReport{good}}, options()), "partitions")
+	require.Len(t, checks, 1)
+	require.Equal(t, doctor.OK, checks[0].Status)
+	require.Equal(t, "5 partitions, reaching 72h0m0s ahead; the default partition is empty", checks[0].Detail)
+
+	bad := queuebox.PartitionReport{Table: queuebox.TableInbox, Partitions: 5, Ahead: 72 * time.Hour, DefaultRows: 3,
+		Live: []queuebox.LivePartition{
+			{Name: "inbox_p20250101_0000", Ended: 10 * 24 * time.Hour, Rows: 2},
+			{Name: "inbox_p20250109_0000", Ended: time.Hour, Rows: 7},
+		}}
+	opts := options()
+	opts.RetentionAge = map[queuebox.Table]time.Duration{queuebox.TableInbox: 7 * 24 * time.Hour}
+	checks = find(doctor.Run(ctx, partitioned{healthy(), []queuebox.PartitionReport{bad}}, opts), "partitions")
+	require.Len(t, checks, 1)
+	require.Equal(t, doctor.Warn, checks[0].Status)
+	require.Contains(t, checks[0].Detail, "the default partition inbox_default holds 3 rows")
+	require.Contains(t, checks[0].Detail, "retention keeps inbox_p20250101_0000 (2 pending or processing rows, ended 240h0m0s ago) whole")
+	require.NotContains(t, checks[0].Detail, "inbox_p20250109_0000", "a partition younger than the max age is not kept by retention")
+	require.Contains(t, checks[0].Fix, "partitions-inbox")
+}

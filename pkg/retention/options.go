@@ -65,7 +65,8 @@ func (o Options) withDefaults(table string, allowed ...string) (Options, error) 
 
 // Outbox builds the outbox cleanup of queuebox-deliver; the caller runs it
 // when retention is enabled. AGE deletes sent and dead rows older than
-// MaxAge; COUNT keeps the newest KeepCount rows of each of the two states;
+// MaxAge, first by dropping whole partitions when store is a
+// queuebox.PartitionRetention (a partitioned table), then row by row; COUNT keeps the newest KeepCount rows of each of the two states;
 // DISABLED deletes nothing. It returns an error for an unknown policy or a
 // policy without its setting.
 func Outbox(opts Options, store queuebox.RetentionStore, reg prometheus.Registerer, log *slog.Logger) (*Job, error) {
@@ -76,6 +77,11 @@ func Outbox(opts Options, store queuebox.RetentionStore, reg prometheus.Register
 	job := newJob("outbox", opts, reg, log)
 	switch opts.Policy {
 	case PolicyAge:
+		if pr, ok := store.(queuebox.PartitionRetention); ok {
+			job.Steps = append(job.Steps, func(ctx context.Context, _ int) (int64, error) {
+				return pr.OutboxDropPartitions(ctx, opts.MaxAge)
+			})
+		}
 		job.Steps = append(job.Steps, func(ctx context.Context, batch int) (int64, error) {
 			return store.OutboxByAge(ctx, opts.MaxAge, batch)
 		})
@@ -91,7 +97,8 @@ func Outbox(opts Options, store queuebox.RetentionStore, reg prometheus.Register
 
 // Inbox builds the inbox cleanup of queuebox-relay; the caller runs it
 // when retention is enabled. Only AGE deletes (processed and dead rows
-// older than MaxAge); COUNT is refused.
+// older than MaxAge, whole partitions first as in Outbox); COUNT is
+// refused.
 func Inbox(opts Options, store queuebox.RetentionStore, reg prometheus.Registerer, log *slog.Logger) (*Job, error) {
 	opts, err := opts.withDefaults("inbox", PolicyAge, PolicyDisabled)
 	if err != nil {
@@ -99,6 +106,11 @@ func Inbox(opts Options, store queuebox.RetentionStore, reg prometheus.Registere
 	}
 	job := newJob("inbox", opts, reg, log)
 	if opts.Policy == PolicyAge {
+		if pr, ok := store.(queuebox.PartitionRetention); ok {
+			job.Steps = append(job.Steps, func(ctx context.Context, _ int) (int64, error) {
+				return pr.InboxDropPartitions(ctx, opts.MaxAge)
+			})
+		}
 		job.Steps = append(job.Steps, func(ctx context.Context, batch int) (int64, error) {
 			return store.InboxByAge(ctx, opts.MaxAge, batch)
 		})

@@ -3,6 +3,7 @@ package retention_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -91,4 +92,34 @@ func TestOptionsRefusesAPolicyWithoutItsSetting(t *testing.T) {
 		_, err := build(tc.opts, &callLog{}, prometheus.NewRegistry(), quiet())
 		require.ErrorContains(t, err, tc.want, name)
 	}
+}
+
+// dropLog is a callLog that also drops partitions.
+type dropLog struct{ callLog }
+
+func (d *dropLog) OutboxDropPartitions(_ context.Context, maxAge time.Duration) (int64, error) {
+	d.calls = append(d.calls, fmt.Sprintf("outbox drop %v", maxAge))
+	return 0, nil
+}
+
+func (d *dropLog) InboxDropPartitions(_ context.Context, maxAge time.Duration) (int64, error) {
+	d.calls = append(d.calls, fmt.Sprintf("inbox drop %v", maxAge))
+	return 0, nil
+}
+
+func TestAgeDropsPartitionsBeforeItDeletesRows(t *testing.T) {
+	t.Parallel()
+	run := func(build func(retention.Options, queuebox.RetentionStore, prometheus.Registerer, *slog.Logger) (*retention.Job, error), opts retention.Options) []string {
+		store := &dropLog{}
+		job, err := build(opts, store, prometheus.NewRegistry(), quiet())
+		require.NoError(t, err)
+		require.True(t, job.RunOnce(context.Background()))
+		return store.calls
+	}
+	require.Equal(t, []string{"outbox drop 1h0m0s", "outbox age 1h0m0s batch 1000"},
+		run(retention.Outbox, retention.Options{Policy: retention.PolicyAge, MaxAge: time.Hour}))
+	require.Equal(t, []string{"inbox drop 1m0s", "inbox age 1m0s batch 1000"},
+		run(retention.Inbox, retention.Options{Policy: retention.PolicyAge, MaxAge: time.Minute}))
+	require.Equal(t, []string{"outbox sent keep 3 batch 1000", "outbox dead keep 3 batch 1000"},
+		run(retention.Outbox, retention.Options{Policy: retention.PolicyCount, KeepCount: 3}), "COUNT keeps today's behaviour")
 }

@@ -13,6 +13,9 @@ type Names struct {
 	InboxTable  string
 	Outbox      OutboxColumns
 	Inbox       InboxColumns
+	// Partitioned says both tables are range-partitioned by created_at
+	// (database.partitioning.enabled).
+	Partitioned bool
 }
 
 // OutboxColumns holds the column name of each outbox field.

@@ -114,6 +114,10 @@ type Layout struct {
 	// Raw names, unquoted, for messages and catalog lookups.
 	OutboxTable string
 	InboxTable  string
+	// Partitioned says both tables are range-partitioned by created_at
+	// (database.partitioning.enabled): the inbox then keeps its
+	// idempotency keys unique without a unique index.
+	Partitioned bool
 }
 
 // New builds the layout of the names n in dialect d. It panics on a name
@@ -123,6 +127,7 @@ func New(d Dialect, n Names) Layout {
 	o, i := n.Outbox, n.Inbox
 	return Layout{
 		Dialect:     d,
+		Partitioned: n.Partitioned,
 		OutboxTable: n.OutboxTable,
 		InboxTable:  n.InboxTable,
 		O: Outbox{

@@ -15,5 +15,6 @@ func Names(db config.Database) schema.Names {
 		InboxTable:  db.InboxTableName,
 		Outbox:      schema.OutboxColumns(db.ColumnMapping.Outbox),
 		Inbox:       schema.InboxColumns(db.ColumnMapping.Inbox),
+		Partitioned: db.Partitioning.Enabled,
 	}
 }

@@ -69,6 +69,9 @@ func postgresOptions(cfg config.Database, opts Options) (postgres.StoresOptions,
 		},
 		Layout:  schema.New(schema.Postgres, Names(cfg)),
 		Migrate: cfg.Migrate,
+		Partitioning: postgres.Partitioning{
+			Enabled: cfg.Partitioning.Enabled, Interval: cfg.Partitioning.Interval.D, Premake: cfg.Partitioning.Premake,
+		},
 	}, nil
 }
 

@@ -17,6 +17,10 @@ import (
 type Inbox struct {
 	db                           *DB
 	insert, find, batch, findIDs string
+	// lock and lockBatch are set on a partitioned inbox: the statements
+	// that take the key locks before insert and batch (see
+	// inbox_key_lock.sql).
+	lock, lockBatch string
 }
 
 // NewInbox renders the inbox statements for the layout once.
@@ -24,6 +28,9 @@ func NewInbox(db *DB, l schema.Layout) (*Inbox, error) {
 	in := &Inbox{db: db}
 	err := renderAll(l, map[*string]string{&in.insert: "inbox_insert", &in.find: "inbox_find",
 		&in.batch: "inbox_insert_batch", &in.findIDs: "inbox_find_ids"})
+	if err == nil && l.Partitioned {
+		err = in.renderPartitioned(l)
+	}
 	return in, err
 }
 
@@ -33,7 +40,8 @@ var _ queuebox.InboxBatchStore = (*Inbox)(nil)
 // It returns the id of the new row and inserted=true, or inserted=false
 // with an empty id for a duplicate. The decision is the unique constraint
 // on (source, idempotency_key) alone, so two concurrent inserts of one key
-// store exactly one row. A value the database refuses (a data exception)
+// store exactly one row; on a partitioned inbox, the key's lock and a
+// look-up across the partitions take its place (inbox_key_lock.sql). A value the database refuses (a data exception)
 // fails with a *queuebox.RefusedValueError, which no retry cures. An
 // idle connection that the server ended is replaced and the insert tried
 // again; when ctx ends first, the insert is cancelled and its fate is
@@ -41,6 +49,9 @@ var _ queuebox.InboxBatchStore = (*Inbox)(nil)
 func (in *Inbox) Insert(ctx context.Context, row queuebox.ReceivedRow) (id string, inserted bool, err error) {
 	args := rowcodec.InsertArgs(row)
 	retried, err := in.db.withLiveConn(ctx, func(ctx context.Context, conn *pgxpool.Conn) error {
+		if in.lock != "" {
+			return in.insertLocked(ctx, conn, row, args, &id)
+		}
 		return conn.QueryRow(ctx, in.insert, args...).Scan(&id)
 	})
 	switch {

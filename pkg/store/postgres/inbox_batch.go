@@ -30,6 +30,11 @@ func (in *Inbox) InsertBatch(ctx context.Context, rows []queuebox.ReceivedRow) (
 	cols := rowcodec.InsertArrays(rows)
 	var returned []string
 	retried, err := in.db.withLiveConn(ctx, func(ctx context.Context, conn *pgxpool.Conn) error {
+		if in.lockBatch != "" {
+			var err error
+			returned, err = in.batchLocked(ctx, conn, rows, cols)
+			return err
+		}
 		out, err := conn.Query(ctx, in.batch, cols...)
 		if err != nil {
 			return err

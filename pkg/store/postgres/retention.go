@@ -12,11 +12,15 @@ import (
 type Retention struct {
 	db                               *DB
 	outboxAge, outboxCount, inboxAge string
+	// layout and partitioned serve the partition drops
+	// (partition_drop.go).
+	layout      schema.Layout
+	partitioned bool
 }
 
 // NewRetention renders the cleanup statements.
 func NewRetention(db *DB, l schema.Layout) (*Retention, error) {
-	r := &Retention{db: db}
+	r := &Retention{db: db, layout: l, partitioned: l.Partitioned}
 	err := renderAll(l, map[*string]string{
 		&r.outboxAge: "retention_outbox_age", &r.outboxCount: "retention_outbox_count", &r.inboxAge: "retention_inbox_age",
 	})

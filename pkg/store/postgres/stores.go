@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
@@ -20,6 +21,9 @@ type Stores struct {
 	// the set builds (see WithClock): tests set it to move time forward.
 	// nil, the production setting, keeps the database clock.
 	Now func() time.Time
+	// Partitioning is the time partitioning the set keeps (see
+	// Partitions); Enabled false keeps none.
+	Partitioning Partitioning
 }
 
 var _ queuebox.Stores = (*Stores)(nil)
@@ -34,6 +38,10 @@ type StoresOptions struct {
 	// Migrate applies the bundled migrations before the schema guard
 	// (database.migrate).
 	Migrate bool
+	// Partitioning is database.partitioning. With Migrate, a new database
+	// is made partitioned; with or without, the start is refused when the
+	// tables disagree with Partitioning.Enabled.
+	Partitioning Partitioning
 }
 
 // OpenStores connects (retrying up to opts.StartupTimeout), migrates when
@@ -44,12 +52,31 @@ func OpenStores(ctx context.Context, opts StoresOptions) (*Stores, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Stores{DB: pool, Layout: opts.Layout}
+	s := &Stores{DB: pool, Layout: opts.Layout, Partitioning: opts.Partitioning}
 	if s.Layout, err = startup.Prepare(ctx, s.DB, s.Layout, opts.Migrate, opts.Logger); err != nil {
 		pool.Close()
 		return nil, err
 	}
+	if err := s.preparePartitions(ctx, opts); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	return s, nil
+}
+
+// preparePartitions makes a new database partitioned when asked, then
+// refuses a database whose tables disagree with the setting.
+func (s *Stores) preparePartitions(ctx context.Context, opts StoresOptions) error {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Migrate {
+		if err := s.DB.Partition(ctx, s.Layout, opts.Partitioning, log); err != nil {
+			return err
+		}
+	}
+	return s.DB.CheckPartitioning(ctx, s.Layout, opts.Partitioning.Enabled)
 }
 
 // Outbox implements queuebox.Stores.

@@ -26,16 +26,33 @@ func TestStore(t *testing.T) {
 	})
 }
 
+// TestStorePartitioned runs the same suite on tables partitioned by
+// created_at (database.partitioning): claims, leases, fences, lanes, pull
+// claims, the workbench and replay read and write across partitions. The
+// suite writes rows of the past and of now, so they land in the default
+// partition and in the premade ones.
+func TestStorePartitioned(t *testing.T) {
+	t.Parallel()
+	storetest.Exercise(t, func(t *testing.T) storetest.Database {
+		s, db := pgtest.Migrated(t, 4)
+		require.NoError(t, db.Partition(context.Background(), partitionedLayout(), daily, pgtest.Quiet()))
+		return &pgDatabase{schema: s, db: db, partitioned: true}
+	})
+}
+
 // pgDatabase is a test schema as the suite sees it: the store sets open
 // pools of their own on it, and Rows reads and writes it in plain SQL on
 // the migration pool.
 type pgDatabase struct {
-	schema pgtest.Schema
-	db     *postgres.DB
+	schema      pgtest.Schema
+	db          *postgres.DB
+	partitioned bool
 }
 
 func (d *pgDatabase) Stores(t testing.TB, now func() time.Time) queuebox.Stores {
-	return &postgres.Stores{DB: d.schema.Open(t, 4), Layout: schema.New(schema.Postgres, schema.DefaultNames()), Now: now}
+	names := schema.DefaultNames()
+	names.Partitioned = d.partitioned
+	return &postgres.Stores{DB: d.schema.Open(t, 4), Layout: schema.New(schema.Postgres, names), Now: now}
 }
 
 func (d *pgDatabase) InsertOutbox(t testing.TB, rows ...storetest.OutboxRow) []string {

@@ -89,6 +89,7 @@ func fromConfig(cfg *config.Config, opts *doctor.Options) error {
 	opts.PoolSize = cfg.Database.PoolSize
 	opts.Capture = cfg.Outbox.Capture.Mode == config.CapturePostgresLogical
 	opts.Slot = cfg.Outbox.Capture.Slot
+	opts.RetentionAge = wiring.RetentionAges(cfg)
 	return nil
 }
 

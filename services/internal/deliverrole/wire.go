@@ -17,9 +17,9 @@ import (
 )
 
 // Role is the deliver role: the outbox poller with its publishers, the
-// wake listener when capture wakes the poller, and the outbox retention
-// job.
-var Role = wiring.Role{Name: "deliver", Runs: "the outbox poller and its publishers, the wake listener, outbox retention", Wire: wire}
+// wake listener when capture wakes the poller, the outbox retention job
+// and the outbox partition maintenance.
+var Role = wiring.Role{Name: "deliver", Runs: "the outbox poller and its publishers, the wake listener, outbox retention and outbox partitions", Wire: wire}
 
 // wire adds the outbox poller, its publishers, the wake listener and the
 // outbox retention job.
@@ -77,6 +77,7 @@ func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 		app.Health.Add("retention-service", job.Check)
 		components = append(components, job)
 	}
+	components = append(components, wiring.Partitions(app, queuebox.TableOutbox)...)
 	return components, nil
 }
 

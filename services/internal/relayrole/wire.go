@@ -13,8 +13,9 @@ import (
 	"github.com/alternayte/queuebox/services/internal/wiring"
 )
 
-// Role is the relay role: the inbox relay and the inbox retention job.
-var Role = wiring.Role{Name: "relay", Runs: "the inbox relay (inbox.relay.enabled) and inbox retention", Wire: wire}
+// Role is the relay role: the inbox relay, the inbox retention job and
+// the inbox partition maintenance.
+var Role = wiring.Role{Name: "relay", Runs: "the inbox relay (inbox.relay.enabled), inbox retention and inbox partitions", Wire: wire}
 
 // wire adds the inbox relay (when inbox.relay.enabled) and the inbox
 // retention job (when retention.enabled and its policy is AGE). The relay
@@ -57,5 +58,6 @@ func wire(_ context.Context, app *run.App) ([]run.Component, error) {
 		app.Health.Add("retention-service", job.Check)
 		components = append(components, job)
 	}
+	components = append(components, wiring.Partitions(app, queuebox.TableInbox)...)
 	return components, nil
 }

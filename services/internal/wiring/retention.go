@@ -4,7 +4,10 @@
 package wiring
 
 import (
+	"time"
+
 	"github.com/alternayte/queuebox/pkg/config"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/retention"
 )
 
@@ -19,4 +22,20 @@ func Retention(p config.RetentionPolicy) retention.Options {
 		opts.KeepCount = *p.MaxCount
 	}
 	return opts
+}
+
+// RetentionAges is the max age of each table whose retention deletes by
+// age (retention.enabled and policy AGE); a table without one is left
+// out.
+func RetentionAges(cfg *config.Config) map[queuebox.Table]time.Duration {
+	out := map[queuebox.Table]time.Duration{}
+	if !cfg.Retention.Enabled {
+		return out
+	}
+	for table, p := range map[queuebox.Table]config.RetentionPolicy{queuebox.TableOutbox: cfg.Retention.Outbox, queuebox.TableInbox: cfg.Retention.Inbox} {
+		if p.Policy == config.PolicyAge && p.MaxAge != nil {
+			out[table] = p.MaxAge.D
+		}
+	}
+	return out
 }

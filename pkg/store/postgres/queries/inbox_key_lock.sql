@@ -1,0 +1,11 @@
+-- Takes the lock of one (source, idempotency_key) until the transaction
+-- ends, on a partitioned inbox only. A partitioned table cannot hold a
+-- unique index that leaves out its partition key (created_at), so the
+-- inbox keeps its keys unique this way: every insert of a key takes this
+-- lock in a statement of its own, before inbox_insert_partitioned.sql
+-- looks for the key. The lock is released when the insert commits, after
+-- its row is visible, and the look-up of a second insert starts with a
+-- snapshot taken after it got the lock: it sees the first row. The lock
+-- space (the first key) keeps these locks apart from QueueBox's other
+-- advisory locks; two keys that share a hash only wait for each other.
+SELECT pg_advisory_xact_lock(hashtext('queuebox.inbox.key'), hashtext($1::text || chr(10) || $2::text))
