@@ -42,3 +42,17 @@ func (t *Templates) Render(name string, data any) (string, error) {
 	}
 	return p.Render(name, t.text(name), data)
 }
+
+// RenderAll renders each statement name of dst against data into its
+// destination, and stops at the first error: how a store's constructor
+// renders the statements it keeps.
+func (t *Templates) RenderAll(data any, dst map[*string]string) error {
+	for d, name := range dst {
+		s, err := t.Render(name, data)
+		if err != nil {
+			return err
+		}
+		*d = s
+	}
+	return nil
+}

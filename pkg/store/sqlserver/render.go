@@ -18,18 +18,9 @@ var templates = schema.NewTemplates(queries, "queries")
 // layout, or a value that embeds it), with the partials in reach.
 func render(name string, data any) (string, error) { return templates.Render(name, data) }
 
-// renderAll renders each name into its destination and stops at the
-// first error.
-func renderAll(data any, dst map[*string]string) error {
-	for d, name := range dst {
-		s, err := render(name, data)
-		if err != nil {
-			return err
-		}
-		*d = s
-	}
-	return nil
-}
+// renderAll is templates.RenderAll: each constructor of the store
+// renders the statements it keeps this way.
+func renderAll(data any, dst map[*string]string) error { return templates.RenderAll(data, dst) }
 
 // claimData is what a claim template renders from: the layout, and which
 // class of rows comes first.
