@@ -48,4 +48,8 @@ func TestAdminUIDeliveriesOfAFanOut(t *testing.T) {
 	require.Contains(t, deliveries[1], "dead")
 	require.Contains(t, deliveries[1], "HTTP 503")
 	shoot(t, ctx, s.dir, "11-message-deliveries")
+	checkLayout(t, ctx, "the deliveries of a message")
+	phone(t, ctx, true)
+	shoot(t, ctx, s.dir, "12-phone-message-deliveries")
+	checkLayout(t, ctx, "the deliveries of a message on a phone")
 }

@@ -103,6 +103,7 @@ func TestAdminUIOperator(t *testing.T) {
 
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`#nav a[href="#/messages"]`)),
+		chromedp.Click(chromedp.CSS("#filter-panel summary")),
 		chromedp.WaitVisible(chromedp.CSS("#filters")),
 		chromedp.Click(chromedp.CSS(`#filters input[value="dead"]`)),
 		chromedp.SendKeys(chromedp.CSS("#f-topic"), "order.*"),
@@ -112,7 +113,7 @@ func TestAdminUIOperator(t *testing.T) {
 	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#results tbody tr')].map((r) => r.textContent)`))
 	require.NoError(t, err)
 	require.Len(t, rows, 1, "the filter shows the dead order row only")
-	require.Contains(t, rows[0], "3f2b1c1e-8d4a-4c1b-9a53-2d0f6f1e7a10")
+	require.Contains(t, rows[0], uiOrderID[:8])
 	require.Contains(t, rows[0], "total is not a number")
 	shoot(t, ctx, dir, "02-messages")
 
@@ -171,6 +172,7 @@ func TestAdminUIOperator(t *testing.T) {
 	))
 	waitText(t, ctx, "#jobs tbody", fmt.Sprintf("%d / %d", uiBulkRows, uiBulkRows))
 	shoot(t, ctx, dir, "06-jobs")
+	checkLayout(t, ctx, "the jobs page")
 
 	phone(t, ctx, true)
 	for _, page := range []struct{ hash, ready, name string }{
@@ -180,6 +182,7 @@ func TestAdminUIOperator(t *testing.T) {
 	} {
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(p.url("/admin/ui/"+page.hash)), chromedp.WaitVisible(chromedp.CSS(page.ready))))
 		shoot(t, ctx, dir, page.name)
+		checkLayout(t, ctx, page.name)
 	}
 }
 

@@ -75,19 +75,95 @@ export function deferral(d) {
     h('span', { class: 'badge deferred' }, 'deferred: ' + d.reason), ' until ', when(d.until));
 }
 
+// prefixLength is how many leading characters tell the ids apart: at
+// least min, more only when two ids share their first min characters (as
+// time-ordered ids written in the same instant do).
+export function prefixLength(ids, min = 8) {
+  const distinct = new Set(ids).size;
+  const longest = Math.max(min, ...ids.map((id) => String(id).length));
+  for (let n = min; n < longest; n++) {
+    if (new Set(ids.map((id) => String(id).slice(0, n))).size === distinct) return n;
+  }
+  return longest;
+}
+
+// shortId shows the first n characters of an id, the whole id as the
+// tooltip, and a button that copies the whole id. With href the prefix
+// links there; after is shown between the prefix and the button.
+export function shortId(id, n, href, after) {
+  const full = String(id);
+  const text = full.length > n ? full.slice(0, n) + '…' : full;
+  const attrs = { class: 'mono', title: full };
+  return h('span', { class: 'short-id' }, href ? h('a', { href, ...attrs }, text) : h('span', attrs, text),
+    after || '', copyButton(full));
+}
+
+// copyButton copies text to the clipboard and says so for a moment.
+export function copyButton(text) {
+  const b = h('button', { type: 'button', class: 'copy', title: 'Copy the whole id', 'aria-label': 'Copy id ' + text });
+  b.addEventListener('click', async () => {
+    const ok = await copyText(text);
+    b.dataset.copied = ok ? 'yes' : 'no';
+    b.title = ok ? 'Copied' : 'Not copied';
+    setTimeout(() => {
+      delete b.dataset.copied;
+      b.title = 'Copy the whole id';
+    }, 1500);
+  });
+  return b;
+}
+
+// copyText puts text on the clipboard and reports whether it could. The
+// clipboard API needs a secure context (https or localhost), so an admin
+// port reached by plain http over the network falls back to selecting the
+// text in a hidden field and the copy command, and last to a prompt that
+// shows the text selected for the reader to copy by hand.
+export async function copyText(text) {
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    // Refused (no focus, no permission): try the older way below.
+  }
+  const area = h('textarea', { class: 'offscreen', readonly: true, 'aria-hidden': 'true', tabindex: -1 }, text);
+  document.body.append(area);
+  area.select();
+  let ok = false;
+  try {
+    ok = document.execCommand('copy');
+  } catch {
+    ok = false;
+  }
+  area.remove();
+  if (!ok) window.prompt('Copy the id:', text);
+  return ok;
+}
+
 // field is a labelled input; attrs go to the input.
 export function field(label, attrs) {
   const id = attrs.id || 'f-' + attrs.name;
   return h('div', { class: 'field' }, h('label', { for: id }, label), h('input', { id, ...attrs }));
 }
 
+// breakable lets a long name wrap after its dots, dashes, underscores,
+// slashes and colons before the browser breaks it anywhere else.
+export function breakable(text) {
+  return String(text).split(/(?<=[._\-/:])/).flatMap((part, i) => (i ? [h('wbr'), part] : [part]));
+}
+
 // table renders rows as a table that turns into cards on a narrow screen
-// (each cell then shows its column name from data-label).
+// (each cell then shows its column name from data-label). A column is
+// [label, cell] or [label, cell, kind]; the kind (id, time, num, error,
+// state, text) is the cell's class, which gives it its width in app.css,
+// and a text cell's plain string may wrap at its separators.
 export function table(caption, columns, rows) {
+  const content = (kind, v) => (kind === 'text' && typeof v === 'string' ? breakable(v) : v);
   return h('div', { class: 'table-wrap' },
     h('table', { class: 'cards' },
       h('caption', {}, caption),
-      h('thead', {}, h('tr', {}, columns.map(([label]) => h('th', { scope: 'col' }, label)))),
+      h('thead', {}, h('tr', {}, columns.map(([label, , kind]) => h('th', { scope: 'col', class: kind }, label)))),
       h('tbody', {}, rows.map((row) => h('tr', {},
-        columns.map(([label, cell]) => h('td', { 'data-label': label }, cell(row))))))));
+        columns.map(([label, cell, kind]) => h('td', { 'data-label': label, class: kind }, content(kind, cell(row)))))))));
 }

@@ -27,3 +27,19 @@ export const timeFilters = [
 
 // tableOf reads the table parameter, outbox unless it says inbox.
 export const tableOf = (params) => (params.get('table') === 'inbox' ? 'inbox' : 'outbox');
+
+// summary names the filter in use in one line, for the folded filter
+// panel: the table, then each set filter with its value.
+export function summary(tbl, params) {
+  const parts = [tbl];
+  const st = params.getAll('state');
+  if (st.length) parts.push('state ' + st.join(', '));
+  for (const [name, label] of [...textFilters[tbl], ['error', 'error contains'], ...timeFilters]) {
+    const v = params.get(name);
+    if (v) parts.push(label.replace(/ \(.*\)$/, '').toLowerCase() + ' ' + v);
+  }
+  if (params.get('discarded') === 'true') parts.push('with discarded');
+  if (params.get('limit') && params.get('limit') !== '50') parts.push(params.get('limit') + ' per page');
+  if (parts.length === 1) parts.push('no filter');
+  return parts.join(' · ');
+}

@@ -2,7 +2,7 @@
 // printed, and for an admin the resend (with an editor for the outbox
 // payload and headers that refuses invalid JSON) and the discard.
 import { get, post } from './api.js';
-import { h, status, say, pretty, when, badge, deferral, table } from './dom.js';
+import { h, status, say, pretty, when, badge, deferral, table, prefixLength, shortId, copyButton } from './dom.js';
 import { tableOf } from './filters.js';
 import { destination } from './messages.js';
 
@@ -16,7 +16,7 @@ export function message(main, ctx) {
   const out = status();
   const body = h('div', { id: 'message' });
   main.append(h('p', {}, h('a', { href: '#/messages?table=' + tbl }, '← Messages')),
-    h('h1', {}, 'Message ', h('span', { class: 'mono' }, ctx.arg)), out, body);
+    h('h1', {}, 'Message ', h('span', { class: 'mono' }, ctx.arg), ' ', copyButton(ctx.arg)), out, body);
   show(tbl, ctx, out, body);
 }
 
@@ -50,18 +50,20 @@ function details(row) {
 // destinations of a fan-out route, each with its own state. A delivery's
 // own page resends or discards it alone.
 function deliveries(row) {
+  const n = prefixLength(row.deliveries.map((r) => r.id));
   const id = (r) => r.id === row.id
-    ? h('span', { class: 'mono', 'aria-current': 'page' }, r.id + ' (this row)')
-    : h('a', { href: `#/message/${encodeURIComponent(r.id)}?table=outbox`, class: 'mono' }, r.id);
+    ? shortId(r.id, n, null, h('span', { class: 'muted', 'aria-current': 'page' }, '(this row)'))
+    : shortId(r.id, n, `#/message/${encodeURIComponent(r.id)}?table=outbox`);
   const state = (r) => [badge(r.state), r.discarded ? h('span', { class: 'badge discarded' }, 'discarded') : ''];
   return h('section', { class: 'panel', id: 'deliveries', 'aria-label': 'Deliveries' },
     h('h2', {}, 'Deliveries'),
     h('p', { class: 'muted' }, row.deliveries.length > 1
       ? `This message goes to ${row.deliveries.length} destinations; each delivery has its own state, attempts and error.`
       : 'This message has one delivery.'),
-    table('Deliveries of message ' + row.messageId, [['Destination', destination], ['State', state], ['Id', id],
-      ['Attempt', (r) => `${r.attempt} / ${r.maxAttempts}`],
-      ['Last error', (r) => h('span', { class: 'error-text' }, r.lastError || '')], ['Sent', (r) => when(r.sentAt)]],
+    table('Deliveries of message ' + row.messageId, [['Destination', destination, 'text'], ['State', state, 'state'],
+      ['Id', id, 'id'], ['Attempt', (r) => `${r.attempt} / ${r.maxAttempts}`, 'num'],
+      ['Last error', (r) => h('span', { class: 'error-text' }, r.lastError || ''), 'error'],
+      ['Sent', (r) => when(r.sentAt), 'time']],
     row.deliveries));
 }
 

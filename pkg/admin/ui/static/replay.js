@@ -3,7 +3,7 @@
 // does a button move that many. Changing the filter takes the button away
 // again, so the count on screen is always the count of the filter sent.
 import { get, post } from './api.js';
-import { h, field, status, say, when, table } from './dom.js';
+import { h, field, status, say, when, table, prefixLength, shortId } from './dom.js';
 import { timeFilters } from './filters.js';
 
 export function replay(main, ctx) {
@@ -142,7 +142,8 @@ export function jobs(main) {
       const items = ((await get('replay')).data || {}).items || [];
       if (!alive) return;
       running = items.some((j) => !j.done);
-      list.replaceChildren(items.length ? table('Recent replay jobs', jobColumns, items) : h('p', { class: 'muted' }, 'No replay job yet.'));
+      const n = prefixLength(items.map((j) => j.job));
+      list.replaceChildren(items.length ? table('Recent replay jobs', jobColumns(n), items) : h('p', { class: 'muted' }, 'No replay job yet.'));
       say(out, '');
     } catch (e) {
       if (alive) say(out, e.message, 'error');
@@ -156,13 +157,15 @@ export function jobs(main) {
   };
 }
 
-const jobColumns = [
-  ['Job', (j) => h('span', { class: 'mono' }, j.job)],
-  ['Table', (j) => j.table],
+// jobColumns are the jobs list's columns; a job id shows its first n
+// characters.
+const jobColumns = (n) => [
+  ['Job', (j) => shortId(j.job, n), 'id'],
+  ['Table', (j) => j.table, 'num'],
   ['Progress', (j) => h('span', { class: 'progress' },
     h('progress', { max: Math.max(j.matched, 1), value: j.moved, 'aria-label': `job ${j.job} progress` }),
     ` ${j.moved} / ${j.matched}`)],
-  ['State', (j) => (j.error ? h('span', { class: 'error-text' }, 'failed: ' + j.error) : j.done ? 'done' : 'running')],
-  ['Started', (j) => when(j.createdAt)],
-  ['Finished', (j) => when(j.finishedAt)],
+  ['State', (j) => (j.error ? h('span', { class: 'error-text' }, 'failed: ' + j.error) : j.done ? 'done' : 'running'), 'error'],
+  ['Started', (j) => when(j.createdAt), 'time'],
+  ['Finished', (j) => when(j.finishedAt), 'time'],
 ];
