@@ -155,7 +155,7 @@ INSERT INTO inbox (id, source, idempotency_key, payload, state, last_error) VALU
 	}
 	code, _, stderr = cli(t, with(env, "QUEUEBOX_DATABASE_URL", db.JDBC+"_absent"), "dead", "list", "--wait", "1s")
 	require.Equal(t, 1, code)
-	require.Contains(t, stderr, fmt.Sprintf("no database: database jdbc:postgresql://127.0.0.1:5432/%s_absent", db.Name))
+	require.Contains(t, stderr, fmt.Sprintf(`queuebox dead list: database "%s_absent" does not exist (SQLSTATE 3D000): database %s_absent refused`, db.Name, db.JDBC))
 }
 
 // auditLine finds the one "cli write" line of a command's stderr.

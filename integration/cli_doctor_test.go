@@ -240,5 +240,5 @@ DELETE FROM outbox WHERE topic = 'bulk';`)
 
 	code, stdout, _ = cli(t, with(env, "QUEUEBOX_DATABASE_URL", db.JDBC+"_absent"), "doctor", "--wait", "1s")
 	require.Equal(t, 2, code, stdout)
-	require.Regexp(t, `fail\s+database\s+no database: .*`+db.Name+`_absent`, stdout)
+	require.Regexp(t, `fail\s+database\s+database "`+db.Name+`_absent" does not exist \(SQLSTATE 3D000\)`, stdout)
 }

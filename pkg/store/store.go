@@ -23,11 +23,17 @@ type Options struct {
 	PoolName   string
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
+	// StartupSetting names what bounds the wait for the database in the
+	// error of a start that ran out of time: empty for
+	// database.startupTimeoutMs, a flag such as --wait for a command
+	// that sets the bound itself.
+	StartupSetting string
 }
 
 // Open connects to the database of cfg.Type, migrates it when
 // database.migrate is true and checks the schema, retrying the first
-// connection up to database.startupTimeoutMs. The caller closes the set.
+// connection up to database.startupTimeoutMs; a login or database the
+// server refuses ends the wait at once. The caller closes the set.
 func Open(ctx context.Context, cfg config.Database, opts Options) (queuebox.Stores, error) {
 	switch cfg.Type {
 	case config.DatabaseSQLServer:
@@ -63,6 +69,7 @@ func postgresOptions(cfg config.Database, opts Options) (postgres.StoresOptions,
 			PoolSize:       cfg.PoolSize,
 			AcquireTimeout: config.Ms(cfg.ConnectionTimeoutMs),
 			StartupTimeout: config.Ms(cfg.StartupTimeoutMs),
+			StartupSetting: opts.StartupSetting,
 			PoolName:       opts.PoolName,
 			Registerer:     opts.Registerer,
 			Logger:         opts.Logger,
@@ -90,6 +97,7 @@ func sqlServerOptions(cfg config.Database, opts Options) (sqlserver.StoresOption
 			PoolSize:       cfg.PoolSize,
 			AcquireTimeout: config.Ms(cfg.ConnectionTimeoutMs),
 			StartupTimeout: config.Ms(cfg.StartupTimeoutMs),
+			StartupSetting: opts.StartupSetting,
 			Logger:         opts.Logger,
 		},
 		Layout:  schema.New(schema.SQLServer, Names(cfg)),

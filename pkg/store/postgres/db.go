@@ -31,6 +31,10 @@ type Options struct {
 	// StartupTimeout bounds the retries of the first connection
 	// (database.startupTimeoutMs).
 	StartupTimeout time.Duration
+	// StartupSetting names what set StartupTimeout in the error of a
+	// start that ran out of time; empty means database.startupTimeoutMs
+	// (a command line tool names its flag).
+	StartupSetting string
 	// StatementTimeout bounds a statement whose caller set no deadline
 	// (renewals, reclaims, gauge reads, cleanups, inbox writes); zero
 	// means DefaultStatementTimeout.
@@ -67,7 +71,9 @@ var ErrAcquireTimeout = errors.New("no database connection became free within da
 
 // Open creates the pool and retries the first connection until it answers
 // or opts.StartupTimeout passes. The error then names the URL with its
-// password masked.
+// password masked. A definite refusal by the server (see refusal) ends
+// the wait at once, with the server's reason first: no retry changes a
+// wrong password or a missing database.
 func Open(ctx context.Context, opts Options) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(opts.ConnString)
 	if err != nil {
@@ -89,7 +95,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if db.statementTimeout <= 0 {
 		db.statementTimeout = DefaultStatementTimeout
 	}
-	if err := db.waitForDatabase(ctx, opts.StartupTimeout, opts.Logger); err != nil {
+	if err := db.waitForDatabase(ctx, opts.StartupTimeout, startupSetting(opts.StartupSetting), opts.Logger); err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -112,7 +118,15 @@ func parseFailure(err error) string {
 	return "cannot parse the connection settings"
 }
 
-func (db *DB) waitForDatabase(ctx context.Context, bound time.Duration, log *slog.Logger) error {
+// startupSetting is the name of the setting that bounds the start.
+func startupSetting(named string) string {
+	if named == "" {
+		return "database.startupTimeoutMs"
+	}
+	return named
+}
+
+func (db *DB) waitForDatabase(ctx context.Context, bound time.Duration, setting string, log *slog.Logger) error {
 	deadline := time.Now().Add(bound)
 	delay := 250 * time.Millisecond
 	for attempt := 1; ; attempt++ {
@@ -125,10 +139,13 @@ func (db *DB) waitForDatabase(ctx context.Context, bound time.Duration, log *slo
 		if ctx.Err() != nil {
 			return fmt.Errorf("database %s: start cancelled: %w", db.display, ctx.Err())
 		}
+		if refused := refusal(err, db.display); refused != nil {
+			return refused
+		}
 		wait, ok := startupWait(time.Until(deadline), delay)
 		if !ok {
-			return fmt.Errorf("database %s did not answer within %d ms (database.startupTimeoutMs): %w",
-				db.display, bound.Milliseconds(), err)
+			return fmt.Errorf("database %s did not answer within %d ms (%s): %w",
+				db.display, bound.Milliseconds(), setting, err)
 		}
 		if log != nil {
 			log.Warn("database not ready, retrying", "url", db.display, "attempt", attempt, "err", err)

@@ -61,3 +61,43 @@ func interpretError(ctx context.Context, conn *pgxpool.Conn, err error) error {
 	}
 	return err
 }
+
+// refusedLogins are the answers to a connection that no retry changes,
+// with what to check: the server refused the login or the database.
+// A server that is starting up (57P03) or that refuses connections to
+// the database for a while (55000, ALLOW_CONNECTIONS false) is not
+// among them: the start waits for those.
+var refusedLogins = map[string]string{
+	// No such role, or no pg_hba.conf entry admits it.
+	"28000": "check database.username (QUEUEBOX_DATABASE_USERNAME) and that the server's pg_hba.conf admits it from this host",
+	"28P01": "check database.username (QUEUEBOX_DATABASE_USERNAME) and database.password (QUEUEBOX_DATABASE_PASSWORD)",
+	"3D000": "check the database name in database.url (QUEUEBOX_DATABASE_URL)",
+	// No CONNECT privilege on the database.
+	"42501": "grant the account CONNECT on the database",
+}
+
+// refusal returns the error of a start that the server refused for good
+// (refusedLogins), its reason first and then the database (display, its
+// password masked) and what to check; nil for any other error.
+func refusal(err error, display string) error {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return nil
+	}
+	hint, ok := refusedLogins[pgErr.Code]
+	if !ok {
+		return nil
+	}
+	return &refusedError{err: err,
+		text: fmt.Sprintf("%s (SQLSTATE %s): database %s refused the connection; %s", pgErr.Message, pgErr.Code, display, hint)}
+}
+
+// refusedError is a refusal: its text leads with the server's reason and
+// it unwraps to the driver's error.
+type refusedError struct {
+	text string
+	err  error
+}
+
+func (e *refusedError) Error() string { return e.text }
+func (e *refusedError) Unwrap() error { return e.err }

@@ -42,6 +42,10 @@ type Options struct {
 	// StartupTimeout bounds the retries of the first connection
 	// (database.startupTimeoutMs).
 	StartupTimeout time.Duration
+	// StartupSetting names what set StartupTimeout in the error of a
+	// start that ran out of time; empty means database.startupTimeoutMs
+	// (a command line tool names its flag).
+	StartupSetting string
 	// StatementTimeout bounds a statement whose caller set no deadline;
 	// zero means DefaultStatementTimeout.
 	StatementTimeout time.Duration
@@ -72,7 +76,9 @@ type DB struct {
 
 // Open opens the pool on the go-mssqldb driver and retries the first
 // connection until it answers or opts.StartupTimeout passes; the error
-// then names the URL (host and port) with its password masked.
+// then names the URL (host and port) with its password masked. A login
+// the server refuses (see refusal) ends the wait at once, with the
+// server's reason first.
 func Open(ctx context.Context, opts Options) (*DB, error) {
 	pool, err := sql.Open(DriverName, opts.ConnString)
 	if err != nil {
@@ -98,13 +104,16 @@ func OpenDB(ctx context.Context, pool *sql.DB, opts Options) (*DB, error) {
 	if db.statementTimeout <= 0 {
 		db.statementTimeout = DefaultStatementTimeout
 	}
-	if err := db.waitForDatabase(ctx, opts.StartupTimeout, opts.Logger); err != nil {
+	if err := db.waitForDatabase(ctx, opts.StartupTimeout, opts.StartupSetting, opts.Logger); err != nil {
 		return nil, err
 	}
 	return db, nil
 }
 
-func (db *DB) waitForDatabase(ctx context.Context, bound time.Duration, log *slog.Logger) error {
+func (db *DB) waitForDatabase(ctx context.Context, bound time.Duration, setting string, log *slog.Logger) error {
+	if setting == "" {
+		setting = "database.startupTimeoutMs"
+	}
 	deadline := time.Now().Add(bound)
 	wait := backoff.Doubling{Min: 250 * time.Millisecond, Max: 5 * time.Second}
 	for attempt := 1; ; attempt++ {
@@ -117,10 +126,13 @@ func (db *DB) waitForDatabase(ctx context.Context, bound time.Duration, log *slo
 		if ctx.Err() != nil {
 			return fmt.Errorf("database %s: start cancelled: %w", db.display, ctx.Err())
 		}
+		if refused := refusal(err, db.display); refused != nil {
+			return refused
+		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return fmt.Errorf("database %s did not answer within %d ms (database.startupTimeoutMs): %w",
-				db.display, bound.Milliseconds(), err)
+			return fmt.Errorf("database %s did not answer within %d ms (%s): %w",
+				db.display, bound.Milliseconds(), setting, err)
 		}
 		if log != nil {
 			log.Warn("database not ready, retrying", "url", db.display, "attempt", attempt, "err", err)

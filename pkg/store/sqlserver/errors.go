@@ -88,3 +88,45 @@ func interpretError(err error) error {
 	}
 	return err
 }
+
+// The errors of a login that no retry changes, with what to check. SQL
+// Server tells the client little of a failed login (the reason is in
+// its error log): 18456 covers a wrong password, an unknown login and a
+// database the login may not open; 4060 names a database that does not
+// exist or that the login may not use.
+var refusedLogins = map[int32]string{
+	errLoginFailed: "check database.username (QUEUEBOX_DATABASE_USERNAME), database.password (QUEUEBOX_DATABASE_PASSWORD) " +
+		"and the database name in database.url (QUEUEBOX_DATABASE_URL); the server's error log gives the reason",
+	errCannotOpenDatabase: "check the database name in database.url (QUEUEBOX_DATABASE_URL) and that the login may use it",
+}
+
+const (
+	errLoginFailed        = 18456
+	errCannotOpenDatabase = 4060
+)
+
+// refusal returns the error of a start that the server refused for good
+// (refusedLogins), its reason first and then the database (display, its
+// password masked) and what to check; nil for any other error.
+func refusal(err error, display string) error {
+	var n numbered
+	if !errors.As(err, &n) {
+		return nil
+	}
+	hint, ok := refusedLogins[n.SQLErrorNumber()]
+	if !ok {
+		return nil
+	}
+	return &refusedError{err: err,
+		text: fmt.Sprintf("%s (error %d): database %s refused the connection; %s", n.Error(), n.SQLErrorNumber(), display, hint)}
+}
+
+// refusedError is a refusal: its text leads with the server's reason and
+// it unwraps to the driver's error.
+type refusedError struct {
+	text string
+	err  error
+}
+
+func (e *refusedError) Error() string { return e.text }
+func (e *refusedError) Unwrap() error { return e.err }

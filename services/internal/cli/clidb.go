@@ -34,16 +34,21 @@ func loadConfig() (*config.Config, error) {
 
 // openDiagnostics opens the read-only diagnostic seam of the configured
 // database, waiting at most wait for it to answer (not
-// database.startupTimeoutMs: an operator wants the answer now). Only
-// errors reach stderr, so the command's own output stays clean.
+// database.startupTimeoutMs: an operator wants the answer now). A server
+// that refuses the login or the database ends the wait at once, its
+// reason first. Only errors reach stderr, so the command's own output
+// stays clean.
 func openDiagnostics(ctx context.Context, db config.Database, wait time.Duration, stderr io.Writer) (queuebox.Diagnostics, error) {
 	db.StartupTimeoutMs = int(wait.Milliseconds())
+	return store.OpenDiagnostics(ctx, db, storeOptions(stderr))
+}
+
+// storeOptions are the store options of an operator command: its own
+// pool name and registry, only errors logged, and --wait named when the
+// database does not answer in time.
+func storeOptions(stderr io.Writer) store.Options {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	d, err := store.OpenDiagnostics(ctx, db, store.Options{PoolName: name + "-cli", Registerer: prometheus.NewRegistry(), Logger: log})
-	if err != nil {
-		return nil, fmt.Errorf("no database: %w", err)
-	}
-	return d, nil
+	return store.Options{PoolName: name + "-cli", Registerer: prometheus.NewRegistry(), Logger: log, StartupSetting: "--wait"}
 }
 
 // output is the --output flag: table (for people) or json (for scripts).

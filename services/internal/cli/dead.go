@@ -6,13 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/alternayte/queuebox/pkg/admin"
 	"github.com/alternayte/queuebox/pkg/config"
@@ -93,10 +90,9 @@ func openWorkbench(ctx context.Context, wait time.Duration, stderr io.Writer) (*
 	db := cfg.Database
 	db.Migrate = false
 	db.StartupTimeoutMs = int(wait.Milliseconds())
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	stores, err := store.Open(ctx, db, store.Options{PoolName: name + "-cli", Registerer: prometheus.NewRegistry(), Logger: log})
+	stores, err := store.Open(ctx, db, storeOptions(stderr))
 	if err != nil {
-		return nil, fmt.Errorf("no database: %s", config.FormatError(err))
+		return nil, errors.New(config.FormatError(err))
 	}
 	wb, err := stores.Workbench()
 	if err != nil {
