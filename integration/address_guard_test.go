@@ -34,7 +34,7 @@ func TestBlockPrivateAddressesCoversBrokerDestinations(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			p := start(t, "deliver", with(with(guarded, "QUEUEBOX_DESTINATIONS_EVENTS_TYPE", strings.Fields(kind)[0]), kv...))
-			require.Equal(t, 1, p.wait(t, 30*time.Second))
+			require.Equal(t, 2, p.wait(t, 30*time.Second))
 			line := stderrLine(t, p)
 			require.Contains(t, line, "("+kv[0]+")", "the error names the key")
 			require.Contains(t, line, "a loopback address, and http.blockPrivateAddresses (QUEUEBOX_HTTP_BLOCKPRIVATEADDRESSES) is true")

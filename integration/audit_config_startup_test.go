@@ -37,7 +37,7 @@ func TestAuditConfigURLPasswordNeverPrinted(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			p := start(t, "deliver", with(db.env(), "QUEUEBOX_DATABASE_URL", url))
-			require.Equal(t, 1, p.wait(t, 30*time.Second))
+			require.Equal(t, 2, p.wait(t, 30*time.Second))
 			line := stderrLine(t, p)
 			require.Contains(t, line, "database.url")
 			require.Contains(t, line, "QUEUEBOX_DATABASE_URL")
@@ -53,7 +53,7 @@ func TestAuditConfigURLPasswordNeverPrinted(t *testing.T) {
 func TestAuditConfigNamedFileMissingStopsTheStart(t *testing.T) {
 	t.Parallel()
 	p := start(t, "deliver", nil)
-	require.Equal(t, 1, p.wait(t, 30*time.Second))
+	require.Equal(t, 2, p.wait(t, 30*time.Second))
 	line := stderrLine(t, p)
 	require.Contains(t, line, "QUEUEBOX_ configuration variable")
 	require.Contains(t, line, "/nonexistent/queuebox.yml")

@@ -37,7 +37,7 @@ routes:
       onError: fail
 `)
 	p := start(t, "deliver", env)
-	require.Equal(t, 1, p.wait(t, 30*time.Second))
+	require.Equal(t, 2, p.wait(t, 30*time.Second))
 	line := stderrLine(t, p)
 	require.Contains(t, line, "destinations.partner.transform.expression")
 	require.Contains(t, line, "routes[0].transform.expression")

@@ -251,7 +251,7 @@ func TestAuditTutorialFanOutBlockPrivateAddresses(t *testing.T) {
 
 	loopback := strings.ReplaceAll(yaml, "https://api.partner.example", "http://127.0.0.1:9")
 	p := start(t, "deliver", tutorialConfig(t, db, loopback))
-	require.Equal(t, 1, p.wait(t, 30*time.Second))
+	require.Equal(t, 2, p.wait(t, 30*time.Second))
 	line := stderrLine(t, p)
 	require.Contains(t, line, "destinations.partner-api.baseUrl")
 	require.Contains(t, line, "loopback")

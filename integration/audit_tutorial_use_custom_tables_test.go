@@ -30,7 +30,7 @@ func TestAuditTutorialCustomTablesRefuseMigrate(t *testing.T) {
 	yaml := strings.Replace(blockUnder(t, customTablesPage, "yaml", "Rename tables and columns"), "migrate: false", "migrate: true", 1)
 	require.NoError(t, os.WriteFile(env["QUEUEBOX_CONFIG_FILE"], []byte(yaml), 0o600))
 	p := start(t, "deliver", env)
-	require.Equal(t, 1, p.wait(t, 30*time.Second))
+	require.Equal(t, 2, p.wait(t, 30*time.Second))
 	line := stderrLine(t, p)
 	for _, key := range []string{"database.outboxTableName", "database.inboxTableName",
 		"database.columnMapping.outbox.payload", "database.columnMapping.inbox.idempotencyKey"} {

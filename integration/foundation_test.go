@@ -97,7 +97,7 @@ func TestBadConfigurationFailsTheStart(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			p := start(t, "deliver", tc.env)
-			require.Equal(t, 1, p.wait(t, 30*time.Second))
+			require.Equal(t, 2, p.wait(t, 30*time.Second))
 			out := p.out.String()
 			var line string
 			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {

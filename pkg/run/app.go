@@ -84,7 +84,8 @@ type Binary struct {
 }
 
 // Main runs a binary and returns its exit code: 0 after a clean stop, 1
-// when the start fails or a component fails, 2 on a bad flag.
+// when the start fails or a component fails, 2 on a bad flag or a
+// configuration that does not load (nothing was started).
 func Main(b Binary) int {
 	return MainWith(b, os.Args[1:], os.Stdout, os.Stderr)
 }
@@ -160,12 +161,13 @@ func PrintVersion(w io.Writer, b Binary) {
 // Start runs b after its flags were parsed: it reads the bootstrap
 // variables, loads the configuration, wires the roles and serves until
 // SIGTERM or SIGINT (then drains) or until a component fails. It returns
-// the exit code: 0 after a clean stop, 1 otherwise.
+// the exit code: 0 after a clean stop, 2 when the configuration does not
+// load, 1 otherwise.
 func Start(b Binary, stderr io.Writer) int {
 	boot, err := config.LoadBootstrap()
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", b.Name, err)
-		return 1
+		return 2
 	}
 	log := NewLogger(stderr, boot.LogLevel, boot.LogFormat).With("service", b.Name)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -180,15 +182,25 @@ func Start(b Binary, stderr io.Writer) int {
 	if err := run(ctx, b, log); err != nil {
 		log.Error("stopped with an error", "err", err)
 		fmt.Fprintf(stderr, "%s: %s\n", b.Name, config.FormatError(err))
+		if errors.As(err, new(*configError)) {
+			return 2
+		}
 		return 1
 	}
 	return 0
 }
 
+// configError is a configuration that did not load: the start exits 2,
+// as the operator commands do for the same cause.
+type configError struct{ err error }
+
+func (e *configError) Error() string { return e.err.Error() }
+func (e *configError) Unwrap() error { return e.err }
+
 func run(ctx context.Context, b Binary, log *slog.Logger) error {
 	cfg, err := config.Load(config.Options{CompileExpression: transform.Check})
 	if err != nil {
-		return err
+		return &configError{err: err}
 	}
 	for _, w := range cfg.Warnings() {
 		log.Warn("configuration", "warning", w)

@@ -43,8 +43,10 @@ Commands:
           secret masked and exit 0`
 
 // Main runs the command that args name (run when they name none) and
-// returns the process's exit status: 0 done, 1 failed, 2 bad usage (the
-// doctor also 1 for a warning and 2 for a failure). roles are every role
+// returns the process's exit status: 0 done, 1 failed, 2 bad usage: a
+// bad flag or argument, or a configuration that does not load, in every
+// command but config check, whose answer that is (the doctor also 1 for
+// a warning and 2 for a failure). roles are every role
 // the binary can run, in the order they are wired; run serves them or the
 // subset --roles names, and dev serves all of them. Main writes only to
 // stdout and stderr; run and dev block until SIGINT or SIGTERM.

@@ -87,3 +87,33 @@ func TestCLI(t *testing.T) {
 		})
 	}
 }
+
+// TestBadDatabaseURLExitsTwoEverywhere: a database.url that does not
+// parse is a configuration that does not load. Every command that reads
+// the configuration stops before it connects, names the key and its
+// variable after the command's name, and exits 2, as for a bad flag.
+func TestBadDatabaseURLExitsTwoEverywhere(t *testing.T) {
+	t.Setenv("QUEUEBOX_CONFIG_FILE", "/nonexistent/queuebox.yml")
+	t.Setenv("QUEUEBOX_DATABASE_URL", "jdbc:postgresql://127.0.0.1:port/queuebox")
+	t.Setenv("QUEUEBOX_DATABASE_USERNAME", "postgres")
+	t.Setenv("QUEUEBOX_DATABASE_PASSWORD", "")
+	const id = "3f2b1c1e-8d4a-4c1b-9a53-2d0f6f1e7a10"
+	for _, tc := range []struct {
+		prefix string
+		args   []string
+	}{
+		{"queuebox", []string{"run"}},
+		{"queuebox migrate", []string{"migrate"}},
+		{"queuebox migrate status", []string{"migrate", "status"}},
+		{"queuebox doctor", []string{"doctor"}},
+		{"queuebox dead list", []string{"dead", "list"}},
+		{"queuebox dead show", []string{"dead", "show", id}},
+		{"queuebox dead resend", []string{"dead", "resend", id}},
+		{"queuebox dead discard", []string{"dead", "discard", id}},
+		{"queuebox replay", []string{"replay", "--topic", "order.*"}},
+	} {
+		var stdout, stderr bytes.Buffer
+		require.Equal(t, 2, runCLI(tc.args, &stdout, &stderr), "%v: %s", tc.args, stderr.String())
+		require.Contains(t, stderr.String(), tc.prefix+": database.url (QUEUEBOX_DATABASE_URL)", "%v", tc.args)
+	}
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,14 +23,35 @@ import (
 
 // loadConfig loads the configuration from QUEUEBOX_CONFIG_FILE and the
 // QUEUEBOX_ variables, as every role does, but resolves no destination
-// host: an operator command sends nothing to a destination.
+// host: an operator command sends nothing to a destination. Its error is
+// a *configError, one problem per "; ".
 func loadConfig() (*config.Config, error) {
-	return config.Load(config.Options{
+	cfg, err := config.Load(config.Options{
 		CompileExpression: transform.Check,
 		LookupHost: func(context.Context, string) ([]net.IP, error) {
 			return nil, errNoLookup
 		},
 	})
+	if err != nil {
+		return nil, &configError{text: config.FormatError(err)}
+	}
+	return cfg, nil
+}
+
+// configError is a configuration that does not load (a bad database.url
+// among them): the command tried nothing, and exits 2 as for a bad flag,
+// as queuebox run does.
+type configError struct{ text string }
+
+func (e *configError) Error() string { return e.text }
+
+// exitCode is the exit status of a command that failed with err: 2 for a
+// configuration that does not load, 1 for anything else.
+func exitCode(err error) int {
+	if errors.As(err, new(*configError)) {
+		return 2
+	}
+	return 1
 }
 
 // openDiagnostics opens the read-only diagnostic seam of the configured

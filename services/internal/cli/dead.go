@@ -81,11 +81,11 @@ func (w *workbench) close() { w.stores.Close() }
 func openWorkbench(ctx context.Context, wait time.Duration, stderr io.Writer) (*workbench, error) {
 	cfg, err := loadConfig()
 	if err != nil {
-		return nil, errors.New(config.FormatError(err))
+		return nil, err
 	}
 	router, err := deliver.NewRouter(wiring.RouteSpecs(cfg))
 	if err != nil {
-		return nil, err
+		return nil, &configError{text: err.Error()}
 	}
 	db := cfg.Database
 	db.Migrate = false
@@ -150,10 +150,11 @@ func commandContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 }
 
-// fail prints err for the command and returns exit status 1.
+// fail prints err for the command and returns its exit status: 2 for a
+// configuration that does not load, 1 otherwise.
 func (s *session) fail(stderr io.Writer, err error) int {
 	fmt.Fprintf(stderr, "%s: %v\n", s.b.Name, err)
-	return 1
+	return exitCode(err)
 }
 
 // usage prints err for the command and returns exit status 2.

@@ -48,7 +48,7 @@ func doctorCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, err := loadConfig()
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %s\n", b.Name, config.FormatError(err))
+		fmt.Fprintf(stderr, "%s: %v\n", b.Name, err)
 		return 2
 	}
 	if err := fromConfig(cfg, opts); err != nil {

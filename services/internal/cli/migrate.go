@@ -17,7 +17,8 @@ import (
 )
 
 const migrateAbout = `queuebox migrate applies the migrations to the configured database and
-exits: 0 when the schema is up to date, 1 with the problem named otherwise.
+exits: 0 when the schema is up to date, 1 with the problem named otherwise
+(2 when the configuration does not load).
 It runs what every role runs at its start with database.migrate: true,
 whatever database.migrate says, so a Job can migrate for replicas that run
 with database.migrate: false. The configuration comes from the same
@@ -46,18 +47,20 @@ func migrateCmd(args []string, stdout, stderr io.Writer) int {
 	boot, err := config.LoadBootstrap()
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", b.Name, err)
-		return 1
+		return 2
 	}
 	log := run.NewLogger(stderr, boot.LogLevel, boot.LogFormat).With("service", b.Name)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	cfg, err := config.Load(config.Options{CompileExpression: transform.Check})
-	if err == nil {
+	if err != nil {
+		err = &configError{text: config.FormatError(err)}
+	} else {
 		err = migrate(ctx, cfg.Database, log)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %s\n", b.Name, config.FormatError(err))
-		return 1
+		return exitCode(err)
 	}
 	fmt.Fprintln(stdout, "the schema is up to date")
 	return 0

@@ -23,7 +23,7 @@ checksum differs), failed (marked failed in the history) or unknown
 
 Exit status: 0 when every bundled version is applied with its checksum,
 1 when one is pending, mismatched or failed, or the database cannot be
-read, 2 on a bad flag.`
+read, 2 on a bad flag or a configuration that does not load.`
 
 // migrateStatusCmd prints the migration status and returns the exit code.
 func migrateStatusCmd(args []string, stdout, stderr io.Writer) int {
@@ -44,7 +44,7 @@ func migrateStatusCmd(args []string, stdout, stderr io.Writer) int {
 	status, err := readMigrations(ctx, *wait, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %s\n", b.Name, config.FormatError(err))
-		return 1
+		return exitCode(err)
 	}
 	if out == "json" {
 		writeJSON(stdout, map[string]any{"migrations": migrationRows(status)})
