@@ -127,7 +127,7 @@ func TestMinimumVariables(t *testing.T) {
 		"QUEUEBOX_DATABASE_PASSWORD=secret"))
 	def := Default()
 	def.Database.URL, def.Database.Username = cfg.Database.URL, cfg.Database.Username
-	def.Database.SetPassword(cfg.Database.Password)
+	def.Database.Password = cfg.Database.Password
 	def.warnings = cfg.warnings
 	require.Equal(t, def, *cfg, "every other key keeps its default")
 }

@@ -37,7 +37,7 @@ var keyRules = map[string]keyRule{
 	"database.type":                   oneOf(DatabasePostgres, DatabaseSQLServer),
 	"database.url":                    note("required; jdbc:postgresql://, postgres:// or postgresql:// for postgresql, jdbc:sqlserver:// or sqlserver:// for sqlserver"),
 	"database.username":               note("required"),
-	"database.password":               note("required; an empty value is allowed when a source writes it"),
+	"database.password":               note("empty when no source sets it, for a server that asks for none (trust or peer authentication); a server that asks refuses the login and the start stops naming this key"),
 	"database.poolSize":               above0,
 	"database.connectionTimeoutMs":    atLeast0,
 	"database.startupTimeoutMs":       atLeast0,

@@ -11,7 +11,6 @@ import (
 	"reflect"
 
 	"github.com/alternayte/queuebox/pkg/config/internal/yamlenv"
-	"github.com/alternayte/queuebox/pkg/secret"
 )
 
 // DefaultConfigFile is the file that QueueBox reads when
@@ -107,13 +106,6 @@ func Load(opts Options) (*Config, error) {
 // binary logs each one at start.
 func (c *Config) Warnings() []string { return append([]string(nil), c.warnings...) }
 
-// SetPassword sets database.password and records that a source set it, so
-// that an empty password (trust authentication) passes validation.
-func (d *Database) SetPassword(p secret.Secret) {
-	d.Password = p
-	d.passwordSet = true
-}
-
 // sources is the merged tree with what reading the sources reported.
 type sources struct {
 	errs     []error
@@ -187,9 +179,6 @@ func namedFileMissingError(file string) error {
 // applyPresence copies what the decoder saw into the fields that remember
 // whether a key was written.
 func (c *Config) applyPresence(present map[string]bool) {
-	if present["database.password"] {
-		c.Database.passwordSet = true
-	}
 	for name, s := range c.Sources {
 		if s != nil && present[keyPath{"sources", name, "topic"}.String()] {
 			s.topicSet = true

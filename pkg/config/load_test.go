@@ -49,8 +49,7 @@ func TestPackagedOnlyWithoutFileAndVariables(t *testing.T) {
 		opts := testOptions("", "QUEUEBOX_SERVER_HTTPPORT=8081")
 		opts.NoPackaged = false
 		err := loadError(t, opts)
-		requireProblems(t, err, "database.url (QUEUEBOX_DATABASE_URL): required", "database.username (QUEUEBOX_DATABASE_USERNAME): required",
-			"database.password (QUEUEBOX_DATABASE_PASSWORD): required")
+		requireProblems(t, err, "database.url (QUEUEBOX_DATABASE_URL): required", "database.username (QUEUEBOX_DATABASE_USERNAME): required")
 	})
 	t.Run("a named file that does not exist turns the packaged configuration off", func(t *testing.T) {
 		t.Parallel()

@@ -53,10 +53,6 @@ type Database struct {
 	InboxTableName      string        `yaml:"inboxTableName"`
 	ColumnMapping       ColumnMapping `yaml:"columnMapping"`
 	Partitioning        Partitioning  `yaml:"partitioning"`
-
-	// passwordSet records whether any source set database.password, because
-	// an empty password is valid (trust auth) but an absent one is not.
-	passwordSet bool
 }
 
 // Partitioning makes the outbox and inbox tables range-partitioned by

@@ -127,8 +127,7 @@ func TestDatabaseRequiredKeys(t *testing.T) {
 	}{
 		{"no url", "database:\n  username: u\n  password: p\n", []string{"database.url (QUEUEBOX_DATABASE_URL): required"}},
 		{"no username", "database:\n  url: jdbc:postgresql://db/q\n  password: p\n", []string{"database.username (QUEUEBOX_DATABASE_USERNAME): required"}},
-		{"no password", "database:\n  url: jdbc:postgresql://db/q\n  username: u\n", []string{"database.password (QUEUEBOX_DATABASE_PASSWORD): required"}},
-		{"empty file", "", []string{"database.url (QUEUEBOX_DATABASE_URL)", "database.username (QUEUEBOX_DATABASE_USERNAME)", "database.password (QUEUEBOX_DATABASE_PASSWORD)"}},
+		{"empty file", "", []string{"database.url (QUEUEBOX_DATABASE_URL)", "database.username (QUEUEBOX_DATABASE_USERNAME)"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -140,7 +139,10 @@ func TestDatabaseRequiredKeys(t *testing.T) {
 	}
 }
 
-func TestEmptyPasswordIsAllowedWhenWritten(t *testing.T) {
+// TestNoPasswordIsAnEmptyOne: a server with trust or peer
+// authentication asks for no password, so none need be set, not even
+// an empty QUEUEBOX_DATABASE_PASSWORD; a written empty one is the same.
+func TestNoPasswordIsAnEmptyOne(t *testing.T) {
 	t.Parallel()
 	file := "database:\n  url: jdbc:postgresql://db/q\n  username: u\n  password: \"\"\n"
 	cfg := mustLoad(t, testOptions(file))
@@ -148,6 +150,9 @@ func TestEmptyPasswordIsAllowedWhenWritten(t *testing.T) {
 
 	file = "database:\n  url: jdbc:postgresql://db/q\n  username: u\n"
 	cfg = mustLoad(t, testOptions(file, "QUEUEBOX_DATABASE_PASSWORD="))
+	require.True(t, cfg.Database.Password.IsEmpty())
+
+	cfg = mustLoad(t, testOptions("", "QUEUEBOX_DATABASE_URL=jdbc:postgresql://db/q", "QUEUEBOX_DATABASE_USERNAME=u"))
 	require.True(t, cfg.Database.Password.IsEmpty())
 }
 

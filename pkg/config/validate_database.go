@@ -29,10 +29,10 @@ func (v *validator) database() {
 	if v.required(path.key("url"), db.URL) && typeOK {
 		v.databaseURL(db)
 	}
+	// No password is a password too: a server with trust or peer
+	// authentication asks for none, and one that asks refuses the login
+	// (28P01), which stops the start at once naming the key.
 	v.required(path.key("username"), db.Username)
-	if !db.passwordSet && db.Password.IsEmpty() {
-		v.add(path.key("password"), "required, but no source sets it (an empty value is allowed when a source writes it)")
-	}
 	v.positive(path.key("poolSize"), int64(db.PoolSize))
 	v.nonNegative(path.key("connectionTimeoutMs"), int64(db.ConnectionTimeoutMs))
 	v.nonNegative(path.key("startupTimeoutMs"), int64(db.StartupTimeoutMs))

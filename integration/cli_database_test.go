@@ -53,3 +53,18 @@ func TestRefusedDatabaseStopsEveryCommandAtOnce(t *testing.T) {
 	require.True(t, strings.HasPrefix(line, "queuebox: "+reason), "the server's reason first: %q", p.out.String())
 	require.NotContains(t, p.out.String(), "database not ready, retrying")
 }
+
+// TestNoPasswordWhenTheServerAsksNone: the local server trusts its
+// clients, so the URL and the user name are enough for a command, and
+// for a role, without even an empty QUEUEBOX_DATABASE_PASSWORD.
+func TestNoPasswordWhenTheServerAsksNone(t *testing.T) {
+	t.Parallel()
+	db := newDatabase(t)
+	env := map[string]string{"QUEUEBOX_DATABASE_URL": db.JDBC, "QUEUEBOX_DATABASE_USERNAME": "postgres", "QUEUEBOX_DATABASE_POOLSIZE": "5"}
+	code, stdout, stderr := cli(t, env, "migrate")
+	require.Equal(t, 0, code, stdout+stderr)
+	code, stdout, stderr = cli(t, env, "dead", "list")
+	require.Equal(t, 0, code, stdout+stderr)
+	require.Contains(t, stdout, "no rows match")
+	startServing(t, "queuebox", env)
+}
