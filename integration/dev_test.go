@@ -3,7 +3,9 @@ package integration
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -71,6 +73,23 @@ func TestDevRunsEverythingAndLeavesNothing(t *testing.T) {
 	require.Equal(t, 0, p.wait(t, 60*time.Second), p.out.String())
 	require.NoDirExists(t, dir)
 	require.Empty(t, processesWith(t, dir), "no process of the cluster remains")
+}
+
+// TestDevRefusesATakenPortBeforeInitdb: with its data port held by
+// another server that answers ready (another QueueBox, say), queuebox
+// dev stops before it creates a cluster, names the port and the flag
+// that moves it, and prints no banner claiming that port.
+func TestDevRefusesATakenPortBeforeInitdb(t *testing.T) {
+	t.Parallel()
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
+	t.Cleanup(other.Close)
+	port := other.Listener.Addr().(*net.TCPAddr).Port
+	p := start(t, "queuebox", nil, "dev", "--http-port", fmt.Sprint(port), "--receiver-port", fmt.Sprint(freePort(t)))
+	require.Equal(t, 1, p.wait(t, 60*time.Second), p.out.String())
+	out := p.out.String()
+	require.Contains(t, out, fmt.Sprintf("queuebox dev: port %d on 127.0.0.1 (--http-port) is taken", port))
+	require.NotContains(t, out, "QueueBox is ready")
+	require.NotContains(t, out, "PostgreSQL and the schema ready", "no cluster was made")
 }
 
 // processesWith lists the command lines of the processes that name dir.

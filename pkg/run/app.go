@@ -81,6 +81,11 @@ type Binary struct {
 	// interface (the default of every binary), 127.0.0.1 for queuebox dev,
 	// which must be reachable from this machine only.
 	Host string
+	// OnListen, when set, is called once, after every HTTP server of the
+	// process has bound its port and before any of them serves or any
+	// component runs; a start that fails earlier never calls it. It must
+	// return quickly. queuebox dev prints its banner only after it.
+	OnListen func()
 }
 
 // Main runs a binary and returns its exit code: 0 after a clean stop, 1
@@ -221,6 +226,9 @@ func run(ctx context.Context, b Binary, log *slog.Logger) error {
 		if err := s.Listen(); err != nil {
 			return err
 		}
+	}
+	if b.OnListen != nil {
+		b.OnListen()
 	}
 	log.Info("started", "version", buildinfo.Version, "roles", b.Roles, "components", componentNames(components),
 		"health", app.Health.Names())

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -59,7 +60,7 @@ func devCmd(roles []wiring.Role, args []string, stdout, stderr io.Writer) int {
 	f.adminToken = newDevToken()
 	if err := dev(f, roles, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", b.Name, err)
-		return 1
+		return exitCode(err)
 	}
 	return 0
 }
@@ -70,11 +71,25 @@ var devSettings = []string{"wal_level=logical", "max_wal_senders=4", "max_replic
 	"fsync=off", "synchronous_commit=off", "max_connections=50"}
 
 // dev sets up the folder, the cluster and the receiver, runs every role
-// in this process, and tears all of it down again, whatever failed.
+// in this process, and tears all of it down again, whatever failed. The
+// ports come first: a port that is taken stops dev before initdb.
 func dev(f devFlags, roles []wiring.Role, stdout, stderr io.Writer) error {
 	// Ctrl-C during the setup must still run the cleanup below.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	ports, err := planPorts(f)
+	if err != nil {
+		return err
+	}
+	if err := ports.check(); err != nil {
+		return err
+	}
+	// The receiver binds its port now, so nothing takes it meanwhile.
+	rc, err := startReceiver(net.JoinHostPort("127.0.0.1", strconv.Itoa(f.receiverPort)), stdout)
+	if err != nil {
+		return fmt.Errorf("%w (--receiver-port)", err)
+	}
+	defer rc.stop()
 	cred, err := pgserver.Unprivileged()
 	if err != nil {
 		return err
@@ -90,25 +105,14 @@ func dev(f devFlags, roles []wiring.Role, stdout, stderr io.Writer) error {
 	if !keep {
 		defer os.RemoveAll(root)
 	}
-	logFile, err := os.Create(filepath.Join(root, "postgres.log"))
-	if err != nil {
-		return err
-	}
-	defer logFile.Close()
 	started := time.Now()
-	c := &pgserver.Server{Bin: bin, Dir: filepath.Join(root, "pgdata"), Cred: cred, Settings: devSettings}
-	defer c.Stop()
-	if err := c.Prepare(logFile); err != nil {
-		return err
+	c, err := devCluster(ctx, root, bin, cred)
+	if c != nil {
+		defer c.Stop()
 	}
-	if err := c.Start(ctx, logFile); err != nil {
-		return err
-	}
-	rc, err := startReceiver(net.JoinHostPort("127.0.0.1", strconv.Itoa(f.receiverPort)), stdout)
 	if err != nil {
 		return err
 	}
-	defer rc.stop()
 	if err := devEnvironment(root, c.Port(), f); err != nil {
 		return err
 	}
@@ -119,10 +123,43 @@ func dev(f devFlags, roles []wiring.Role, stdout, stderr io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(stdout, "PostgreSQL and the schema ready in %s; starting every role\n", time.Since(started).Round(10*time.Millisecond))
-	go announce(ctx, f.httpPort, stdout, devTry(c.Port(), f, root, keep))
+	return devServe(ctx, roles, ports, devTry(c.Port(), f, ports, root, keep), stdout, stderr)
+}
+
+// devCluster creates the cluster in root when it holds none yet and
+// starts it, its log in root/postgres.log. The caller stops a non-nil
+// server, whatever the error (Stop leaves one never started alone).
+func devCluster(ctx context.Context, root, bin string, cred *syscall.Credential) (*pgserver.Server, error) {
+	logFile, err := os.Create(filepath.Join(root, "postgres.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close()
+	c := &pgserver.Server{Bin: bin, Dir: filepath.Join(root, "pgdata"), Cred: cred, Settings: devSettings}
+	if err := c.Prepare(logFile); err != nil {
+		return c, err
+	}
+	if err := c.Start(ctx, logFile); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// devServe runs every role on 127.0.0.1 until SIGINT or SIGTERM, and
+// prints the banner (text) once every listener is up and the data port
+// answers ready: never for a port that another process holds.
+func devServe(ctx context.Context, roles []wiring.Role, ports devPorts, text string, stdout, stderr io.Writer) error {
+	listening := make(chan struct{})
 	b := wiring.Binary(name, about, roles...)
 	b.Host = "127.0.0.1"
-	if code := run.Start(b, stderr); code != 0 {
+	b.OnListen = func() { close(listening) }
+	announceCtx, stopAnnounce := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { announce(announceCtx, listening, ports.operational(), stdout, text) })
+	code := run.Start(b, stderr)
+	stopAnnounce()
+	wg.Wait()
+	if code != 0 {
 		return errors.New("QueueBox stopped with an error (see above)")
 	}
 	return nil
@@ -209,8 +246,15 @@ func devDatabase(ctx context.Context, c *pgserver.Server) error {
 	return err
 }
 
-// announce prints the lines to try once the data port answers ready.
-func announce(ctx context.Context, port int, out io.Writer, text string) {
+// announce prints text once listening is closed (every listener of the
+// process is up) and /health/ready on port, now this process's own,
+// answers 200; it returns without printing when ctx ends first.
+func announce(ctx context.Context, listening <-chan struct{}, port int, out io.Writer, text string) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-listening:
+	}
 	url := fmt.Sprintf("http://127.0.0.1:%d/health/ready", port)
 	for ctx.Err() == nil {
 		if code, err := probe(url, time.Second); err == nil && code == 200 {

@@ -92,6 +92,7 @@ func TestDevTokenIsNewEachRun(t *testing.T) {
 	a, b := newDevToken(), newDevToken()
 	require.NotEqual(t, a, b)
 	require.GreaterOrEqual(t, len(a), 16)
-	require.Contains(t, devTry(5432, devFlags{httpPort: 8080, adminToken: a}, "/tmp/dev", false), "Admin token of this run: "+a)
-	require.NotContains(t, devTry(5432, devFlags{httpPort: 8080, adminToken: a}, "/tmp/dev", false), "demo-admin-token")
+	ports := devPorts{data: devPort{8080, "--http-port"}}
+	require.Contains(t, devTry(5432, devFlags{httpPort: 8080, adminToken: a}, ports, "/tmp/dev", false), "Admin token of this run: "+a)
+	require.NotContains(t, devTry(5432, devFlags{httpPort: 8080, adminToken: a}, ports, "/tmp/dev", false), "demo-admin-token")
 }
