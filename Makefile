@@ -17,14 +17,16 @@ MODULES := $(shell go work edit -json | sed -n 's|.*"DiskPath": "\./\(.*\)".*|\1
 export GOFLAGS := -buildvcs=false
 
 # The JSONata conformance suite lives beside the checkout (../shared), never
-# inside it; its test reads it through this variable and skips, saying so,
-# when it is absent. Every other test reads the checkout only.
+# inside it; its test reads it through QUEUEBOX_JSONATA_SHARED and skips,
+# saying so, when it is absent. Every other test reads the checkout only.
+# Test-only variables reach the test commands alone (TEST_ENV), never the
+# environment of every recipe: a QUEUEBOX_ variable that is no
+# configuration key makes each start of `make run` warn about it.
 JSONATA_SUITE ?= $(wildcard $(CURDIR)/../shared/jsonata)
-ifneq ($(JSONATA_SUITE),)
-export QUEUEBOX_JSONATA_SHARED ?= $(JSONATA_SUITE)
-endif
+QUEUEBOX_JSONATA_SHARED ?= $(JSONATA_SUITE)
+TEST_ENV := $(if $(QUEUEBOX_JSONATA_SHARED),QUEUEBOX_JSONATA_SHARED=$(QUEUEBOX_JSONATA_SHARED))
 
-.PHONY: help docs build test test-unit test-integration test-examples test-clients lint tidy-check fmt run run-roles bench soak chaos services compose-config clean
+.PHONY: help docs build build-queuebox test test-unit test-integration test-examples test-clients lint tidy-check fmt run run-roles bench soak chaos services compose-config clean
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -33,14 +35,16 @@ docs: ## Regenerate the configuration reference, queuebox.schema.json and the ch
 	@cd pkg && go generate ./config
 	@cp deploy/monitoring/alerts.yml deploy/helm/queuebox/files/alerts.yml
 
-build: ## Build queuebox (every role in one process) and the four role binaries into bin/.
-	@mkdir -p $(BIN)
-	@echo "go build $(SINGLE)"
-	@go build -ldflags '$(LDFLAGS)' -o $(BIN)/$(SINGLE) ./services/$(SINGLE)
+build: build-queuebox ## Build queuebox (every role in one process) and the four role binaries into bin/.
 	@for s in $(SERVICES); do \
 		echo "go build queuebox-$$s"; \
 		go build -ldflags '$(LDFLAGS)' -o $(BIN)/queuebox-$$s ./services/$$s; \
 	done
+
+build-queuebox: ## Build only bin/queuebox, all that make run (queuebox dev) needs.
+	@mkdir -p $(BIN)
+	@echo "go build $(SINGLE)"
+	@go build -ldflags '$(LDFLAGS)' -o $(BIN)/$(SINGLE) ./services/$(SINGLE)
 
 services: ## Start PostgreSQL, RabbitMQ and NATS when they are down.
 	@deploy/local/ensure-services.sh
@@ -51,7 +55,7 @@ test: services build ## Run every test (unit and integration) against the local 
 test-unit: ## Run the tests of every module except integration/.
 	@for m in $(filter-out integration,$(MODULES)); do \
 		echo "== go test $$m"; \
-		(cd $$m && go test -count=1 ./...); \
+		(cd $$m && $(TEST_ENV) go test -count=1 ./...); \
 	done
 
 test-integration: build ## Run the end-to-end tests against the built binaries.
@@ -111,7 +115,7 @@ $(TOOLS)/staticcheck:
 
 run: ## Start queuebox dev: a private PostgreSQL, every role and a demo receiver; Ctrl+C removes it all.
 	@deploy/local/ensure-services.sh --install-only
-	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory build-queuebox
 	@echo "make run: queuebox dev (one process, its own PostgreSQL in a temporary folder)."
 	@echo "For the per-role stack instead (four binaries on 8080-8083 against the local PostgreSQL): make run-roles"
 	@$(BIN)/$(SINGLE) dev
