@@ -28,7 +28,6 @@ func TestRefusedDatabaseStopsEveryCommandAtOnce(t *testing.T) {
 		{[]string{"dead", "show", "00000000-0000-4000-8000-000000000001", "--wait", "10m"}, 1},
 		{[]string{"replay", "--topic", "order.*", "--wait", "10m"}, 1},
 		{[]string{"migrate", "status", "--wait", "10m"}, 1},
-		{[]string{"migrate"}, 1},
 		{[]string{"doctor", "--wait", "10m"}, 2},
 	} {
 		code, stdout, stderr := cli(t, absent, tc.args...)
@@ -36,8 +35,14 @@ func TestRefusedDatabaseStopsEveryCommandAtOnce(t *testing.T) {
 		require.Contains(t, stdout+stderr, reason, "%v", tc.args)
 		require.NotContains(t, stdout+stderr, "did not answer", "%v", tc.args)
 	}
+	// migrate says it in its log line (text here, to read it as written).
+	code, _, stderr := cli(t, with(absent, "QUEUEBOX_LOG_FORMAT", "text"), "migrate")
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, `msg="migrate failed"`)
+	require.Contains(t, stderr, strings.ReplaceAll(reason, `"`, `\"`))
+	require.NotContains(t, stderr, "database not ready, retrying")
 
-	code, _, stderr := cli(t, with(db.env(), "QUEUEBOX_DATABASE_USERNAME", "qb_no_such_role"), "dead", "list", "--wait", "10m")
+	code, _, stderr = cli(t, with(db.env(), "QUEUEBOX_DATABASE_USERNAME", "qb_no_such_role"), "dead", "list", "--wait", "10m")
 	require.Equal(t, 1, code, stderr)
 	require.Contains(t, stderr, `queuebox dead list: role "qb_no_such_role" does not exist (SQLSTATE 28000)`)
 	require.Contains(t, stderr, "check database.username (QUEUEBOX_DATABASE_USERNAME)")

@@ -117,6 +117,8 @@ INSERT INTO inbox (id, source, idempotency_key, payload, state, last_error) VALU
 	require.Contains(t, stdout, `"moved": 3`)
 	require.Equal(t, map[string]any{"command": "replay", "count": float64(3)},
 		map[string]any{"command": auditLine(t, stderr)["command"], "count": auditLine(t, stderr)["count"]})
+	// The filter under the admin API's keys, never the Go field names.
+	require.Equal(t, map[string]any{"states": []any{"sent", "dead"}, "topic": "order.*"}, auditLine(t, stderr)["filter"])
 	require.Equal(t, [][]string{{"dead", "1"}, {"pending", "5"}},
 		psqlRows(t, db, `SELECT state, count(*) FROM outbox GROUP BY state ORDER BY state`))
 
@@ -147,6 +149,12 @@ INSERT INTO inbox (id, source, idempotency_key, payload, state, last_error) VALU
 		{[]string{"dead", "list", "--colour", "red"}, 2, "flag provided but not defined: -colour"},
 		{[]string{"dead", "show", "42"}, 2, `bad id "42"`},
 		{[]string{"dead", "show", "00000000-0000-4000-8000-0000000000ff"}, 1, "no outbox row has id 00000000-0000-4000-8000-0000000000ff"},
+		// An inbox id without --table inbox, or the other way round.
+		{[]string{"dead", "show", "00000000-0000-4000-8000-000000000011"}, 1,
+			"no outbox row has id 00000000-0000-4000-8000-000000000011, but an inbox row has: add --table inbox"},
+		{[]string{"dead", "discard", "00000000-0000-4000-8000-000000000011"}, 1, "but an inbox row has: add --table inbox"},
+		{[]string{"dead", "show", "--table", "inbox", "00000000-0000-4000-8000-000000000002"}, 1,
+			"no inbox row has id 00000000-0000-4000-8000-000000000002, but an outbox row has: add --table outbox"},
 		{[]string{"replay", "--created-after", "yesterday"}, 2, `--created-after "yesterday"`},
 	} {
 		code, _, stderr := cli(t, env, tc.args...)

@@ -28,7 +28,7 @@ func TestConfigCheckThroughTheBinary(t *testing.T) {
 	p = start(t, "queuebox", broken, "config", "check", file)
 	require.Equal(t, 1, p.wait(t, 60*time.Second), p.out.String())
 	out = p.out.String()
-	require.Contains(t, out, "2 problem(s)")
+	require.Contains(t, out, "2 problems")
 	require.Contains(t, out, "outbox.batchSize (QUEUEBOX_OUTBOX_BATCHSIZE): must be above 0")
 	require.Contains(t, out, `inbox.basePath (QUEUEBOX_INBOX_BASEPATH): must start with /`)
 	require.False(t, strings.Contains(out, password))

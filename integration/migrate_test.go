@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,15 +21,23 @@ func TestMigrateCreatesTheSchemaOnceAndNamesAProblem(t *testing.T) {
 		return psqlRows(t, db, `SELECT count(*), max(installed_rank) FROM flyway_schema_history`)
 	}
 
-	p := start(t, "queuebox", env, "migrate")
-	require.Equal(t, 0, p.wait(t, 120*time.Second), p.out.String())
-	require.Contains(t, p.out.String(), "the schema is up to date")
+	// Log lines only, one format (JSON by default), on stderr.
+	code, stdout, stderr := cli(t, env, "migrate")
+	require.Equal(t, 0, code, stderr)
+	require.Empty(t, stdout)
+	var last map[string]any
+	for l := range strings.Lines(stderr) {
+		last = nil
+		require.NoError(t, json.Unmarshal([]byte(l), &last), l)
+		require.Equal(t, "queuebox migrate", last["service"])
+	}
+	require.Equal(t, "schema up to date", last["msg"])
 	require.Equal(t, [][]string{{"outbox", "inbox"}},
 		psqlRows(t, db, `SELECT to_regclass('outbox')::text, to_regclass('inbox')::text`))
 	first := history()
 	require.NotEqual(t, "0", first[0][0], "the migrations are recorded")
 
-	p = start(t, "queuebox", env, "migrate")
+	p := start(t, "queuebox", env, "migrate")
 	require.Equal(t, 0, p.wait(t, 120*time.Second), p.out.String())
 	require.Equal(t, first, history(), "a second run applies nothing")
 

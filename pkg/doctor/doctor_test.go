@@ -90,6 +90,15 @@ func TestHealthyIsOK(t *testing.T) {
 	require.Contains(t, find(checks, "connections")[0].Detail, "10 × 1 replica (--replicas) = 10 of 97")
 }
 
+// TestCountsAgreeWithTheirNumber: one of a thing is never "1 rows".
+func TestCountsAgreeWithTheirNumber(t *testing.T) {
+	t.Parallel()
+	f := healthy()
+	f.tables[0].DeadRows, f.tables[0].LiveRows = 1, 1
+	checks := doctor.Run(context.Background(), f, options())
+	require.Contains(t, find(checks, `vacuum outbox`)[0].Detail, "1 dead and 1 live row versions")
+}
+
 func TestEachProblem(t *testing.T) {
 	t.Parallel()
 	old := 10 * time.Minute

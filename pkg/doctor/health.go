@@ -31,7 +31,7 @@ func tableCheck(t queuebox.TableHealth, limit int64) Check {
 		last = age(time.Since(*t.LastAutovacuum)) + " ago"
 	}
 	c := Check{Name: "vacuum " + t.Table, Status: OK,
-		Detail: fmt.Sprintf("%d dead of %d live row versions, last autovacuum %s", t.DeadRows, t.LiveRows, last)}
+		Detail: fmt.Sprintf("%d dead and %d live row versions, last autovacuum %s", t.DeadRows, t.LiveRows, last)}
 	switch {
 	case !t.AutovacuumOn:
 		c.Status = Warn

@@ -123,11 +123,17 @@ func NewFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 }
 
 // Parse parses args into flags. On --help it prints b.About, the roles
-// and the flags to stdout and returns (0, true); on a bad flag, which the
-// flag set already reported, (2, true); otherwise (0, false) and the
+// and the flags to stdout and returns (0, true); on a bad flag it prints
+// the error after b.Name, as every other error of the command, to the
+// flag set's output and returns (2, true); otherwise (0, false) and the
 // caller goes on.
 func Parse(flags *flag.FlagSet, b Binary, args []string, stdout io.Writer) (int, bool) {
+	// The flag package would print its error bare; it is printed below,
+	// after the command's name.
+	out := flags.Output()
+	flags.SetOutput(io.Discard)
 	err := flags.Parse(args)
+	flags.SetOutput(out)
 	switch {
 	case err == nil:
 		return 0, false
@@ -135,18 +141,24 @@ func Parse(flags *flag.FlagSet, b Binary, args []string, stdout io.Writer) (int,
 		PrintHelp(stdout, b, flags)
 		return 0, true
 	default:
-		fmt.Fprintf(flags.Output(), "run %s --help for the flags\n", b.Name)
+		fmt.Fprintf(out, "%s: %v; run %s --help for the flags\n", b.Name, err, b.Name)
 		return 2, true
 	}
 }
 
-// PrintHelp writes b.About, the roles of b and the flags to w.
+// PrintHelp writes b.About, the roles of b and the flags to w; a command
+// without flags gets no flag list at all.
 func PrintHelp(w io.Writer, b Binary, flags *flag.FlagSet) {
 	if b.About != "" {
 		fmt.Fprintln(w, strings.TrimRight(b.About, "\n"))
 	}
 	if len(b.Roles) > 0 {
 		fmt.Fprintf(w, "\nRoles: %s\n", strings.Join(b.Roles, ", "))
+	}
+	n := 0
+	flags.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		return
 	}
 	fmt.Fprintf(w, "\nFlags of %s:\n", flags.Name())
 	out := flags.Output()

@@ -38,7 +38,8 @@ func TestMainWithBadFlag(t *testing.T) {
 		code := run.MainWith(noWire(t, "queuebox-relay", "relay"), args, &stdout, &stderr)
 		require.Equal(t, 2, code, "args %v", args)
 		require.Empty(t, stdout.String())
-		require.NotEmpty(t, stderr.String(), "a bad flag is explained")
+		require.True(t, strings.HasPrefix(stderr.String(), "queuebox-relay: "), "a bad flag is explained after the name: %q", stderr.String())
+		require.Contains(t, stderr.String(), "run queuebox-relay --help for the flags")
 	}
 }
 

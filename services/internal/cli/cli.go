@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/alternayte/queuebox/pkg/run"
@@ -23,6 +24,7 @@ Usage:
   queuebox health [--url URL]
   queuebox dev [--data DIR] [--config FILE]
   queuebox config check FILE
+  queuebox help [COMMAND]
 
 Commands:
   run     serve the roles (the default): every role, or those that --roles
@@ -40,7 +42,8 @@ Commands:
   config check
           load FILE with the environment; print every problem (key and
           variable) and exit 1, or the effective configuration with every
-          secret masked and exit 0`
+          secret masked and exit 0
+  help    this text, or with a command the same as COMMAND --help`
 
 // Main runs the command that args name (run when they name none) and
 // returns the process's exit status: 0 done, 1 failed, 2 bad usage: a
@@ -56,6 +59,9 @@ func Main(roles []wiring.Role, args []string, stdout, stderr io.Writer) int {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
+	case "help":
+		// help COMMAND is COMMAND --help; help alone is --help.
+		return Main(roles, append(slices.Clone(args), "--help"), stdout, stderr)
 	case "run":
 		return runCmd(roles, args, stdout, stderr)
 	case "health":
@@ -73,7 +79,7 @@ func Main(roles []wiring.Role, args []string, stdout, stderr io.Writer) int {
 	case "config":
 		return configCmd(args, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "%s: unknown command %q; the commands are run, migrate, doctor, dead, replay, health, dev and config (see %s --help)\n", name, cmd, name)
+	fmt.Fprintf(stderr, "%s: unknown command %q; the commands are run, migrate, doctor, dead, replay, health, dev, config and help (see %s help)\n", name, cmd, name)
 	return 2
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -34,6 +35,12 @@ func TestCLI(t *testing.T) {
 		{"version of a subset", []string{"run", "--roles", "deliver,relay", "--version"}, 0,
 			"queuebox " + buildinfo.Version + "\nroles: relay,deliver\n", ""},
 		{"help lists the commands and roles", []string{"--help"}, 0, "queuebox health [--url URL]", ""},
+		{"help as a command", []string{"help"}, 0, "queuebox health [--url URL]", ""},
+		{"help of a command", []string{"help", "doctor"}, 0, "Exit status: 0 when every check is ok", ""},
+		{"help of a subcommand", []string{"help", "dead", "show"}, 0, "one whole row", ""},
+		{"help of an unknown command", []string{"help", "serve"}, 2, "", `unknown command "serve"`},
+		{"a bad flag names its command", []string{"doctor", "--bogus"}, 2, "", "queuebox doctor: flag provided but not defined: -bogus; run queuebox doctor --help"},
+		{"a bad flag of dead list names it", []string{"dead", "list", "--bogus"}, 2, "", "queuebox dead list: flag provided but not defined: -bogus"},
 		{"help of health", []string{"health", "--help"}, 0, "exits 0 when the route answers 2xx", ""},
 		{"help of migrate", []string{"migrate", "--help"}, 0, "applies the migrations", ""},
 		{"stray argument to migrate", []string{"migrate", "now"}, 2, "", `unexpected argument "now"`},
@@ -64,6 +71,10 @@ func TestCLI(t *testing.T) {
 		{"inbox payload edit", []string{"dead", "resend", "3f2b1c1e-8d4a-4c1b-9a53-2d0f6f1e7a10", "--table", "inbox", "--payload", "{}"}, 2, "", "outbox rows only"},
 		{"replay without a filter", []string{"replay", "--dry-run"}, 2, "", "a replay needs at least one filter"},
 		{"bad batch", []string{"replay", "--topic", "a", "--batch", "0"}, 2, "", "--batch 0"},
+		{"a topic glob with a control character", []string{"dead", "list", "--topic", "order.\ncreated"}, 2, "", "holds a control character, which no topic can have"},
+		{"a topic glob with ***", []string{"replay", "--topic", "order.***"}, 2, "", "which is not a valid glob"},
+		{"a topic glob longer than a topic", []string{"replay", "--topic", strings.Repeat("a", 256)}, 2, "", "256 characters, longer than any topic (255)"},
+		{"help says what a topic glob is", []string{"replay", "--help"}, 0, "every other character, [ ? and { too, matches itself", ""},
 		{"unknown role", []string{"run", "--roles", "ingest,router"}, 2, "", "ingest, relay, deliver, capture"},
 		{"stray argument", []string{"run", "extra"}, 2, "", `unexpected argument "extra"`},
 		{"bad flag", []string{"run", "--rolls", "ingest"}, 2, "", "--help"},
@@ -91,29 +102,77 @@ func TestCLI(t *testing.T) {
 // TestBadDatabaseURLExitsTwoEverywhere: a database.url that does not
 // parse is a configuration that does not load. Every command that reads
 // the configuration stops before it connects, names the key and its
-// variable after the command's name, and exits 2, as for a bad flag.
+// variable after the command's name (migrate in its last log line), and
+// exits 2, as for a bad flag.
 func TestBadDatabaseURLExitsTwoEverywhere(t *testing.T) {
 	t.Setenv("QUEUEBOX_CONFIG_FILE", "/nonexistent/queuebox.yml")
 	t.Setenv("QUEUEBOX_DATABASE_URL", "jdbc:postgresql://127.0.0.1:port/queuebox")
 	t.Setenv("QUEUEBOX_DATABASE_USERNAME", "postgres")
 	t.Setenv("QUEUEBOX_DATABASE_PASSWORD", "")
 	const id = "3f2b1c1e-8d4a-4c1b-9a53-2d0f6f1e7a10"
+	const problem = "database.url (QUEUEBOX_DATABASE_URL)"
 	for _, tc := range []struct {
-		prefix string
-		args   []string
+		want string
+		args []string
 	}{
-		{"queuebox", []string{"run"}},
-		{"queuebox migrate", []string{"migrate"}},
-		{"queuebox migrate status", []string{"migrate", "status"}},
-		{"queuebox doctor", []string{"doctor"}},
-		{"queuebox dead list", []string{"dead", "list"}},
-		{"queuebox dead show", []string{"dead", "show", id}},
-		{"queuebox dead resend", []string{"dead", "resend", id}},
-		{"queuebox dead discard", []string{"dead", "discard", id}},
-		{"queuebox replay", []string{"replay", "--topic", "order.*"}},
+		{"queuebox: " + problem, []string{"run"}},
+		{`"msg":"migrate failed","service":"queuebox migrate","err":"` + problem, []string{"migrate"}},
+		{"queuebox migrate status: " + problem, []string{"migrate", "status"}},
+		{"queuebox doctor: " + problem, []string{"doctor"}},
+		{"queuebox dead list: " + problem, []string{"dead", "list"}},
+		{"queuebox dead show: " + problem, []string{"dead", "show", id}},
+		{"queuebox dead resend: " + problem, []string{"dead", "resend", id}},
+		{"queuebox dead discard: " + problem, []string{"dead", "discard", id}},
+		{"queuebox replay: " + problem, []string{"replay", "--topic", "order.*"}},
 	} {
 		var stdout, stderr bytes.Buffer
 		require.Equal(t, 2, runCLI(tc.args, &stdout, &stderr), "%v: %s", tc.args, stderr.String())
-		require.Contains(t, stderr.String(), tc.prefix+": database.url (QUEUEBOX_DATABASE_URL)", "%v", tc.args)
+		require.Contains(t, stderr.String(), tc.want, "%v", tc.args)
 	}
+}
+
+// TestMigrateLogsInOneFormatOnOneStream: whatever happens, migrate
+// writes log lines only, on stderr, in the format QUEUEBOX_LOG_FORMAT
+// names; nothing in another format, nothing on stdout.
+func TestMigrateLogsInOneFormatOnOneStream(t *testing.T) {
+	t.Setenv("QUEUEBOX_CONFIG_FILE", "/nonexistent/queuebox.yml")
+	t.Setenv("QUEUEBOX_DATABASE_URL", "jdbc:postgresql://127.0.0.1:port/queuebox")
+	t.Setenv("QUEUEBOX_DATABASE_USERNAME", "postgres")
+	for format, line := range map[string]string{"": `^\{"time":.*"level":"ERROR","msg":"migrate failed"`, "text": `^time=\S+ level=ERROR msg="migrate failed"`} {
+		t.Setenv("QUEUEBOX_LOG_FORMAT", format)
+		var stdout, stderr bytes.Buffer
+		require.Equal(t, 2, runCLI([]string{"migrate"}, &stdout, &stderr))
+		require.Empty(t, stdout.String())
+		for l := range strings.Lines(stderr.String()) {
+			require.Regexp(t, line, l, "format %q", format)
+		}
+	}
+}
+
+// TestHelpOmitsAnEmptyFlagList: a command without flags prints no
+// "Flags of" header with nothing under it; one with flags lists them.
+func TestHelpOmitsAnEmptyFlagList(t *testing.T) {
+	t.Parallel()
+	for args, flags := range map[string]bool{"migrate": false, "config check": false, "migrate status": true, "doctor": true} {
+		var stdout, stderr bytes.Buffer
+		require.Equal(t, 0, runCLI(append(strings.Fields(args), "--help"), &stdout, &stderr), stderr.String())
+		require.Equal(t, flags, strings.Contains(stdout.String(), "Flags of queuebox "+args+":"), "%s: %s", args, stdout.String())
+	}
+}
+
+// TestCountedAgreesWithItsNumber: the CLI's counts read "1 outbox row
+// matches" and "3 outbox rows match", never "1 outbox rows" or
+// "replica(s)".
+func TestCountedAgreesWithItsNumber(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "1 outbox row matches", counted(1, "outbox row matches", "outbox rows match"))
+	require.Equal(t, "0 outbox rows match", counted(0, "outbox row matches", "outbox rows match"))
+	require.Equal(t, "3 replicas", counted(3, "replica", "replicas"))
+
+	var out bytes.Buffer
+	printChecks(&out, "table", nil, 1)
+	require.Contains(t, out.String(), "The connection check assumes 1 replica (--replicas).")
+	out.Reset()
+	printChecks(&out, "table", nil, 4)
+	require.Contains(t, out.String(), "The connection check assumes 4 replicas (--replicas).")
 }

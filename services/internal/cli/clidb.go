@@ -86,3 +86,12 @@ func (o *output) Set(v string) error {
 	}
 	return fmt.Errorf("%q is not an output; use table or json", v)
 }
+
+// counted is n with the words for one (one) or for any other count
+// (many): "1 outbox row matches", "3 outbox rows match".
+func counted(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

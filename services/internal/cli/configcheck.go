@@ -51,7 +51,7 @@ func configCheckCmd(args []string, b run.Binary, stdout, stderr io.Writer) int {
 	cfg, err := config.Load(config.Options{Environ: withConfigFile(os.Environ(), flags.Arg(0)), CompileExpression: transform.Check})
 	if err != nil {
 		problems := config.Problems(err)
-		fmt.Fprintf(stderr, "%s: %s: %d problem(s)\n", b.Name, flags.Arg(0), len(problems))
+		fmt.Fprintf(stderr, "%s: %s: %s\n", b.Name, flags.Arg(0), counted(int64(len(problems)), "problem", "problems"))
 		for _, p := range problems {
 			fmt.Fprintf(stderr, "  %s\n", strings.ReplaceAll(p.Error(), "\n", "\n    "))
 		}

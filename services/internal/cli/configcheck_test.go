@@ -61,7 +61,7 @@ func TestConfigCheckListsEveryProblem(t *testing.T) {
 	code, stdout, stderr := checkConfig("check", writeConfig(t, broken))
 	require.Equal(t, 1, code)
 	require.Empty(t, stdout)
-	require.Contains(t, stderr, "3 problem(s)")
+	require.Contains(t, stderr, "3 problems")
 	for _, want := range []string{
 		"outbox.concurrency (QUEUEBOX_OUTBOX_CONCURRENCY): must be above 0",
 		"routes[0].destination (QUEUEBOX_ROUTES_0_DESTINATION)",

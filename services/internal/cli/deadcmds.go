@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -144,12 +145,29 @@ func (s *session) openDelivery(args []string, table, dest *string, check func(qu
 	} else {
 		r.m, err = r.w.wb.Get(r.ctx, t, r.id)
 	}
+	if errors.Is(err, queuebox.ErrNotFound) && (dest == nil || *dest == "") {
+		err = r.inOtherTable(err)
+	}
 	if err != nil {
 		r.close()
 		return nil, s.fail(stderr, rowError(t, r.id, err)), true
 	}
 	r.id = r.m.ID
 	return r, 0, false
+}
+
+// inOtherTable is the error of an id that r's table lacks: when the other
+// table holds it (an inbox id given to an outbox command, the default),
+// it says so and names the --table to add; otherwise notFound as it is.
+func (r *row) inOtherTable(notFound error) error {
+	other := queuebox.TableInbox
+	if r.t == queuebox.TableInbox {
+		other = queuebox.TableOutbox
+	}
+	if _, err := r.w.wb.Get(r.ctx, other, r.id); err != nil {
+		return notFound
+	}
+	return fmt.Errorf("no %s row has id %s, but an %s row has: add --table %s", r.t, r.id, other, other)
 }
 
 const deadResendAbout = `queuebox dead resend moves one row back to pending, as a replay does:

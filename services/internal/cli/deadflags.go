@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/alternayte/queuebox/pkg/admin"
 	"github.com/alternayte/queuebox/pkg/glob"
@@ -51,7 +53,8 @@ func (f *filterFlags) declare(flags *flag.FlagSet, withIDs bool) {
 	if withIDs {
 		flags.Var(&f.ids, "id", "a row id (UUID); repeat for several")
 	}
-	flags.StringVar(&f.topic, "topic", "", "outbox rows whose topic matches this glob, as in routes")
+	flags.StringVar(&f.topic, "topic", "", "outbox rows whose topic matches this glob of routes: * is one segment without a dot, ** any text; "+
+		"every other character, [ ? and { too, matches itself")
 	flags.StringVar(&f.destination, "destination", "", "outbox rows routed to this destination (and rows not routed yet whose route names it)")
 	flags.StringVar(&f.source, "source", "", "inbox rows of this source")
 	flags.StringVar(&f.key, "key", "", "outbox rows of this key, inbox rows of this aggregate id")
@@ -67,6 +70,28 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]
 func checkID(id string) error {
 	if !uuidPattern.MatchString(id) {
 		return fmt.Errorf("bad id %q: a row id is a UUID such as 3f2b1c1e-8d4a-4c1b-9a53-2d0f6f1e7a10", id)
+	}
+	return nil
+}
+
+// maxTopic is the length of the topic column, in characters.
+const maxTopic = 255
+
+// checkTopicGlob refuses a --topic that no topic can match: one with a
+// control character or invalid UTF-8, longer than the topic column, or
+// holding ***, which the glob syntax gives no meaning. Any other text is
+// a glob in which only * and ** are special, so [ is a topic's own [.
+func checkTopicGlob(pattern string) error {
+	switch {
+	case !utf8.ValidString(pattern):
+		return fmt.Errorf("--topic %q: not valid UTF-8, which no topic is", pattern)
+	case strings.IndexFunc(pattern, unicode.IsControl) >= 0:
+		return fmt.Errorf("--topic %q: holds a control character, which no topic can have", pattern)
+	case utf8.RuneCountInString(pattern) > maxTopic:
+		return fmt.Errorf("--topic: %d characters, longer than any topic (%d)", utf8.RuneCountInString(pattern), maxTopic)
+	}
+	if _, err := glob.Compile(pattern); err != nil {
+		return fmt.Errorf("--topic %q: %w", pattern, err)
 	}
 	return nil
 }
@@ -110,15 +135,39 @@ func (f *filterFlags) filter() (queuebox.MessageFilter, error) {
 		errs = append(errs, errors.New("--source selects inbox rows; add --table inbox"))
 	}
 	if f.topic != "" {
-		if _, err := glob.Compile(f.topic); err != nil {
-			errs = append(errs, fmt.Errorf("--topic %q: %w", f.topic, err))
-		}
+		errs = append(errs, checkTopicGlob(f.topic))
 	}
 	mf.CreatedAfter, err = instant("--created-after", f.createdAfter)
 	errs = append(errs, err)
 	mf.CreatedBefore, err = instant("--created-before", f.createdBefore)
 	errs = append(errs, err)
 	return mf, joinErrors(errs)
+}
+
+// logAttrs are the filters of a replay for its audit line, under the
+// keys of the admin API's replay request (camelCase, as in its own
+// "admin write" line): the states the replay moves (mf's, so the final
+// states when --state named none), then each filter flag that was given,
+// the topic glob as written.
+func (f *filterFlags) logAttrs(mf queuebox.MessageFilter) []any {
+	states := make([]string, len(mf.States))
+	for i, s := range mf.States {
+		states[i] = string(s)
+	}
+	attrs := []any{"states", states}
+	if len(f.ids) > 0 {
+		attrs = append(attrs, "ids", []string(f.ids))
+	}
+	for _, kv := range [][2]string{{"topic", f.topic}, {"destination", f.destination}, {"source", f.source}, {"key", f.key},
+		{"error", f.errorText}, {"createdAfter", f.createdAfter}, {"createdBefore", f.createdBefore}} {
+		if kv[1] != "" {
+			attrs = append(attrs, kv[0], kv[1])
+		}
+	}
+	if f.discarded {
+		attrs = append(attrs, "discarded", true)
+	}
+	return attrs
 }
 
 // joinErrors joins the non-nil errors on one line, so each names its flag

@@ -124,6 +124,6 @@ func printChecks(w io.Writer, out output, checks []doctor.Check, replicas int) {
 		}
 	}
 	_ = tw.Flush()
-	fmt.Fprintf(w, "\n%d ok, %d warn, %d fail, %d skipped; exit %d. The connection check assumes %d replica(s) (--replicas).\n",
-		counts[doctor.OK], counts[doctor.Warn], counts[doctor.Fail], counts[doctor.Skip], code, replicas)
+	fmt.Fprintf(w, "\n%d ok, %d warn, %d fail, %d skipped; exit %d. The connection check assumes %s (--replicas).\n",
+		counts[doctor.OK], counts[doctor.Warn], counts[doctor.Fail], counts[doctor.Skip], code, counted(int64(replicas), "replica", "replicas"))
 }

@@ -26,11 +26,16 @@ QUEUEBOX_ variables and QUEUEBOX_CONFIG_FILE as the server; point
 QUEUEBOX_DATABASE_USERNAME and QUEUEBOX_DATABASE_PASSWORD at an account
 with the right to change the schema.
 
+It writes log lines only, on stderr, in the format of QUEUEBOX_LOG_FORMAT
+(json, the default, or text) as the roles do: one per migration it
+applies, then "schema up to date", or "migrate failed" with the reason.
+
 queuebox migrate status lists the applied and pending versions instead
 and changes nothing (see queuebox migrate status --help).`
 
 // migrateCmd migrates the configured database once and returns the exit
-// code.
+// code. Everything it says is a line of the process logger on stderr, in
+// one format, so a Job's log reads like a role's; stdout stays empty.
 func migrateCmd(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "status" {
 		return migrateStatusCmd(args[1:], stdout, stderr)
@@ -59,10 +64,9 @@ func migrateCmd(args []string, stdout, stderr io.Writer) int {
 		err = migrate(ctx, cfg.Database, log)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %s\n", b.Name, config.FormatError(err))
+		log.Error("migrate failed", "err", config.FormatError(err))
 		return exitCode(err)
 	}
-	fmt.Fprintln(stdout, "the schema is up to date")
 	return 0
 }
 

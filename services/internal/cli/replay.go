@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -79,16 +80,17 @@ func replayCmd(args []string, stdout, stderr io.Writer) int {
 	matched += toAdd
 	if *dryRun || matched == 0 {
 		report(stdout, s.out, map[string]any{"table": mf.Table, "matched": matched, "toAdd": toAdd, "moved": 0, "dryRun": *dryRun},
-			fmt.Sprintf("%d %s rows match, of which %d are deliveries to add", matched, mf.Table, toAdd), *dryRun)
+			fmt.Sprintf("%s, of which %s", counted(matched, string(mf.Table)+" row matches", string(mf.Table)+" rows match"),
+				counted(toAdd, "is a delivery to add", "are deliveries to add")), *dryRun)
 		return 0
 	}
 	job, err := runReplay(ctx, w.wb, mf, matched, *batch, newProgress(stderr, isTerminal(stderr)))
 	if err != nil {
 		return s.fail(stderr, err)
 	}
-	audit(stderr, "replay", "table", string(mf.Table), "filter", mf, "job", job.ID, "count", job.Moved)
+	audit(stderr, "replay", "table", string(mf.Table), slog.Group("filter", f.logAttrs(mf)...), "job", job.ID, "count", job.Moved)
 	report(stdout, s.out, map[string]any{"job": job.ID, "table": mf.Table, "matched": job.Matched, "moved": job.Moved, "dryRun": false},
-		fmt.Sprintf("replay job %s: moved %d of %d matched %s rows to pending", job.ID, job.Moved, job.Matched, mf.Table), false)
+		fmt.Sprintf("replay job %s: moved %d of %s to pending", job.ID, job.Moved, counted(job.Matched, "matched "+string(mf.Table)+" row", "matched "+string(mf.Table)+" rows")), false)
 	return 0
 }
 
@@ -172,7 +174,7 @@ func runReplay(ctx context.Context, wb queuebox.WorkbenchStore, f queuebox.Messa
 		switch {
 		case job.Error != nil:
 			p.done()
-			return job, fmt.Errorf("replay job %s failed after moving %d rows: %s", job.ID, job.Moved, *job.Error)
+			return job, fmt.Errorf("replay job %s failed after moving %s: %s", job.ID, counted(job.Moved, "row", "rows"), *job.Error)
 		case job.Done:
 			p.done()
 			return job, nil
@@ -209,7 +211,7 @@ func stepJob(ctx context.Context, wb queuebox.WorkbenchStore, l queuebox.JobLeas
 
 // interrupted explains that a stopped job keeps its progress.
 func interrupted(job queuebox.ReplayJob, err error) error {
-	return fmt.Errorf("%w; replay job %s stays in the database with %d of %d rows moved, and the next runner finishes it", err, job.ID, job.Moved, job.Matched)
+	return fmt.Errorf("%w; replay job %s stays in the database with %d of %s moved, and the next runner finishes it", err, job.ID, job.Moved, counted(job.Matched, "row", "rows"))
 }
 
 // progress draws a bar on a terminal; elsewhere it draws nothing, so a
