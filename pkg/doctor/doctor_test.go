@@ -97,6 +97,10 @@ func TestCountsAgreeWithTheirNumber(t *testing.T) {
 	f.tables[0].DeadRows, f.tables[0].LiveRows = 1, 1
 	checks := doctor.Run(context.Background(), f, options())
 	require.Contains(t, find(checks, `vacuum outbox`)[0].Detail, "1 dead and 1 live row versions")
+
+	one := queuebox.PartitionReport{Table: queuebox.TableOutbox, Partitions: 1, Ahead: time.Hour}
+	checks = find(doctor.Run(context.Background(), partitioned{healthy(), []queuebox.PartitionReport{one}}, options()), "partitions")
+	require.Equal(t, "1 partition, reaching 1h0m0s ahead; the default partition is empty", checks[0].Detail)
 }
 
 func TestEachProblem(t *testing.T) {

@@ -32,7 +32,7 @@ func partitionChecks(ctx context.Context, d queuebox.Diagnostics, opts Options) 
 
 func partitionCheck(r queuebox.PartitionReport, retention time.Duration) Check {
 	c := Check{Name: "partitions " + string(r.Table), Status: OK,
-		Detail: fmt.Sprintf("%d partitions, reaching %s ahead; the default partition is empty", r.Partitions, age(r.Ahead))}
+		Detail: fmt.Sprintf("%s, reaching %s ahead; the default partition is empty", plural(int64(r.Partitions), "partition"), age(r.Ahead))}
 	var problems, fixes []string
 	if r.DefaultRows > 0 {
 		problems = append(problems, fmt.Sprintf("the default partition %s_default holds %s whose created_at no partition covers", r.Table, plural(r.DefaultRows, "row")))
