@@ -78,10 +78,10 @@ func dev(f devFlags, roles []wiring.Role, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	ports, err := planPorts(f)
-	if err != nil {
-		return err
+	if err == nil {
+		err = ports.check()
 	}
-	if err := ports.check(); err != nil {
+	if err != nil {
 		return err
 	}
 	// The receiver binds its port now, so nothing takes it meanwhile.
@@ -90,11 +90,7 @@ func dev(f devFlags, roles []wiring.Role, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w (--receiver-port)", err)
 	}
 	defer rc.stop()
-	cred, err := pgserver.Unprivileged()
-	if err != nil {
-		return err
-	}
-	bin, err := pgserver.FindBin(f.pgBin, "--pg-bin")
+	cred, bin, err := devServerBinaries(f.pgBin)
 	if err != nil {
 		return err
 	}
@@ -124,6 +120,18 @@ func dev(f devFlags, roles []wiring.Role, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "PostgreSQL and the schema ready in %s; starting every role\n", time.Since(started).Round(10*time.Millisecond))
 	return devServe(ctx, roles, ports, devTry(c.Port(), f, ports, root, keep), stdout, stderr)
+}
+
+// devServerBinaries finds initdb and postgres (in named, else the newest
+// installed) and the user the server runs as (nobody when dev runs as
+// root).
+func devServerBinaries(named string) (*syscall.Credential, string, error) {
+	cred, err := pgserver.Unprivileged()
+	if err != nil {
+		return nil, "", err
+	}
+	bin, err := pgserver.FindBin(named, "--pg-bin")
+	return cred, bin, err
 }
 
 // devCluster creates the cluster in root when it holds none yet and

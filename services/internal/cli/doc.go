@@ -15,7 +15,9 @@
 //	replay.go       replay of the rows a filter selects
 //	configcheck.go  config check FILE
 //	dev*.go         dev: the private PostgreSQL, its configuration
-//	                (devconfig.go, devmerge.go) and the demo receiver
+//	                (devconfig.go, devmerge.go), its ports checked
+//	                before initdb (devports.go), the banner
+//	                (devbanner.go) and the demo receiver
 //	clidb.go        the configuration and database access of the operator
 //	                commands; audit.go the audit line of the writing ones
 //
