@@ -95,6 +95,7 @@ var documented = []string{
 	"V14__add_outbox_unkeyed_due_indexes.sql",
 	"V15__add_destination_pauses.sql",
 	"V16__add_outbox_lanes.sql",
+	"V17__add_outbox_attempts.sql",
 }
 
 func TestLoadBundledMigrations(t *testing.T) {

@@ -3,7 +3,8 @@ package migrate_test
 // The SQL Server migrations cannot run here: there is no SQL Server on the
 // test machine. These tests read the files instead and hold the resulting
 // schema to the documented SQL Server columns and indexes of the inbox and
-// outbox table pages (28_Inbox_table.md, 30_Outbox_table.md).
+// outbox table pages (28_Inbox_table.md, 30_Outbox_table.md), and of the
+// delivery ledger that V17 adds (docs/dead-letters.md).
 
 import (
 	"regexp"
@@ -54,6 +55,21 @@ var docColumns = map[string]map[string]sqlColumn{
 		"destination": {"NVARCHAR(200)", false, "''"},
 		"origin_id":   {"UNIQUEIDENTIFIER", true, ""},
 	},
+	// V17, the delivery ledger (docs/dead-letters.md).
+	"outbox_attempts": {
+		"id":            {"BIGINT", false, ""},
+		"outbox_id":     {"UNIQUEIDENTIFIER", false, ""},
+		"message_id":    {"UNIQUEIDENTIFIER", false, ""},
+		"destination":   {"NVARCHAR(200)", false, ""},
+		"attempt":       {"INT", false, ""},
+		"started_at":    {"DATETIME2", false, ""},
+		"duration_ms":   {"INT", false, ""},
+		"outcome":       {"NVARCHAR(16)", false, ""},
+		"failure_class": {"NVARCHAR(32)", true, ""},
+		"status":        {"NVARCHAR(64)", true, ""},
+		"answer":        {"NVARCHAR(1024)", true, ""},
+		"recorded_at":   {"DATETIME2", false, "SYSUTCDATETIME()"},
+	},
 	"inbox": {
 		"id":               {"UNIQUEIDENTIFIER", false, "NEWID()"},
 		"source":           {"NVARCHAR(255)", false, ""},
@@ -95,6 +111,11 @@ var docIndexes = map[string]map[string]sqlIndex{
 		"idx_outbox_dead_sequence": {[]string{"sequence"}, "state = 'dead'"},
 		"idx_outbox_unkeyed_due":   {[]string{"scheduled_at", "sequence"}, "state = 'pending' AND [key] IS NULL"},
 		"idx_outbox_empty_key_due": {[]string{"scheduled_at", "sequence"}, "state = 'pending' AND [key] = ''"},
+	},
+	"outbox_attempts": {
+		"idx_outbox_attempts_outbox":      {[]string{"outbox_id", "id"}, ""},
+		"idx_outbox_attempts_destination": {[]string{"destination", "started_at"}, ""},
+		"idx_outbox_attempts_started":     {[]string{"started_at"}, ""},
 	},
 	"inbox": {
 		"uq_inbox_source_idempotency":   {[]string{"source", "idempotency_key"}, "unique"},
@@ -179,14 +200,14 @@ func parseColumn(t *testing.T, def string) (string, sqlColumn) {
 }
 
 // sqlServerSchema applies the statements of the SQL Server files to a
-// model of the outbox and inbox tables.
+// model of the outbox, inbox and outbox_attempts tables.
 func sqlServerSchema(t *testing.T) (map[string]map[string]sqlColumn, map[string]map[string]sqlIndex) {
 	t.Helper()
 	ms, err := migrate.Load(migrations.SQLServer)
 	require.NoError(t, err)
 	cols := map[string]map[string]sqlColumn{}
 	idx := map[string]map[string]sqlIndex{}
-	tracked := func(table string) bool { return table == "outbox" || table == "inbox" }
+	tracked := func(table string) bool { return table == "outbox" || table == "inbox" || table == "outbox_attempts" }
 	for _, m := range ms {
 		for _, batch := range migrate.SplitBatches(m.SQL) {
 			for _, stmt := range splitTop(code(batch), ';') {

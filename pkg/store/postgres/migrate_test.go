@@ -43,7 +43,8 @@ type column struct {
 	name, typ, nullable, def string
 }
 
-// The documented columns of the outbox and inbox table pages.
+// The documented columns of the outbox and inbox table pages, and of the
+// delivery ledger (V17).
 var wantColumns = map[string][]column{
 	"outbox": {
 		{"id", "uuid", "NO", "gen_random_uuid()"},
@@ -66,6 +67,21 @@ var wantColumns = map[string][]column{
 		{"discarded_at", "timestamp with time zone", "YES", ""},
 		{"destination", "character varying(200)", "NO", "''::character varying"},
 		{"origin_id", "uuid", "YES", ""},
+	},
+	// V17, the delivery ledger (docs/dead-letters.md).
+	"outbox_attempts": {
+		{"id", "bigint", "NO", "nextval('outbox_attempts_id_seq'::regclass)"},
+		{"outbox_id", "uuid", "NO", ""},
+		{"message_id", "uuid", "NO", ""},
+		{"destination", "character varying(200)", "NO", ""},
+		{"attempt", "integer", "NO", ""},
+		{"started_at", "timestamp with time zone", "NO", ""},
+		{"duration_ms", "integer", "NO", ""},
+		{"outcome", "character varying(16)", "NO", ""},
+		{"failure_class", "character varying(32)", "YES", ""},
+		{"status", "character varying(64)", "YES", ""},
+		{"answer", "text", "YES", ""},
+		{"recorded_at", "timestamp with time zone", "NO", "CURRENT_TIMESTAMP"},
 	},
 	"inbox": {
 		{"id", "uuid", "NO", "gen_random_uuid()"},
@@ -104,6 +120,12 @@ var wantIndexes = map[string]map[string]string{
 		"idx_outbox_dead_sequence":      "(sequence) WHERE ((state)::text = 'dead'::text)",
 		"idx_outbox_unkeyed_due":        "(scheduled_at, sequence) WHERE (((state)::text = 'pending'::text) AND (key IS NULL))",
 		"idx_outbox_empty_key_due":      "(scheduled_at, sequence) WHERE (((state)::text = 'pending'::text) AND ((key)::text = ''::text))",
+	},
+	"outbox_attempts": {
+		"outbox_attempts_pkey":            "(id)",
+		"idx_outbox_attempts_outbox":      "(outbox_id, id)",
+		"idx_outbox_attempts_destination": "(destination, started_at)",
+		"idx_outbox_attempts_started":     "(started_at)",
 	},
 	"inbox": {
 		"inbox_pkey":                    "(id)",
