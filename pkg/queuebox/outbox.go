@@ -79,7 +79,40 @@ type Outcome struct {
 	// it on a row that had none (a row without a key, routed at its
 	// claim); a row routed before keeps its own.
 	Destination string
+	// Attempt holds what the delivery ledger records of this attempt
+	// (see Attempt); a store without the ledger ignores it.
+	Attempt AttemptFacts
 }
+
+// AttemptFacts are what the publish step knows of one attempt, carried
+// on its Outcome to the write that records it in the delivery ledger.
+// The store adds what the row knows: its message id and destination.
+type AttemptFacts struct {
+	// Number is the row's attempt at the claim: the X-Attempt header the
+	// destination received, 0 on the first delivery.
+	Number int
+	// StartedAt is when the publish started, or, for a row that no
+	// publish sent (dead without a route, deferred by the gate), when its
+	// handling started. Zero lets the store take its own clock.
+	StartedAt time.Time
+	// Duration is how long the publish took, or the handling without one.
+	Duration time.Duration
+	// Status is the destination's answer code: an HTTP status as text
+	// ("200", "503"); empty when it gave none.
+	Status string
+	// Answer is the start of what the destination answered to a failed
+	// publish (its body), else the failure's text: at most
+	// MaxAnswerBytes, redacted and stripped of control characters as
+	// last_error is. Empty for a sent row.
+	Answer string
+	// Class names the failure or the deferral, one of the AttemptClass
+	// values; empty for a sent row.
+	Class AttemptClass
+}
+
+// MaxAnswerBytes bounds AttemptFacts.Answer: the first KiB of an answer
+// tells what went wrong, and a ledger row stays small.
+const MaxAnswerBytes = 1024
 
 // Sent is the outcome of a row the destination accepted.
 func Sent() Outcome { return Outcome{Kind: OutcomeSent} }

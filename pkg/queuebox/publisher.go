@@ -18,6 +18,19 @@ type Delivery struct {
 	// that find no value.
 	RoutingKeyTemplate  *string
 	MissingFieldDefault string
+	// Receipt, when not nil, takes what the destination answered, for the
+	// delivery ledger: a publisher that knows sets its fields before
+	// Publish returns and never after, and one that does not leaves them.
+	Receipt *Receipt
+}
+
+// Receipt is what a destination answered to one publish.
+type Receipt struct {
+	// Status is the answer's code: an HTTP status as text ("200", "503").
+	Status string
+	// Answer is the start of the body of a failed publish's answer,
+	// redacted by the publisher; empty on success.
+	Answer string
 }
 
 // Publisher sends deliveries to one destination.

@@ -17,6 +17,10 @@ type RetentionStore interface {
 	// InboxByAge deletes up to batch processed or dead rows older than
 	// maxAge.
 	InboxByAge(ctx context.Context, maxAge time.Duration, batch int) (int64, error)
+	// LedgerByAge deletes up to batch rows of the delivery ledger that
+	// started more than maxAge ago; it deletes nothing, and says 0, on a
+	// database without the ledger's table.
+	LedgerByAge(ctx context.Context, maxAge time.Duration, batch int) (int64, error)
 }
 
 // Stores is one database's set of stores, opened, migrated and checked

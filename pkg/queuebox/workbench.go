@@ -307,4 +307,6 @@ type WorkbenchStore interface {
 	// (PauseRecorder) and that have not ended by the store's clock, by
 	// destination, then latest end first.
 	Pauses(ctx context.Context) ([]DestinationPause, error)
+	// LedgerReader reads the attempts of rows from the delivery ledger.
+	LedgerReader
 }

@@ -118,6 +118,25 @@ func Inbox(opts Options, store queuebox.RetentionStore, reg prometheus.Registere
 	return job, nil
 }
 
+// Ledger builds the cleanup of the delivery ledger of queuebox-deliver;
+// the caller runs it while the ledger is written, whatever the outbox's
+// and the inbox's policies. AGE deletes the attempts that started more
+// than MaxAge ago; DISABLED deletes nothing; COUNT is refused. The ledger
+// is never partitioned, so it deletes row by row in every database.
+func Ledger(opts Options, store queuebox.RetentionStore, reg prometheus.Registerer, log *slog.Logger) (*Job, error) {
+	opts, err := opts.withDefaults("ledger", PolicyAge, PolicyDisabled)
+	if err != nil {
+		return nil, err
+	}
+	job := newJob("ledger", opts, reg, log)
+	if opts.Policy == PolicyAge {
+		job.Steps = append(job.Steps, func(ctx context.Context, batch int) (int64, error) {
+			return store.LedgerByAge(ctx, opts.MaxAge, batch)
+		})
+	}
+	return job, nil
+}
+
 func newJob(table string, opts Options, reg prometheus.Registerer, log *slog.Logger) *Job {
 	return &Job{
 		Table: table, Interval: opts.Interval, Batch: opts.BatchSize,

@@ -32,15 +32,18 @@ func (c *callLog) InboxByAge(_ context.Context, maxAge time.Duration, batch int)
 	return 0, nil
 }
 
+func (c *callLog) LedgerByAge(_ context.Context, maxAge time.Duration, batch int) (int64, error) {
+	c.calls = append(c.calls, fmt.Sprintf("ledger age %v batch %d", maxAge, batch))
+	return 0, nil
+}
+
 // cycle builds the job of table from opts and runs one cycle; it returns
 // the store calls of the cycle.
 func cycle(t *testing.T, table string, opts retention.Options) []string {
 	t.Helper()
 	store := &callLog{}
-	build := retention.Outbox
-	if table == "inbox" {
-		build = retention.Inbox
-	}
+	build := map[string]func(retention.Options, queuebox.RetentionStore, prometheus.Registerer, *slog.Logger) (*retention.Job, error){
+		"outbox": retention.Outbox, "inbox": retention.Inbox, "ledger": retention.Ledger}[table]
 	job, err := build(opts, store, prometheus.NewRegistry(), quiet())
 	require.NoError(t, err)
 	require.True(t, job.RunOnce(context.Background()))
@@ -58,6 +61,23 @@ func TestEachPolicyDeletesWhatItNames(t *testing.T) {
 		cycle(t, "inbox", retention.Options{Policy: retention.PolicyAge, MaxAge: time.Minute, BatchSize: 5}))
 	require.Empty(t, cycle(t, "outbox", retention.Options{}), "no policy is DISABLED: the job runs and deletes nothing")
 	require.Empty(t, cycle(t, "inbox", retention.Options{Policy: retention.PolicyDisabled}))
+	require.Equal(t, []string{"ledger age 168h0m0s batch 1000"},
+		cycle(t, "ledger", retention.Options{Policy: retention.PolicyAge, MaxAge: 7 * 24 * time.Hour}))
+	require.Empty(t, cycle(t, "ledger", retention.Options{Policy: retention.PolicyDisabled}))
+}
+
+// The ledger is never partitioned: its cleanup deletes row by row even
+// where the outbox drops partitions, and COUNT is not one of its policies.
+func TestLedgerCleanup(t *testing.T) {
+	t.Parallel()
+	store := &dropLog{}
+	job, err := retention.Ledger(retention.Options{Policy: retention.PolicyAge, MaxAge: time.Hour}, store, prometheus.NewRegistry(), quiet())
+	require.NoError(t, err)
+	require.Equal(t, "ledger", job.Table)
+	require.True(t, job.RunOnce(context.Background()))
+	require.Equal(t, []string{"ledger age 1h0m0s batch 1000"}, store.calls)
+	_, err = retention.Ledger(retention.Options{Policy: retention.PolicyCount, KeepCount: 1}, store, prometheus.NewRegistry(), quiet())
+	require.ErrorContains(t, err, "retention ledger: policy must be one of")
 }
 
 func TestOptionsDefaults(t *testing.T) {

@@ -1,6 +1,7 @@
 // Package retention runs the cleanup of final rows: sent and dead outbox
-// rows in queuebox-deliver, processed and dead inbox rows in
-// queuebox-relay. It never deletes a row that waits or runs.
+// rows and the old attempts of the delivery ledger in queuebox-deliver,
+// processed and dead inbox rows in queuebox-relay. It never deletes a row
+// that waits or runs.
 package retention
 
 import (
@@ -45,7 +46,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 // Job cleans one table on its interval. It implements the component
 // contract of package run.
 type Job struct {
-	Table    string // the label: outbox or inbox
+	Table    string // the label: outbox, inbox or ledger
 	Interval time.Duration
 	Batch    int
 	// Steps run in order each cycle; each deletes in batches until a

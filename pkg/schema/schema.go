@@ -105,6 +105,23 @@ const ReplayJobsTable = "queuebox_replay_jobs"
 // renamed with the outbox and inbox tables.
 const DestinationPausesTable = "queuebox_destination_pauses"
 
+// LedgerTable is the table of the delivery ledger (migration V17), one
+// row per attempt of an outbox row. It is not renamed with the outbox
+// and inbox tables.
+const LedgerTable = "outbox_attempts"
+
+// Ledger is the delivery ledger of a layout. Statement templates see it
+// as {{.Ledger.Table}} and {{if .Ledger.Write}}.
+type Ledger struct {
+	// Table is the quoted name of the ledger's table; empty when the
+	// database has none (not yet migrated to V17), and then nothing reads
+	// or writes the ledger.
+	Table string
+	// Write says the outbox's outcome write records each attempt in the
+	// ledger (outbox.ledger.enabled). It is false whenever Table is empty.
+	Write bool
+}
+
 // Layout is the table layout of one deployment. Statement templates see it
 // as their data: {{.O.Table}}, {{.O.Topic}}, {{.I.IdempotencyKey}}.
 type Layout struct {
@@ -118,6 +135,17 @@ type Layout struct {
 	// (database.partitioning.enabled): the inbox then keeps its
 	// idempotency keys unique without a unique index.
 	Partitioned bool
+	// Ledger is the delivery ledger. New gives it its table, written; the
+	// start turns it off when the database lacks the table, and the store
+	// factory stops its writes when the configuration does.
+	Ledger Ledger
+}
+
+// WithoutLedger returns l with the ledger's writes off: the outcome write
+// is then the statement it was before the ledger.
+func (l Layout) WithoutLedger() Layout {
+	l.Ledger.Write = false
+	return l
 }
 
 // New builds the layout of the names n in dialect d. It panics on a name
@@ -128,6 +156,7 @@ func New(d Dialect, n Names) Layout {
 	return Layout{
 		Dialect:     d,
 		Partitioned: n.Partitioned,
+		Ledger:      Ledger{Table: q(LedgerTable), Write: true},
 		OutboxTable: n.OutboxTable,
 		InboxTable:  n.InboxTable,
 		O: Outbox{

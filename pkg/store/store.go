@@ -28,6 +28,20 @@ type Options struct {
 	// database.startupTimeoutMs, a flag such as --wait for a command
 	// that sets the bound itself.
 	StartupSetting string
+	// Ledger is outbox.ledger.enabled: the outbox's outcome write records
+	// each attempt in the delivery ledger. A set opened for anything but
+	// delivery (the CLI) may leave it false; the ledger is still read.
+	Ledger bool
+}
+
+// layout is the table layout of the database block in dialect d, with the
+// ledger's writes as opts asks.
+func layout(d schema.Dialect, cfg config.Database, opts Options) schema.Layout {
+	l := schema.New(d, Names(cfg))
+	if !opts.Ledger {
+		l = l.WithoutLedger()
+	}
+	return l
 }
 
 // Open connects to the database of cfg.Type, migrates it when
@@ -74,7 +88,7 @@ func postgresOptions(cfg config.Database, opts Options) (postgres.StoresOptions,
 			Registerer:     opts.Registerer,
 			Logger:         opts.Logger,
 		},
-		Layout:  schema.New(schema.Postgres, Names(cfg)),
+		Layout:  layout(schema.Postgres, cfg, opts),
 		Migrate: cfg.Migrate,
 		Partitioning: postgres.Partitioning{
 			Enabled: cfg.Partitioning.Enabled, Interval: cfg.Partitioning.Interval.D, Premake: cfg.Partitioning.Premake,
@@ -100,7 +114,7 @@ func sqlServerOptions(cfg config.Database, opts Options) (sqlserver.StoresOption
 			StartupSetting: opts.StartupSetting,
 			Logger:         opts.Logger,
 		},
-		Layout:  schema.New(schema.SQLServer, Names(cfg)),
+		Layout:  layout(schema.SQLServer, cfg, opts),
 		Migrate: cfg.Migrate,
 	}, nil
 }

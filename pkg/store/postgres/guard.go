@@ -72,6 +72,14 @@ func missingColumns(l schema.Layout, inboxCols, outboxCols map[string]bool, keys
 	return missing, laneGaps
 }
 
+// HasTable reports whether the quoted table exists: the start asks it of
+// the delivery ledger's table, which a database not yet migrated to V17
+// lacks.
+func (db *DB) HasTable(ctx context.Context, quotedTable string) (bool, error) {
+	cols, err := db.columns(ctx, quotedTable)
+	return cols != nil, err
+}
+
 // columns returns the column names of a quoted table name resolved through
 // the search path, or nil when the table does not exist.
 func (db *DB) columns(ctx context.Context, quotedTable string) (map[string]bool, error) {

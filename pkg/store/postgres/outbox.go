@@ -32,6 +32,9 @@ type Outbox struct {
 	opts  leaseclock.Options
 	// lanes says the table has the lane columns (schema.Outbox.Lanes).
 	lanes bool
+	// ledger says the outcome write records each attempt in the delivery
+	// ledger (schema.Ledger.Write), which takes six more parameters.
+	ledger bool
 
 	claimKeyedFirst, claimUnkeyedFirst   string
 	finish, renew, reclaim, pendingStats string
@@ -45,7 +48,7 @@ type Outbox struct {
 // outbox.claimTimeoutMs. Several Outbox values over one DB behave as
 // several replicas: the database alone keeps them off each other's rows.
 func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*Outbox, error) {
-	o := &Outbox{db: db, lease: lease, opts: leaseclock.New(opts), lanes: l.O.Lanes}
+	o := &Outbox{db: db, lease: lease, opts: leaseclock.New(opts), lanes: l.O.Lanes, ledger: l.Ledger.Write}
 	if err := renderAll(claimData{l, true}, map[*string]string{&o.claimKeyedFirst: "outbox_claim"}); err != nil {
 		return nil, err
 	}

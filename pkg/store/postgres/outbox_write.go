@@ -25,7 +25,11 @@ func (o *Outbox) Finish(ctx context.Context, outcomes []queuebox.Outcome) (map[s
 		ids[i], tokens[i], kinds[i], errs[i] = oc.Lease.ID, oc.Lease.Token, string(oc.Kind), oc.Error
 		delays[i], dests[i] = oc.Delay.Milliseconds(), oc.Destination
 	}
-	return o.db.queryIDs(ctx, once, "finish outbox rows", o.finish, ids, tokens, kinds, delays, errs, o.opts.Clock(), dests)
+	args := []any{ids, tokens, kinds, delays, errs, o.opts.Clock(), dests}
+	if o.ledger {
+		args = append(args, rowcodec.AttemptColumns(outcomes)...)
+	}
+	return o.db.queryIDs(ctx, once, "finish outbox rows", o.finish, args...)
 }
 
 // FinishAgain is Finish for a later try of the same outcomes, after a try

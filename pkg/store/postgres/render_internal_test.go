@@ -24,6 +24,11 @@ func TestRenderedStatements(t *testing.T) {
 	for name, stmt := range keyOrderStatements(t) {
 		got[name] = stmt
 	}
+	off, err := NewOutbox(nil, schematest.MappedLayout(schema.Postgres).WithoutLedger(), 0)
+	require.NoError(t, err)
+	// With the delivery ledger off, the outcome write is the statement of
+	// before the ledger.
+	got["ledger_off_outbox_finish"] = off.finish
 	schematest.Golden(t, filepath.Join("testdata", "rendered"), ".sql", got, *update)
 }
 
@@ -90,6 +95,7 @@ func renderedStatements(t *testing.T, l schema.Layout) map[string]string {
 		"retention_outbox_age":            rt.outboxAge,
 		"retention_outbox_count":          rt.outboxCount,
 		"retention_inbox_age":             rt.inboxAge,
+		"retention_ledger_age":            rt.ledgerAge,
 		"diagnose_inbox_pending":          dg.inboxPending,
 		"diagnose_outbox_dead":            dg.outboxDead,
 		"diagnose_inbox_dead":             dg.inboxDead,

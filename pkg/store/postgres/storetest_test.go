@@ -50,9 +50,17 @@ type pgDatabase struct {
 }
 
 func (d *pgDatabase) Stores(t testing.TB, now func() time.Time) queuebox.Stores {
+	return &postgres.Stores{DB: d.schema.Open(t, 4), Layout: d.layout(), Now: now}
+}
+
+func (d *pgDatabase) StoresWithoutLedger(t testing.TB, now func() time.Time) queuebox.Stores {
+	return &postgres.Stores{DB: d.schema.Open(t, 4), Layout: d.layout().WithoutLedger(), Now: now}
+}
+
+func (d *pgDatabase) layout() schema.Layout {
 	names := schema.DefaultNames()
 	names.Partitioned = d.partitioned
-	return &postgres.Stores{DB: d.schema.Open(t, 4), Layout: schema.New(schema.Postgres, names), Now: now}
+	return schema.New(schema.Postgres, names)
 }
 
 func (d *pgDatabase) InsertOutbox(t testing.TB, rows ...storetest.OutboxRow) []string {

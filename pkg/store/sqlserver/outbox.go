@@ -21,7 +21,10 @@ type Outbox struct {
 	lease time.Duration
 	opts  leaseclock.Options
 	// lanes says the table has the lane columns (schema.Outbox.Lanes).
-	lanes   bool
+	lanes bool
+	// ledger says the outcome write records each attempt in the delivery
+	// ledger (schema.Ledger.Write), from the facts each row then carries.
+	ledger  bool
 	lockKey string
 
 	claimKeyedFirst, claimUnkeyedFirst  string
@@ -36,7 +39,7 @@ type Outbox struct {
 // outbox.claimTimeoutMs. Several Outbox values over one DB behave as
 // several replicas: the claim lock and the row locks keep them apart.
 func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*Outbox, error) {
-	o := &Outbox{db: db, lease: lease, opts: leaseclock.New(opts), lanes: l.O.Lanes, lockKey: "queuebox_outbox_claim_" + l.OutboxTable}
+	o := &Outbox{db: db, lease: lease, opts: leaseclock.New(opts), lanes: l.O.Lanes, ledger: l.Ledger.Write, lockKey: "queuebox_outbox_claim_" + l.OutboxTable}
 	if err := renderAll(claimData{l, true}, map[*string]string{&o.claimKeyedFirst: "outbox_claim"}); err != nil {
 		return nil, err
 	}

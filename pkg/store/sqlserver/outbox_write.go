@@ -24,7 +24,21 @@ type leaseRow struct {
 	Headers json.RawMessage `json:"headers,omitempty"`
 	// Dest is the destination a row without a key went to (Finish).
 	Dest string `json:"dest,omitempty"`
+	// The attempt's facts for the delivery ledger (Finish with the
+	// ledger written): StartedAt is UTC with seven decimals, the text
+	// that OPENJSON reads as a DATETIME2.
+	Attempt    int    `json:"attempt,omitempty"`
+	StartedAt  string `json:"started_at,omitempty"`
+	DurationMs int64  `json:"duration_ms,omitempty"`
+	Class      string `json:"class,omitempty"`
+	Status     string `json:"status,omitempty"`
+	Answer     string `json:"answer,omitempty"`
 }
+
+// datetime2 is the layout of a DATETIME2 in the JSON that OPENJSON reads:
+// ISO 8601 without a zone (the column holds UTC) and with the type's
+// seven decimals.
+const datetime2 = "2006-01-02T15:04:05.0000000"
 
 // jsonRows encodes rows as the one NVARCHAR(MAX) parameter of a fenced
 // statement.
@@ -47,12 +61,21 @@ func leaseRows(leases []queuebox.Lease) []leaseRow {
 
 // outcomeRows encodes outcomes; the error of a sent row is not sent, so
 // a confirming read compares NULL with NULL as the write stored it.
-func outcomeRows(outcomes []queuebox.Outcome) []leaseRow {
+// ledger adds the attempt's facts for the delivery ledger.
+func outcomeRows(outcomes []queuebox.Outcome, ledger bool) []leaseRow {
 	out := make([]leaseRow, len(outcomes))
 	for i, oc := range outcomes {
 		reason := oc.Error
 		out[i] = leaseRow{ID: oc.Lease.ID, Token: oc.Lease.Token, Outcome: string(oc.Kind),
 			DelayMs: oc.Delay.Milliseconds(), Error: &reason, Dest: oc.Destination}
+		if ledger {
+			a := oc.Attempt
+			out[i].Attempt, out[i].DurationMs = a.Number, rowcodec.DurationMs(a.Duration)
+			out[i].Class, out[i].Status, out[i].Answer = string(a.Class), a.Status, a.Answer
+			if !a.StartedAt.IsZero() {
+				out[i].StartedAt = a.StartedAt.UTC().Format(datetime2)
+			}
+		}
 	}
 	return out
 }
@@ -63,7 +86,7 @@ func outcomeRows(outcomes []queuebox.Outcome) []leaseRow {
 // known); after any other error the fate is unknown, and the caller
 // tries again with FinishAgain.
 func (o *Outbox) Finish(ctx context.Context, outcomes []queuebox.Outcome) (map[string]bool, error) {
-	return o.db.queryIDs(ctx, "finish outbox rows", o.finish, jsonRows(outcomeRows(outcomes)), o.opts.Clock())
+	return o.db.queryIDs(ctx, "finish outbox rows", o.finish, jsonRows(outcomeRows(outcomes, o.ledger)), o.opts.Clock())
 }
 
 // FinishAgain is Finish for a later try of the same outcomes, after a try
@@ -75,7 +98,7 @@ func (o *Outbox) FinishAgain(ctx context.Context, outcomes []queuebox.Outcome) (
 
 // confirm finds the outcomes that an earlier try wrote.
 func (o *Outbox) confirm(ctx context.Context, outcomes []queuebox.Outcome) (map[string]bool, error) {
-	return o.db.queryIDs(ctx, "confirm outbox outcomes", o.written, jsonRows(outcomeRows(outcomes)))
+	return o.db.queryIDs(ctx, "confirm outbox outcomes", o.written, jsonRows(outcomeRows(outcomes, false)))
 }
 
 // Renew extends the leases still held by the store's lease and returns

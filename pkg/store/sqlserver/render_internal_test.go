@@ -35,7 +35,15 @@ func TestRenderedStatements(t *testing.T) {
 		"keyorder": keyOrder,
 	} {
 		t.Run(dir, func(t *testing.T) {
-			schematest.Golden(t, filepath.Join("testdata", dir), ".golden", renderedStatements(t, l), *update)
+			got := renderedStatements(t, l)
+			if dir == "default" {
+				// With the delivery ledger off, the outcome write is the
+				// statement of before the ledger.
+				off, err := NewOutbox(nil, l.WithoutLedger(), 0)
+				require.NoError(t, err)
+				got["ledger_off_outbox_finish"] = off.finish
+			}
+			schematest.Golden(t, filepath.Join("testdata", dir), ".golden", got, *update)
 		})
 	}
 }
@@ -117,6 +125,7 @@ func renderedStatements(t *testing.T, l schema.Layout) map[string]string {
 		"retention_outbox_age":            rt.outboxAge,
 		"retention_outbox_count":          rt.outboxCount,
 		"retention_inbox_age":             rt.inboxAge,
+		"retention_ledger_age":            rt.ledgerAge,
 		"diagnose_inbox_pending":          dg.inboxPending,
 		"diagnose_outbox_dead":            dg.outboxDead,
 		"diagnose_inbox_dead":             dg.inboxDead,
@@ -163,7 +172,7 @@ func workbenchStatements(t *testing.T, l schema.Layout) map[string]string {
 			}
 		}
 	}
-	for _, name := range []string{"wb_job_create", "wb_job_claim", "wb_job_fail", "wb_job_get", "wb_job_list", "wb_pauses"} {
+	for _, name := range []string{"wb_job_create", "wb_job_claim", "wb_job_fail", "wb_job_get", "wb_job_list", "wb_pauses", "wb_attempts"} {
 		out[name], err = w.stmt(name, jobFilter, false)
 		require.NoError(t, err)
 	}

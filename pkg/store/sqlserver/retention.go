@@ -12,6 +12,9 @@ import (
 type Retention struct {
 	db                               *DB
 	outboxAge, outboxCount, inboxAge string
+	// ledgerAge deletes from the delivery ledger; empty when the
+	// database has no ledger table.
+	ledgerAge string
 }
 
 // NewRetention renders the cleanup statements.
@@ -20,6 +23,9 @@ func NewRetention(db *DB, l schema.Layout) (*Retention, error) {
 	err := renderAll(l, map[*string]string{
 		&r.outboxAge: "retention_outbox_age", &r.outboxCount: "retention_outbox_count", &r.inboxAge: "retention_inbox_age",
 	})
+	if err == nil && l.Ledger.Table != "" {
+		err = renderAll(l, map[*string]string{&r.ledgerAge: "retention_ledger_age"})
+	}
 	return r, err
 }
 
@@ -38,4 +44,13 @@ func (r *Retention) OutboxByCount(ctx context.Context, state queuebox.State, kee
 // InboxByAge deletes up to batch processed or dead rows older than maxAge.
 func (r *Retention) InboxByAge(ctx context.Context, maxAge time.Duration, batch int) (int64, error) {
 	return r.db.execCount(ctx, "delete old inbox rows", r.inboxAge, maxAge.Milliseconds(), batch)
+}
+
+// LedgerByAge deletes up to batch ledger rows that started more than
+// maxAge ago; without the ledger's table it deletes nothing.
+func (r *Retention) LedgerByAge(ctx context.Context, maxAge time.Duration, batch int) (int64, error) {
+	if r.ledgerAge == "" {
+		return 0, nil
+	}
+	return r.db.execCount(ctx, "delete old delivery ledger rows", r.ledgerAge, maxAge.Milliseconds(), batch)
 }

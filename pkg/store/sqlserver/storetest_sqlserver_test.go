@@ -84,6 +84,10 @@ func (d *msDatabase) Stores(t testing.TB, now func() time.Time) queuebox.Stores 
 	return &sqlserver.Stores{DB: d.open(t), Layout: schematest.DefaultLayout(schema.SQLServer), Now: now}
 }
 
+func (d *msDatabase) StoresWithoutLedger(t testing.TB, now func() time.Time) queuebox.Stores {
+	return &sqlserver.Stores{DB: d.open(t), Layout: schematest.DefaultLayout(schema.SQLServer).WithoutLedger(), Now: now}
+}
+
 // utcOrNull binds a zero time as NULL and any other in UTC, the zone of
 // every DATETIME2 column.
 func utcOrNull(v time.Time) any {

@@ -40,6 +40,9 @@ type Database interface {
 	// the time from now (never nil in the suite). The database closes it
 	// when t ends; the suite never calls Close.
 	Stores(t testing.TB, now func() time.Time) queuebox.Stores
+	// StoresWithoutLedger is Stores with the delivery ledger's writes
+	// off (outbox.ledger.enabled false).
+	StoresWithoutLedger(t testing.TB, now func() time.Time) queuebox.Stores
 	Rows
 }
 
@@ -257,6 +260,10 @@ func Exercise(t *testing.T, newDatabase Factory) {
 		"WorkbenchReplayJobBackfillsAlone":             workbenchReplayJobBackfillsAlone,
 		"WorkbenchListPagesThroughSharedSequences":     workbenchListPagesThroughSharedSequences,
 		"PausesRecordedPerReplicaUntilTheyEnd":         pausesRecordedPerReplicaUntilTheyEnd,
+		"LedgerRecordsOneAttemptPerKeptOutcome":        ledgerRecordsOneAttemptPerKeptOutcome,
+		"LedgerNamesTheMessageOfEachDelivery":          ledgerNamesTheMessageOfEachDelivery,
+		"LedgerOffRecordsNothing":                      ledgerOffRecordsNothing,
+		"LedgerCleanupByAgeDeletesInBatches":           ledgerCleanupByAgeDeletesInBatches,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

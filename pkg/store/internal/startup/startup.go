@@ -22,6 +22,8 @@ type Schema interface {
 	CheckSchema(ctx context.Context, l schema.Layout, keys Keys) (laneGaps []string, err error)
 	// IndexWarnings names the indexes of the relay claim that are missing.
 	IndexWarnings(ctx context.Context, l schema.Layout) ([]string, error)
+	// HasTable reports whether the quoted table exists.
+	HasTable(ctx context.Context, quotedTable string) (bool, error)
 }
 
 // Keys are the configuration keys of the columns that later releases
@@ -42,7 +44,8 @@ var ColumnKeys = Keys{
 // Prepare migrates db when migrate is true, runs the schema guard for l
 // and logs each index warning to log (nil logs nothing). It returns l,
 // with lanes off when the outbox lacks their columns (a custom table made
-// before them), which it logs with the statements that turn them on.
+// before them), which it logs with the statements that turn them on, and
+// with the delivery ledger off when its table is missing (see ledger).
 func Prepare(ctx context.Context, db Schema, l schema.Layout, migrate bool, log *slog.Logger) (schema.Layout, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -64,6 +67,9 @@ func Prepare(ctx context.Context, db Schema, l schema.Layout, migrate bool, log 
 		log.Warn("schema: the outbox runs in key order (the rows of a key keep one order across all destinations, and a route with several destinations is refused) until it has the lane columns",
 			"warning", strings.Join(laneGaps, " "))
 	}
+	if l, err = ledger(ctx, db, l, log); err != nil {
+		return l, err
+	}
 	warnings, err := db.IndexWarnings(ctx, l)
 	if err != nil {
 		return l, err
@@ -71,5 +77,27 @@ func Prepare(ctx context.Context, db Schema, l schema.Layout, migrate bool, log 
 	for _, w := range warnings {
 		log.Warn("schema", "warning", w)
 	}
+	return l, nil
+}
+
+// ledger turns the delivery ledger off when the database has no table
+// for it: a database that database.migrate false keeps behind V17. The
+// ledger is a record for operators, not part of delivery, so a missing
+// table stops no start, whatever outbox.ledger.enabled says: deliver runs
+// as before V17, and the line below says so once, when writes were
+// wanted, with what turns the ledger on.
+func ledger(ctx context.Context, db Schema, l schema.Layout, log *slog.Logger) (schema.Layout, error) {
+	if l.Ledger.Table == "" {
+		return l, nil
+	}
+	ok, err := db.HasTable(ctx, l.Ledger.Table)
+	if err != nil || ok {
+		return l, err
+	}
+	if l.Ledger.Write {
+		log.Warn("schema: the delivery ledger is off until its table exists; deliver runs without it. Apply migration V17 (queuebox migrate, or database.migrate: true) and restart, or set outbox.ledger.enabled: false to silence this",
+			"table", l.Ledger.Table)
+	}
+	l.Ledger = schema.Ledger{}
 	return l, nil
 }

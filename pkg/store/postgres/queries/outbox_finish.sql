@@ -10,12 +10,23 @@
 -- renewal locks them: the writer and the renewal of one replica run on
 -- two connections at once, and two statements that lock shared rows in
 -- different orders deadlock.
+--
+-- With the delivery ledger written (Ledger.Write), the UPDATE becomes the
+-- data-modifying CTE done, and the ledger CTE inserts one attempt for
+-- each row it returns: the rows whose fence held, and no other, in the
+-- same statement and transaction. $8 to $13 carry the attempt's facts
+-- (attempt number, start in microseconds since the epoch with 0 for the
+-- clock of $6, duration, failure class, status, answer; '' stores NULL).
+-- The row gives the message id (its origin's for a fan-out delivery) and
+-- the destination it now has. Without the ledger the statement is the
+-- one of before.
 WITH d AS MATERIALIZED (
-    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::text[], $7::text[])
-        AS d(id, token, outcome, delay_ms, error, dest)
+    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::text[], $7::text[]{{if .Ledger.Write}},
+        $8::int[], $9::bigint[], $10::int[], $11::text[], $12::text[], $13::text[]{{end}})
+        AS d(id, token, outcome, delay_ms, error, dest{{if .Ledger.Write}}, attempt, started_us, duration_ms, class, status, answer{{end}})
 ), owned AS MATERIALIZED (
     {{template "fence" args "T" .O "A" "o" "Now" "$6"}}
-)
+){{if .Ledger.Write}}, done AS ({{end}}
 UPDATE {{.O.Table}} o
 SET {{.O.State}} = CASE WHEN d.outcome IN ('retry', 'defer') THEN 'pending' ELSE d.outcome END,
     {{.O.Attempt}} = CASE d.outcome WHEN 'retry' THEN o.{{.O.Attempt}} + 1 ELSE o.{{.O.Attempt}} END,
@@ -30,4 +41,21 @@ FROM d, owned
 WHERE o.{{.O.ID}} = owned.id
   AND d.id = owned.id
   AND {{template "fence_holds" args "T" .O "A" "o" "Now" "$6"}}
+{{if .Ledger.Write -}}
+RETURNING o.{{.O.ID}} AS id,
+    {{if .O.Lanes}}COALESCE(o.{{.O.OriginID}}, o.{{.O.ID}}) AS message_id, o.{{.O.Destination}} AS destination,
+    {{- else}}o.{{.O.ID}} AS message_id, COALESCE(d.dest, '') AS destination,{{end}}
+    d.outcome, d.attempt, d.started_us, d.duration_ms, d.class, d.status, d.answer
+), ledger AS (
+    INSERT INTO {{.Ledger.Table}} (outbox_id, message_id, destination, attempt, started_at, duration_ms, outcome,
+        failure_class, status, answer)
+    SELECT id, message_id, destination, attempt,
+        COALESCE(timestamptz 'epoch' + NULLIF(started_us, 0) * interval '1 microsecond', {{template "now" "$6"}}),
+        duration_ms, CASE outcome WHEN 'retry' THEN 'failed' WHEN 'defer' THEN 'deferred' ELSE outcome END,
+        NULLIF(class, ''), NULLIF(status, ''), NULLIF(answer, '')
+    FROM done
+)
+SELECT id::text FROM done
+{{- else -}}
 RETURNING o.{{.O.ID}}::text
+{{- end}}

@@ -10,9 +10,20 @@
 -- renewal locks them: the writer and the renewal of one replica run on
 -- two connections at once, and two statements that lock shared rows in
 -- different orders deadlock.
+--
+-- With the delivery ledger written (Ledger.Write), the UPDATE becomes the
+-- data-modifying CTE done, and the ledger CTE inserts one attempt for
+-- each row it returns: the rows whose fence held, and no other, in the
+-- same statement and transaction. $8 to $13 carry the attempt's facts
+-- (attempt number, start in microseconds since the epoch with 0 for the
+-- clock of $6, duration, failure class, status, answer; '' stores NULL).
+-- The row gives the message id (its origin's for a fan-out delivery) and
+-- the destination it now has. Without the ledger the statement is the
+-- one of before.
 WITH d AS MATERIALIZED (
-    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::text[], $7::text[])
-        AS d(id, token, outcome, delay_ms, error, dest)
+    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::bigint[], $5::text[], $7::text[],
+        $8::int[], $9::bigint[], $10::int[], $11::text[], $12::text[], $13::text[])
+        AS d(id, token, outcome, delay_ms, error, dest, attempt, started_us, duration_ms, class, status, answer)
 ), owned AS MATERIALIZED (
     SELECT o."ob_id" AS id
     FROM "qb_outbox" o
@@ -20,7 +31,7 @@ WITH d AS MATERIALIZED (
     WHERE o."ob_state" = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > COALESCE($6::timestamptz, now())
     ORDER BY o."ob_id"
     FOR UPDATE OF o
-)
+), done AS (
 UPDATE "qb_outbox" o
 SET "ob_state" = CASE WHEN d.outcome IN ('retry', 'defer') THEN 'pending' ELSE d.outcome END,
     "ob_attempt" = CASE d.outcome WHEN 'retry' THEN o."ob_attempt" + 1 ELSE o."ob_attempt" END,
@@ -34,4 +45,16 @@ FROM d, owned
 WHERE o."ob_id" = owned.id
   AND d.id = owned.id
   AND o."ob_state" = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > COALESCE($6::timestamptz, now())
-RETURNING o."ob_id"::text
+RETURNING o."ob_id" AS id,
+    o."ob_id" AS message_id, COALESCE(d.dest, '') AS destination,
+    d.outcome, d.attempt, d.started_us, d.duration_ms, d.class, d.status, d.answer
+), ledger AS (
+    INSERT INTO "outbox_attempts" (outbox_id, message_id, destination, attempt, started_at, duration_ms, outcome,
+        failure_class, status, answer)
+    SELECT id, message_id, destination, attempt,
+        COALESCE(timestamptz 'epoch' + NULLIF(started_us, 0) * interval '1 microsecond', COALESCE($6::timestamptz, now())),
+        duration_ms, CASE outcome WHEN 'retry' THEN 'failed' WHEN 'defer' THEN 'deferred' ELSE outcome END,
+        NULLIF(class, ''), NULLIF(status, ''), NULLIF(answer, '')
+    FROM done
+)
+SELECT id::text FROM done

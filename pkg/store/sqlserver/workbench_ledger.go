@@ -1,0 +1,52 @@
+package sqlserver
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/alternayte/queuebox/pkg/queuebox"
+)
+
+// Attempts implements queuebox.LedgerReader: one statement over the
+// ledger's row index. A database without the ledger's table has none.
+func (w *Workbench) Attempts(ctx context.Context, ids []string, limit int) ([]queuebox.Attempt, error) {
+	if w.layout.Ledger.Table == "" || len(ids) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	stmt, err := w.stmt("wb_attempts", jobFilter, false)
+	if err != nil {
+		return nil, err
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	var out []queuebox.Attempt
+	err = w.db.on(ctx, func(ctx context.Context, conn *sql.Conn) error {
+		rows, err := conn.QueryContext(ctx, stmt, string(list), limit)
+		if err != nil {
+			return err
+		}
+		out, err = collect(rows, scanAttempt)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the attempts of outbox rows: %w", err)
+	}
+	return out, nil
+}
+
+func scanAttempt(r *sql.Rows) (queuebox.Attempt, error) {
+	var a queuebox.Attempt
+	var ms int64
+	var outcome, class string
+	err := r.Scan(&a.ID, &a.OutboxID, &a.MessageID, &a.Destination, &a.Number, &a.StartedAt, &ms, &outcome,
+		&class, &a.Status, &a.Answer, &a.RecordedAt)
+	// DATETIME2 has no zone; every one holds UTC.
+	a.StartedAt, a.RecordedAt = a.StartedAt.UTC(), a.RecordedAt.UTC()
+	a.Duration, a.Outcome, a.Class = time.Duration(ms)*time.Millisecond, queuebox.AttemptOutcome(outcome), queuebox.AttemptClass(class)
+	return a, err
+}
