@@ -40,6 +40,7 @@ func Default() Config {
 				ReconciliationIntervalMs: 1000,
 				Connection:               CaptureConnection{Encrypt: true},
 			},
+			Ledger: Ledger{Enabled: true},
 		},
 		Inbox: Inbox{
 			BasePath:     "/inbox",
@@ -57,6 +58,10 @@ func Default() Config {
 		Retention: Retention{
 			Outbox: defaultRetentionPolicy(),
 			Inbox:  defaultRetentionPolicy(),
+			Ledger: LedgerRetention{
+				Policy: PolicyAge, MaxAge: Duration{D: 7 * 24 * time.Hour, Text: "7d"},
+				CleanupInterval: Duration{D: time.Hour, Text: "1h"}, BatchSize: 1000,
+			},
 		},
 	}
 }

@@ -58,6 +58,7 @@ var keyRules = map[string]keyRule{
 	"outbox.claimTimeoutMs":         above0,
 	"outbox.pendingGaugeIntervalMs": above0,
 	"outbox.shutdownTimeoutMs":      above0,
+	"outbox.ledger.enabled":         note("records every attempt in outbox_attempts (migration V17); without that table deliver runs with the ledger off and logs why"),
 
 	"outbox.capture.mode":                              oneOf(CapturePolling, CapturePostgresLogical, CaptureSQLServerCDC).says("postgres-logical needs database.type postgresql, sqlserver-cdc needs sqlserver; a database.url with several hosts needs connection.hostname"),
 	"outbox.capture.enabled":                           note("true needs a mode other than polling"),
@@ -203,6 +204,10 @@ var keyRules = map[string]keyRule{
 	"retention.inbox.maxCount":         above0,
 	"retention.inbox.cleanupInterval":  note("above 0 while retention.enabled is true"),
 	"retention.inbox.batchSize":        above0,
+	"retention.ledger.policy":          oneOf(PolicyAge, PolicyDisabled).says("runs while outbox.ledger.enabled is true, whatever retention.enabled says"),
+	"retention.ledger.maxAge":          note("above 0 with policy AGE; measured from the attempt's start"),
+	"retention.ledger.cleanupInterval": note("above 0 with policy AGE"),
+	"retention.ledger.batchSize":       above0,
 }
 
 // authRules are the rules of a source's and of the admin auth block,

@@ -148,6 +148,14 @@ type Outbox struct {
 	PendingGaugeIntervalMs int     `yaml:"pendingGaugeIntervalMs"`
 	ShutdownTimeoutMs      int     `yaml:"shutdownTimeoutMs"`
 	Capture                Capture `yaml:"capture"`
+	Ledger                 Ledger  `yaml:"ledger"`
+}
+
+// Ledger configures the delivery ledger: one row per attempt of an outbox
+// row in the table outbox_attempts (migration V17), written with the
+// attempt's outcome. Its cleanup is retention.ledger.
+type Ledger struct {
+	Enabled bool `yaml:"enabled"`
 }
 
 // Capture configures change data capture, which only wakes delivery.
@@ -558,6 +566,24 @@ type Retention struct {
 	Enabled bool            `yaml:"enabled"`
 	Outbox  RetentionPolicy `yaml:"outbox"`
 	Inbox   RetentionPolicy `yaml:"inbox"`
+	Ledger  LedgerRetention `yaml:"ledger"`
+}
+
+// LedgerRetention is the cleanup of the delivery ledger. Unlike the table
+// blocks it does not wait for retention.enabled: it runs whenever the
+// ledger is written (outbox.ledger.enabled), so that a ledger on by
+// default never grows without bound.
+type LedgerRetention struct {
+	Policy          string   `yaml:"policy"`
+	MaxAge          Duration `yaml:"maxAge"`
+	CleanupInterval Duration `yaml:"cleanupInterval"`
+	BatchSize       int      `yaml:"batchSize"`
+}
+
+// LedgerCleanupRuns says whether the ledger's cleanup deletes anything: the ledger is
+// written and its policy is AGE.
+func (c *Config) LedgerCleanupRuns() bool {
+	return c.Outbox.Ledger.Enabled && c.Retention.Ledger.Policy == PolicyAge
 }
 
 // Retention policies, in their documented upper case.

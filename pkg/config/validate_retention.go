@@ -4,6 +4,24 @@ func (v *validator) retention() {
 	r, path := v.cfg.Retention, keyPath{"retention"}
 	v.retentionPolicy(r.Outbox, path.key("outbox"), r.Enabled, PolicyAge, PolicyCount, PolicyDisabled)
 	v.retentionPolicy(r.Inbox, path.key("inbox"), r.Enabled, PolicyAge, PolicyDisabled)
+	v.ledgerRetention(r.Ledger, path.key("ledger"))
+}
+
+// ledgerRetention checks the ledger's cleanup, which runs with the ledger
+// (outbox.ledger.enabled), not with retention.enabled: its settings are
+// checked when the ledger is on and its policy deletes.
+func (v *validator) ledgerRetention(p LedgerRetention, path keyPath) {
+	policyOK := v.oneOf(path.key("policy"), p.Policy, PolicyAge, PolicyDisabled)
+	v.positive(path.key("batchSize"), int64(p.BatchSize))
+	if !policyOK || !v.cfg.LedgerCleanupRuns() {
+		return
+	}
+	if p.MaxAge.D <= 0 {
+		v.add(path.key("maxAge"), "must be above 0 with policy AGE, got %q", p.MaxAge.Text)
+	}
+	if p.CleanupInterval.D <= 0 {
+		v.add(path.key("cleanupInterval"), "must be above 0 with policy AGE, got %q", p.CleanupInterval.Text)
+	}
 }
 
 // retentionPolicy checks the enumeration and the ranges always, and the

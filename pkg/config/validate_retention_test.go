@@ -35,7 +35,37 @@ func TestRetentionRules(t *testing.T) {
 		// The job of the table still runs on its interval with DISABLED.
 		{name: "cleanupInterval zero with policy DISABLED", env: with("QUEUEBOX_RETENTION_INBOX_CLEANUPINTERVAL=0s"),
 			want: []string{`retention.inbox.cleanupInterval (QUEUEBOX_RETENTION_INBOX_CLEANUPINTERVAL): must be above 0`}},
+		// The ledger's cleanup runs with the ledger, retention.enabled or not.
+		{name: "ledger policy COUNT", env: []string{"QUEUEBOX_RETENTION_LEDGER_POLICY=COUNT"},
+			want: []string{`retention.ledger.policy (QUEUEBOX_RETENTION_LEDGER_POLICY): must be one of AGE, DISABLED (in this letter case), got "COUNT"`}},
+		{name: "ledger maxAge zero", env: []string{"QUEUEBOX_RETENTION_LEDGER_MAXAGE=0d"},
+			want: []string{`retention.ledger.maxAge (QUEUEBOX_RETENTION_LEDGER_MAXAGE): must be above 0 with policy AGE, got "0d"`}},
+		{name: "ledger cleanupInterval zero", env: []string{"QUEUEBOX_RETENTION_LEDGER_CLEANUPINTERVAL=0s"},
+			want: []string{`retention.ledger.cleanupInterval (QUEUEBOX_RETENTION_LEDGER_CLEANUPINTERVAL): must be above 0 with policy AGE`}},
+		{name: "ledger batchSize zero", env: []string{"QUEUEBOX_RETENTION_LEDGER_BATCHSIZE=0"},
+			want: []string{"retention.ledger.batchSize (QUEUEBOX_RETENTION_LEDGER_BATCHSIZE): must be above 0"}},
 	})
+}
+
+// The ledger is on by default with a cleanup of its own that deletes
+// attempts older than seven days, whatever retention.enabled says; with
+// the ledger off, its cleanup's settings go unchecked, as the cleanup
+// does not run.
+func TestLedgerDefaults(t *testing.T) {
+	t.Parallel()
+	cfg := mustLoad(t, testOptions(baseYAML))
+	require.True(t, cfg.Outbox.Ledger.Enabled)
+	require.False(t, cfg.Retention.Enabled)
+	require.Equal(t, PolicyAge, cfg.Retention.Ledger.Policy)
+	require.Equal(t, 7*24*time.Hour, cfg.Retention.Ledger.MaxAge.D)
+	require.Equal(t, time.Hour, cfg.Retention.Ledger.CleanupInterval.D)
+	require.Equal(t, 1000, cfg.Retention.Ledger.BatchSize)
+	require.True(t, cfg.LedgerCleanupRuns())
+
+	cfg = mustLoad(t, testOptions(baseYAML, "QUEUEBOX_OUTBOX_LEDGER_ENABLED=false", "QUEUEBOX_RETENTION_LEDGER_MAXAGE=0d"))
+	require.False(t, cfg.LedgerCleanupRuns())
+	cfg = mustLoad(t, testOptions(baseYAML, "QUEUEBOX_RETENTION_LEDGER_POLICY=DISABLED"))
+	require.False(t, cfg.LedgerCleanupRuns())
 }
 
 func TestRetentionAccepts(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 // schema guard) and puts it on app.
 func openDatabase(ctx context.Context, app *App) error {
 	stores, err := store.Open(ctx, app.Config.Database, store.Options{
-		PoolName: "queuebox", Registerer: app.Registry, Logger: app.Log,
+		PoolName: "queuebox", Registerer: app.Registry, Logger: app.Log, Ledger: app.Config.Outbox.Ledger.Enabled,
 	})
 	if err != nil {
 		return err

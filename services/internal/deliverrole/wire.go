@@ -17,12 +17,12 @@ import (
 )
 
 // Role is the deliver role: the outbox poller with its publishers, the
-// wake listener when capture wakes the poller, the outbox retention job
-// and the outbox partition maintenance.
-var Role = wiring.Role{Name: "deliver", Runs: "the outbox poller and its publishers, the wake listener, outbox retention and outbox partitions", Wire: wire}
+// wake listener when capture wakes the poller, the outbox and delivery
+// ledger retention jobs and the outbox partition maintenance.
+var Role = wiring.Role{Name: "deliver", Runs: "the outbox poller and its publishers, the wake listener, outbox and ledger retention and outbox partitions", Wire: wire}
 
 // wire adds the outbox poller, its publishers, the wake listener and the
-// outbox retention job.
+// retention jobs.
 func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 	cfg := app.Config
 	store, err := app.Stores.Outbox(config.Ms(cfg.Outbox.ClaimTimeoutMs))
@@ -65,20 +65,49 @@ func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 			components = append(components, listener)
 		}
 	}
+	jobs, err := retentionJobs(app)
+	if err != nil {
+		return nil, err
+	}
+	components = append(components, jobs...)
+	components = append(components, wiring.Partitions(app, queuebox.TableOutbox)...)
+	return components, nil
+}
+
+// retentionJobs are the cleanups deliver runs: the outbox's while
+// retention.enabled is true, and the delivery ledger's while the ledger
+// is written with policy AGE, whatever retention.enabled says, so that a
+// ledger on by default never grows without bound.
+func retentionJobs(app *run.App) ([]run.Component, error) {
+	cfg := app.Config
+	var builds []func(queuebox.RetentionStore) (*retention.Job, error)
 	if cfg.Retention.Enabled {
-		cleanup, err := app.Stores.Retention()
-		if err != nil {
-			return nil, err
-		}
-		job, err := retention.Outbox(wiring.Retention(cfg.Retention.Outbox), cleanup, app.Registry, app.Log)
+		builds = append(builds, func(s queuebox.RetentionStore) (*retention.Job, error) {
+			return retention.Outbox(wiring.Retention(cfg.Retention.Outbox), s, app.Registry, app.Log)
+		})
+	}
+	if cfg.LedgerCleanupRuns() {
+		builds = append(builds, func(s queuebox.RetentionStore) (*retention.Job, error) {
+			return retention.Ledger(wiring.LedgerRetention(cfg.Retention.Ledger), s, app.Registry, app.Log)
+		})
+	}
+	if len(builds) == 0 {
+		return nil, nil
+	}
+	cleanup, err := app.Stores.Retention()
+	if err != nil {
+		return nil, err
+	}
+	var jobs []run.Component
+	for _, build := range builds {
+		job, err := build(cleanup)
 		if err != nil {
 			return nil, err
 		}
 		app.Health.Add("retention-service", job.Check)
-		components = append(components, job)
+		jobs = append(jobs, job)
 	}
-	components = append(components, wiring.Partitions(app, queuebox.TableOutbox)...)
-	return components, nil
+	return jobs, nil
 }
 
 // closeAfter runs the poller and closes the publishers only once its Run

@@ -24,6 +24,12 @@ func Retention(p config.RetentionPolicy) retention.Options {
 	return opts
 }
 
+// LedgerRetention maps retention.ledger onto the options of the
+// delivery ledger's cleanup job.
+func LedgerRetention(p config.LedgerRetention) retention.Options {
+	return retention.Options{Policy: p.Policy, MaxAge: p.MaxAge.D, Interval: p.CleanupInterval.D, BatchSize: p.BatchSize}
+}
+
 // RetentionAges is the max age of each table whose retention deletes by
 // age (retention.enabled and policy AGE); a table without one is left
 // out.
