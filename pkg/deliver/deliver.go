@@ -1,6 +1,7 @@
 package deliver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -72,13 +73,17 @@ func (p *Poller) deliver(ctx context.Context, row queuebox.ClaimedMessage) (queu
 // before the publish and takes the destination's permit, and publish
 // sends the row when prepare left it ready. release then ends the permit,
 // once, whatever became of the row. The outcome names the destination
-// the row went to, which the write records on a row routed at its claim.
+// the row went to, which the write records on a row routed at its claim,
+// and carries the facts of the attempt for the delivery ledger (facts).
 func (p *Poller) attempt(ctx, pubCtx context.Context, row queuebox.ClaimedMessage) queuebox.Outcome {
+	begun := time.Now()
 	s, end, ready := p.prepare(ctx, row)
 	if ready {
 		end = p.publish(ctx, pubCtx, &s)
 	}
-	return p.release(ctx, &s, end)
+	outcome := p.release(ctx, &s, end)
+	p.facts(&outcome, row.OutboxMessage, begun)
+	return outcome
 }
 
 // target is where one row goes: its destination, and the route that
@@ -131,12 +136,13 @@ func (p *Poller) prepare(ctx context.Context, row queuebox.ClaimedMessage) (s se
 	}
 	s.target = t
 	if s.pub = p.opts.Publishers[t.dest.Name]; s.pub == nil {
-		return s, stopped(p.dead(fmt.Sprintf("Destination %s of type %s has no publisher in this build", t.dest.Name, t.dest.Kind))), false
+		return s, stopped(p.dead(queuebox.ClassNoRoute,
+			fmt.Sprintf("Destination %s of type %s has no publisher in this build", t.dest.Name, t.dest.Kind))), false
 	}
 	if row.HeadersErr != nil {
 		// No retry can repair the row; an operator corrects the column and
 		// requeues it.
-		return s, stopped(p.dead("Row cannot be delivered: " + row.HeadersErr.Error())), false
+		return s, stopped(p.dead(queuebox.ClassUndeliverable, "Row cannot be delivered: "+row.HeadersErr.Error())), false
 	}
 	// The destination's gate comes before the transform: a row that its
 	// destination cannot take now costs no transform and no attempt.
@@ -173,20 +179,21 @@ func (p *Poller) prepare(ctx context.Context, row queuebox.ClaimedMessage) (s se
 func (p *Poller) resolve(m *queuebox.OutboxMessage) (target, *queuebox.Outcome) {
 	route, ok := p.opts.Router.Match(m.Topic)
 	if !ok {
-		o := p.dead(noRouteReason(m.Topic))
+		o := p.dead(queuebox.ClassNoRoute, noRouteReason(m.Topic))
 		return target{}, &o
 	}
 	name := m.Destination
 	if name == "" {
 		if len(route.Destinations) > 1 {
 			o := queuebox.Defer(fanOutRetry)
+			o.Attempt.Class = queuebox.ClassFanOut
 			return target{}, &o
 		}
 		name = route.Destinations[0].Name
 	}
 	dest, ok := route.To(name)
 	if !ok {
-		o := p.dead(fmt.Sprintf("No route sends topic %s to destination %s any more (the routes changed after the row was routed there)",
+		o := p.dead(queuebox.ClassNoRoute, fmt.Sprintf("No route sends topic %s to destination %s any more (the routes changed after the row was routed there)",
 			m.Topic, name))
 		return target{}, &o
 	}
@@ -194,33 +201,46 @@ func (p *Poller) resolve(m *queuebox.OutboxMessage) (target, *queuebox.Outcome) 
 	return target{route: route, dest: dest}, nil
 }
 
-// publish sends a prepared row and says what became of it. It leaves the
-// permit to release.
+// publish sends a prepared row and says what became of it, with the
+// facts of the attempt: when it started, how long it took and what the
+// destination answered (the publisher's Receipt). It leaves the permit to
+// release.
 func (p *Poller) publish(ctx, pubCtx context.Context, s *sending) ended {
 	dest := s.dest
+	var receipt queuebox.Receipt
+	s.delivery.Receipt = &receipt
 	start := time.Now()
 	err := s.pub.Publish(pubCtx, s.delivery)
-	p.opts.Metrics.Publish.Since(start, dest.Kind)
+	took := time.Since(start)
+	p.opts.Metrics.Publish.Observe(took, dest.Kind)
 	p.markPublished(dest.Name)
+	facts := queuebox.AttemptFacts{StartedAt: start, Duration: took, Status: answerStatus(receipt, err)}
 	if pause, ok := flow.Unsent(err, time.Now()); ok && ctx.Err() == nil {
 		// Nothing reached the destination (a blocked connection): the row
 		// is deferred like one the gate turned away, no attempt spent.
 		why := p.lastError(fmt.Sprintf("%s refused the publish: %v", dest.Name, err))
-		return ended{unsent: true, result: flow.Result{Skipped: true, Pause: pause, Reason: why}}
+		facts.Class, facts.Answer = queuebox.ClassRefused, why
+		return ended{unsent: true, result: flow.Result{Skipped: true, Pause: pause, Reason: why},
+			outcome: queuebox.Outcome{Attempt: facts}}
 	}
 	if err == nil {
 		p.sentCounter(dest.Name).Inc()
-		return ended{outcome: queuebox.Sent()}
+		end := ended{outcome: queuebox.Sent()}
+		end.outcome.Attempt = facts
+		return end
 	}
 	p.opts.Metrics.DestinationMessages.WithLabelValues(dest.Name, "failure").Inc()
 	reason := fmt.Sprintf("Publish to %s failed: %v", dest.Name, err)
 	end := ended{result: flow.Classify(ctx, err, p.lastError(reason), time.Now())}
+	class := failureClass(err)
 	if errors.Is(err, queuebox.ErrUndeliverable) {
 		// No attempt can succeed: retrying would only burn them.
-		end.outcome = p.dead(reason)
+		end.outcome = p.dead(class, reason)
 	} else {
-		end.outcome = p.failure(s.delivery.Message, reason)
+		end.outcome = p.failure(s.delivery.Message, class, reason)
 	}
+	facts.Class, facts.Answer = class, cmp.Or(receipt.Answer, reason)
+	end.outcome.Attempt = facts
 	return end
 }
 
@@ -235,6 +255,7 @@ func (p *Poller) release(ctx context.Context, s *sending, end ended) queuebox.Ou
 		d := s.permit.Defer(end.result.Pause, end.result.Reason, time.Now())
 		p.postpone(ctx, s.dest.Name, &d)
 		outcome = queuebox.Defer(max(0, time.Until(d.Until)))
+		outcome.Attempt = end.outcome.Attempt
 	} else {
 		s.permit.Done(end.result)
 	}
@@ -258,6 +279,7 @@ func (p *Poller) admit(ctx context.Context, dest string) (*flow.Permit, *queuebo
 	}
 	p.postpone(ctx, dest, d)
 	outcome := queuebox.Defer(max(0, time.Until(d.Until)))
+	outcome.Attempt.Class, outcome.Attempt.Answer = queuebox.AttemptClass(d.Reason), d.Detail
 	return nil, &outcome
 }
 
@@ -281,23 +303,30 @@ func (p *Poller) transform(ctx context.Context, t target, m *queuebox.OutboxMess
 	p.opts.Metrics.TransformFailures.WithLabelValues(failure.Strategy).Inc()
 	reason := "Transform failed: " + failure.Err.Error()
 	if failure.Strategy == StrategyDead {
-		return nil, p.dead(reason), false
+		return nil, p.dead(queuebox.ClassTransform, reason), false
 	}
-	return nil, p.failure(m, reason), false
+	return nil, p.failure(m, queuebox.ClassTransform, reason), false
 }
 
 // failure turns an error into the retry or dead outcome of the row: the
-// one place that decides whether a failed attempt retries.
-func (p *Poller) failure(m *queuebox.OutboxMessage, reason string) queuebox.Outcome {
+// one place that decides whether a failed attempt retries. class names
+// the failure in the delivery ledger.
+func (p *Poller) failure(m *queuebox.OutboxMessage, class queuebox.AttemptClass, reason string) queuebox.Outcome {
 	text := p.lastError(reason)
+	o := queuebox.Retry(RetryDelay(p.opts.RetryBaseDelay, m.Attempt, rand.Float64()), text)
 	if m.Attempt >= m.MaxAttempts {
-		return queuebox.Dead(text)
+		o = queuebox.Dead(text)
 	}
-	return queuebox.Retry(RetryDelay(p.opts.RetryBaseDelay, m.Attempt, rand.Float64()), text)
+	o.Attempt.Class = class
+	return o
 }
 
-func (p *Poller) dead(reason string) queuebox.Outcome {
-	return queuebox.Dead(p.lastError(reason))
+// dead is the outcome of a row that no attempt can deliver, its failure
+// named class in the delivery ledger.
+func (p *Poller) dead(class queuebox.AttemptClass, reason string) queuebox.Outcome {
+	o := queuebox.Dead(p.lastError(reason))
+	o.Attempt.Class = class
+	return o
 }
 
 // MaxRetryDelay caps the backoff of a failed delivery.
@@ -326,14 +355,18 @@ func RetryDelay(base time.Duration, attempt int, jitter float64) time.Duration {
 // (the outcome write of the whole group would fail on every try), and a
 // receiver's error body must not carry terminal escape sequences to the
 // operator who reads last_error in a shell.
-func (p *Poller) lastError(reason string) string {
+func (p *Poller) lastError(reason string) string { return p.clean(reason, p.opts.MaxErrorBytes) }
+
+// clean is lastError with a bound of limit bytes: the delivery ledger's
+// answer goes through it too, so it reads as last_error does.
+func (p *Poller) clean(text string, limit int) string {
 	clean := strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) && r != '\t' && r != '\n' {
 			return -1
 		}
 		return r
-	}, strings.ToValidUTF8(reason, "\uFFFD"))
-	return redact.Truncate(p.opts.Redactor.Redact(clean), p.opts.MaxErrorBytes)
+	}, strings.ToValidUTF8(text, "\uFFFD"))
+	return redact.Truncate(p.opts.Redactor.Redact(clean), limit)
 }
 
 // finished accounts for a written outcome.

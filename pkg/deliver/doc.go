@@ -45,7 +45,11 @@
 //     deferred) to the finisher (finisher.go), which writes the outcomes
 //     waiting at that moment in one fenced statement (the store's Finish,
 //     queries/outbox_finish.sql; FinishAgain for a later try), and
-//     finished counts and logs what the write kept. When the row's
+//     finished counts and logs what the write kept. The outcome carries
+//     the facts of the attempt (when the publish started, how long it
+//     took, the destination's receipt, the failure's class; completed by
+//     facts in ledger.go), which the same statement records in the
+//     delivery ledger for each row whose fence held. When the row's
 //     context ended first (its lease lost or about to end, or the
 //     shutdown timeout), handle writes nothing and the reclaim returns
 //     the row to pending once its lease runs out.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
@@ -81,7 +82,10 @@ func (p *Publisher) Target() string { return p.target }
 
 // Publish POSTs d.Body to the destination and returns nil only for a 2xx
 // answer. Any other status, a redirect, a timeout, a connection error or a
-// token failure returns an *Error. With OAuth2, a 401 drops the cached
+// token failure returns an *Error. When d.Receipt is set, it receives the
+// status of the answer and, for a failed one, the start of its body as
+// the *Error holds it (redacted, at most MaxErrorBodyBytes); a request
+// that got no answer leaves it empty. With OAuth2, a 401 drops the cached
 // token and the request is sent once more with a new one, within this
 // call. Each HTTP request is bounded by Options.Timeout; Publish also
 // returns when ctx ends, with an error that wraps ctx.Err().
@@ -136,11 +140,20 @@ func (p *Publisher) send(ctx context.Context, d queuebox.Delivery, row []headerP
 		return 0, p.transportError(ctx, err, false, p.redactorFor(cred))
 	}
 	p.count(statusClass(resp.StatusCode))
+	if d.Receipt != nil {
+		// A second request (a new OAuth2 token after a 401) replaces what
+		// the first one answered.
+		*d.Receipt = queuebox.Receipt{Status: strconv.Itoa(resp.StatusCode)}
+	}
 	if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
 		drainClose(resp.Body)
 		return resp.StatusCode, nil
 	}
-	return resp.StatusCode, p.statusError(resp, false, p.redactorFor(cred))
+	e := p.statusError(resp, false, p.redactorFor(cred))
+	if d.Receipt != nil {
+		d.Receipt.Answer = e.Body
+	}
+	return resp.StatusCode, e
 }
 
 // roundTrip sends one request. With the publisher's own transport it
