@@ -19,7 +19,8 @@ import (
 )
 
 // Workbench serves the operator's workbench routes: the message list,
-// one message, resend, discard, the overview, the replay jobs and whoami.
+// one message and its attempts, resend, discard, the overview, the replay
+// jobs and whoami.
 // Every GET passes the admin or the viewer credential; every POST only the
 // admin credential (the viewer's gets 403). Each write logs one line with
 // the credential, the route, the ids and the count. It is safe for
@@ -52,6 +53,7 @@ func NewWorkbench(opts Options, store queuebox.WorkbenchStore, routeOf RouteOf, 
 func (w *Workbench) mount(e *echo.Echo) {
 	e.GET("/admin/messages", w.reader(w.list))
 	e.GET("/admin/messages/:id", w.reader(w.get))
+	e.GET("/admin/messages/:id/attempts", w.reader(w.attempts))
 	e.POST("/admin/messages/:id/resend", w.resend)
 	e.POST("/admin/messages/:id/discard", w.discard)
 	e.GET("/admin/overview", w.reader(w.overview))

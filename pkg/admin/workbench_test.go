@@ -35,6 +35,9 @@ type fakeWorkbench struct {
 	pauses                  []queuebox.DestinationPause
 	pauseReads              int
 	overview                queuebox.Overview
+	// ledger answers Attempts; asked records the ids of each call.
+	ledger []queuebox.Attempt
+	asked  [][]string
 }
 
 func (f *fakeWorkbench) Pauses(context.Context) ([]queuebox.DestinationPause, error) {
