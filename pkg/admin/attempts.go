@@ -65,15 +65,16 @@ func (w *Workbench) attempts(c echo.Context, _ string) error {
 	}
 	items := make([]map[string]any, len(list))
 	for i, a := range list {
-		items[i] = attemptJSON(a)
+		items[i] = AttemptItem(a)
 	}
 	return c.JSON(http.StatusOK, map[string]any{"messageId": m.MessageID(), "items": items,
 		"limit": MaxAttemptsShown, "truncated": more})
 }
 
-// attemptJSON is the shape of one attempt: what the ledger holds, with
-// null for what it has none of.
-func attemptJSON(a queuebox.Attempt) map[string]any {
+// AttemptItem is the shape of one attempt in the admin API and the CLI's
+// JSON: what the ledger holds, camelCase, with null for what it has none
+// of.
+func AttemptItem(a queuebox.Attempt) map[string]any {
 	return map[string]any{"id": a.ID, "outboxId": a.OutboxID, "messageId": a.MessageID,
 		"destination": a.Destination, "attempt": a.Number, "startedAt": a.StartedAt,
 		"durationMs": a.Duration.Milliseconds(), "outcome": a.Outcome, "failureClass": nullable(string(a.Class)),

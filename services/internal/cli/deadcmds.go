@@ -60,10 +60,13 @@ func deadListCmd(args []string, stdout, stderr io.Writer) int {
 
 const deadShowAbout = `queuebox dead show prints one whole row: every column, with the payload
 and the headers as JSON. For an outbox row it adds the row's destination
-(or, for a row not routed yet, where its topic routes now) and the
+(or, for a row not routed yet, where its topic routes now), the
 deliveries of its message: the row the application wrote and the rows
 QueueBox added for the other destinations of a fan-out, each with its
-destination, state, attempt and last error.`
+destination, state, attempt and last error, and the attempts of those
+rows from the delivery ledger, newest first (at most 100): when each
+started, its attempt number, destination, outcome, failure class, the
+destination's status, how long it took and the start of its answer.`
 
 // deadShowCmd prints one row.
 func deadShowCmd(args []string, stdout, stderr io.Writer) int {
@@ -75,13 +78,21 @@ func deadShowCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	defer r.close()
 	var deliveries []queuebox.Message
+	var attempts []queuebox.Attempt
+	var more bool
 	if r.t == queuebox.TableOutbox {
 		var err error
 		if deliveries, err = admin.Deliveries(r.ctx, r.w.wb, r.m); err != nil {
 			return s.fail(stderr, err)
 		}
+		if attempts, more, err = admin.MessageAttempts(r.ctx, r.w.wb, r.m); err != nil {
+			return s.fail(stderr, err)
+		}
 	}
 	item := wholeRow(r.m, r.w.destinationsOf, deliveries)
+	if r.t == queuebox.TableOutbox {
+		addAttempts(item, attempts, more)
+	}
 	if s.out == "json" {
 		writeJSON(stdout, item)
 		return 0

@@ -57,6 +57,16 @@ func wholeRow(m queuebox.Message, destinationsOf admin.DestinationsOf, deliverie
 	return item
 }
 
+// addAttempts adds the attempts of an outbox row's message to its whole
+// row, in the admin API's shape; more says older ones were left out.
+func addAttempts(item map[string]any, attempts []queuebox.Attempt, more bool) {
+	list := make([]map[string]any, len(attempts))
+	for i, a := range attempts {
+		list[i] = admin.AttemptItem(a)
+	}
+	item["attempts"], item["attemptsTruncated"] = list, more
+}
+
 // destinationCell is the DESTINATION of a table row: the row's own, or
 // the routes' answer in parentheses for a row not routed yet.
 func destinationCell(m queuebox.Message, destinationsOf admin.DestinationsOf) string {
@@ -160,7 +170,7 @@ func short(s *string) string {
 func printRow(w io.Writer, item map[string]any) {
 	keys := make([]string, 0, len(item))
 	for k := range item {
-		if k != "payload" && k != "headers" && k != "deliveries" {
+		if k != "payload" && k != "headers" && k != "deliveries" && k != "attempts" && k != "attemptsTruncated" {
 			keys = append(keys, k)
 		}
 	}
@@ -175,12 +185,19 @@ func printRow(w io.Writer, item map[string]any) {
 		b, _ := json.MarshalIndent(item[k], "", "  ")
 		fmt.Fprintf(w, "%s:\n%s\n", k, b)
 	}
+	printDeliveries(w, item)
+	printAttempts(w, item)
+}
+
+// printDeliveries writes the deliveries of an outbox row's message as a
+// table; nothing for an inbox row.
+func printDeliveries(w io.Writer, item map[string]any) {
 	deliveries, _ := item["deliveries"].([]map[string]any)
 	if len(deliveries) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "deliveries:")
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  ID\tDESTINATION\tSTATE\tATTEMPT\tLAST ERROR")
 	for _, d := range deliveries {
 		dest, _ := d["destination"].(string)
@@ -188,4 +205,32 @@ func printRow(w io.Writer, item map[string]any) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d/%d\t%s\n", d["id"], orDash(dest), d["state"], d["attempt"], d["maxAttempts"], short(lastError))
 	}
 	_ = tw.Flush()
+}
+
+// printAttempts writes the attempts of an outbox row's message from the
+// delivery ledger as a table, newest first, with the first line of each
+// answer; nothing for an inbox row.
+func printAttempts(w io.Writer, item map[string]any) {
+	attempts, ok := item["attempts"].([]map[string]any)
+	if !ok {
+		return
+	}
+	if len(attempts) == 0 {
+		fmt.Fprintln(w, "attempts: none in the delivery ledger")
+		return
+	}
+	fmt.Fprintln(w, "attempts:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  STARTED\tATTEMPT\tDESTINATION\tOUTCOME\tCLASS\tSTATUS\tMS\tANSWER")
+	for _, a := range attempts {
+		started, _ := a["startedAt"].(time.Time)
+		dest, _ := a["destination"].(string)
+		text := func(key string) *string { p, _ := a[key].(*string); return p }
+		fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\t%s\t%d\t%s\n", started.UTC().Format(time.RFC3339Nano), a["attempt"], orDash(dest),
+			a["outcome"], deref(text("failureClass")), deref(text("status")), a["durationMs"], short(text("answer")))
+	}
+	_ = tw.Flush()
+	if more, _ := item["attemptsTruncated"].(bool); more {
+		fmt.Fprintf(w, "  (the newest %d; older attempts are left out)\n", len(attempts))
+	}
 }
