@@ -1,6 +1,7 @@
 // The message view: every column of one row, payload and headers pretty
-// printed, and for an admin the resend (with an editor for the outbox
-// payload and headers that refuses invalid JSON) and the discard.
+// printed, for an outbox row the timeline of its message's attempts from
+// the delivery ledger, and for an admin the resend (with an editor for the
+// outbox payload and headers that refuses invalid JSON) and the discard.
 import { get, post } from './api.js';
 import { h, status, say, pretty, when, badge, deferral, table, prefixLength, shortId, copyButton } from './dom.js';
 import { tableOf } from './filters.js';
@@ -31,12 +32,59 @@ async function show(tbl, ctx, out, body) {
   }
   say(out, '');
   const reload = () => show(tbl, ctx, out, body);
+  const timeline = tbl === 'outbox' ? h('section', { class: 'panel', id: 'attempts', 'aria-label': 'Attempts' },
+    h('h2', {}, 'Attempts'), h('p', { class: 'muted' }, 'Reading the delivery ledger…')) : '';
   body.replaceChildren(
     details(row),
     row.deliveries ? deliveries(row) : '',
+    timeline,
     h('section', { class: 'panel', 'aria-label': 'Payload' }, h('h2', {}, 'Payload'), h('pre', { id: 'payload', tabindex: 0 }, pretty(row.payload))),
     h('section', { class: 'panel', 'aria-label': 'Headers' }, h('h2', {}, 'Headers'), h('pre', { id: 'headers', tabindex: 0 }, pretty(row.headers || {}))),
     ctx.role === 'admin' ? actions(tbl, row, out, reload) : '');
+  if (timeline) attempts(row, timeline);
+}
+
+// attempts fills the timeline of the message's attempts, newest first:
+// when each started, its attempt number and destination, what came of it,
+// the destination's status, how long it took and the start of its
+// answer. The ledger is read apart from the row, so a failure to read it
+// leaves the rest of the page as it is.
+async function attempts(row, section) {
+  let data;
+  try {
+    data = (await get(`messages/${encodeURIComponent(row.id)}/attempts`)).data;
+  } catch (e) {
+    section.replaceChildren(h('h2', {}, 'Attempts'), h('p', { class: 'status error' }, e.message));
+    return;
+  }
+  const items = data.items || [];
+  const several = new Set(items.map((a) => a.destination)).size > 1;
+  const note = items.length === 0
+    ? 'The delivery ledger holds no attempt of this message (none yet, the ledger is off, or retention removed them).'
+    : data.truncated ? `The newest ${items.length} attempts; older ones are left out.` : '';
+  section.replaceChildren(h('h2', {}, 'Attempts'), note ? h('p', { class: 'muted' }, note) : '',
+    items.length ? h('ol', { class: 'timeline', 'aria-label': 'Attempts of message ' + row.messageId },
+      items.map((a) => attempt(a, several))) : '');
+}
+
+// attempt is one entry of the timeline.
+function attempt(a, several) {
+  const facts = [
+    h('span', { class: 'attempt-number' }, 'attempt ' + a.attempt),
+    several || a.destination ? h('span', { class: 'attempt-destination' }, '→ ' + (a.destination || 'no destination')) : '',
+    h('span', { class: 'badge outcome-' + a.outcome }, a.outcome),
+    a.failureClass ? h('span', { class: 'attempt-class' }, a.failureClass) : '',
+    a.status ? h('span', { class: 'attempt-status mono' }, a.status) : '',
+    h('span', { class: 'attempt-duration' }, duration(a.durationMs)),
+  ];
+  return h('li', { class: 'attempt outcome-' + a.outcome, 'data-outcome': a.outcome },
+    h('div', { class: 'attempt-head' }, when(a.startedAt), facts),
+    a.answer ? h('pre', { class: 'attempt-answer' }, a.answer) : '');
+}
+
+// duration shows milliseconds under a second, else seconds.
+function duration(ms) {
+  return ms < 1000 ? ms + ' ms' : (ms / 1000).toFixed(ms < 10000 ? 2 : 1) + ' s';
 }
 
 function details(row) {
