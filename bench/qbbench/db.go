@@ -264,3 +264,11 @@ func (d *benchDB) unfinishedOutbox(ctx context.Context) (int64, error) {
 	err := d.Store.Pool.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE state IN ('pending', 'processing')`).Scan(&n)
 	return n, err
 }
+
+// ledgerRows counts the rows of the delivery ledger (migration V17), and
+// those of sent attempts.
+func (d *benchDB) ledgerRows(ctx context.Context) (all, sent int64, err error) {
+	err = d.Store.Pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE outcome = 'sent') FROM outbox_attempts`).
+		Scan(&all, &sent)
+	return all, sent, err
+}

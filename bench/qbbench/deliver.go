@@ -185,6 +185,10 @@ type drain struct {
 	// same span (deliver drains and SQL loops; 0 elsewhere).
 	// BrokerCPUPerRow is the broker process's (brokers scenario only).
 	DBCPUPerRow, BrokerCPUPerRow time.Duration
+	// LedgerRows is the rows the delivery ledger held after a deliver
+	// drain, one per outcome written (deferrals too) with the ledger on,
+	// none with it off; LedgerSent those whose outcome is sent.
+	LedgerRows, LedgerSent int64
 }
 
 // deliverDrain pre-inserts rows pending rows, starts replicas
@@ -222,8 +226,12 @@ func (b *bench) deliverDrain(ctx context.Context, rows, keys, replicas int, extr
 	if got := b.rc.count.Load(); got < int64(rows) {
 		return drain{}, fmt.Errorf("the receiver got %d requests for %d sent rows", got, rows)
 	}
+	ledger, sent, err := db.ledgerRows(ctx)
+	if err != nil {
+		return drain{}, err
+	}
 	return drain{Rate: w.rate(), CPUPerRow: cpu / time.Duration(rows), LoadCPUPerRow: self / time.Duration(rows), Idle: idle,
-		DBCPUPerRow: dbCPU / time.Duration(rows)}, nil
+		DBCPUPerRow: dbCPU / time.Duration(rows), LedgerRows: ledger, LedgerSent: sent}, nil
 }
 
 // cpuNote formats the median CPU per row of some drains, and that of the

@@ -35,6 +35,8 @@
 //	          -flow-only picks one)
 //	flowdefaults  the deliver drains (null keys and 1,000 keys) with
 //	          flowControl at its defaults vs off (flowdefaults.go)
+//	ledger    the null-keys deliver drain with the delivery ledger on (the
+//	          default) vs off (ledger.go)
 //	fanout    one row to 3 destinations through a destinations route vs 3 rows
 //	          written by the application: deliveries/s and WAL bytes per event
 //	          (fanout.go)
@@ -226,6 +228,7 @@ var scenarios = []scenario{
 	{"tracing", (*bench).tracing},
 	{"flow", (*bench).flow},
 	{"flowdefaults", (*bench).flowDefaults},
+	{"ledger", (*bench).ledger},
 	{"fanout", (*bench).fanout},
 	{"single", (*bench).single},
 	{"workbench", (*bench).workbench},
