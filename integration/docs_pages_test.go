@@ -35,7 +35,8 @@ const (
 )
 
 // docsSeed is one of each situation the pages treat: dead outbox rows of
-// two topics, a key held back by a row that waits for its retry, a claim
+// two topics (the first with its last two attempts in the delivery
+// ledger), a key held back by a row that waits for its retry, a claim
 // whose lease expired, a pull backlog on one aggregate, dead inbox rows.
 var docsSeed = fmt.Sprintf(`
 INSERT INTO outbox (id, topic, key, payload, state, attempt, max_attempts, last_error) VALUES
@@ -47,9 +48,13 @@ INSERT INTO outbox (topic, key, payload, attempt, last_error, scheduled_at) VALU
 INSERT INTO outbox (topic, key, payload) VALUES ('order.paid', 'order-3', '{}');
 INSERT INTO outbox (topic, payload, state, claimed_at, claim_token, lease_expires_at) VALUES
   ('order.shipped', '{}', 'processing', now() - interval '10 minutes', gen_random_uuid(), now() - interval '5 minutes');
+INSERT INTO outbox_attempts (outbox_id, message_id, destination, attempt, started_at, duration_ms, outcome,
+  failure_class, status, answer) VALUES
+  ('%[1]s', '%[1]s', 'orders', 3, now() - interval '5 minutes', 1204, 'failed', 'http_5xx', '503', '{"error":"orders database unavailable"}'),
+  ('%[1]s', '%[1]s', 'orders', 4, now() - interval '2 minutes', 1187, 'dead', 'http_5xx', '503', '{"error":"orders database unavailable"}');
 INSERT INTO inbox (id, source, idempotency_key, payload, consumption, state, last_error) VALUES
-  ('%s', 'stripe', 'evt-1', '{}', 'push', 'dead', 'topic: the template rendered empty'),
-  ('%s', 'stripe', 'evt-2', '{}', 'push', 'dead', 'topic: the template rendered empty');
+  ('%[4]s', 'stripe', 'evt-1', '{}', 'push', 'dead', 'topic: the template rendered empty'),
+  ('%[5]s', 'stripe', 'evt-2', '{}', 'push', 'dead', 'topic: the template rendered empty');
 INSERT INTO inbox (source, idempotency_key, payload, consumption, aggregate_id) VALUES
   ('orders', 'o-1', '{}', 'pull', 'a-1'), ('orders', 'o-2', '{}', 'pull', 'a-1');
 `, seedDeadA, seedDeadB, seedDeadC, seedInboxDead, seedInboxGone)
@@ -141,9 +146,13 @@ func TestDocsRunbookSQL(t *testing.T) {
 func TestDocsDeadLettersSQL(t *testing.T) {
 	t.Parallel()
 	res, db := runDocsSQL(t, docsDeadLetters)
-	require.Len(t, res, 11)
+	require.Len(t, res, 13)
 	require.Equal(t, []string{"order.created", "2"}, res[0].Rows[0][:2], "dead rows per topic")
-	require.Equal(t, []string{seedDeadA, "pending", "0"}, res[5].Rows[0][:3], "the requeued row")
+	require.Equal(t, [][]string{{"4", "dead", "503"}, {"3", "failed", "503"}}, [][]string{
+		{res[4].Rows[0][1], res[4].Rows[0][3], res[4].Rows[0][5]}, {res[4].Rows[1][1], res[4].Rows[1][3], res[4].Rows[1][5]}},
+		"the attempts of the row, newest first")
+	require.Equal(t, []string{"orders", "http_5xx", "2"}, res[5].Rows[0][:3], "failed attempts per destination and class")
+	require.Equal(t, []string{seedDeadA, "pending", "0"}, res[7].Rows[0][:3], "the requeued row")
 	states := psqlRows(t, db, `SELECT id::text, state, attempt::text FROM outbox WHERE topic IN ('order.created', 'refund.created') ORDER BY id`)
 	require.Equal(t, [][]string{{seedDeadA, "pending", "0"}, {seedDeadB, "pending", "0"}}, states, "C is discarded")
 	inbox := psqlRows(t, db, `SELECT id::text, state FROM inbox WHERE source = 'stripe'`)
