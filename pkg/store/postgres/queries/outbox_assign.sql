@@ -15,6 +15,17 @@
 -- nullable clock. Returns the ids routed.
 WITH d AS MATERIALIZED (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $7::text[]) AS d(id, dest, token, reason)
+), locked AS MATERIALIZED (
+    -- The rows are locked in id order first, as the fence and the renewal
+    -- lock them: replicas that route the same rows at once, or a routing
+    -- beside an outcome write, would otherwise lock shared rows in
+    -- different orders and deadlock.
+    SELECT o.{{.O.ID}} AS id
+    FROM {{.O.Table}} o
+    JOIN d ON o.{{.O.ID}} = d.id
+    WHERE o.{{.O.Destination}} = ''
+    ORDER BY o.{{.O.ID}}
+    FOR UPDATE OF o
 ), routed AS (
     UPDATE {{.O.Table}} o
     SET {{.O.Destination}} = d.dest,
@@ -23,8 +34,9 @@ WITH d AS MATERIALIZED (
         {{.O.ClaimToken}} = CASE WHEN d.reason <> '' THEN NULL ELSE o.{{.O.ClaimToken}} END,
         {{.O.LeaseExpiresAt}} = CASE WHEN d.reason <> '' THEN NULL ELSE o.{{.O.LeaseExpiresAt}} END,
         {{.O.UpdatedAt}} = CASE WHEN d.reason <> '' THEN {{template "now" "$6"}} ELSE o.{{.O.UpdatedAt}} END
-    FROM d
-    WHERE o.{{.O.ID}} = d.id
+    FROM d, locked
+    WHERE o.{{.O.ID}} = locked.id
+      AND d.id = locked.id
       AND o.{{.O.Destination}} = ''
       AND ((d.token = '' AND o.{{.O.State}} = 'pending')
            OR (d.token <> '' AND o.{{.O.State}} = 'processing' AND o.{{.O.ClaimToken}}::text = d.token

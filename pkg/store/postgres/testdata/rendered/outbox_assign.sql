@@ -15,6 +15,17 @@
 -- nullable clock. Returns the ids routed.
 WITH d AS MATERIALIZED (
     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $7::text[]) AS d(id, dest, token, reason)
+), locked AS MATERIALIZED (
+    -- The rows are locked in id order first, as the fence and the renewal
+    -- lock them: replicas that route the same rows at once, or a routing
+    -- beside an outcome write, would otherwise lock shared rows in
+    -- different orders and deadlock.
+    SELECT o."ob_id" AS id
+    FROM "qb_outbox" o
+    JOIN d ON o."ob_id" = d.id
+    WHERE o."ob_destination" = ''
+    ORDER BY o."ob_id"
+    FOR UPDATE OF o
 ), routed AS (
     UPDATE "qb_outbox" o
     SET "ob_destination" = d.dest,
@@ -23,8 +34,9 @@ WITH d AS MATERIALIZED (
         "ob_claimtoken" = CASE WHEN d.reason <> '' THEN NULL ELSE o."ob_claimtoken" END,
         "ob_leaseexpiresat" = CASE WHEN d.reason <> '' THEN NULL ELSE o."ob_leaseexpiresat" END,
         "ob_updatedat" = CASE WHEN d.reason <> '' THEN COALESCE($6::timestamptz, now()) ELSE o."ob_updatedat" END
-    FROM d
-    WHERE o."ob_id" = d.id
+    FROM d, locked
+    WHERE o."ob_id" = locked.id
+      AND d.id = locked.id
       AND o."ob_destination" = ''
       AND ((d.token = '' AND o."ob_state" = 'pending')
            OR (d.token <> '' AND o."ob_state" = 'processing' AND o."ob_claimtoken"::text = d.token
