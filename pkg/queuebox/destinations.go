@@ -66,8 +66,8 @@ type Undelivered struct {
 // destination column and one class ("" for rows without a ledger
 // attempt).
 type UndeliveredCount struct {
-	Destination string
-	Class       AttemptClass
+	Destination    string
+	Class          AttemptClass
 	Dead, Retrying int64
 }
 
