@@ -31,6 +31,9 @@ type Workbench struct {
 	destinationsOf DestinationsOf
 	log            *slog.Logger
 	g              *guard
+	// destNames and flowOf feed the destinations page (SetDestinations).
+	destNames []string
+	flowOf    func() queuebox.FlowReader
 }
 
 // RouteOf resolves a topic to the pattern of the route that takes it and
@@ -57,6 +60,8 @@ func (w *Workbench) mount(e *echo.Echo) {
 	e.POST("/admin/messages/:id/resend", w.resend)
 	e.POST("/admin/messages/:id/discard", w.discard)
 	e.GET("/admin/overview", w.reader(w.overview))
+	e.GET("/admin/undelivered", w.reader(w.undelivered))
+	e.GET("/admin/destinations", w.reader(w.destinations))
 	e.GET("/admin/replay", w.reader(w.jobs))
 	e.GET("/admin/replay/:job", w.reader(w.job))
 	e.GET("/admin/whoami", w.reader(func(c echo.Context, who string) error {

@@ -309,4 +309,7 @@ type WorkbenchStore interface {
 	Pauses(ctx context.Context) ([]DestinationPause, error)
 	// LedgerReader reads the attempts of rows from the delivery ledger.
 	LedgerReader
+	// DeliveryReader reads the destinations page and the undelivered
+	// view.
+	DeliveryReader
 }

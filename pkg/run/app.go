@@ -57,6 +57,10 @@ type App struct {
 	// admin; it is the same router as Data without server.managementPort.
 	Data       *echo.Echo
 	Management *echo.Echo
+	// Flow is the flow control of the deliver role, set by its wiring
+	// when the process runs deliver, nil otherwise; the admin routes read
+	// it at request time for the destinations page.
+	Flow queuebox.FlowReader
 }
 
 // Wire adds the role's routes and health components to app and returns

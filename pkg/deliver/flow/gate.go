@@ -100,6 +100,9 @@ type Gate struct {
 	pausedUntil time.Time
 	// pausedWhy is the Detail of the pause that ends at pausedUntil.
 	pausedWhy string
+	// deferred counts the deferrals by reason since the gate was made,
+	// for the snapshot of the destinations page.
+	deferrals map[Reason]int64
 }
 
 // Hooks observe a gate; nil fields are skipped. StateChanged runs under
@@ -131,7 +134,7 @@ func NewGate(cfg Config, now func() time.Time, log *slog.Logger, hooks Hooks) *G
 		cfg.MaxRetryAfter = DefaultMaxRetryAfter
 	}
 	g := &Gate{cfg: cfg, now: now, log: log.With("destination", cfg.Name), hooks: hooks,
-		slots: make(chan struct{}, cfg.MaxInFlight)}
+		slots: make(chan struct{}, cfg.MaxInFlight), deferrals: map[Reason]int64{}}
 	g.bucket = newBucket(cfg.RatePerSecond)
 	g.breaker = newBreaker(cfg.Breaker)
 	return g
@@ -237,6 +240,7 @@ func (g *Gate) acquireSlot(ctx context.Context) bool {
 }
 
 func (g *Gate) deferred(d *Deferral) (*Permit, *Deferral) {
+	g.countDeferral(d.Reason)
 	if g.hooks.Deferred != nil {
 		g.hooks.Deferred(d.Reason)
 	}
@@ -293,6 +297,7 @@ func (p *Permit) Defer(pause time.Duration, why string, now time.Time) Deferral 
 		return d
 	}
 	p.Done(Result{Skipped: true, Pause: pause, Reason: why})
+	p.g.countDeferral(d.Reason)
 	if p.g.hooks.Deferred != nil {
 		p.g.hooks.Deferred(d.Reason)
 	}

@@ -38,7 +38,8 @@ func NewWorkbench(db *DB, l schema.Layout) (*Workbench, error) {
 		for _, name := range []string{"wb_list_" + string(t), "wb_get_" + string(t), "wb_resend", "wb_discard",
 			"wb_count", "wb_move", "wb_job_step", "wb_overview_states", "wb_overview_oldest", "wb_overview_dead",
 			"wb_job_create", "wb_job_claim", "wb_job_fail", "wb_job_get", "wb_job_list", "wb_state", "wb_topics",
-			"wb_pauses", "wb_backfill", "wb_backfill_lock", "wb_attempts"} {
+			"wb_pauses", "wb_backfill", "wb_backfill_lock", "wb_attempts", "wb_undelivered", "wb_undelivered_counts",
+			"wb_destination_pending", "wb_destination_minutes"} {
 			if _, err := w.stmts.Get(name, d); err != nil {
 				return nil, err
 			}

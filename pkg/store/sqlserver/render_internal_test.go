@@ -172,9 +172,13 @@ func workbenchStatements(t *testing.T, l schema.Layout) map[string]string {
 			}
 		}
 	}
-	for _, name := range []string{"wb_job_create", "wb_job_claim", "wb_job_fail", "wb_job_get", "wb_job_list", "wb_pauses", "wb_attempts"} {
+	for _, name := range []string{"wb_job_create", "wb_job_claim", "wb_job_fail", "wb_job_get", "wb_job_list", "wb_pauses", "wb_attempts",
+		"wb_undelivered_counts", "wb_destination_pending", "wb_destination_minutes"} {
 		out[name], err = w.stmt(name, jobFilter, false)
 		require.NoError(t, err)
 	}
+	// The undelivered page after a cursor: the cursor's conditions too.
+	out["wb_undelivered"], err = w.stmt("wb_undelivered", jobFilter, true)
+	require.NoError(t, err)
 	return out
 }

@@ -29,7 +29,8 @@ var _ queuebox.WorkbenchStore = (*Workbench)(nil)
 // table, so a broken template fails the start.
 var wbStatements = []string{"wb_resend", "wb_discard", "wb_count", "wb_move", "wb_job_step",
 	"wb_overview_states", "wb_overview_oldest", "wb_overview_dead", "wb_job_create", "wb_job_claim",
-	"wb_job_fail", "wb_job_get", "wb_job_list", "wb_state", "wb_topics", "wb_pauses", "wb_attempts"}
+	"wb_job_fail", "wb_job_get", "wb_job_list", "wb_state", "wb_topics", "wb_pauses", "wb_attempts",
+	"wb_undelivered", "wb_undelivered_counts", "wb_destination_pending", "wb_destination_minutes"}
 
 // NewWorkbench returns the workbench store of layout l; it renders each
 // statement on first use per filter shape.

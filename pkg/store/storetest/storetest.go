@@ -264,6 +264,8 @@ func Exercise(t *testing.T, newDatabase Factory) {
 		"LedgerNamesTheMessageOfEachDelivery":          ledgerNamesTheMessageOfEachDelivery,
 		"LedgerOffRecordsNothing":                      ledgerOffRecordsNothing,
 		"LedgerCleanupByAgeDeletesInBatches":           ledgerCleanupByAgeDeletesInBatches,
+		"UndeliveredListsDeadAndRetryingRows":          undeliveredListsDeadAndRetryingRows,
+		"DestinationActivityCountsPendingAndAttempts":  destinationActivityCountsPendingAndAttempts,
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -49,6 +49,7 @@ func wire(ctx context.Context, app *run.App) ([]run.Component, error) {
 	opts.Store, opts.Router, opts.Publishers, opts.Transforms = store, router, publishers, transforms
 	opts.Redactor, opts.Metrics, opts.Logger = redactor, m, app.Log.With("component", "outbox-poller")
 	opts.Flow = flow.NewSet(flowConfigs(cfg), app.Registry, nil, app.Log.With("component", "flow-control"))
+	app.Flow = opts.Flow // the destinations page of this process's admin routes
 	poller, err := deliver.NewPoller(opts)
 	if err != nil {
 		return nil, err

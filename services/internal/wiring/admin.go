@@ -1,10 +1,13 @@
 package wiring
 
 import (
+	"slices"
+
 	"github.com/alternayte/queuebox/pkg/admin"
 	"github.com/alternayte/queuebox/pkg/auth"
 	"github.com/alternayte/queuebox/pkg/config"
 	"github.com/alternayte/queuebox/pkg/deliver"
+	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/run"
 	"github.com/alternayte/queuebox/pkg/transform"
 )
@@ -52,6 +55,9 @@ func MountAdmin(app *run.App) ([]run.Component, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The roles are wired after the admin routes: the flow control is
+	// read at request time, once the deliver role (if any) has set it.
+	wb.SetDestinations(destinationNames(app), func() queuebox.FlowReader { return app.Flow })
 	admin.Mount(app.Management, opts, admin.Routes{Replay: replay, TransformTest: test, Workbench: wb}, app.Log)
 	return []run.Component{admin.NewJobRunner(store, log)}, nil
 }
@@ -80,4 +86,15 @@ func adminOptions(a config.Admin) (admin.Options, error) {
 		}
 	}
 	return opts, nil
+}
+
+// destinationNames lists the configured destinations, sorted.
+func destinationNames(app *run.App) []string {
+	_, dests := RouteSpecs(app.Config)
+	names := make([]string, 0, len(dests))
+	for _, d := range dests {
+		names = append(names, d.Name)
+	}
+	slices.Sort(names)
+	return names
 }
