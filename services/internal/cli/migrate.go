@@ -26,13 +26,19 @@ QUEUEBOX_DATABASE_USERNAME and QUEUEBOX_DATABASE_PASSWORD at an account
 with the right to change the schema.
 
 queuebox migrate status lists the applied and pending versions instead
-and changes nothing (see queuebox migrate status --help).`
+and changes nothing (see queuebox migrate status --help).
+
+queuebox migrate partition converts a populated, unpartitioned outbox and
+inbox into partitioned ones (see queuebox migrate partition --help).`
 
 // migrateCmd migrates the configured database once and returns the exit
 // code.
 func migrateCmd(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "status" {
 		return migrateStatusCmd(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "partition" {
+		return migratePartitionCmd(args[1:], stdout, stderr)
 	}
 	b := run.Binary{Name: name + " migrate", About: migrateAbout}
 	flags := run.NewFlagSet(b.Name, stderr)
