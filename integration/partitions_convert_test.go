@@ -25,6 +25,9 @@ func convertEnv(env map[string]string, a, b *brokertest.HTTPReceiver) map[string
 		"QUEUEBOX_ROUTES_1_TOPICPATTERN", "b.*", "QUEUEBOX_ROUTES_1_DESTINATION", "b",
 		"QUEUEBOX_OUTBOX_POLLINTERVALMS", "20",
 		"QUEUEBOX_OUTBOX_RETRYBASEDELAYMS", "50",
+		// The rows of a crashed claimer return to pending within a second
+		// (the reclaim runs every fifth of this).
+		"QUEUEBOX_OUTBOX_CLAIMTIMEOUTMS", "5000",
 		"QUEUEBOX_SOURCES_HOOKS_TYPE", "http", "QUEUEBOX_SOURCES_HOOKS_PATH", "/hooks",
 		"QUEUEBOX_SOURCES_HOOKS_IDEMPOTENCYKEYPATH", "$.id", "QUEUEBOX_SOURCES_HOOKS_TOPIC", "hooks.in",
 		"QUEUEBOX_INBOX_RELAY_ENABLED", "false")
