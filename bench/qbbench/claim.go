@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/alternayte/queuebox/pkg/schema"
-	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
 // claimWarmup is the number of untimed claims before the timed ones.
@@ -110,34 +109,16 @@ func (b *bench) claimLatencyFor(ctx context.Context, rows string, insert func(*b
 	if err := insert(db); err != nil {
 		return 0, 0, err
 	}
-	ob, err := postgres.NewOutbox(db.Store, db.Layout, leaseForBench)
+	p50, p99, err = timeClaims(ctx, db, b.o.batchSize, b.o.claimCalls)
 	if err != nil {
 		return 0, 0, err
-	}
-	var lat []time.Duration
-	for i := range claimWarmup + b.o.claimCalls {
-		t0 := time.Now()
-		msgs, err := ob.Claim(ctx, b.o.batchSize)
-		d := time.Since(t0)
-		if err != nil {
-			return 0, 0, err
-		}
-		if len(msgs) == 0 {
-			return 0, 0, fmt.Errorf("claim %d returned no row", i+1)
-		}
-		if i >= claimWarmup {
-			lat = append(lat, d)
-		}
-		if _, err := ob.Finish(ctx, sentOutcomes(msgs)); err != nil {
-			return 0, 0, err
-		}
 	}
 	if b.o.explain {
 		if err := b.explainClaim(ctx, db, rows); err != nil {
 			return 0, 0, fmt.Errorf("explain: %w", err)
 		}
 	}
-	return percentile(lat, 50), percentile(lat, 99), nil
+	return p50, p99, nil
 }
 
 // insertLaneBacklog adds rows pending rows routed as the routing step

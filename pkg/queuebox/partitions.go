@@ -71,3 +71,29 @@ type LivePartition struct {
 	// Rows is its pending and processing rows.
 	Rows int64
 }
+
+// ConversionStep is one measured step of the conversion of a populated,
+// unpartitioned table into a partitioned one (`queuebox migrate
+// partition`): what ran, the strongest table lock it took and how long
+// it waited for and then held that lock.
+type ConversionStep struct {
+	// Table is the table converted (outbox or inbox, as configured).
+	Table string
+	// Step says what ran, in a few words.
+	Step string
+	// Lock is the strongest lock the step took on the table, in
+	// PostgreSQL's words ("SHARE UPDATE EXCLUSIVE", "ACCESS EXCLUSIVE"),
+	// or empty when it took none.
+	Lock string
+	// Blocking is true when that lock stops the table's readers and
+	// writers while it is held (and while it is waited for).
+	Blocking bool
+	// Waited is the time spent waiting for the lock, over every try.
+	Waited time.Duration
+	// Held is the time from the lock being granted to the end of the
+	// step; for a step that does not block, the step's whole time.
+	Held time.Duration
+	// Tries counts the tries of a step that gives up waiting for its
+	// lock after a bound and tries again; 1 for the others.
+	Tries int
+}

@@ -62,7 +62,7 @@ func (db *DB) CheckPartitioning(ctx context.Context, l schema.Layout, enabled bo
 				continue
 			case enabled:
 				return fmt.Errorf("database.partitioning.enabled (QUEUEBOX_DATABASE_PARTITIONING_ENABLED) is true, but the table %s is not partitioned: "+
-					"a populated database is not converted at start (docs/partitions.md); set it to false or convert the table", table)
+					"a populated database is not converted at start; set it to false, or convert the tables with queuebox migrate partition (docs/partitions.md)", table)
 			default:
 				return fmt.Errorf("database.partitioning.enabled (QUEUEBOX_DATABASE_PARTITIONING_ENABLED) is false, but the table %s is partitioned: "+
 					"set it to true so that QueueBox keeps its partitions", table)

@@ -8,10 +8,12 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// index is one index of a table as pg_get_indexdef writes it.
+// index is one index of a table as pg_get_indexdef writes it; constraint
+// names the constraint it backs (a primary key or unique constraint), if
+// any.
 type index struct {
-	name, def       string
-	unique, primary bool
+	name, def, constraint string
+	unique, primary       bool
 }
 
 // convertEmpty replaces the tables, freshly created by the migrations and
@@ -103,8 +105,9 @@ func rebuildPartitioned(ctx context.Context, tx pgx.Tx, t partTable) error {
 }
 
 // readIndexes lists the indexes of a table with their definitions.
-func readIndexes(ctx context.Context, tx pgx.Tx, quoted string) ([]index, error) {
-	rows, err := tx.Query(ctx, `SELECT c.relname, pg_get_indexdef(i.indexrelid), i.indisunique, i.indisprimary
+func readIndexes(ctx context.Context, q querier, quoted string) ([]index, error) {
+	rows, err := q.Query(ctx, `SELECT c.relname, pg_get_indexdef(i.indexrelid), i.indisunique, i.indisprimary,
+			COALESCE((SELECT conname FROM pg_constraint WHERE conindid = i.indexrelid AND conrelid = i.indrelid), '')
 		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
 		WHERE i.indrelid = to_regclass($1) ORDER BY c.relname`, quoted)
 	if err != nil {
@@ -112,7 +115,7 @@ func readIndexes(ctx context.Context, tx pgx.Tx, quoted string) ([]index, error)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (index, error) {
 		var ix index
-		err := r.Scan(&ix.name, &ix.def, &ix.unique, &ix.primary)
+		err := r.Scan(&ix.name, &ix.def, &ix.unique, &ix.primary, &ix.constraint)
 		return ix, err
 	})
 	if err != nil {
@@ -130,12 +133,16 @@ func plainIndex(ix index) string {
 	if !ix.unique {
 		return ix.def
 	}
-	name := ix.name
+	return "CREATE INDEX " + quoteIdent(plainName(ix.name)) + onClause(ix.def)
+}
+
+// plainName is the name of the plain index that stands for the unique
+// index name on a partitioned table.
+func plainName(name string) string {
 	if rest, ok := strings.CutPrefix(name, "uq_"); ok {
-		name = "idx_" + rest
+		return "idx_" + rest
 	}
-	def := strings.Replace(ix.def, "CREATE UNIQUE INDEX "+ix.name+" ", "CREATE INDEX "+name+" ", 1)
-	return def
+	return name
 }
 
 // ownedSequence is a sequence that a column of the table owns.

@@ -31,9 +31,13 @@ FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
 WHERE i.inhparent = to_regclass($1)
 ORDER BY 2, 1`
 
-func listPartitions(ctx context.Context, q interface {
+// querier is a pool, a connection or a transaction, for the catalog reads
+// of partitioning.
+type querier interface {
 	Query(context.Context, string, ...any) (pgx.Rows, error)
-}, quoted string) ([]partition, error) {
+}
+
+func listPartitions(ctx context.Context, q querier, quoted string) ([]partition, error) {
 	rows, err := q.Query(ctx, listPartitionsSQL, quoted)
 	if err != nil {
 		return nil, fmt.Errorf("list the partitions of %s: %w", quoted, err)

@@ -31,7 +31,10 @@ It writes log lines only, on stderr, in the format of QUEUEBOX_LOG_FORMAT
 applies, then "schema up to date", or "migrate failed" with the reason.
 
 queuebox migrate status lists the applied and pending versions instead
-and changes nothing (see queuebox migrate status --help).`
+and changes nothing (see queuebox migrate status --help).
+
+queuebox migrate partition converts a populated, unpartitioned outbox and
+inbox into partitioned ones (see queuebox migrate partition --help).`
 
 // migrateCmd migrates the configured database once and returns the exit
 // code. Everything it says is a line of the process logger on stderr, in
@@ -39,6 +42,9 @@ and changes nothing (see queuebox migrate status --help).`
 func migrateCmd(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "status" {
 		return migrateStatusCmd(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "partition" {
+		return migratePartitionCmd(args[1:], stdout, stderr)
 	}
 	b := run.Binary{Name: name + " migrate", About: migrateAbout}
 	flags := run.NewFlagSet(b.Name, stderr)
