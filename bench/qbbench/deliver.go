@@ -16,7 +16,9 @@ import (
 const leaseForBench = 5 * time.Minute
 
 // deliverShare is the share of the SQL claim+finish loop that deliver's
-// rows at -concurrency must reach (issue 28).
+// rows at -concurrency had to reach (issue 28). Since issue 42 those rows
+// are INFO (the loop pays no HTTP) and the hand-written relay is the bar
+// (relayShare).
 const deliverShare = 0.85
 
 // deliverVariant is one row of the deliver scenario: the keys of the
@@ -39,6 +41,10 @@ func (b *bench) delivery(ctx context.Context) error {
 		conc := map[string]string{"QUEUEBOX_OUTBOX_CONCURRENCY": itoa(v.concurrency)}
 		var base []float64
 		var real, loops []drain
+		// The hand-written relay runs beside the rows at -concurrency
+		// (relayhand.go); the wide row has none.
+		handRelay := v.concurrency == b.o.concurrency
+		var hr handRelayRuns
 		for i := range b.o.runs {
 			l, err := b.baselineDrain(ctx, b.o.deliverRows, v.keys)
 			if err != nil {
@@ -53,15 +59,22 @@ func (b *bench) delivery(ctx context.Context) error {
 			real = append(real, d)
 			logf("deliver %s run %d: queuebox-deliver %.0f rows/s, CPU %v/row, %s receiver %v/row, PostgreSQL %v/row, idle %.0f %%",
 				label, i+1, d.Rate, d.CPUPerRow, b.loadSide(), d.LoadCPUPerRow, d.DBCPUPerRow, 100*d.Idle)
+			if handRelay {
+				if err := b.handRelayRound(ctx, v.keys, i, &hr); err != nil {
+					return err
+				}
+			}
 		}
 		got := drainRates(real)
 		x := vsBaseline(fmt.Sprintf("deliver, %s, %s rows", label, group(int64(b.o.deliverRows))),
 			median(got), median(base), "rows/s", "rows/s", deliverShare,
 			fmt.Sprintf("runs %s vs %s; %s; %s", rates(got), rates(base), b.cpuNote("deliver", real), dbNote(real, loops, median(base))))
-		if v.concurrency != b.o.concurrency {
-			x.Target, x.Result = "-", resultInfo // issue 28 adds the wide row without a target
+		// The SQL loop pays no HTTP: since issue 42 the hand-written
+		// relay is the bar, and this row is the database's limit, printed.
+		b.rep.add(info(x))
+		if handRelay {
+			b.addRelayRows(v.keys, real, hr)
 		}
-		b.rep.add(x)
 	}
 	return nil
 }

@@ -285,6 +285,7 @@ func run() int {
 		return 1
 	}
 	defer rc.close()
+	defer removeHand()
 	b := &bench{o: o, srv: srv, rc: rc, rep: &report{}, start: time.Now()}
 	if *soakFor > 0 {
 		selected = []scenario{{"soak", (*bench).soak}}
