@@ -202,6 +202,9 @@ type drain struct {
 	// drain, one per outcome written (deferrals too) with the ledger on,
 	// none with it off; LedgerSent those whose outcome is sent.
 	LedgerRows, LedgerSent int64
+	// Work is PostgreSQL's count of commits and outbox row updates over
+	// the drain (deliver drains and the hand-written relay's; pgwork.go).
+	Work pgWork
 }
 
 // deliverDrain pre-inserts rows pending rows, starts replicas
@@ -217,6 +220,10 @@ func (b *bench) deliverDrain(ctx context.Context, rows, keys, replicas int, extr
 	if err := db.insertOutbox(ctx, rows, keys); err != nil {
 		return drain{}, err
 	}
+	work0, err := db.work(ctx)
+	if err != nil {
+		return drain{}, err
+	}
 	b.rc.reset()
 	self0, ticks0, db0 := selfCPU(), readMachineTicks(), commandsCPU("postgres")
 	procs, err := b.startDeliver(ctx, db, replicas, extra...)
@@ -227,6 +234,10 @@ func (b *bench) deliverDrain(ctx context.Context, rows, keys, replicas int, extr
 	cpu, self, idle := cpuTimes(procs), selfCPU()-self0, idleShare(ticks0, readMachineTicks())
 	dbCPU := commandsCPU("postgres") - db0
 	if err := errors.Join(waitErr, stopAll(procs...)); err != nil {
+		return drain{}, err
+	}
+	work, err := db.drainWork(ctx, work0)
+	if err != nil {
 		return drain{}, err
 	}
 	w, err := db.outboxWindow(ctx, time.Time{})
@@ -244,7 +255,7 @@ func (b *bench) deliverDrain(ctx context.Context, rows, keys, replicas int, extr
 		return drain{}, err
 	}
 	return drain{Rate: w.rate(), CPUPerRow: cpu / time.Duration(rows), LoadCPUPerRow: self / time.Duration(rows), Idle: idle,
-		DBCPUPerRow: dbCPU / time.Duration(rows), LedgerRows: ledger, LedgerSent: sent}, nil
+		DBCPUPerRow: dbCPU / time.Duration(rows), LedgerRows: ledger, LedgerSent: sent, Work: work}, nil
 }
 
 // cpuNote formats the median CPU per row of some drains, and that of the

@@ -85,8 +85,10 @@ func relayCPUNote(b *bench, real, relay []drain) string {
 	load := func(d drain) time.Duration { return d.LoadCPUPerRow }
 	db := func(d drain) time.Duration { return d.DBCPUPerRow }
 	rate := median(drainRates(relay))
+	rows := b.o.deliverRows
 	note := fmt.Sprintf("relay CPU %.0f µs/row (%s receiver %.0f); PostgreSQL %.0f µs/row under deliver, %.0f under the relay",
 		medianUS(relay, cpu), b.loadSide(), medianUS(relay, load), medianUS(real, db), medianUS(relay, db))
+	note += fmt.Sprintf("; per 100 rows, deliver %s, relay %s", medianWork(real).per100(rows), medianWork(relay).per100(rows))
 	note += coresBound("deliver, receiver and PostgreSQL", medianUS(real, cpu)+medianUS(real, load)+medianUS(real, db), "rows/s", rate)
 	return note + coresBound("relay, receiver and PostgreSQL", medianUS(relay, cpu)+medianUS(relay, load)+medianUS(relay, db), "rows/s", rate)
 }
@@ -114,6 +116,10 @@ func (b *bench) handRelayDrain(ctx context.Context, rows, keys, procs int, index
 			return drain{}, err
 		}
 	}
+	work0, err := db.work(ctx)
+	if err != nil {
+		return drain{}, err
+	}
 	b.rc.reset()
 	self0, ticks0, db0 := selfCPU(), readMachineTicks(), commandsCPU("postgres")
 	ps := make([]*proc, 0, procs)
@@ -131,6 +137,10 @@ func (b *bench) handRelayDrain(ctx context.Context, rows, keys, procs int, index
 	if err := errors.Join(waitErr, stopAll(ps...)); err != nil {
 		return drain{}, err
 	}
+	work, err := db.drainWork(ctx, work0)
+	if err != nil {
+		return drain{}, err
+	}
 	w := window{First: time.Unix(0, b.rc.first.Load())}
 	err = db.Store.Pool.QueryRow(ctx, `SELECT count(*), coalesce(max(updated_at), now()) FROM outbox WHERE state = 'sent'`).
 		Scan(&w.Rows, &w.Last)
@@ -146,5 +156,21 @@ func (b *bench) handRelayDrain(ctx context.Context, rows, keys, procs int, index
 		}
 	}
 	per := func(d time.Duration) time.Duration { return d / time.Duration(rows) }
-	return drain{Rate: w.rate(), CPUPerRow: per(cpu), LoadCPUPerRow: per(self), Idle: idle, DBCPUPerRow: per(dbCPU)}, nil
+	return drain{Rate: w.rate(), CPUPerRow: per(cpu), LoadCPUPerRow: per(self), Idle: idle, DBCPUPerRow: per(dbCPU), Work: work}, nil
+}
+
+// medianWork is the median of each count of PostgreSQL's work over ds.
+func medianWork(ds []drain) pgWork {
+	f := func(g func(pgWork) int64) int64 {
+		v := make([]float64, len(ds))
+		for i, d := range ds {
+			v[i] = float64(g(d.Work))
+		}
+		return int64(median(v) + 0.5)
+	}
+	return pgWork{
+		commits: f(func(w pgWork) int64 { return w.commits }),
+		updates: f(func(w pgWork) int64 { return w.updates }),
+		hot:     f(func(w pgWork) int64 { return w.hot }),
+	}
 }
