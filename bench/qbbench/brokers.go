@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -28,8 +27,8 @@ var (
 		"brokers: messages pre-published for each ingest drain (the deliver drains use -deliver-rows)")
 	brokerOnly = flag.String("broker-only", "",
 		"brokers: comma-separated labels to run (rabbitmq, jetstream, kafka); empty runs all three")
-	rabbitPrefetch = flag.Int("rabbitmq-prefetch", 0,
-		"brokers: prefetchCount of the RabbitMQ source; 0 keeps the source's default (10)")
+	rabbitPrefetch = flag.Int("rabbitmq-prefetch", 100,
+		"brokers: prefetchCount of the judged RabbitMQ ingest row; the INFO row beside it keeps the source's default (10)")
 )
 
 func envOr(name, fallback string) string {
@@ -41,7 +40,7 @@ func envOr(name, fallback string) string {
 
 // sourceConcurrency is how many stores a broker source of
 // queuebox-ingest runs at once: one, a group at a time. The RabbitMQ
-// consumer stores the deliveries its prefetch window (10) already holds
+// consumer stores the deliveries its prefetch window already holds
 // in one ReceiveBatch and acknowledges them after it; the NATS consumer
 // does the same with what its fetch (batchSize 100) has brought, and the
 // Kafka consumer with each poll (maxPollRecords 100). The SQL baseline of
@@ -114,7 +113,7 @@ func rowID(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n
 var brokers = []broker{
 	{label: "RabbitMQ", client: "amqp091-go", ack: "confirm", target: newRabbitTarget, command: "beam.smp",
 		durability: "durable (persistent messages)", fetch: func() string {
-			return fmt.Sprintf("prefetch %d, the deliveries at hand stored as one group, then acked", cmp.Or(*rabbitPrefetch, 10))
+			return "the deliveries at hand stored as one group, then acked"
 		}},
 	{label: "JetStream", client: "nats.go jetstream", ack: "ack", target: newJetStreamTarget, command: "nats-server",
 		durability: "durable (file storage)", fetch: fixed("fetch batch 100, the messages at hand stored as one group, then acked")},
@@ -145,8 +144,10 @@ func (b *bench) brokers(ctx context.Context) error {
 		if err := b.brokerDeliver(ctx, br, http); err != nil {
 			b.rep.fail("brokers, deliver to "+br.label, err)
 		}
-		if err := b.brokerIngest(ctx, br); err != nil {
-			b.rep.fail("brokers, ingest from "+br.label, err)
+		for _, v := range brokerIngestRows(br) {
+			if err := b.brokerIngest(ctx, br, v); err != nil {
+				b.rep.fail("brokers, "+v.name, err)
+			}
 		}
 	}
 	return nil
@@ -432,7 +433,7 @@ func (b *bench) rawPublishRate(ctx context.Context, br broker, n, conc int) (flo
 // brokerIngest runs -runs rounds of: the SQL baseline at the source's
 // concurrency, then queuebox-ingest consuming -broker-messages messages
 // pre-published into a fresh target.
-func (b *bench) brokerIngest(ctx context.Context, br broker) error {
+func (b *bench) brokerIngest(ctx context.Context, br broker, v brokerIngestRow) error {
 	n := *brokerMessages
 	var base []float64
 	var real, loops []drain
@@ -443,7 +444,7 @@ func (b *bench) brokerIngest(ctx context.Context, br broker) error {
 		}
 		r := l.Rate
 		base, loops = append(base, r), append(loops, l)
-		d, err := b.brokerIngestDrain(ctx, br, n, i)
+		d, err := b.brokerIngestDrain(ctx, br, n, i, v.env)
 		if err != nil {
 			return fmt.Errorf("queuebox-ingest: %w", err)
 		}
@@ -457,11 +458,17 @@ func (b *bench) brokerIngest(ctx context.Context, br broker) error {
 		us = append(us, float64(d.CPUPerRow)/float64(time.Microsecond))
 	}
 	fetch := br.fetch()
-	b.rep.add(vsBaseline(fmt.Sprintf("ingest from %s, %s messages", br.label, group(int64(n))),
-		median(got), median(base), "msg/s", "rows/s", brokerIngestShare,
-		fmt.Sprintf("concurrency %d (%s), baseline INSERT … ON CONFLICT at %d; %d-byte JSON bodies, unique keys; runs %s vs SQL %s; ingest CPU %.0f µs/msg%s",
-			sourceConcurrency, fetch, sourceConcurrency, len(body(ingestPrefix(0), int64(n/2))), rates(got), rates(base), median(us),
-			ingestCPUNote(br, real, loops, median(base)))))
+	if v.fetch != "" {
+		fetch = v.fetch + ", " + fetch
+	}
+	x := vsBaseline(v.name, median(got), median(base), "msg/s", "rows/s", brokerIngestShare,
+		fmt.Sprintf("%s messages; concurrency %d (%s), baseline INSERT … ON CONFLICT at %d; %d-byte JSON bodies, unique keys; runs %s vs SQL %s; ingest CPU %.0f µs/msg%s",
+			group(int64(n)), sourceConcurrency, fetch, sourceConcurrency, len(body(ingestPrefix(0), int64(n/2))), rates(got), rates(base), median(us),
+			ingestCPUNote(br, real, loops, median(base))))
+	if v.info {
+		x = info(x)
+	}
+	b.rep.add(x)
 	return nil
 }
 
@@ -488,7 +495,7 @@ func ingestPrefix(run int) string { return "r" + strconv.Itoa(run) + "-brk-" }
 // brokerIngestDrain pre-publishes n messages into a fresh target, starts
 // queuebox-ingest with one source on it and waits until the inbox holds
 // n rows. The rate runs from the first row's created_at to the last's.
-func (b *bench) brokerIngestDrain(ctx context.Context, br broker, n, run int) (drain, error) {
+func (b *bench) brokerIngestDrain(ctx context.Context, br broker, n, run int, extra map[string]string) (drain, error) {
 	db, err := b.srv.create(ctx, "brkingest", 4)
 	if err != nil {
 		return drain{}, err
@@ -507,7 +514,7 @@ func (b *bench) brokerIngestDrain(ctx context.Context, br broker, n, run int) (d
 		return drain{}, fmt.Errorf("pre-publish %d messages: %w", n, err)
 	}
 	db0, broker0 := commandsCPU("postgres"), commandsCPU(br.command)
-	p, err := startBinary(ctx, b.o.binDir, "ingest", merge(db.env(b.o.pool), t.sourceEnv()))
+	p, err := startBinary(ctx, b.o.binDir, "ingest", merge(db.env(b.o.pool), t.sourceEnv(), extra))
 	if err != nil {
 		return drain{}, err
 	}

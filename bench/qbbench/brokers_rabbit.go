@@ -62,10 +62,10 @@ func (t *rabbitTarget) destinationEnv() map[string]string {
 }
 
 // sourceEnv is the source "bench" on the queue, with the default
-// prefetch (10) unless -rabbitmq-prefetch sets one; the queue exists, so
-// declareQueue stays false.
+// prefetch (10): brokerIngestRows sets another per row. The queue
+// exists, so declareQueue stays false.
 func (t *rabbitTarget) sourceEnv() map[string]string {
-	env := map[string]string{
+	return map[string]string{
 		"QUEUEBOX_SOURCES_BENCH_TYPE":               "rabbitmq",
 		"QUEUEBOX_SOURCES_BENCH_QUEUENAME":          t.queue,
 		"QUEUEBOX_SOURCES_BENCH_CONNECTIONURL":      t.url,
@@ -74,10 +74,6 @@ func (t *rabbitTarget) sourceEnv() map[string]string {
 		"QUEUEBOX_SOURCES_BENCH_AGGREGATEIDPATH":    "$.customer",
 		"QUEUEBOX_SOURCES_BENCH_TOPIC":              "bench.{{ eventType }}",
 	}
-	if *rabbitPrefetch > 0 {
-		env["QUEUEBOX_SOURCES_BENCH_PREFETCHCOUNT"] = itoa(*rabbitPrefetch)
-	}
-	return env
 }
 
 // publish sends to the exchange with the routing key of the topic, on
@@ -171,4 +167,32 @@ func (t *rabbitTarget) close() {
 		}
 	}
 	_ = t.conn.Close()
+}
+
+// brokerIngestRow is one ingest row of a broker: its name, the variables
+// it adds to the source's, what they change in the notes, and whether
+// the row is INFO rather than judged at brokerIngestShare.
+type brokerIngestRow struct {
+	name  string
+	env   map[string]string
+	fetch string
+	info  bool
+}
+
+// brokerIngestRows returns the ingest rows of br. RabbitMQ has two
+// (issue 42): the spec's default prefetch 10 as INFO, and
+// -rabbitmq-prefetch (100, what the docs advise for throughput) judged;
+// the other brokers one, at their defaults.
+func brokerIngestRows(br broker) []brokerIngestRow {
+	if br.label != "RabbitMQ" {
+		return []brokerIngestRow{{name: fmt.Sprintf("ingest from %s, %s messages", br.label, group(int64(*brokerMessages)))}}
+	}
+	row := func(prefetch int, info bool) brokerIngestRow {
+		return brokerIngestRow{
+			name:  fmt.Sprintf("ingest from RabbitMQ, prefetch %d", prefetch),
+			env:   map[string]string{"QUEUEBOX_SOURCES_BENCH_PREFETCHCOUNT": itoa(prefetch)},
+			fetch: fmt.Sprintf("prefetch %d", prefetch), info: info,
+		}
+	}
+	return []brokerIngestRow{row(10, true), row(*rabbitPrefetch, false)}
 }

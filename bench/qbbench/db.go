@@ -87,7 +87,9 @@ func (s *server) create(ctx context.Context, tag string, poolSize int) (*benchDB
 	}
 	var err error
 	d.Store, err = postgres.Open(ctx, postgres.Options{
-		ConnString: d.URL, DisplayURL: d.URL, PoolSize: poolSize,
+		// The name tells the bench's own sessions from those of the
+		// processes it measures (benchDB.settle).
+		ConnString: d.URL + "&application_name=" + benchAppName, DisplayURL: d.URL, PoolSize: poolSize,
 		AcquireTimeout: 30 * time.Second, StartupTimeout: 10 * time.Second, PoolName: "qbbench",
 	})
 	if err != nil {

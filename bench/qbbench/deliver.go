@@ -16,7 +16,9 @@ import (
 const leaseForBench = 5 * time.Minute
 
 // deliverShare is the share of the SQL claim+finish loop that deliver's
-// rows at -concurrency must reach (issue 28).
+// rows at -concurrency had to reach (issue 28). Since issue 42 those rows
+// are INFO (the loop pays no HTTP) and the hand-written relay is the bar
+// (relayShare).
 const deliverShare = 0.85
 
 // deliverVariant is one row of the deliver scenario: the keys of the
@@ -39,6 +41,10 @@ func (b *bench) delivery(ctx context.Context) error {
 		conc := map[string]string{"QUEUEBOX_OUTBOX_CONCURRENCY": itoa(v.concurrency)}
 		var base []float64
 		var real, loops []drain
+		// The hand-written relay runs beside the rows at -concurrency
+		// (relayhand.go); the wide row has none.
+		handRelay := v.concurrency == b.o.concurrency
+		var hr handRelayRuns
 		for i := range b.o.runs {
 			l, err := b.baselineDrain(ctx, b.o.deliverRows, v.keys)
 			if err != nil {
@@ -53,15 +59,22 @@ func (b *bench) delivery(ctx context.Context) error {
 			real = append(real, d)
 			logf("deliver %s run %d: queuebox-deliver %.0f rows/s, CPU %v/row, %s receiver %v/row, PostgreSQL %v/row, idle %.0f %%",
 				label, i+1, d.Rate, d.CPUPerRow, b.loadSide(), d.LoadCPUPerRow, d.DBCPUPerRow, 100*d.Idle)
+			if handRelay {
+				if err := b.handRelayRound(ctx, v.keys, i, &hr); err != nil {
+					return err
+				}
+			}
 		}
 		got := drainRates(real)
 		x := vsBaseline(fmt.Sprintf("deliver, %s, %s rows", label, group(int64(b.o.deliverRows))),
 			median(got), median(base), "rows/s", "rows/s", deliverShare,
 			fmt.Sprintf("runs %s vs %s; %s; %s", rates(got), rates(base), b.cpuNote("deliver", real), dbNote(real, loops, median(base))))
-		if v.concurrency != b.o.concurrency {
-			x.Target, x.Result = "-", resultInfo // issue 28 adds the wide row without a target
+		// The SQL loop pays no HTTP: since issue 42 the hand-written
+		// relay is the bar, and this row is the database's limit, printed.
+		b.rep.add(info(x))
+		if handRelay {
+			b.addRelayRows(v.keys, real, hr)
 		}
-		b.rep.add(x)
 	}
 	return nil
 }
@@ -189,6 +202,9 @@ type drain struct {
 	// drain, one per outcome written (deferrals too) with the ledger on,
 	// none with it off; LedgerSent those whose outcome is sent.
 	LedgerRows, LedgerSent int64
+	// Work is PostgreSQL's count of commits and outbox row updates over
+	// the drain (deliver drains and the hand-written relay's; pgwork.go).
+	Work pgWork
 }
 
 // deliverDrain pre-inserts rows pending rows, starts replicas
@@ -204,6 +220,10 @@ func (b *bench) deliverDrain(ctx context.Context, rows, keys, replicas int, extr
 	if err := db.insertOutbox(ctx, rows, keys); err != nil {
 		return drain{}, err
 	}
+	work0, err := db.work(ctx)
+	if err != nil {
+		return drain{}, err
+	}
 	b.rc.reset()
 	self0, ticks0, db0 := selfCPU(), readMachineTicks(), commandsCPU("postgres")
 	procs, err := b.startDeliver(ctx, db, replicas, extra...)
@@ -214,6 +234,10 @@ func (b *bench) deliverDrain(ctx context.Context, rows, keys, replicas int, extr
 	cpu, self, idle := cpuTimes(procs), selfCPU()-self0, idleShare(ticks0, readMachineTicks())
 	dbCPU := commandsCPU("postgres") - db0
 	if err := errors.Join(waitErr, stopAll(procs...)); err != nil {
+		return drain{}, err
+	}
+	work, err := db.drainWork(ctx, work0)
+	if err != nil {
 		return drain{}, err
 	}
 	w, err := db.outboxWindow(ctx, time.Time{})
@@ -231,7 +255,7 @@ func (b *bench) deliverDrain(ctx context.Context, rows, keys, replicas int, extr
 		return drain{}, err
 	}
 	return drain{Rate: w.rate(), CPUPerRow: cpu / time.Duration(rows), LoadCPUPerRow: self / time.Duration(rows), Idle: idle,
-		DBCPUPerRow: dbCPU / time.Duration(rows), LedgerRows: ledger, LedgerSent: sent}, nil
+		DBCPUPerRow: dbCPU / time.Duration(rows), LedgerRows: ledger, LedgerSent: sent, Work: work}, nil
 }
 
 // cpuNote formats the median CPU per row of some drains, and that of the

@@ -6,16 +6,19 @@
 // and compares them with in-process loops that run the same statements
 // through the real store (pkg/store/postgres) or plain INSERTs:
 //
-//	deliver   SQL-only Claim(100)+Finish loop vs queuebox-deliver, null keys and 1,000 keys,
-//	          and null keys at outbox.concurrency 64 (-wide-concurrency)
+//	deliver   queuebox-deliver vs the hand-written relay (bench/handrelay, with its partial
+//	          index, the better of 1 and 2 processes; without it as INFO), null keys and
+//	          1,000 keys (relayhand.go); the SQL-only Claim(100)+Finish loop beside it as
+//	          INFO, and null keys at outbox.concurrency 64 (-wide-concurrency)
 //	keys10    queuebox-deliver on 10 keys × 20,000 pending rows, rate over a window
 //	claim     Claim(100) latency with 200,000 pending rows, null keys and 1,000 keys, and
 //	          1,000 keys of which 150,000 rows are a failing lane's postponed backlog
 //	          (-claim-only picks rows, claim.go)
 //	replicas  2 vs 1 replica of queuebox-deliver, receiver answering at once
 //	          and after -replica-delay
-//	ingest    INSERT … ON CONFLICT DO NOTHING from 16 clients vs queuebox-ingest,
-//	          no auth and HMAC, unique keys and 50 % duplicates
+//	ingest    queuebox-ingest vs the hand-written inbox (bench/handinbox) from 16 clients,
+//	          no auth and HMAC, unique keys and 50 % duplicates (inboxhand.go); plain
+//	          INSERT … ON CONFLICT DO NOTHING from the same clients beside it as INFO
 //	relay     queuebox-relay forwarding push rows spread over 1,000 aggregates
 //	backlog   queuebox-relay on a 100,000-row backlog in runs (stale statistics),
 //	          over 200 and 10,000 aggregates, and the relay Claim(100) p50/p99 there
@@ -291,6 +294,7 @@ func run() int {
 		return 1
 	}
 	defer rc.close()
+	defer removeHand()
 	b := &bench{o: o, srv: srv, rc: rc, rep: &report{}, start: time.Now()}
 	if *soakFor > 0 {
 		selected = []scenario{{"soak", (*bench).soak}}
