@@ -26,14 +26,16 @@ const (
 // uiServer starts queuebox with the admin routes, the admin and viewer
 // bearer tokens, every topic routed to rc, and dead rows to work on: one
 // order.created row to fix by hand, uiBulkRows invoice.paid rows to
-// replay in bulk, and a sent row no dead filter shows.
-func uiServer(t *testing.T, rc *brokertest.HTTPReceiver) (*process, database) {
+// replay in bulk, and a sent row no dead filter shows. extra are more
+// variables, name then value.
+func uiServer(t *testing.T, rc *brokertest.HTTPReceiver, extra ...string) (*process, database) {
 	t.Helper()
 	db := newDatabase(t)
 	env := with(destinationEnv(db.env(), rc.URL),
 		"QUEUEBOX_ADMIN_ENABLED", "true",
 		"QUEUEBOX_ADMIN_AUTH_TYPE", "bearer", "QUEUEBOX_ADMIN_AUTH_TOKEN", uiAdminToken,
 		"QUEUEBOX_ADMIN_VIEWER_TYPE", "bearer", "QUEUEBOX_ADMIN_VIEWER_TOKEN", uiViewerToken)
+	env = with(env, extra...)
 	p := startServing(t, "queuebox", env)
 	psqlExec(t, db, fmt.Sprintf(`
 		INSERT INTO outbox (id, topic, key, payload, headers, state, attempt, last_error) VALUES

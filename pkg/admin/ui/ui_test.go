@@ -88,6 +88,16 @@ func TestAnswers(t *testing.T) {
 // with a scheme or a protocol-relative one, in any file.
 var external = regexp.MustCompile(`(?i)\b(https?|wss?|ftp):|["'(=]\s*//[^/]`)
 
+// svgNamespace is the name of the SVG namespace, which chart.js passes to
+// createElementNS: it has the form of a URL, but no browser fetches it.
+const svgNamespace = "'http://www.w3.org/2000/svg'"
+
+// referencesAnotherHost reports whether a line names another host, the
+// SVG namespace aside.
+func referencesAnotherHost(line string) bool {
+	return external.MatchString(strings.ReplaceAll(line, svgNamespace, "''"))
+}
+
 // TestNoExternalReference: no file names another host, so the UI works
 // with the network off (the policy would block it anyway; this catches it
 // before a reader sees a broken page).
@@ -100,7 +110,7 @@ func TestNoExternalReference(t *testing.T) {
 		body, err := fs.ReadFile(ui.Files(), name)
 		require.NoError(t, err)
 		for i, line := range strings.Split(string(body), "\n") {
-			require.False(t, external.MatchString(line), "%s:%d references another host: %s", name, i+1, line)
+			require.False(t, referencesAnotherHost(line), "%s:%d references another host: %s", name, i+1, line)
 		}
 		return nil
 	})
@@ -110,10 +120,11 @@ func TestNoExternalReference(t *testing.T) {
 func TestExternalPatternCatches(t *testing.T) {
 	t.Parallel()
 	for _, line := range []string{`<script src="https://cdn.example/x.js">`, `@import url(//fonts.example/css);`, `fetch('http://x')`} {
-		require.True(t, external.MatchString(line), line)
+		require.True(t, referencesAnotherHost(line), line)
 	}
-	for _, line := range []string{`// a comment`, `the state allows: it`, `fetch('../messages')`, `const a = b // note`} {
-		require.False(t, external.MatchString(line), line)
+	require.True(t, referencesAnotherHost(`fetch('http://www.w3.org/2000/svg/x.js')`), "only the namespace itself is exempt")
+	for _, line := range []string{"const svgNS = " + svgNamespace + ";", `// a comment`, `the state allows: it`, `fetch('../messages')`, `const a = b // note`} {
+		require.False(t, referencesAnotherHost(line), line)
 	}
 }
 

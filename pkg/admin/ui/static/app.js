@@ -8,8 +8,10 @@ import { overview } from './overview.js';
 import { messages } from './messages.js';
 import { message } from './message.js';
 import { replay, jobs } from './replay.js';
+import { destinations } from './destinations.js';
+import { undelivered } from './undelivered.js';
 
-const pages = { overview, messages, message, replay, jobs };
+const pages = { overview, destinations, undelivered, messages, message, replay, jobs };
 const main = document.getElementById('main');
 let who = null;
 let stop = null;

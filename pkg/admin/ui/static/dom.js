@@ -156,7 +156,7 @@ export function breakable(text) {
 // table renders rows as a table that turns into cards on a narrow screen
 // (each cell then shows its column name from data-label). A column is
 // [label, cell] or [label, cell, kind]; the kind (id, time, num, error,
-// state, text) is the cell's class, which gives it its width in app.css,
+// state, text, label: a short word that never wraps) is the cell's class, which gives it its width in app.css,
 // and a text cell's plain string may wrap at its separators.
 export function table(caption, columns, rows) {
   const content = (kind, v) => (kind === 'text' && typeof v === 'string' ? breakable(v) : v);

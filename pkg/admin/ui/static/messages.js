@@ -4,9 +4,10 @@
 import { get } from './api.js';
 import { h, field, status, say, when, badge, deferral, table, prefixLength, shortId, breakable } from './dom.js';
 import { states, textFilters, timeFilters, tableOf, summary } from './filters.js';
+import { newTrail } from './pager.js';
 
 // trail holds the cursors behind the current page, for one filter.
-let trail = { filter: '', cursors: [] };
+const trail = newTrail('#/messages');
 
 // filtersOpen is whether the reader opened the filter panel: it stays
 // open across Apply and paging in this tab, and starts closed otherwise,
@@ -74,15 +75,8 @@ function go(q) {
   location.hash = '#/messages?' + clean.toString();
 }
 
-function filterKey(params) {
-  const q = new URLSearchParams(params);
-  q.delete('cursor');
-  return q.toString();
-}
-
 async function load(tbl, params, out, results) {
-  const key = filterKey(params);
-  if (trail.filter !== key || !params.get('cursor')) trail = { filter: key, cursors: [] };
+  trail.seen(params);
   say(out, 'Loading…');
   let data;
   try {
@@ -96,26 +90,7 @@ async function load(tbl, params, out, results) {
   const n = prefixLength(items.map((r) => r.id));
   results.replaceChildren(
     items.length ? table('Messages of the ' + tbl, columns(tbl, n), items) : '',
-    pager(params, data.nextCursor));
-}
-
-function pager(params, next) {
-  const prev = h('button', { type: 'button', id: 'prev', disabled: !params.get('cursor') }, '← Previous');
-  const nextBtn = h('button', { type: 'button', id: 'next', disabled: !next }, 'Next →');
-  prev.addEventListener('click', () => {
-    const q = new URLSearchParams(params);
-    const back = trail.cursors.pop();
-    if (back) q.set('cursor', back);
-    else q.delete('cursor');
-    location.hash = '#/messages?' + q.toString();
-  });
-  nextBtn.addEventListener('click', () => {
-    trail.cursors.push(params.get('cursor') || '');
-    const q = new URLSearchParams(params);
-    q.set('cursor', next);
-    location.hash = '#/messages?' + q.toString();
-  });
-  return h('nav', { class: 'pager', 'aria-label': 'Pages of messages' }, prev, nextBtn);
+    trail.pager(params, data.nextCursor, 'Pages of messages'));
 }
 
 // columns are the list's columns; an id shows its first n characters.

@@ -2,10 +2,13 @@
 // per destination and per source, and the dead rows per topic and source,
 // fetched again every few seconds while the page is open. The server
 // keeps the 50 topics with the most dead rows and sums the rest in
-// deadByTopicOther, shown as the last line of the table.
+// deadByTopicOther, shown as the last line of the table. The
+// destinations come first, as the compact table of the Destinations page,
+// with links to it and to the undelivered rows.
 import { get } from './api.js';
 import { h, age, status, say, table } from './dom.js';
 import { states } from './filters.js';
+import { summaryTable } from './destinations.js';
 
 const refreshMs = 5000;
 
@@ -19,12 +22,15 @@ export function overview(main) {
   let shown = '';
   async function load() {
     try {
-      const { data } = await get('overview');
+      // The destinations are a part of their own: a server that cannot
+      // read them still shows the counts, with the reason in its panel.
+      const [{ data }, dests] = await Promise.all([get('overview'),
+        get('destinations').then((r) => r.data, (e) => ({ error: e.message }))]);
       if (!alive) return;
       // Redraw only on a change, so a refresh does not take the focus
       // away from a link the reader has tabbed to.
-      const text = JSON.stringify(data);
-      if (text !== shown) body.replaceChildren(...sections(data || {}));
+      const text = JSON.stringify([data, dests]);
+      if (text !== shown) body.replaceChildren(destinationsPanel(dests), ...sections(data || {}));
       shown = text;
       updated.textContent = 'Updated ' + new Date().toLocaleTimeString() + ', refreshed every 5 s';
       say(out, '');
@@ -49,6 +55,16 @@ function sections(d) {
     dead('Dead per topic', 'Topic', 'topic', 'outbox', d.deadByTopic, d.deadByTopicOther),
     dead('Dead per source', 'Source', 'source', 'inbox', d.deadBySource),
   ];
+}
+
+// destinationsPanel spans the grid's width: its table has five columns.
+function destinationsPanel(d) {
+  return h('section', { class: 'panel span-all', 'aria-label': 'Destinations', id: 'overview-destinations' },
+    h('h2', {}, 'Destinations'),
+    d.error ? h('p', { class: 'status error' }, d.error) : summaryTable(d),
+    d.flowNote ? h('p', { class: 'muted note' }, d.flowNote) : '',
+    h('p', { class: 'links' }, h('a', { href: '#/destinations' }, 'All destinations, with their charts →'), ' · ',
+      h('a', { href: '#/undelivered' }, 'Undelivered rows →')));
 }
 
 function panel(title, content) {
