@@ -105,7 +105,13 @@ func retentionJobs(app *run.App) ([]run.Component, error) {
 		if err != nil {
 			return nil, err
 		}
-		app.Health.Add("retention-service", job.Check)
+		// The readiness body shows retention-service only while
+		// retention.enabled is true, as documented; the ledger's own
+		// cleanup, which runs by default, reports through its metrics
+		// and logs instead.
+		if cfg.Retention.Enabled {
+			app.Health.Add("retention-service", job.Check)
+		}
 		jobs = append(jobs, job)
 	}
 	return jobs, nil
