@@ -68,7 +68,9 @@ func checkSoakFlags() error {
 }
 
 // seconds writes d as the binaries' duration text: whole seconds.
-func seconds(d time.Duration) string { return fmt.Sprintf("%ds", int64(d.Round(time.Second)/time.Second)) }
+func seconds(d time.Duration) string {
+	return fmt.Sprintf("%ds", int64(d.Round(time.Second)/time.Second))
+}
 
 // soakSettingsEnv is the configuration of the binaries for the soak's
 // partitioning and retention flags; empty when both are off.

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// sizePoints makes one size sample a second over total from size(at).
+func sizePoints(total time.Duration, size func(at time.Duration) float64) []point {
+	var pts []point
+	for at := time.Duration(0); at <= total; at += time.Second {
+		pts = append(pts, point{at, size(at)})
+	}
+	return pts
+}
+
+func TestSizeRow(t *testing.T) {
+	t.Parallel()
+	total := 60 * time.Minute
+	t.Run("a table that grows steadily fails", func(t *testing.T) {
+		t.Parallel()
+		x := sizeRow(sizePoints(total, func(at time.Duration) float64 { return float64(at) }), total, true)
+		require.Equal(t, resultMiss, x.Result)
+	})
+	t.Run("a table that retention holds level from the middle passes", func(t *testing.T) {
+		t.Parallel()
+		level := func(at time.Duration) float64 { return float64(min(at, 20*time.Minute)) }
+		x := sizeRow(sizePoints(total, level), total, true)
+		require.Equal(t, resultPass, x.Result, x.Notes)
+	})
+	t.Run("without retention the row is information", func(t *testing.T) {
+		t.Parallel()
+		x := sizeRow(sizePoints(total, func(at time.Duration) float64 { return float64(at) }), total, false)
+		require.Equal(t, resultInfo, x.Result)
+	})
+	t.Run("no sample fails when judged", func(t *testing.T) {
+		t.Parallel()
+		require.Equal(t, resultMiss, sizeRow(nil, total, true).Result)
+	})
+}
+
+func TestPartitionLog(t *testing.T) {
+	t.Parallel()
+	var l partitionLog
+	l.observe([]string{"a", "b", "c"})
+	l.observe([]string{"a", "b", "c", "d"})
+	l.observe([]string{"b", "c", "d", "e"})
+	l.observe([]string{"c", "d", "e"})
+	require.Equal(t, 2, l.made())
+	require.Equal(t, 2, l.dropped())
+	require.Equal(t, 3, l.current)
+}
+
+func TestSoakAccount(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct {
+		a  soakAccount
+		ok bool
+	}{
+		"every row delivered":            {soakAccount{expected: 10, delivered: 10}, true},
+		"a redelivery is a surplus":      {soakAccount{expected: 10, delivered: 11}, true},
+		"a dead row is accounted for":    {soakAccount{expected: 10, delivered: 9, dead: 1}, true},
+		"a missing row is lost":          {soakAccount{expected: 10, delivered: 9}, false},
+		"a row left pending is not done": {soakAccount{expected: 10, delivered: 10, unfinished: 1}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, c.ok, c.a.ok())
+			require.Equal(t, verdict(c.ok), c.a.row().Result)
+		})
+	}
+}
