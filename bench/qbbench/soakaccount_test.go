@@ -3,9 +3,10 @@ package main
 import (
 	"testing"
 	"time"
-
-	"github.com/stretchr/testify/require"
 )
+
+// The bench module's tests use the standard library alone, as its other
+// tests do, so the module needs no test dependency.
 
 // sizePoints makes one size sample a second over total from size(at).
 func sizePoints(total time.Duration, size func(at time.Duration) float64) []point {
@@ -22,22 +23,30 @@ func TestSizeRow(t *testing.T) {
 	t.Run("a table that grows steadily fails", func(t *testing.T) {
 		t.Parallel()
 		x := sizeRow(sizePoints(total, func(at time.Duration) float64 { return float64(at) }), total, true)
-		require.Equal(t, resultMiss, x.Result)
+		if x.Result != resultMiss {
+			t.Fatalf("got %s, want %s: %s", x.Result, resultMiss, x.Notes)
+		}
 	})
 	t.Run("a table that retention holds level from the middle passes", func(t *testing.T) {
 		t.Parallel()
 		level := func(at time.Duration) float64 { return float64(min(at, 20*time.Minute)) }
 		x := sizeRow(sizePoints(total, level), total, true)
-		require.Equal(t, resultPass, x.Result, x.Notes)
+		if x.Result != resultPass {
+			t.Fatalf("got %s, want %s: %s", x.Result, resultPass, x.Notes)
+		}
 	})
 	t.Run("without retention the row is information", func(t *testing.T) {
 		t.Parallel()
 		x := sizeRow(sizePoints(total, func(at time.Duration) float64 { return float64(at) }), total, false)
-		require.Equal(t, resultInfo, x.Result)
+		if x.Result != resultInfo {
+			t.Fatalf("got %s, want %s", x.Result, resultInfo)
+		}
 	})
 	t.Run("no sample fails when judged", func(t *testing.T) {
 		t.Parallel()
-		require.Equal(t, resultMiss, sizeRow(nil, total, true).Result)
+		if got := sizeRow(nil, total, true).Result; got != resultMiss {
+			t.Fatalf("got %s, want %s", got, resultMiss)
+		}
 	})
 }
 
@@ -48,9 +57,9 @@ func TestPartitionLog(t *testing.T) {
 	l.observe([]string{"a", "b", "c", "d"})
 	l.observe([]string{"b", "c", "d", "e"})
 	l.observe([]string{"c", "d", "e"})
-	require.Equal(t, 2, l.made())
-	require.Equal(t, 2, l.dropped())
-	require.Equal(t, 3, l.current)
+	if l.made() != 2 || l.dropped() != 2 || l.current != 3 {
+		t.Fatalf("made %d, dropped %d, current %d; want 2, 2, 3", l.made(), l.dropped(), l.current)
+	}
 }
 
 func TestSoakAccount(t *testing.T) {
@@ -67,8 +76,9 @@ func TestSoakAccount(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			require.Equal(t, c.ok, c.a.ok())
-			require.Equal(t, verdict(c.ok), c.a.row().Result)
+			if c.a.ok() != c.ok || c.a.row().Result != verdict(c.ok) {
+				t.Fatalf("ok %v, row %s; want %v", c.a.ok(), c.a.row().Result, c.ok)
+			}
 		})
 	}
 }
