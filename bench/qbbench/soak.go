@@ -118,6 +118,7 @@ type soakState struct {
 	final soakAccount
 
 	inserted, posted, postFailed, probeFailed atomic.Int64
+	sizeSkipped                               atomic.Int64 // size samples that gave way to a lock
 	firstErr                                  atomic.Value // error of a load goroutine
 }
 
@@ -317,9 +318,12 @@ func (st *soakState) sample(ctx context.Context, db *benchDB, procs []*proc, tot
 		}
 		at := st.since(time.Now())
 		q, qerr := scrape(ctx, client, procs[0].url("/metrics"), `queuebox_outbox_processing_duration_seconds{quantile="0.99"}`)
-		size, err := tablesSize(ctx, db)
+		size, sized, err := tablesSize(ctx, db)
 		if err != nil {
 			return fmt.Errorf("size of the tables: %w", err)
+		}
+		if !sized {
+			st.sizeSkipped.Add(1)
 		}
 		names, err := partitionNames(ctx, db)
 		if err != nil {
@@ -332,7 +336,9 @@ func (st *soakState) sample(ctx context.Context, db *benchDB, procs []*proc, tot
 		if qerr == nil {
 			st.processing = append(st.processing, point{at, q})
 		}
-		st.size = append(st.size, point{at, float64(size)})
+		if sized {
+			st.size = append(st.size, point{at, float64(size)})
+		}
 		st.partitions.observe(names)
 		st.mu.Unlock()
 		if n%6 == 0 {
@@ -376,7 +382,9 @@ func (st *soakState) report(b *bench, total time.Duration) {
 	x.Target, x.Result = "-", resultInfo
 	x.Notes = "the summary's 0.99 quantile, the highest sample of each window; " + x.Notes
 	b.rep.add(x)
-	b.rep.add(sizeRow(st.size, total, *soakRetentionAge > 0))
+	x = sizeRow(st.size, total, *soakRetentionAge > 0)
+	x.Notes += fmt.Sprintf("; %d samples skipped, their locks given way to a drop", st.sizeSkipped.Load())
+	b.rep.add(x)
 	b.rep.add(st.partitionRow())
 	b.rep.add(st.final.row())
 	secs := (total + *soakWarmup).Seconds()

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // The bench module's tests use the standard library alone, as its other
@@ -80,5 +84,18 @@ func TestSoakAccount(t *testing.T) {
 				t.Fatalf("ok %v, row %s; want %v", c.a.ok(), c.a.row().Result, c.ok)
 			}
 		})
+	}
+}
+
+func TestLockGaveWay(t *testing.T) {
+	t.Parallel()
+	for code, want := range map[string]bool{"40P01": true, "55P03": true, "42P01": false} {
+		err := fmt.Errorf("size of the tables: %w", &pgconn.PgError{Code: code})
+		if got := lockGaveWay(err); got != want {
+			t.Errorf("%s: got %v, want %v", code, got, want)
+		}
+	}
+	if lockGaveWay(errors.New("connection refused")) {
+		t.Error("a plain error is not a lock that gave way")
 	}
 }

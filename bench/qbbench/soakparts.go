@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
@@ -109,13 +111,31 @@ func partitionSoakDB(ctx context.Context, db *benchDB) error {
 
 // tablesSize is the on-disk size of the outbox and the inbox with their
 // indexes and TOAST, partitions included (pg_partition_tree lists a
-// plain table as itself).
-func tablesSize(ctx context.Context, db *benchDB) (int64, error) {
-	var n int64
-	err := db.Store.Pool.QueryRow(ctx, `
-		SELECT coalesce(sum(pg_total_relation_size(t.relid)), 0)
-		FROM (SELECT relid FROM pg_partition_tree('outbox') UNION ALL SELECT relid FROM pg_partition_tree('inbox')) AS t`).Scan(&n)
-	return n, err
+// plain table as itself). Sizing a partition takes a lock on it, which
+// a retention drop (holding the parent, waiting for the partition) can
+// meet in a deadlock; so the statement waits at most a moment for its
+// locks, and ok is false when it gave way: the sample is skipped, and
+// the drop, not the probe, goes ahead.
+func tablesSize(ctx context.Context, db *benchDB) (size int64, ok bool, err error) {
+	err = pgx.BeginFunc(ctx, db.Store.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '200ms'`); err != nil {
+			return err
+		}
+		return tx.QueryRow(ctx, `
+			SELECT coalesce(sum(pg_total_relation_size(t.relid)), 0)
+			FROM (SELECT relid FROM pg_partition_tree('outbox') UNION ALL SELECT relid FROM pg_partition_tree('inbox')) AS t`).Scan(&size)
+	})
+	if lockGaveWay(err) {
+		return 0, false, nil
+	}
+	return size, err == nil, err
+}
+
+// lockGaveWay says whether err is a statement that lost a lock: a
+// deadlock it was chosen to break, or a lock_timeout.
+func lockGaveWay(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && (pg.Code == "40P01" || pg.Code == "55P03")
 }
 
 // partitionNames lists the partitions of the outbox and the inbox.
