@@ -76,9 +76,15 @@ bench: services build ## Measure the binaries against SQL baselines and print th
 	@cd bench && go run ./qbbench -bin $(BIN) $(BENCH_FLAGS)
 
 # SOAK_MINUTES shortens the soak (the compared windows are a sixth of it);
-# SOAK_FLAGS adds qbbench flags such as -soak-rate.
+# SOAK_FLAGS adds qbbench flags: -soak-rate (both loads) or -soak-outbox-rate
+# and -soak-inbox-rate; -soak-partition-interval 10m partitions the tables
+# (-soak-premake); -soak-retention-age 20m turns on retention AGE
+# (-soak-cleanup-interval, default 1m); either starts queuebox-relay too;
+# -soak-idle-tx 20m holds an idle transaction open in the middle of the run.
+# The two-hour record of issue 39 (docs/performance.md):
+#   make soak SOAK_MINUTES=120 SOAK_FLAGS='-soak-partition-interval 10m -soak-retention-age 20m -soak-outbox-rate 500 -soak-inbox-rate 500 -soak-idle-tx 20m'
 SOAK_MINUTES ?= 30
-soak: services build ## Run deliver and ingest under a steady load for SOAK_MINUTES (30) minutes; fail when memory or claim p99 grows by more than 20 %.
+soak: services build ## Run deliver and ingest (and relay with partitions or retention) under a steady load for SOAK_MINUTES (30) minutes; fail when memory or claim p99 grows by more than 20 %, the tables do too with retention on, or a row is lost.
 	@cd bench && go run ./qbbench -bin $(BIN) -soak $(SOAK_MINUTES)m $(SOAK_FLAGS)
 
 # SEED replays a fault schedule; CHAOS_MESSAGES and CHAOS_FAULTS shrink a

@@ -92,6 +92,9 @@ func startOnce(ctx context.Context, binDir, role string, env map[string]string) 
 }
 
 // url returns the address of path on the data port.
+// role is the process's role: its binary's name without queuebox-.
+func (p *proc) role() string { return strings.TrimPrefix(p.name, "queuebox-") }
+
 func (p *proc) url(path string) string { return fmt.Sprintf("http://127.0.0.1:%d%s", p.port, path) }
 
 func (p *proc) waitLive(ctx context.Context) error {

@@ -22,7 +22,7 @@ var (
 	soakFor = flag.Duration("soak", 0,
 		"run the soak instead of the scenarios: queuebox-deliver and queuebox-ingest under a steady load for this long, judged on memory and claim p99 growth")
 	soakRate = flag.Int("soak-rate", 100,
-		"soak: outbox rows inserted per second, and webhooks posted per second")
+		"soak: outbox rows inserted per second, and webhooks posted per second (-soak-outbox-rate and -soak-inbox-rate set them apart)")
 	soakWarmup = flag.Duration("soak-warmup", 30*time.Second,
 		"soak: load before the first sample, not judged")
 )
@@ -32,55 +32,93 @@ const soakProbeEvery = 100 * time.Millisecond
 
 // soak runs queuebox-deliver (to the receiver) and queuebox-ingest (an
 // HTTP source without auth) on one database under an open-loop load of
-// -soak-rate outbox rows and -soak-rate webhooks a second. After
-// -soak-warmup it samples, for -soak: the resident memory of both
-// processes and the latency of the deliver claim statement, run by a
-// probe in a transaction that rolls back (the binaries export no claim
-// timer), and the 0.99 quantile of deliver's processing time from its
-// /metrics. Then it compares the first and the last sixth of the samples.
+// outbox rows and webhooks a second (-soak-rate, or -soak-outbox-rate and
+// -soak-inbox-rate); with partitioning or retention on (soakparts.go) it
+// runs queuebox-relay too. After -soak-warmup it samples, for -soak: the
+// resident memory of the processes, the latency of the deliver claim
+// statement, run by a probe in a transaction that rolls back (the
+// binaries export no claim timer), the 0.99 quantile of deliver's
+// processing time from its /metrics, the tables' size and their
+// partitions. Then it compares the first and the last sixth of the
+// samples, lets the processes finish the rows written, and checks that
+// every one was delivered.
 func (b *bench) soak(ctx context.Context) error {
 	total := *soakFor
-	if *soakRate < 1 || *soakWarmup < 0 || soakWindow(total) <= 0 {
-		return fmt.Errorf("-soak-rate must be at least 1, -soak-warmup not negative and -soak long enough for a window, got %d, %v, %v",
-			*soakRate, *soakWarmup, total)
+	if *soakWarmup < 0 || soakWindow(total) <= 0 {
+		return fmt.Errorf("-soak-warmup must not be negative and -soak long enough for a window, got %v, %v", *soakWarmup, total)
+	}
+	if err := checkSoakFlags(); err != nil {
+		return err
 	}
 	db, err := b.srv.create(ctx, "soak", 8)
 	if err != nil {
 		return err
 	}
 	defer db.drop()
+	if err := partitionSoakDB(ctx, db); err != nil {
+		return err
+	}
 	claims, err := b.claimStatements(db)
 	if err != nil {
 		return err
 	}
 	b.rc.reset()
-	deliver, err := startBinary(ctx, b.o.binDir, "deliver", merge(db.env(b.o.pool), b.rc.destinationEnv(b.o)))
+	procs, err := startSoakBinaries(ctx, b, db)
 	if err != nil {
 		return err
 	}
-	ingest, err := startBinary(ctx, b.o.binDir, "ingest", merge(db.env(b.o.pool), ingestEnv()))
-	if err != nil {
-		return errors.Join(err, deliver.stop())
-	}
 	st := &soakState{measureAt: time.Now().Add(*soakWarmup)}
-	runErr := st.run(ctx, b, db, claims, deliver, ingest, total)
-	if err := errors.Join(runErr, stopAll(deliver, ingest)); err != nil {
+	runErr := st.run(ctx, b, db, claims, procs, total)
+	if err := errors.Join(runErr, stopAll(procs...)); err != nil {
 		return err
 	}
 	st.report(b, total)
 	return nil
 }
 
+// startSoakBinaries starts deliver and ingest, and relay when soakRelays,
+// in that order, each with the soak's settings.
+func startSoakBinaries(ctx context.Context, b *bench, db *benchDB) ([]*proc, error) {
+	roles := []string{"deliver", "ingest"}
+	if soakRelays() {
+		roles = append(roles, "relay")
+	}
+	var procs []*proc
+	for _, role := range roles {
+		env := merge(db.env(b.o.pool), soakSettingsEnv())
+		if role == "deliver" {
+			env = merge(env, b.rc.destinationEnv(b.o))
+		} else {
+			env = merge(env, ingestEnv())
+		}
+		p, err := startBinary(ctx, b.o.binDir, role, env)
+		if err != nil {
+			return nil, errors.Join(err, stopAll(procs...))
+		}
+		procs = append(procs, p)
+	}
+	return procs, nil
+}
+
 // soakState is what the soak's goroutines record.
 type soakState struct {
 	measureAt time.Time // end of the warm-up; samples are relative to it
 
-	mu                    sync.Mutex
-	deliverRSS, ingestRSS []point // KiB
-	claims                []point // ns
-	processing            []point // seconds, deliver's 0.99 quantile
+	mu         sync.Mutex
+	rss        map[string][]point // KiB, by role
+	claims     []point            // ns
+	processing []point            // seconds, deliver's 0.99 quantile
+	size       []point            // bytes of the outbox and inbox
+	partitions partitionLog
+
+	// idleFrom and idleTo bound the idle transaction (-soak-idle-tx);
+	// written by its goroutine, read after it ended.
+	idleFrom, idleTo time.Duration
+	// final is what the drain after the load found (soakaccount.go).
+	final soakAccount
 
 	inserted, posted, postFailed, probeFailed atomic.Int64
+	sizeSkipped                               atomic.Int64 // size samples that gave way to a lock
 	firstErr                                  atomic.Value // error of a load goroutine
 }
 
@@ -88,26 +126,31 @@ type soakState struct {
 func (st *soakState) since(t time.Time) time.Duration { return t.Sub(st.measureAt) }
 
 // run drives the load and samples until total after the warm-up.
-func (st *soakState) run(ctx context.Context, b *bench, db *benchDB, claims [2]string, deliver, ingest *proc, total time.Duration) error {
+func (st *soakState) run(ctx context.Context, b *bench, db *benchDB, claims [2]string, procs []*proc, total time.Duration) error {
 	loadCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	pp := newPoster(b.o.httpStdlib, fmt.Sprintf("127.0.0.1:%d", ingest.port), b.o.clients)
+	pp := newPoster(b.o.httpStdlib, fmt.Sprintf("127.0.0.1:%d", procs[1].port), b.o.clients)
 	defer pp.close()
 	var wg sync.WaitGroup
 	for _, f := range []func(context.Context){
 		func(ctx context.Context) { st.feedOutbox(ctx, db) },
 		func(ctx context.Context) { st.postWebhooks(ctx, pp, b.o.clients) },
 		func(ctx context.Context) { st.probeClaims(ctx, db, claims) },
+		func(ctx context.Context) { st.holdIdleTx(ctx, db, total) },
 	} {
 		wg.Add(1)
 		go func() { defer wg.Done(); f(loadCtx) }()
 	}
-	err := st.sample(ctx, deliver, ingest, total, b.rc.count.Load)
+	err := st.sample(ctx, db, procs, total, b.rc.count.Load)
 	stop()
 	wg.Wait()
 	if e, _ := st.firstErr.Load().(error); e != nil && err == nil {
 		err = e
 	}
+	if err != nil {
+		return err
+	}
+	st.final, err = st.settle(ctx, db, procs, b.rc.count.Load, b.o.drainTimeout)
 	return err
 }
 
@@ -119,9 +162,9 @@ func (st *soakState) fail(err error) {
 }
 
 // paced calls step every tick with how many units are due since the
-// start at -soak-rate a second, less those already counted, until ctx
-// ends: a steady rate that makes up for a slow step instead of drifting.
-func paced(ctx context.Context, tick time.Duration, step func(due int64)) {
+// start at perSecond, less those already counted, until ctx ends: a
+// steady rate that makes up for a slow step instead of drifting.
+func paced(ctx context.Context, tick time.Duration, perSecond int, step func(due int64)) {
 	start := time.Now()
 	t := time.NewTicker(tick)
 	defer t.Stop()
@@ -130,15 +173,15 @@ func paced(ctx context.Context, tick time.Duration, step func(due int64)) {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			step(int64(now.Sub(start).Seconds() * float64(*soakRate)))
+			step(int64(now.Sub(start).Seconds() * float64(perSecond)))
 		}
 	}
 }
 
-// feedOutbox inserts pending outbox rows (null keys) at -soak-rate, as an
+// feedOutbox inserts pending outbox rows (null keys) at outboxRate, as an
 // application writing its outbox would.
 func (st *soakState) feedOutbox(ctx context.Context, db *benchDB) {
-	paced(ctx, 100*time.Millisecond, func(due int64) {
+	paced(ctx, 100*time.Millisecond, outboxRate(), func(due int64) {
 		n := due - st.inserted.Load()
 		if n <= 0 {
 			return
@@ -155,12 +198,12 @@ func (st *soakState) feedOutbox(ctx context.Context, db *benchDB) {
 	})
 }
 
-// postWebhooks posts unique webhooks to queuebox-ingest at -soak-rate
+// postWebhooks posts unique webhooks to queuebox-ingest at inboxRate
 // from clients connections (-clients); requests wait in a queue of one
 // second's worth while every client is busy, and a tick that finds the
 // queue full leaves its requests for the next.
 func (st *soakState) postWebhooks(ctx context.Context, pp poster, clients int) {
-	jobs := make(chan int64, *soakRate)
+	jobs := make(chan int64, inboxRate())
 	var wg sync.WaitGroup
 	for c := range clients {
 		wg.Add(1)
@@ -178,7 +221,7 @@ func (st *soakState) postWebhooks(ctx context.Context, pp poster, clients int) {
 		}()
 	}
 	var issued int64
-	paced(ctx, 10*time.Millisecond, func(due int64) {
+	paced(ctx, 10*time.Millisecond, inboxRate(), func(due int64) {
 		for ; issued < due; issued++ {
 			select {
 			case jobs <- issued:
@@ -255,35 +298,53 @@ func soakSampleEvery(total time.Duration) time.Duration {
 	return max(min(soakWindow(total)/10, 10*time.Second), time.Second)
 }
 
-// sample waits out the warm-up, then reads the memory of both processes
-// and deliver's metrics every soakSampleEvery until total has passed. A
-// process that exits is an error; is the receiver's count, for the progress lines.
-func (st *soakState) sample(ctx context.Context, deliver, ingest *proc, total time.Duration, delivered func() int64) error {
+// sample waits out the warm-up, then reads the memory of the processes,
+// deliver's metrics, the tables' size and their partitions every
+// soakSampleEvery until total has passed. A process that exits is an
+// error; delivered is the receiver's count, for the progress lines.
+func (st *soakState) sample(ctx context.Context, db *benchDB, procs []*proc, total time.Duration, delivered func() int64) error {
 	every := soakSampleEvery(total)
 	logf("soak: warm-up %v, then %v of samples every %v, windows of %v", *soakWarmup, total, every, soakWindow(total))
 	if err := sleepCtx(ctx, time.Until(st.measureAt)); err != nil {
 		return err
 	}
 	client := &http.Client{Timeout: 5 * time.Second}
+	st.rss = map[string][]point{}
 	for n := 0; ; n++ {
-		for _, p := range []*proc{deliver, ingest} {
+		for _, p := range procs {
 			if err := p.exited(); err != nil {
 				return err
 			}
 		}
 		at := st.since(time.Now())
-		d, i := procStatusKiB(deliver, "VmRSS"), procStatusKiB(ingest, "VmRSS")
-		q, qerr := scrape(ctx, client, deliver.url("/metrics"), `queuebox_outbox_processing_duration_seconds{quantile="0.99"}`)
+		q, qerr := scrape(ctx, client, procs[0].url("/metrics"), `queuebox_outbox_processing_duration_seconds{quantile="0.99"}`)
+		size, sized, err := tablesSize(ctx, db)
+		if err != nil {
+			return fmt.Errorf("size of the tables: %w", err)
+		}
+		if !sized {
+			st.sizeSkipped.Add(1)
+		}
+		names, err := partitionNames(ctx, db)
+		if err != nil {
+			return fmt.Errorf("list the partitions: %w", err)
+		}
 		st.mu.Lock()
-		st.deliverRSS = append(st.deliverRSS, point{at, float64(d)})
-		st.ingestRSS = append(st.ingestRSS, point{at, float64(i)})
+		for _, p := range procs {
+			st.rss[p.role()] = append(st.rss[p.role()], point{at, float64(procStatusKiB(p, "VmRSS"))})
+		}
 		if qerr == nil {
 			st.processing = append(st.processing, point{at, q})
 		}
+		if sized {
+			st.size = append(st.size, point{at, float64(size)})
+		}
+		st.partitions.observe(names)
 		st.mu.Unlock()
 		if n%6 == 0 {
-			logf("soak %v: deliver %.0f MiB, ingest %.0f MiB, %d rows inserted, %d delivered, %d webhooks stored",
-				at.Round(time.Second), float64(d)/1024, float64(i)/1024, st.inserted.Load(), delivered(), st.posted.Load())
+			logf("soak %v: deliver %.0f MiB, ingest %.0f MiB, %d rows inserted, %d delivered, %d webhooks stored, tables %.0f MiB, %d partitions (%d made, %d dropped)",
+				at.Round(time.Second), float64(procStatusKiB(procs[0], "VmRSS"))/1024, float64(procStatusKiB(procs[1], "VmRSS"))/1024,
+				st.inserted.Load(), delivered(), st.posted.Load(), float64(size)/(1<<20), len(names), st.partitions.made(), st.partitions.dropped())
 		}
 		if at >= total {
 			return nil
@@ -295,16 +356,17 @@ func (st *soakState) sample(ctx context.Context, deliver, ingest *proc, total ti
 	}
 }
 
-// report adds the soak's rows: the judged memory and claim rows, then
-// deliver's processing p99 and the load that ran, for information.
+// report adds the soak's rows: the judged memory, claim, size and loss
+// rows, then deliver's processing p99, the partitions and the load that
+// ran, for information.
 func (st *soakState) report(b *bench, total time.Duration) {
 	kib := func(v float64) string { return fmt.Sprintf("%.1f MiB", v/1024) }
 	msOf := func(v float64) string { return fmt.Sprintf("%.2f ms", v/float64(time.Millisecond)) }
-	for _, s := range []series{
-		{name: "queuebox-deliver peak resident memory", points: st.deliverRSS, agg: peakOf, format: kib},
-		{name: "queuebox-ingest peak resident memory", points: st.ingestRSS, agg: peakOf, format: kib},
-	} {
-		b.rep.add(soakRow(s, judge(s, total, soakGrowth), total))
+	for _, role := range []string{"deliver", "ingest", "relay"} {
+		if pts, ok := st.rss[role]; ok {
+			s := series{name: "queuebox-" + role + " peak resident memory", points: pts, agg: peakOf, format: kib}
+			b.rep.add(soakRow(s, judge(s, total, soakGrowth), total))
+		}
 	}
 	claims := series{name: fmt.Sprintf("claim(100) p99, probe every %v", soakProbeEvery), points: st.claims, agg: p99Of, format: msOf}
 	x := soakRow(claims, judge(claims, total, soakGrowth), total)
@@ -320,12 +382,21 @@ func (st *soakState) report(b *bench, total time.Duration) {
 	x.Target, x.Result = "-", resultInfo
 	x.Notes = "the summary's 0.99 quantile, the highest sample of each window; " + x.Notes
 	b.rep.add(x)
+	x = sizeRow(st.size, total, *soakRetentionAge > 0)
+	x.Notes += fmt.Sprintf("; %d samples skipped, their locks given way to a drop", st.sizeSkipped.Load())
+	b.rep.add(x)
+	b.rep.add(st.partitionRow())
+	b.rep.add(st.final.row())
 	secs := (total + *soakWarmup).Seconds()
+	notes := fmt.Sprintf("%d outbox rows inserted, %d delivered; %d webhooks stored (%.0f req/s), %d failed; %d claim probes failed; over %v with the warm-up",
+		st.inserted.Load(), b.rc.count.Load(), st.posted.Load(), float64(st.posted.Load())/secs, st.postFailed.Load(), st.probeFailed.Load(),
+		(total + *soakWarmup).Round(time.Second))
+	if *soakIdleTx > 0 {
+		notes += fmt.Sprintf("; an idle transaction open from %v to %v of the measured run", st.idleFrom.Round(time.Second), st.idleTo.Round(time.Second))
+	}
 	b.rep.add(row{Scenario: "soak, load", Measured: rate(float64(b.rc.count.Load())/secs, "rows/s delivered"),
-		Baseline: rate(float64(*soakRate), "rows/s asked"), Ratio: "-", Target: "-", Result: resultInfo,
-		Notes: fmt.Sprintf("%d outbox rows inserted, %d delivered; %d webhooks stored (%.0f req/s), %d failed; %d claim probes failed; over %v with the warm-up",
-			st.inserted.Load(), b.rc.count.Load(), st.posted.Load(), float64(st.posted.Load())/secs, st.postFailed.Load(), st.probeFailed.Load(),
-			(total + *soakWarmup).Round(time.Second))})
+		Baseline: rate(float64(outboxRate()), "outbox rows/s asked"), Ratio: "-", Target: "-", Result: resultInfo,
+		Notes: fmt.Sprintf("%d webhooks/s asked; %s", inboxRate(), notes)})
 }
 
 // statusKiB reads a "Name:   123 kB" field of a /proc/<pid>/status text;
