@@ -28,7 +28,7 @@ type index struct {
 // two modes, and returns the tables it converted.
 func convertEmpty(ctx context.Context, conn *pgx.Conn, tables []partTable) (converted []string, err error) {
 	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		var todo []partTable
+		var plain []partTable // the empty, unpartitioned tables to rebuild
 		for _, t := range tables {
 			// The lock comes first: an application that writes a row now
 			// either commits before the check below or waits for the new
@@ -47,10 +47,10 @@ func convertEmpty(ctx context.Context, conn *pgx.Conn, tables []partTable) (conv
 			case populated:
 				return nil
 			default:
-				todo = append(todo, t)
+				plain = append(plain, t)
 			}
 		}
-		for _, t := range todo {
+		for _, t := range plain {
 			if err := rebuildPartitioned(ctx, tx, t); err != nil {
 				return err
 			}
