@@ -8,23 +8,15 @@ import (
 )
 
 // handInboxRun is one run of the hand-written inbox over the four ingest
-// variants, each field in ingestVariants order.
-type handInboxRun struct {
-	res []loadResult
-	// cpu, loadCPU and dbCPU are per request: the inbox process's, this
-	// process's (the load clients) and every postgres process's.
-	cpu, loadCPU, dbCPU []time.Duration
-}
+// variants.
+type handInboxRun = variantFigures
 
 // handInboxRound drives the hand-written inbox (bench/handinbox) on db
 // with the same clients, bodies, signatures and loads as queuebox-ingest:
 // a warm-up, then the four variants in the order of ingestOnce, the inbox
 // truncated after each.
 func (b *bench) handInboxRound(ctx context.Context, db *benchDB, run int, truncate func() error) (handInboxRun, error) {
-	out := handInboxRun{
-		res: make([]loadResult, len(ingestVariants)), cpu: make([]time.Duration, len(ingestVariants)),
-		loadCPU: make([]time.Duration, len(ingestVariants)), dbCPU: make([]time.Duration, len(ingestVariants)),
-	}
+	var out handInboxRun
 	port, err := freePort()
 	if err != nil {
 		return out, err
@@ -44,29 +36,13 @@ func (b *bench) handInboxRound(ctx context.Context, db *benchDB, run int, trunca
 	if err := errors.Join(res.check("hand-written inbox warm-up"), truncate()); err != nil {
 		return out, errors.Join(err, p.stop())
 	}
-	for k := range ingestVariants {
-		vi := (k + run) % len(ingestVariants)
-		v := ingestVariants[vi]
-		prefix := fmt.Sprintf("r%d-hand-%v-", run, v.dup)
-		path := "/inbox/bench"
-		if v.hmac {
-			path = "/inbox/signed"
-		}
-		l := load{clients: b.o.clients, warmup: b.o.ingestWarmup, measure: b.o.ingestTime, dup: v.dup}
-		cpu0, self0, db0 := p.cpuTime(), selfCPU(), commandsCPU("postgres")
-		res := l.run(ctx, func(ctx context.Context, client int, key int64) error {
-			return pp.post(ctx, client, path, prefix, key, v.hmac)
-		})
-		sent := time.Duration(max(res.Sent, 1))
-		out.cpu[vi] = (p.cpuTime() - cpu0) / sent
-		out.loadCPU[vi] = (selfCPU() - self0) / sent
-		out.dbCPU[vi] = (commandsCPU("postgres") - db0) / sent
-		if err := errors.Join(res.check("hand-written inbox, "+v.name), p.exited(), truncate()); err != nil {
-			return out, errors.Join(err, p.stop())
-		}
+	out, err = b.measureVariants(ctx, run, p, pp, "hand", "hand-written inbox", truncate, func(vi int, f variantFigures) {
+		v, res := ingestVariants[vi], f.res[vi]
 		logf("ingest run %d: hand-written inbox, %s %.0f req/s, p99 %.1f ms, CPU %v/req", run+1, v.name, res.Rate,
-			ms(percentile(res.Latencies, 99)), out.cpu[vi])
-		out.res[vi] = res
+			ms(percentile(res.Latencies, 99)), f.cpu[vi])
+	})
+	if err != nil {
+		return out, errors.Join(err, p.stop())
 	}
 	return out, p.stop()
 }

@@ -171,35 +171,15 @@ func (b *bench) ingestOnce(ctx context.Context, run int) (ingestRun, error) {
 	if err := errors.Join(res.check("queuebox-ingest warm-up"), truncate()); err != nil {
 		return out, errors.Join(err, p.stop())
 	}
-	out.variants = make([]loadResult, len(ingestVariants))
-	out.cpu = make([]time.Duration, len(ingestVariants))
-	out.loadCPU = make([]time.Duration, len(ingestVariants))
-	out.dbCPU = make([]time.Duration, len(ingestVariants))
-	for k := range ingestVariants {
-		vi := (k + run) % len(ingestVariants)
-		v := ingestVariants[vi]
-		prefix := fmt.Sprintf("r%d-http-%v-", run, v.dup)
-		path := "/inbox/bench"
-		if v.hmac {
-			path = "/inbox/signed"
-		}
-		l := load{clients: b.o.clients, warmup: b.o.ingestWarmup, measure: b.o.ingestTime, dup: v.dup}
-		cpu0, self0, db0 := p.cpuTime(), selfCPU(), commandsCPU("postgres")
-		res := l.run(ctx, func(ctx context.Context, client int, key int64) error {
-			return pp.post(ctx, client, path, prefix, key, v.hmac)
-		})
-		sent := time.Duration(max(res.Sent, 1))
-		out.cpu[vi] = (p.cpuTime() - cpu0) / sent
-		out.loadCPU[vi] = (selfCPU() - self0) / sent
-		out.dbCPU[vi] = (commandsCPU("postgres") - db0) / sent
-		err := errors.Join(res.check("queuebox-ingest, "+v.name), p.exited(), truncate())
-		if err != nil {
-			return out, errors.Join(err, p.stop())
-		}
+	f, err := b.measureVariants(ctx, run, p, pp, "http", "queuebox-ingest", truncate, func(vi int, f variantFigures) {
+		v, res := ingestVariants[vi], f.res[vi]
 		logf("ingest run %d: %s %.0f req/s, p50 %.1f ms, p99 %.1f ms, CPU %v/req, %s clients %v/req", run+1, v.name, res.Rate,
-			ms(percentile(res.Latencies, 50)), ms(percentile(res.Latencies, 99)), out.cpu[vi], b.loadSide(), out.loadCPU[vi])
-		out.variants[vi] = res
+			ms(percentile(res.Latencies, 50)), ms(percentile(res.Latencies, 99)), f.cpu[vi], b.loadSide(), f.loadCPU[vi])
+	})
+	if err != nil {
+		return out, errors.Join(err, p.stop())
 	}
+	out.variants, out.cpu, out.loadCPU, out.dbCPU = f.res, f.cpu, f.loadCPU, f.dbCPU
 	return out, p.stop()
 }
 
