@@ -48,7 +48,7 @@ func TestKilledReplicaMidPublish(t *testing.T) {
 	survivor := startServing(t, "deliver", env)
 	require.Eventually(t, func() bool {
 		var state string
-		err := db.connect(t).QueryRow(context.Background(), `SELECT state FROM outbox`).Scan(&state)
+		err := db.scan(t, `SELECT state FROM outbox`, nil, &state)
 		return err == nil && state == "sent"
 	}, 30*time.Second, 20*time.Millisecond)
 	require.Len(t, rc.Requests(), 2, "delivered again by the survivor")

@@ -41,11 +41,15 @@ func insertRows(t *testing.T, db database, topic string, n int) {
 	require.NoError(t, err)
 }
 
+// countState counts the outbox rows of a topic prefix in a state, on a
+// connection of its own that it closes: the tests poll it, and a
+// connection kept until the test ends for each poll would use up the
+// server's connections on a slow machine.
 func countState(t *testing.T, db database, topicPrefix, state string) int {
 	t.Helper()
 	var n int
-	require.NoError(t, db.connect(t).QueryRow(context.Background(),
-		`SELECT count(*) FROM outbox WHERE topic LIKE $1 || '%' AND state = $2`, topicPrefix, state).Scan(&n))
+	require.NoError(t, db.scan(t, `SELECT count(*) FROM outbox WHERE topic LIKE $1 || '%' AND state = $2`,
+		[]any{topicPrefix, state}, &n))
 	return n
 }
 

@@ -122,6 +122,20 @@ func (d database) connect(t *testing.T) *pgx.Conn {
 	return c
 }
 
+// scan runs one query on a connection of its own, scans its row into dst
+// and closes the connection: for checks that a test polls, where a
+// connection kept until the test ends per poll would use up the server's
+// connections on a slow machine.
+func (d database) scan(t *testing.T, query string, args []any, dst ...any) error {
+	t.Helper()
+	c, err := pgx.Connect(context.Background(), d.URL)
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.Background())
+	return c.QueryRow(context.Background(), query, args...).Scan(dst...)
+}
+
 // process is a running binary with its output captured.
 type process struct {
 	name   string
