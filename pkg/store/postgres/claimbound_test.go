@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -36,6 +37,14 @@ const claimBound = 20 * boundBatch
 // statement returned.
 func explainCost(t *testing.T, db *postgres.DB, stmt string, args ...any) (touched, returned float64, scans []string) {
 	t.Helper()
+	root := explainPlan(t, db, stmt, args...)
+	return root.touched(), root.Rows, root.scans(nil)
+}
+
+// explainPlan runs EXPLAIN (ANALYZE, FORMAT JSON) of stmt in a transaction
+// that rolls back and returns the root of its plan.
+func explainPlan(t *testing.T, db *postgres.DB, stmt string, args ...any) planNode {
+	t.Helper()
 	ctx := context.Background()
 	var plan []byte
 	errRollback := errors.New("rollback")
@@ -50,12 +59,14 @@ func explainCost(t *testing.T, db *postgres.DB, stmt string, args ...any) (touch
 		Plan planNode `json:"Plan"`
 	}
 	require.NoError(t, json.Unmarshal(plan, &doc))
-	return doc[0].Plan.touched(), doc[0].Plan.Rows, doc[0].Plan.scans(nil)
+	return doc[0].Plan
 }
 
 type planNode struct {
 	Type            string     `json:"Node Type"`
 	Index           string     `json:"Index Name"`
+	Relation        string     `json:"Relation Name"`
+	Subplan         string     `json:"Subplan Name"`
 	Rows            float64    `json:"Actual Rows"`
 	Loops           float64    `json:"Actual Loops"`
 	RemovedByFilter float64    `json:"Rows Removed by Filter"`
@@ -81,6 +92,21 @@ func (n planNode) self() float64 {
 		return (n.Rows + n.RemovedByFilter + n.RemovedByCheck) * n.Loops
 	}
 	return 0
+}
+
+// ranScans lists the scans of the tree that ran, as "relation index",
+// leaving out the subplans named in skip.
+func (n planNode) ranScans(out []string, skip ...string) []string {
+	if slices.Contains(skip, n.Subplan) {
+		return out
+	}
+	if n.Relation != "" && n.Loops > 0 {
+		out = append(out, n.Relation+" "+n.Index)
+	}
+	for _, c := range n.Plans {
+		out = c.ranScans(out, skip...)
+	}
+	return out
 }
 
 // touched sums the rows that the scans of the tree read.

@@ -47,3 +47,7 @@ func (db *DB) AttachDay(ctx context.Context, l schema.Layout, table queuebox.Tab
 	_, _, err := db.attachPartition(ctx, t, t.raw+"_default", from, from.Add(24*time.Hour))
 	return err
 }
+
+// Render renders the statement of queries/<name>.sql against the layout,
+// as the stores do.
+func Render(name string, l schema.Layout) (string, error) { return render(name, l) }

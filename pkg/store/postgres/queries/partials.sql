@@ -34,7 +34,16 @@
 -- fence_holds is the fence's condition on one row joined with its d row.
 -- The write repeats it after the lock: PostgreSQL re-reads a row that
 -- changed since the statement's snapshot and checks the condition again.
-{{define "fence_holds"}}{{.A}}.{{.T.State}} = 'processing' AND {{.A}}.{{.T.ClaimToken}} = d.token AND {{.A}}.{{.T.LeaseExpiresAt}} > {{template "now" .Now}}{{end}}
+-- The state is compared through COALESCE (the column is NOT NULL, so it
+-- means the same) to keep the planner from reading the rows through the
+-- partial index of processing rows: a plain state = 'processing' lets it
+-- scan that whole index once per row written, which it takes for small
+-- when its statistics are from a quiet moment. With an old transaction
+-- open, that index holds a dead entry for every row claimed since, which
+-- vacuum may not remove: outcome writes then took seconds each and
+-- delivery fell to tens of rows a second. The id finds each row through
+-- the primary key instead.
+{{define "fence_holds"}}COALESCE({{.A}}.{{.T.State}}, '') = 'processing' AND {{.A}}.{{.T.ClaimToken}} = d.token AND {{.A}}.{{.T.LeaseExpiresAt}} > {{template "now" .Now}}{{end}}
 --
 -- wb_filter is the workbench's selection (wbsql.Data): the conditions of
 -- the filter that is set, each after AND, on the unaliased table. Absent

@@ -10,7 +10,7 @@ WITH d AS MATERIALIZED (
     SELECT i."ib_id" AS id
     FROM "qb_inbox" i
     JOIN d ON i."ib_id" = d.id
-    WHERE i."ib_state" = 'processing' AND i."ib_claimtoken" = d.token AND i."ib_leaseexpiresat" > COALESCE($6::timestamptz, now())
+    WHERE COALESCE(i."ib_state", '') = 'processing' AND i."ib_claimtoken" = d.token AND i."ib_leaseexpiresat" > COALESCE($6::timestamptz, now())
     ORDER BY i."ib_id"
     FOR UPDATE OF i
 ), marked AS (
@@ -20,7 +20,7 @@ WITH d AS MATERIALIZED (
     FROM d, owned
     WHERE i."ib_id" = owned.id
       AND d.id = owned.id
-      AND i."ib_state" = 'processing' AND i."ib_claimtoken" = d.token AND i."ib_leaseexpiresat" > COALESCE($6::timestamptz, now())
+      AND COALESCE(i."ib_state", '') = 'processing' AND i."ib_claimtoken" = d.token AND i."ib_leaseexpiresat" > COALESCE($6::timestamptz, now())
     RETURNING i."ib_id" AS id, i."ib_aggregateid" AS aggregate_id, i."ib_payload" AS payload,
               i."ib_createdat" AS created_at
 ), inserted AS (

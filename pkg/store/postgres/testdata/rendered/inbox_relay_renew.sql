@@ -9,7 +9,7 @@ WITH d AS MATERIALIZED (
     SELECT i."ib_id" AS id
     FROM "qb_inbox" i
     JOIN d ON i."ib_id" = d.id
-    WHERE i."ib_state" = 'processing' AND i."ib_claimtoken" = d.token AND i."ib_leaseexpiresat" > COALESCE($4::timestamptz, now())
+    WHERE COALESCE(i."ib_state", '') = 'processing' AND i."ib_claimtoken" = d.token AND i."ib_leaseexpiresat" > COALESCE($4::timestamptz, now())
     ORDER BY i."ib_id"
     FOR UPDATE OF i
 )
@@ -18,5 +18,5 @@ SET "ib_leaseexpiresat" = COALESCE($4::timestamptz, clock_timestamp()) + $3 * in
 FROM d, owned
 WHERE i."ib_id" = owned.id
   AND d.id = owned.id
-  AND i."ib_state" = 'processing' AND i."ib_claimtoken" = d.token AND i."ib_leaseexpiresat" > COALESCE($4::timestamptz, now())
+  AND COALESCE(i."ib_state", '') = 'processing' AND i."ib_claimtoken" = d.token AND i."ib_leaseexpiresat" > COALESCE($4::timestamptz, now())
 RETURNING i."ib_id"::text

@@ -28,7 +28,7 @@ WITH d AS MATERIALIZED (
     SELECT o."ob_id" AS id
     FROM "qb_outbox" o
     JOIN d ON o."ob_id" = d.id
-    WHERE o."ob_state" = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > COALESCE($6::timestamptz, now())
+    WHERE COALESCE(o."ob_state", '') = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > COALESCE($6::timestamptz, now())
     ORDER BY o."ob_id"
     FOR UPDATE OF o
 ), done AS (
@@ -44,7 +44,7 @@ SET "ob_state" = CASE WHEN d.outcome IN ('retry', 'defer') THEN 'pending' ELSE d
 FROM d, owned
 WHERE o."ob_id" = owned.id
   AND d.id = owned.id
-  AND o."ob_state" = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > COALESCE($6::timestamptz, now())
+  AND COALESCE(o."ob_state", '') = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > COALESCE($6::timestamptz, now())
 RETURNING o."ob_id" AS id,
     o."ob_id" AS message_id, COALESCE(d.dest, '') AS destination,
     d.outcome, d.attempt, d.started_us, d.duration_ms, d.class, d.status, d.answer

@@ -7,7 +7,7 @@ WITH d AS MATERIALIZED (
     SELECT o."ob_id" AS id
     FROM "qb_outbox" o
     JOIN d ON o."ob_id" = d.id
-    WHERE o."ob_state" = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > COALESCE($4::timestamptz, now())
+    WHERE COALESCE(o."ob_state", '') = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > COALESCE($4::timestamptz, now())
     ORDER BY o."ob_id"
     FOR UPDATE OF o
 )
@@ -16,5 +16,5 @@ SET "ob_leaseexpiresat" = COALESCE($4::timestamptz, clock_timestamp()) + $3 * in
 FROM d, owned
 WHERE o."ob_id" = owned.id
   AND d.id = owned.id
-  AND o."ob_state" = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > COALESCE($4::timestamptz, now())
+  AND COALESCE(o."ob_state", '') = 'processing' AND o."ob_claimtoken" = d.token AND o."ob_leaseexpiresat" > COALESCE($4::timestamptz, now())
 RETURNING o."ob_id"::text
