@@ -105,6 +105,13 @@ func (db *DB) Partition(ctx context.Context, l schema.Layout, p Partitioning, lo
 	for _, table := range converted {
 		log.Info("partition: the table is now partitioned by created_at", "table", table)
 	}
+	for _, t := range partitionedTables(l) {
+		if t.activeIndex {
+			if err := db.ensureActiveIndex(ctx, t, log); err != nil {
+				return err
+			}
+		}
+	}
 	_, err = db.ensurePartitions(ctx, l, p, time.Time{}, log)
 	return err
 }
@@ -126,11 +133,53 @@ type partTable struct {
 	raw, quoted, state, createdAt string
 	// final lists the final states, which retention may drop.
 	final [2]string
+	// activeIndex is set for the outbox: see activeIndexName.
+	activeIndex bool
+}
+
+// activeIndexName is the index that a partitioned outbox has and an
+// unpartitioned one does not: the created_at of its pending and processing
+// rows. The claim (outbox_claim.sql) reads the lowest and the highest of
+// them from it and bounds its scans by them, so PostgreSQL prunes the
+// partitions that hold no such row (the old days' and the ones made
+// ahead, in the normal course) instead of probing each.
+func (t partTable) activeIndexName() string { return "idx_" + t.raw + "_active_created" }
+
+// activeIndexOn is the statement that builds the active index on the
+// table quoted (the partitioned one or the old table of a conversion),
+// with how ("" or " CONCURRENTLY") between INDEX and its name. The claim's
+// min() repeats its predicate word for word. The predicate's second
+// condition, true of every row, is there for the planner: the claim's
+// other scans bound created_at by a value it does not know when it plans,
+// so it cannot prove the condition from theirs and keeps this index out
+// of them. Without it, it took the index for a scan ordered by other
+// columns and sorted the whole partition's active rows.
+func (t partTable) activeIndexOn(how, quoted string) string {
+	return "CREATE INDEX" + how + " " + quoteIdent(t.activeIndexName()) + " ON " + quoted +
+		" (" + t.createdAt + ") WHERE " + t.state + " IN ('pending', 'processing') AND " + t.createdAt + " > '-infinity'"
+}
+
+// ensureActiveIndex builds the active index on a partitioned outbox that
+// lacks it (one partitioned before the index existed). It reads the
+// catalog first, so that a start does not take the table lock of CREATE
+// INDEX when there is nothing to build.
+func (db *DB) ensureActiveIndex(ctx context.Context, t partTable, log *slog.Logger) error {
+	var exists bool
+	err := db.Pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, quoteIdent(t.activeIndexName())).Scan(&exists)
+	if err != nil || exists {
+		return err
+	}
+	start := time.Now()
+	if _, err := db.Pool.Exec(ctx, t.activeIndexOn("", t.quoted)); err != nil {
+		return fmt.Errorf("partition %s: build the index %s: %w", t.raw, t.activeIndexName(), err)
+	}
+	log.Info("partition: built the claim's index", "table", t.raw, "index", t.activeIndexName(), "took_ms", time.Since(start).Milliseconds())
+	return nil
 }
 
 func partitionedTables(l schema.Layout) []partTable {
 	return []partTable{
-		{raw: l.OutboxTable, quoted: l.O.Table, state: l.O.State, createdAt: l.O.CreatedAt, final: [2]string{"sent", "dead"}},
+		{raw: l.OutboxTable, quoted: l.O.Table, state: l.O.State, createdAt: l.O.CreatedAt, final: [2]string{"sent", "dead"}, activeIndex: true},
 		{raw: l.InboxTable, quoted: l.I.Table, state: l.I.State, createdAt: l.I.CreatedAt, final: [2]string{"processed", "dead"}},
 	}
 }

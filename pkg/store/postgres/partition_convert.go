@@ -65,6 +65,14 @@ func convertEmpty(ctx context.Context, conn *pgx.Conn, tables []partTable) (conv
 }
 
 func rebuildPartitioned(ctx context.Context, tx pgx.Tx, t partTable) error {
+	// The active index is built on the empty table first and copied with
+	// the others, so that its definition reads as after a conversion of a
+	// populated table (migrate partition), which copies it the same way.
+	if t.activeIndex {
+		if _, err := tx.Exec(ctx, t.activeIndexOn("", t.quoted)); err != nil {
+			return fmt.Errorf("partition %s: %w", t.raw, err)
+		}
+	}
 	indexes, err := readIndexes(ctx, tx, t.quoted)
 	if err != nil {
 		return err

@@ -194,9 +194,9 @@ func (c *converter) refuseDependents(ctx context.Context) error {
 type indexBuild struct{ name, sql string }
 
 // builds lists the indexes to build on the old table: the unique index
-// that becomes its primary key (id, created_at), and a plain copy of
-// each other unique index, named as the partitioned table's index will
-// be, with _legacy after it. Indexes of an earlier run are skipped here
+// that becomes its primary key (id, created_at), a plain copy of each
+// other unique index, named as the partitioned table's index will be,
+// with _legacy after it, and for the outbox the active index. Indexes of an earlier run are skipped here
 // and found built by buildIndex.
 func (c *converter) builds(indexes []index) []indexBuild {
 	out := []indexBuild{{name: c.pkeyName(),
@@ -206,6 +206,12 @@ func (c *converter) builds(indexes []index) []indexBuild {
 			name := legacyIndexName(plainName(ix.name))
 			out = append(out, indexBuild{name: name, sql: "CREATE INDEX CONCURRENTLY " + quoteIdent(name) + onClause(ix.def)})
 		}
+	}
+	// The active index is built on the old table under the name the
+	// partitioned table's will have: the switch then treats it as one of
+	// the table's own indexes, renames it and has its twin adopt it.
+	if c.t.activeIndex {
+		out = append(out, indexBuild{name: c.t.activeIndexName(), sql: c.t.activeIndexOn(" CONCURRENTLY", c.t.quoted)})
 	}
 	return out
 }

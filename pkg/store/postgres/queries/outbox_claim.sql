@@ -28,41 +28,65 @@
 -- lanes: its keyed part walks the distinct keys of a (key, sequence)
 -- index and takes the head of each key; no row has a destination or an
 -- origin, and $5 is only typed.
-WITH RECURSIVE {{if .O.Lanes}}after_cursor AS (
-    (SELECT {{.O.Key}} AS k, {{.O.Destination}} AS d, {{.O.ID}} AS id, {{.O.State}} AS st,
+-- On a partitioned outbox (database.partitioning) every scan would probe
+-- the indexes of every partition, the old days' and the ones made ahead
+-- included, which hold no pending row in the normal course. There the
+-- statement first reads the lowest and the highest created_at of a
+-- pending or processing row (active_floor, two probes of the partial
+-- index idx_outbox_active_created that only a partitioned outbox has) and
+-- bounds the scans of the lane index by them, one per lane, so PostgreSQL
+-- prunes the other partitions as the statement runs. The bounds are read
+-- in the statement's own snapshot, so they leave out no row the scans
+-- could see. (The index's condition on created_at keeps it out of the
+-- other scans: see activeIndexOn in partition.go.) The scans of unkeyed
+-- rows, one each per claim, are left unbounded: bounded, the planner
+-- guessed a narrow range and sorted every due row instead of reading the
+-- first ones in order. Each candidate carries its created_at (ca), so
+-- its lock and its update probe one partition.
+{{- $floor := ""}}{{$ufloor := ""}}{{$ca := ""}}{{$c := ""}}
+{{- if .Partitioned}}
+{{- $floor = printf " AND %s BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)" .O.CreatedAt}}
+{{- $ufloor = printf " AND u.%s BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)" .O.CreatedAt}}
+{{- $ca = printf ", %s AS ca" .O.CreatedAt}}{{$c = ", ca"}}
+{{- end}}
+WITH RECURSIVE {{if .Partitioned}}active_floor AS (
+    SELECT min({{.O.CreatedAt}}) AS lo, max({{.O.CreatedAt}}) AS hi FROM {{.O.Table}}
+    WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.CreatedAt}} > '-infinity'
+), {{end}}{{if .O.Lanes}}after_cursor AS (
+    (SELECT {{.O.Key}} AS k, {{.O.Destination}} AS d, {{.O.ID}} AS id{{$ca}}, {{.O.State}} AS st,
             {{.O.ScheduledAt}} AS due, {{.O.Sequence}} AS seq
      FROM {{.O.Table}}
-     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > ''
+     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > ''{{$floor}}
        AND ({{.O.Key}}, {{.O.Destination}}) > ($2, $5)
      ORDER BY {{.O.Key}}, {{.O.Destination}}, {{.O.Sequence}}
      LIMIT 1)
     UNION ALL
-    SELECT nxt.k, nxt.d, nxt.id, nxt.st, nxt.due, nxt.seq
+    SELECT nxt.k, nxt.d, nxt.id{{if .Partitioned}}, nxt.ca{{end}}, nxt.st, nxt.due, nxt.seq
     FROM after_cursor a
     CROSS JOIN LATERAL (
-        SELECT {{.O.Key}} AS k, {{.O.Destination}} AS d, {{.O.ID}} AS id, {{.O.State}} AS st,
+        SELECT {{.O.Key}} AS k, {{.O.Destination}} AS d, {{.O.ID}} AS id{{$ca}}, {{.O.State}} AS st,
                {{.O.ScheduledAt}} AS due, {{.O.Sequence}} AS seq
         FROM {{.O.Table}}
-        WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > ''
+        WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > ''{{$floor}}
           AND ({{.O.Key}}, {{.O.Destination}}) > (a.k, a.d)
         ORDER BY {{.O.Key}}, {{.O.Destination}}, {{.O.Sequence}}
         LIMIT 1) nxt
 ), before_cursor AS (
-    (SELECT {{.O.Key}} AS k, {{.O.Destination}} AS d, {{.O.ID}} AS id, {{.O.State}} AS st,
+    (SELECT {{.O.Key}} AS k, {{.O.Destination}} AS d, {{.O.ID}} AS id{{$ca}}, {{.O.State}} AS st,
             {{.O.ScheduledAt}} AS due, {{.O.Sequence}} AS seq
      FROM {{.O.Table}}
-     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > ''
+     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > ''{{$floor}}
        AND ({{.O.Key}}, {{.O.Destination}}) <= ($2, $5)
      ORDER BY {{.O.Key}}, {{.O.Destination}}, {{.O.Sequence}}
      LIMIT 1)
     UNION ALL
-    SELECT nxt.k, nxt.d, nxt.id, nxt.st, nxt.due, nxt.seq
+    SELECT nxt.k, nxt.d, nxt.id{{if .Partitioned}}, nxt.ca{{end}}, nxt.st, nxt.due, nxt.seq
     FROM before_cursor b
     CROSS JOIN LATERAL (
-        SELECT {{.O.Key}} AS k, {{.O.Destination}} AS d, {{.O.ID}} AS id, {{.O.State}} AS st,
+        SELECT {{.O.Key}} AS k, {{.O.Destination}} AS d, {{.O.ID}} AS id{{$ca}}, {{.O.State}} AS st,
                {{.O.ScheduledAt}} AS due, {{.O.Sequence}} AS seq
         FROM {{.O.Table}}
-        WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > ''
+        WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > ''{{$floor}}
           AND ({{.O.Key}}, {{.O.Destination}}) > (b.k, b.d)
           AND ({{.O.Key}}, {{.O.Destination}}) <= ($2, $5)
         ORDER BY {{.O.Key}}, {{.O.Destination}}, {{.O.Sequence}}
@@ -72,11 +96,11 @@ WITH RECURSIVE {{if .O.Lanes}}after_cursor AS (
 ), keyed AS (
     -- A routed lane's head is due and no row of its key waits for its
     -- destination with a lower sequence (one probe of the unrouted lane).
-    SELECT h.id FROM heads h
+    SELECT h.id{{if .Partitioned}}, h.ca{{end}} FROM heads h
     WHERE h.st = 'pending' AND h.d <> '' AND h.due <= COALESCE($4::timestamptz, now())
       AND NOT EXISTS (
         SELECT 1 FROM {{.O.Table}} u
-        WHERE u.{{.O.State}} IN ('pending', 'processing') AND u.{{.O.Key}} > ''
+        WHERE u.{{.O.State}} IN ('pending', 'processing') AND u.{{.O.Key}} > ''{{$ufloor}}
           AND u.{{.O.Key}} = h.k AND u.{{.O.Destination}} = '' AND u.{{.O.Sequence}} < h.seq)
     LIMIT $1
 {{else}}unused AS (SELECT $5::text), after_cursor AS (
@@ -115,33 +139,33 @@ WITH RECURSIVE {{if .O.Lanes}}after_cursor AS (
     (SELECT id FROM before_cursor WHERE st = 'pending' AND due <= COALESCE($4::timestamptz, now()))
     LIMIT $1
 {{end}}), unkeyed_null AS (
-    SELECT {{.O.ID}} AS id FROM {{.O.Table}}
+    SELECT {{.O.ID}} AS id{{$ca}} FROM {{.O.Table}}
     WHERE {{.O.State}} = 'pending' AND {{.O.Key}} IS NULL
       AND {{.O.ScheduledAt}} <= COALESCE($4::timestamptz, now())
     ORDER BY {{.O.ScheduledAt}}, {{.O.Sequence}}
     LIMIT $1
     FOR UPDATE SKIP LOCKED
 ), unkeyed_empty AS (
-    SELECT {{.O.ID}} AS id FROM {{.O.Table}}
+    SELECT {{.O.ID}} AS id{{$ca}} FROM {{.O.Table}}
     WHERE {{.O.State}} = 'pending' AND {{.O.Key}} = ''
       AND {{.O.ScheduledAt}} <= COALESCE($4::timestamptz, now())
     ORDER BY {{.O.ScheduledAt}}, {{.O.Sequence}}
     LIMIT $1
     FOR UPDATE SKIP LOCKED
 ), unkeyed AS (
-    (SELECT id FROM unkeyed_null) UNION ALL (SELECT id FROM unkeyed_empty)
+    (SELECT id{{$c}} FROM unkeyed_null) UNION ALL (SELECT id{{$c}} FROM unkeyed_empty)
     LIMIT $1
 ), candidates AS (
-    {{if .KeyedFirst}}(SELECT id FROM keyed) UNION ALL (SELECT id FROM unkeyed){{else}}(SELECT id FROM unkeyed) UNION ALL (SELECT id FROM keyed){{end}}
+    {{if .KeyedFirst}}(SELECT id{{$c}} FROM keyed) UNION ALL (SELECT id{{$c}} FROM unkeyed){{else}}(SELECT id{{$c}} FROM unkeyed) UNION ALL (SELECT id{{$c}} FROM keyed){{end}}
     LIMIT $1
 ), locked AS (
     -- One primary key probe per candidate, whatever the statistics say;
     -- the state re-check after the lock drops a row that a concurrent
     -- claim took first.
-    SELECT l.id FROM candidates c
+    SELECT l.id{{if .Partitioned}}, l.ca{{end}} FROM candidates c
     CROSS JOIN LATERAL (
-        SELECT {{.O.ID}} AS id FROM {{.O.Table}}
-        WHERE {{.O.ID}} = c.id
+        SELECT {{.O.ID}} AS id{{$ca}} FROM {{.O.Table}}
+        WHERE {{.O.ID}} = c.id{{if .Partitioned}} AND {{.O.CreatedAt}} = c.ca{{end}}
           AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= COALESCE($4::timestamptz, now())
         FOR UPDATE SKIP LOCKED) l
 )
@@ -154,6 +178,9 @@ SET {{.O.State}} = 'processing',
     {{.O.LeaseExpiresAt}} = COALESCE($4::timestamptz, clock_timestamp()) + $3 * interval '1 millisecond',
     {{.O.UpdatedAt}} = COALESCE($4::timestamptz, now())
 WHERE o.{{.O.ID}} = ANY (ARRAY(SELECT id FROM locked))
+{{- if .Partitioned}}
+  AND o.{{.O.CreatedAt}} BETWEEN (SELECT min(ca) FROM locked) AND (SELECT max(ca) FROM locked)
+{{- end}}
 RETURNING o.{{.O.ID}}::text, o.{{.O.Topic}}, o.{{.O.Key}}, o.{{.O.AggregateType}}, o.{{.O.Payload}}::text,
           o.{{.O.Headers}}::text, o.{{.O.Attempt}}, o.{{.O.MaxAttempts}}, o.{{.O.CreatedAt}},
           o.{{.O.Sequence}}, o.{{.O.ClaimToken}}::text,

@@ -28,6 +28,21 @@
 -- lanes: its keyed part walks the distinct keys of a (key, sequence)
 -- index and takes the head of each key; no row has a destination or an
 -- origin, and $5 is only typed.
+-- On a partitioned outbox (database.partitioning) every scan would probe
+-- the indexes of every partition, the old days' and the ones made ahead
+-- included, which hold no pending row in the normal course. There the
+-- statement first reads the lowest and the highest created_at of a
+-- pending or processing row (active_floor, two probes of the partial
+-- index idx_outbox_active_created that only a partitioned outbox has) and
+-- bounds the scans of the lane index by them, one per lane, so PostgreSQL
+-- prunes the other partitions as the statement runs. The bounds are read
+-- in the statement's own snapshot, so they leave out no row the scans
+-- could see. (The index's condition on created_at keeps it out of the
+-- other scans: see activeIndexOn in partition.go.) The scans of unkeyed
+-- rows, one each per claim, are left unbounded: bounded, the planner
+-- guessed a narrow range and sorted every due row instead of reading the
+-- first ones in order. Each candidate carries its created_at (ca), so
+-- its lock and its update probe one partition.
 WITH RECURSIVE after_cursor AS (
     (SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st,
             "ob_scheduledat" AS due, "ob_sequence" AS seq
