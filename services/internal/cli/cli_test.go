@@ -24,13 +24,7 @@ func runCLI(args []string, stdout, stderr io.Writer) int { return Main(roles, ar
 
 func TestCLI(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name   string
-		args   []string
-		code   int
-		stdout string
-		stderr string
-	}{
+	runCLICases(t, []cliCase{
 		{"version of every role", []string{"--version"}, 0, "queuebox " + buildinfo.Version + "\nroles: ingest,relay,deliver,capture\n", ""},
 		{"version of a subset", []string{"run", "--roles", "deliver,relay", "--version"}, 0,
 			"queuebox " + buildinfo.Version + "\nroles: relay,deliver\n", ""},
@@ -83,7 +77,24 @@ func TestCLI(t *testing.T) {
 		{"config check without a file", []string{"config", "check"}, 2, "", "name one configuration file"},
 		{"config check with two files", []string{"config", "check", "a", "b"}, 2, "", "name one configuration file"},
 		{"config check of a missing file", []string{"config", "check", "/nonexistent/queuebox.yml"}, 1, "", "no such file"},
-	} {
+	})
+}
+
+// cliCase is one command line and what it must print: with code 0, stdout
+// contains stdout and stderr is empty; otherwise stdout is empty and
+// stderr contains stderr.
+type cliCase struct {
+	name   string
+	args   []string
+	code   int
+	stdout string
+	stderr string
+}
+
+// runCLICases runs each case as a parallel subtest.
+func runCLICases(t *testing.T, cases []cliCase) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var stdout, stderr bytes.Buffer

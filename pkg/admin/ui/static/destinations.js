@@ -4,10 +4,8 @@
 // minute; fetched again every few seconds while the page is open. The
 // overview shows the same figures as one compact table (summaryTable).
 import { get } from './api.js';
-import { h, age, status, say, when, table, breakable } from './dom.js';
+import { h, age, status, when, table, breakable, refreshing } from './dom.js';
 import { chart } from './chart.js';
-
-const refreshMs = 5000;
 
 export function destinations(main) {
   const out = status();
@@ -16,36 +14,21 @@ export function destinations(main) {
   const updated = h('p', { class: 'muted', id: 'destinations-updated' });
   main.append(h('h1', {}, 'Destinations'), updated,
     h('p', {}, h('a', { href: '#/undelivered' }, 'Undelivered rows →')), note, out, body);
-  let alive = true;
-  let timer = null;
-  let shown = '';
-  async function load() {
-    try {
-      const { data } = await get('destinations');
-      if (!alive) return;
-      // Redraw on a change of the figures or of the minute (the chart's
-      // window moves), not on every refresh, so the focus stays put.
-      const text = JSON.stringify(data) + Math.floor(Date.now() / 60000);
-      if (text !== shown) {
-        note.hidden = !data.flowNote;
-        note.textContent = data.flowNote || '';
-        const items = data.items || [];
-        body.replaceChildren(...(items.length ? items.map((d) => panel(d, data.windowMinutes, data.recentMinutes))
-          : [h('p', { class: 'muted' }, 'No destination is configured.')]));
-      }
-      shown = text;
-      updated.textContent = 'Updated ' + new Date().toLocaleTimeString() + ', refreshed every 5 s';
-      say(out, '');
-    } catch (e) {
-      if (alive) say(out, e.message, 'error');
-    }
-    if (alive) timer = setTimeout(load, refreshMs);
-  }
-  load();
-  return () => {
-    alive = false;
-    clearTimeout(timer);
-  };
+  return refreshing({
+    out,
+    updated,
+    fetch: async () => (await get('destinations')).data,
+    // Redraw on a change of the figures or of the minute (the chart's
+    // window moves), not on every refresh, so the focus stays put.
+    key: (data) => JSON.stringify(data) + Math.floor(Date.now() / 60000),
+    draw: (data) => {
+      note.hidden = !data.flowNote;
+      note.textContent = data.flowNote || '';
+      const items = data.items || [];
+      body.replaceChildren(...(items.length ? items.map((d) => panel(d, data.windowMinutes, data.recentMinutes))
+        : [h('p', { class: 'muted' }, 'No destination is configured.')]));
+    },
+  });
 }
 
 // breaker is the breaker's state as a badge, or a dash when this process

@@ -167,3 +167,35 @@ export function table(caption, columns, rows) {
       h('tbody', {}, rows.map((row) => h('tr', {},
         columns.map(([label, cell, kind]) => h('td', { 'data-label': label, class: kind }, content(kind, cell(row)))))))));
 }
+
+// refreshing runs a page's periodic refresh: it calls fetch now and every
+// 5 s until the returned stop is called (the router calls it when the
+// page is left). draw(value) runs only when key(value) changed since the
+// last draw, so a refresh that brings nothing new keeps the reader's
+// focus where it is. updated says when the figures were fetched; out
+// shows an error of a fetch, and is cleared by the next one that works.
+export function refreshing({ out, updated, fetch, key, draw }) {
+  const refreshMs = 5000;
+  let alive = true;
+  let timer = null;
+  let shown = '';
+  async function load() {
+    try {
+      const value = await fetch();
+      if (!alive) return;
+      const text = key(value);
+      if (text !== shown) draw(value);
+      shown = text;
+      updated.textContent = 'Updated ' + new Date().toLocaleTimeString() + ', refreshed every 5 s';
+      say(out, '');
+    } catch (e) {
+      if (alive) say(out, e.message, 'error');
+    }
+    if (alive) timer = setTimeout(load, refreshMs);
+  }
+  load();
+  return () => {
+    alive = false;
+    clearTimeout(timer);
+  };
+}

@@ -6,44 +6,27 @@
 // destinations come first, as the compact table of the Destinations page,
 // with links to it and to the undelivered rows.
 import { get } from './api.js';
-import { h, age, status, say, table } from './dom.js';
+import { h, age, status, table, refreshing } from './dom.js';
 import { states } from './filters.js';
 import { summaryTable } from './destinations.js';
-
-const refreshMs = 5000;
 
 export function overview(main) {
   const out = status();
   const body = h('div', { class: 'grid', id: 'overview' });
   const updated = h('p', { class: 'muted', id: 'updated' });
   main.append(h('h1', {}, 'Overview'), updated, out, body);
-  let alive = true;
-  let timer = null;
-  let shown = '';
-  async function load() {
-    try {
-      // The destinations are a part of their own: a server that cannot
-      // read them still shows the counts, with the reason in its panel.
-      const [{ data }, dests] = await Promise.all([get('overview'),
-        get('destinations').then((r) => r.data, (e) => ({ error: e.message }))]);
-      if (!alive) return;
-      // Redraw only on a change, so a refresh does not take the focus
-      // away from a link the reader has tabbed to.
-      const text = JSON.stringify([data, dests]);
-      if (text !== shown) body.replaceChildren(destinationsPanel(dests), ...sections(data || {}));
-      shown = text;
-      updated.textContent = 'Updated ' + new Date().toLocaleTimeString() + ', refreshed every 5 s';
-      say(out, '');
-    } catch (e) {
-      if (alive) say(out, e.message, 'error');
-    }
-    if (alive) timer = setTimeout(load, refreshMs);
-  }
-  load();
-  return () => {
-    alive = false;
-    clearTimeout(timer);
-  };
+  return refreshing({
+    out,
+    updated,
+    // The destinations are a part of their own: a server that cannot
+    // read them still shows the counts, with the reason in its panel.
+    fetch: () => Promise.all([get('overview').then((r) => r.data),
+      get('destinations').then((r) => r.data, (e) => ({ error: e.message }))]),
+    // Redraw only on a change, so a refresh does not take the focus
+    // away from a link the reader has tabbed to.
+    key: (value) => JSON.stringify(value),
+    draw: ([data, dests]) => body.replaceChildren(destinationsPanel(dests), ...sections(data || {})),
+  });
 }
 
 function sections(d) {
