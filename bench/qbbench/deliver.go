@@ -220,23 +220,7 @@ func (b *bench) deliverDrain(ctx context.Context, rows, keys, replicas int, extr
 	if err := db.insertOutbox(ctx, rows, keys); err != nil {
 		return drain{}, err
 	}
-	work0, err := db.work(ctx)
-	if err != nil {
-		return drain{}, err
-	}
-	b.rc.reset()
-	self0, ticks0, db0 := selfCPU(), readMachineTicks(), commandsCPU("postgres")
-	procs, err := b.startDeliver(ctx, db, replicas, extra...)
-	if err != nil {
-		return drain{}, err
-	}
-	waitErr := b.waitDelivered(ctx, db, int64(rows), procs)
-	cpu, self, idle := cpuTimes(procs), selfCPU()-self0, idleShare(ticks0, readMachineTicks())
-	dbCPU := commandsCPU("postgres") - db0
-	if err := errors.Join(waitErr, stopAll(procs...)); err != nil {
-		return drain{}, err
-	}
-	work, err := db.drainWork(ctx, work0)
+	cost, err := b.measureDrain(ctx, db, rows, func() ([]*proc, error) { return b.startDeliver(ctx, db, replicas, extra...) })
 	if err != nil {
 		return drain{}, err
 	}
@@ -254,8 +238,49 @@ func (b *bench) deliverDrain(ctx context.Context, rows, keys, replicas int, extr
 	if err != nil {
 		return drain{}, err
 	}
-	return drain{Rate: w.rate(), CPUPerRow: cpu / time.Duration(rows), LoadCPUPerRow: self / time.Duration(rows), Idle: idle,
-		DBCPUPerRow: dbCPU / time.Duration(rows), LedgerRows: ledger, LedgerSent: sent, Work: work}, nil
+	d := cost.drain(w.rate(), rows)
+	d.LedgerRows, d.LedgerSent = ledger, sent
+	return d, nil
+}
+
+// drainCost is what one drain cost: the CPU of the processes it started,
+// of the bench itself and of PostgreSQL, the machine's idle share, and
+// PostgreSQL's count of commits and row updates (pgwork.go).
+type drainCost struct {
+	cpu, self, dbCPU time.Duration
+	idle             float64
+	work             pgWork
+}
+
+// measureDrain resets the receiver, starts the processes of a drain of
+// rows pending rows with start, waits until every row is sent, stops them
+// and reads what the drain cost. The deliver drains and the hand-written
+// relay's measure the same way.
+func (b *bench) measureDrain(ctx context.Context, db *benchDB, rows int, start func() ([]*proc, error)) (drainCost, error) {
+	work0, err := db.work(ctx)
+	if err != nil {
+		return drainCost{}, err
+	}
+	b.rc.reset()
+	self0, ticks0, db0 := selfCPU(), readMachineTicks(), commandsCPU("postgres")
+	procs, err := start()
+	if err != nil {
+		return drainCost{}, err
+	}
+	waitErr := b.waitDelivered(ctx, db, int64(rows), procs)
+	c := drainCost{cpu: cpuTimes(procs), self: selfCPU() - self0, idle: idleShare(ticks0, readMachineTicks()),
+		dbCPU: commandsCPU("postgres") - db0}
+	if err := errors.Join(waitErr, stopAll(procs...)); err != nil {
+		return drainCost{}, err
+	}
+	c.work, err = db.drainWork(ctx, work0)
+	return c, err
+}
+
+// drain is the drain of rows rows at rate with this cost, per row.
+func (c drainCost) drain(rate float64, rows int) drain {
+	per := func(d time.Duration) time.Duration { return d / time.Duration(rows) }
+	return drain{Rate: rate, CPUPerRow: per(c.cpu), LoadCPUPerRow: per(c.self), Idle: c.idle, DBCPUPerRow: per(c.dbCPU), Work: c.work}
 }
 
 // cpuNote formats the median CPU per row of some drains, and that of the

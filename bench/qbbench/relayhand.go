@@ -116,28 +116,18 @@ func (b *bench) handRelayDrain(ctx context.Context, rows, keys, procs int, index
 			return drain{}, err
 		}
 	}
-	work0, err := db.work(ctx)
-	if err != nil {
-		return drain{}, err
-	}
-	b.rc.reset()
-	self0, ticks0, db0 := selfCPU(), readMachineTicks(), commandsCPU("postgres")
-	ps := make([]*proc, 0, procs)
-	for range procs {
-		p, err := startHand(ctx, "handrelay", 0, "-db", db.URL, "-url", b.rc.URL+"/webhook",
-			"-workers", itoa(b.o.concurrency), "-batch", itoa(b.o.batchSize), "-poll", fmt.Sprintf("%dms", b.o.pollMs))
-		if err != nil {
-			return drain{}, errors.Join(err, stopAll(ps...))
+	cost, err := b.measureDrain(ctx, db, rows, func() ([]*proc, error) {
+		ps := make([]*proc, 0, procs)
+		for range procs {
+			p, err := startHand(ctx, "handrelay", 0, "-db", db.URL, "-url", b.rc.URL+"/webhook",
+				"-workers", itoa(b.o.concurrency), "-batch", itoa(b.o.batchSize), "-poll", fmt.Sprintf("%dms", b.o.pollMs))
+			if err != nil {
+				return nil, errors.Join(err, stopAll(ps...))
+			}
+			ps = append(ps, p)
 		}
-		ps = append(ps, p)
-	}
-	waitErr := b.waitDelivered(ctx, db, int64(rows), ps)
-	cpu, self, idle := cpuTimes(ps), selfCPU()-self0, idleShare(ticks0, readMachineTicks())
-	dbCPU := commandsCPU("postgres") - db0
-	if err := errors.Join(waitErr, stopAll(ps...)); err != nil {
-		return drain{}, err
-	}
-	work, err := db.drainWork(ctx, work0)
+		return ps, nil
+	})
 	if err != nil {
 		return drain{}, err
 	}
@@ -155,8 +145,7 @@ func (b *bench) handRelayDrain(ctx context.Context, rows, keys, procs int, index
 			return drain{}, fmt.Errorf("drop the relay's index: %w", err)
 		}
 	}
-	per := func(d time.Duration) time.Duration { return d / time.Duration(rows) }
-	return drain{Rate: w.rate(), CPUPerRow: per(cpu), LoadCPUPerRow: per(self), Idle: idle, DBCPUPerRow: per(dbCPU), Work: work}, nil
+	return cost.drain(w.rate(), rows), nil
 }
 
 // medianWork is the median of each count of PostgreSQL's work over ds.
