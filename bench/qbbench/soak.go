@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/alternayte/queuebox/pkg/store/scanfloor"
 )
 
 // Settings of the soak (make soak). With -soak set, qbbench runs the
@@ -251,28 +253,34 @@ func (b *bench) claimStatements(db *benchDB) ([2]string, error) {
 // probeClaims runs Claim(-batch) every soakProbeEvery in a transaction
 // that rolls back, so no row changes hands, and records how long the
 // statement took. The rows it locks for that moment are skipped by
-// deliver's claims (SKIP LOCKED) and taken by the next one.
+// deliver's claims (SKIP LOCKED) and taken by the next one. It bounds the
+// scans of unkeyed rows as the store does (package scanfloor), so what it
+// times is what deliver's claims cost, full scans included.
 func (st *soakState) probeClaims(ctx context.Context, db *benchDB, claims [2]string) {
 	t := time.NewTicker(soakProbeEvery)
 	defer t.Stop()
+	var floor scanfloor.Floor
 	for i := 0; ; i++ {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		var took time.Duration
+		var (
+			took   time.Duration
+			oldest time.Time
+		)
+		start := time.Now()
+		bound := floor.Next(start)
 		err := pgx.BeginFunc(ctx, db.Store.Pool, func(tx pgx.Tx) error {
 			t0 := time.Now()
-			rows, err := tx.Query(ctx, claims[i%2], 100, "", leaseForBench.Milliseconds(), nil, "")
+			rows, err := tx.Query(ctx, claims[i%2], 100, "", leaseForBench.Milliseconds(), nil, "", bound)
 			if err != nil {
 				return err
 			}
-			for rows.Next() {
-			}
-			rows.Close()
+			oldest, err = oldestUnkeyed(rows)
 			took = time.Since(t0)
-			if err := rows.Err(); err != nil {
+			if err != nil {
 				return err
 			}
 			return errRollback
@@ -284,12 +292,32 @@ func (st *soakState) probeClaims(ctx context.Context, db *benchDB, claims [2]str
 			}
 			continue
 		}
+		floor.Done(bound, start, took, oldest)
 		if at := st.since(time.Now()); at >= 0 {
 			st.mu.Lock()
 			st.claims = append(st.claims, point{at, float64(took)})
 			st.mu.Unlock()
 		}
 	}
+}
+
+// oldestUnkeyed reads the rows of a claim and returns the earliest
+// scheduled_at (the last column) of those without a key (the third).
+func oldestUnkeyed(rows pgx.Rows) (time.Time, error) {
+	defer rows.Close()
+	var oldest time.Time
+	for rows.Next() {
+		v, err := rows.Values()
+		if err != nil {
+			return oldest, err
+		}
+		key, _ := v[2].(string)
+		due, ok := v[len(v)-1].(time.Time)
+		if key == "" && ok && (oldest.IsZero() || due.Before(oldest)) {
+			oldest = due
+		}
+	}
+	return oldest, rows.Err()
 }
 
 // soakSampleEvery is the sampling interval: a tenth of a window, at most

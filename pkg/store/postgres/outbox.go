@@ -13,6 +13,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/store/internal/leaseclock"
 	"github.com/alternayte/queuebox/pkg/store/internal/rowcodec"
 	"github.com/alternayte/queuebox/pkg/store/internal/walk"
+	"github.com/alternayte/queuebox/pkg/store/scanfloor"
 )
 
 // Option configures a store at construction (see WithClock).
@@ -42,6 +43,8 @@ type Outbox struct {
 	pauseRecord, unrouted, assign        string
 
 	walk walk.Walk
+	// floor bounds the scans of unkeyed rows (see package scanfloor).
+	floor scanfloor.Floor
 }
 
 // NewOutbox renders the outbox statements for the layout. lease is
@@ -84,21 +87,35 @@ var (
 // returned; a claim that committed anyway is reclaimed after its lease.
 func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessage, error) {
 	cursor, stmt := o.walk.Pick(o.claimKeyedFirst, o.claimUnkeyedFirst)
+	start, t0 := o.opts.Now(), time.Now()
+	bound := o.floor.Next(start)
 
-	var out []queuebox.ClaimedMessage
+	var (
+		out    []queuebox.ClaimedMessage
+		oldest time.Time
+	)
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
 	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
-		rows, err := conn.Query(ctx, stmt, limit, cursor.Key, o.lease.Milliseconds(), o.opts.Clock(), cursor.Destination)
+		rows, err := conn.Query(ctx, stmt, limit, cursor.Key, o.lease.Milliseconds(), o.opts.Clock(),
+			cursor.Destination, bound)
 		if err != nil {
 			return err
 		}
-		out, err = pgx.CollectRows(rows, scanMessage)
+		oldest = time.Time{}
+		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (queuebox.ClaimedMessage, error) {
+			m, due, err := scanMessage(row)
+			if err == nil && m.Key == "" && (oldest.IsZero() || due.Before(oldest)) {
+				oldest = due
+			}
+			return m, err
+		})
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim outbox rows: %w", err)
 	}
+	o.floor.Done(bound, start, time.Since(t0), oldest)
 	lanes := make([]walk.Lane, len(out))
 	for i, m := range out {
 		lanes[i] = walk.Lane{Key: m.Key, Destination: m.Destination}
@@ -107,16 +124,19 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 	return out, nil
 }
 
-func scanMessage(row pgx.CollectableRow) (queuebox.ClaimedMessage, error) {
+// scanMessage maps one row of outbox_claim.sql to a claimed message and
+// the row's scheduled_at, which the claim's scan floor reads.
+func scanMessage(row pgx.CollectableRow) (queuebox.ClaimedMessage, time.Time, error) {
 	var (
 		m                      queuebox.OutboxMessage
 		key, aggType, origin   *string
 		payload, headers, tokn string
+		due                    time.Time
 	)
 	err := row.Scan(&m.ID, &m.Topic, &key, &aggType, &payload, &headers, &m.Attempt, &m.MaxAttempts,
-		&m.CreatedAt, &m.Sequence, &tokn, &m.Destination, &origin)
+		&m.CreatedAt, &m.Sequence, &tokn, &m.Destination, &origin, &due)
 	if err != nil {
-		return queuebox.ClaimedMessage{}, err
+		return queuebox.ClaimedMessage{}, due, err
 	}
 	if key != nil {
 		m.Key, m.HasKey = *key, true
@@ -129,7 +149,7 @@ func scanMessage(row pgx.CollectableRow) (queuebox.ClaimedMessage, error) {
 	}
 	m.Payload, m.ClaimToken = rowcodec.CompactJSON(payload), tokn
 	m.Headers, err = rowcodec.DecodeHeaders(headers)
-	return queuebox.ClaimedMessage{OutboxMessage: &m, HeadersErr: err}, nil
+	return queuebox.ClaimedMessage{OutboxMessage: &m, HeadersErr: err}, due, nil
 }
 
 // Lanes implements queuebox.LaneStore.

@@ -64,7 +64,12 @@ func (o *Outbox) Renew(ctx context.Context, leases []queuebox.Lease) (map[string
 // pending and says how many; a row another statement holds is skipped
 // for the next step, never waited on. It is safe to repeat.
 func (o *Outbox) Reclaim(ctx context.Context) (int64, error) {
-	return o.db.execCount(ctx, repeatable, "reclaim expired outbox claims", o.reclaim, o.opts.Clock())
+	n, err := o.db.execCount(ctx, repeatable, "reclaim expired outbox claims", o.reclaim, o.opts.Clock())
+	if n > 0 {
+		// The rows keep their scheduled_at, which may be below the floor.
+		o.floor.Reset()
+	}
+	return n, err
 }
 
 // NextDue implements queuebox.NextDuer: the wait until the earliest

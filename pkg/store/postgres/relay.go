@@ -13,6 +13,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/store/internal/leaseclock"
 	"github.com/alternayte/queuebox/pkg/store/internal/rowcodec"
 	"github.com/alternayte/queuebox/pkg/store/internal/walk"
+	"github.com/alternayte/queuebox/pkg/store/scanfloor"
 )
 
 // Relay is the relay side of the inbox: the serialized push claim and the
@@ -33,6 +34,9 @@ type Relay struct {
 	lock, forward, dead, renew, reclaim, oldest string
 
 	walk walk.Walk
+	// floor bounds the scans of rows without an aggregate (see package
+	// scanfloor).
+	floor scanfloor.Floor
 }
 
 // NewRelay renders the relay statements for p (see queuebox.RelayParams).
@@ -61,6 +65,8 @@ var _ queuebox.RelayStore = (*Relay)(nil)
 // stopped (see walk).
 func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, error) {
 	cursor, stmt := r.walk.Pick(r.claimKeyedFirst, r.claimUnkeyedFirst)
+	start, t0 := r.opts.Now(), time.Now()
+	bound := r.floor.Next(start)
 	var out []queuebox.InboxRow
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
@@ -68,7 +74,7 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 		if _, err := tx.Exec(ctx, r.lock, r.lockKey); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, stmt, limit, r.lease.Milliseconds(), r.sources, r.opts.Clock(), cursor.Key)
+		rows, err := tx.Query(ctx, stmt, limit, r.lease.Milliseconds(), r.sources, r.opts.Clock(), cursor.Key, bound)
 		if err != nil {
 			return err
 		}
@@ -83,12 +89,17 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 	if err != nil {
 		return nil, fmt.Errorf("claim inbox rows for the relay: %w", err)
 	}
+	var oldest time.Time
 	lanes := make([]walk.Lane, 0, len(out))
 	for _, row := range out {
-		if row.AggregateID != nil {
+		switch {
+		case row.AggregateID != nil:
 			lanes = append(lanes, walk.Lane{Key: *row.AggregateID})
+		case oldest.IsZero() || row.CreatedAt.Before(oldest):
+			oldest = row.CreatedAt
 		}
 	}
+	r.floor.Done(bound, start, time.Since(t0), oldest)
 	r.walk.Advance(cursor, lanes)
 	return out, nil
 }
@@ -127,7 +138,12 @@ func (r *Relay) Renew(ctx context.Context, leases []queuebox.Lease) (map[string]
 // (pull rows are the pull claim's) and says how many; it is safe to
 // repeat.
 func (r *Relay) Reclaim(ctx context.Context) (int64, error) {
-	return r.db.execCount(ctx, repeatable, "reclaim expired relay claims", r.reclaim, r.opts.Clock(), r.maxAttempts)
+	n, err := r.db.execCount(ctx, repeatable, "reclaim expired relay claims", r.reclaim, r.opts.Clock(), r.maxAttempts)
+	if n > 0 {
+		// The rows keep their created_at, which may be below the floor.
+		r.floor.Reset()
+	}
+	return n, err
 }
 
 // OldestPendingAge returns the age of the oldest pending row by the

@@ -43,3 +43,13 @@ func (o Options) Clock() any {
 	}
 	return o.now().UTC()
 }
+
+// Now is the store's time: the test clock of WithClock, or the local
+// clock without one. The claims' scan floors (package scanfloor) run on
+// it, so a test that holds the clock still also holds their schedule.
+func (o Options) Now() time.Time {
+	if o.now == nil {
+		return time.Now()
+	}
+	return o.now()
+}

@@ -26,7 +26,9 @@
 -- does. The lease starts when the row is updated (clock_timestamp()),
 -- not when the transaction began: the wait for the relay lock and the
 -- walk are not taken out of it. $4 is the nullable test clock, written
--- out as in outbox_claim.sql.
+-- out as in outbox_claim.sql. $6 is the lower bound (created_at) of the
+-- scan of rows without an aggregate, NULL for none, kept by package
+-- scanfloor as the outbox claim's is.
 WITH RECURSIVE after_cursor AS (
     (SELECT {{.I.AggregateID}} AS agg, {{.I.State}} AS st, {{.I.ID}} AS id, {{.I.Source}} AS src
      FROM {{.I.Table}}
@@ -78,6 +80,7 @@ WITH RECURSIVE after_cursor AS (
     SELECT {{.I.ID}} AS id FROM {{.I.Table}}
     WHERE {{.I.Consumption}} = 'push' AND {{.I.State}} = 'pending' AND {{.I.AggregateID}} IS NULL
       AND {{.I.Source}} = ANY($3::text[])
+      AND {{.I.CreatedAt}} >= COALESCE($6::timestamptz, '-infinity')
     ORDER BY {{.I.CreatedAt}}, {{.I.ID}}
     LIMIT $1
     FOR UPDATE SKIP LOCKED

@@ -21,6 +21,12 @@
 -- after the lock drops a row that a concurrent claim took first. $4 is
 -- the nullable clock (the "now" partial of partials.sql, written out so
 -- that this template renders on its own): NULL reads the database clock.
+-- $6 is the lower bound of the unkeyed scans (scheduled_at), NULL for
+-- none: under a transaction older than the rows claimed since, their
+-- index entries cannot be removed, and a scan from the start steps over
+-- all of them (see package scanfloor, which keeps the bound and runs an
+-- unbounded scan often enough that no row below it is left behind).
+-- Each row returns its scheduled_at last, for that bound.
 -- Every scan of the lane index repeats its predicate (state and key >
 -- '') word for word, so the planner can use the partial index.
 -- An outbox without the lane columns (a custom table made before V16,
@@ -142,6 +148,7 @@ WITH RECURSIVE {{if .Partitioned}}active_floor AS (
     SELECT {{.O.ID}} AS id{{$ca}} FROM {{.O.Table}}
     WHERE {{.O.State}} = 'pending' AND {{.O.Key}} IS NULL
       AND {{.O.ScheduledAt}} <= COALESCE($4::timestamptz, now())
+      AND {{.O.ScheduledAt}} >= COALESCE($6::timestamptz, '-infinity')
     ORDER BY {{.O.ScheduledAt}}, {{.O.Sequence}}
     LIMIT $1
     FOR UPDATE SKIP LOCKED
@@ -149,6 +156,7 @@ WITH RECURSIVE {{if .Partitioned}}active_floor AS (
     SELECT {{.O.ID}} AS id{{$ca}} FROM {{.O.Table}}
     WHERE {{.O.State}} = 'pending' AND {{.O.Key}} = ''
       AND {{.O.ScheduledAt}} <= COALESCE($4::timestamptz, now())
+      AND {{.O.ScheduledAt}} >= COALESCE($6::timestamptz, '-infinity')
     ORDER BY {{.O.ScheduledAt}}, {{.O.Sequence}}
     LIMIT $1
     FOR UPDATE SKIP LOCKED
@@ -184,4 +192,5 @@ WHERE o.{{.O.ID}} = ANY (ARRAY(SELECT id FROM locked))
 RETURNING o.{{.O.ID}}::text, o.{{.O.Topic}}, o.{{.O.Key}}, o.{{.O.AggregateType}}, o.{{.O.Payload}}::text,
           o.{{.O.Headers}}::text, o.{{.O.Attempt}}, o.{{.O.MaxAttempts}}, o.{{.O.CreatedAt}},
           o.{{.O.Sequence}}, o.{{.O.ClaimToken}}::text,
-          {{if .O.Lanes}}o.{{.O.Destination}}, o.{{.O.OriginID}}::text{{else}}''::text, NULL::text{{end}}
+          {{if .O.Lanes}}o.{{.O.Destination}}, o.{{.O.OriginID}}::text{{else}}''::text, NULL::text{{end}},
+          o.{{.O.ScheduledAt}}

@@ -26,7 +26,9 @@
 -- does. The lease starts when the row is updated (clock_timestamp()),
 -- not when the transaction began: the wait for the relay lock and the
 -- walk are not taken out of it. $4 is the nullable test clock, written
--- out as in outbox_claim.sql.
+-- out as in outbox_claim.sql. $6 is the lower bound (created_at) of the
+-- scan of rows without an aggregate, NULL for none, kept by package
+-- scanfloor as the outbox claim's is.
 WITH RECURSIVE after_cursor AS (
     (SELECT "ib_aggregateid" AS agg, "ib_state" AS st, "ib_id" AS id, "ib_source" AS src
      FROM "qb_inbox"
@@ -78,6 +80,7 @@ WITH RECURSIVE after_cursor AS (
     SELECT "ib_id" AS id FROM "qb_inbox"
     WHERE "ib_consumption" = 'push' AND "ib_state" = 'pending' AND "ib_aggregateid" IS NULL
       AND "ib_source" = ANY($3::text[])
+      AND "ib_createdat" >= COALESCE($6::timestamptz, '-infinity')
     ORDER BY "ib_createdat", "ib_id"
     LIMIT $1
     FOR UPDATE SKIP LOCKED

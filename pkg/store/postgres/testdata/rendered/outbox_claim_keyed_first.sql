@@ -21,6 +21,12 @@
 -- after the lock drops a row that a concurrent claim took first. $4 is
 -- the nullable clock (the "now" partial of partials.sql, written out so
 -- that this template renders on its own): NULL reads the database clock.
+-- $6 is the lower bound of the unkeyed scans (scheduled_at), NULL for
+-- none: under a transaction older than the rows claimed since, their
+-- index entries cannot be removed, and a scan from the start steps over
+-- all of them (see package scanfloor, which keeps the bound and runs an
+-- unbounded scan often enough that no row below it is left behind).
+-- Each row returns its scheduled_at last, for that bound.
 -- Every scan of the lane index repeats its predicate (state and key >
 -- '') word for word, so the planner can use the partial index.
 -- An outbox without the lane columns (a custom table made before V16,
@@ -98,6 +104,7 @@ WITH RECURSIVE after_cursor AS (
     SELECT "ob_id" AS id FROM "qb_outbox"
     WHERE "ob_state" = 'pending' AND "ob_key" IS NULL
       AND "ob_scheduledat" <= COALESCE($4::timestamptz, now())
+      AND "ob_scheduledat" >= COALESCE($6::timestamptz, '-infinity')
     ORDER BY "ob_scheduledat", "ob_sequence"
     LIMIT $1
     FOR UPDATE SKIP LOCKED
@@ -105,6 +112,7 @@ WITH RECURSIVE after_cursor AS (
     SELECT "ob_id" AS id FROM "qb_outbox"
     WHERE "ob_state" = 'pending' AND "ob_key" = ''
       AND "ob_scheduledat" <= COALESCE($4::timestamptz, now())
+      AND "ob_scheduledat" >= COALESCE($6::timestamptz, '-infinity')
     ORDER BY "ob_scheduledat", "ob_sequence"
     LIMIT $1
     FOR UPDATE SKIP LOCKED
@@ -137,4 +145,5 @@ WHERE o."ob_id" = ANY (ARRAY(SELECT id FROM locked))
 RETURNING o."ob_id"::text, o."ob_topic", o."ob_key", o."ob_aggregatetype", o."ob_payload"::text,
           o."ob_headers"::text, o."ob_attempt", o."ob_maxattempts", o."ob_createdat",
           o."ob_sequence", o."ob_claimtoken"::text,
-          o."ob_destination", o."ob_originid"::text
+          o."ob_destination", o."ob_originid"::text,
+          o."ob_scheduledat"

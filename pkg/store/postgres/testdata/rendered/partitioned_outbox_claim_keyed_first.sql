@@ -21,6 +21,12 @@
 -- after the lock drops a row that a concurrent claim took first. $4 is
 -- the nullable clock (the "now" partial of partials.sql, written out so
 -- that this template renders on its own): NULL reads the database clock.
+-- $6 is the lower bound of the unkeyed scans (scheduled_at), NULL for
+-- none: under a transaction older than the rows claimed since, their
+-- index entries cannot be removed, and a scan from the start steps over
+-- all of them (see package scanfloor, which keeps the bound and runs an
+-- unbounded scan often enough that no row below it is left behind).
+-- Each row returns its scheduled_at last, for that bound.
 -- Every scan of the lane index repeats its predicate (state and key >
 -- '') word for word, so the planner can use the partial index.
 -- An outbox without the lane columns (a custom table made before V16,
@@ -101,6 +107,7 @@ WITH RECURSIVE active_floor AS (
     SELECT "id" AS id, "created_at" AS ca FROM "outbox"
     WHERE "state" = 'pending' AND "key" IS NULL
       AND "scheduled_at" <= COALESCE($4::timestamptz, now())
+      AND "scheduled_at" >= COALESCE($6::timestamptz, '-infinity')
     ORDER BY "scheduled_at", "sequence"
     LIMIT $1
     FOR UPDATE SKIP LOCKED
@@ -108,6 +115,7 @@ WITH RECURSIVE active_floor AS (
     SELECT "id" AS id, "created_at" AS ca FROM "outbox"
     WHERE "state" = 'pending' AND "key" = ''
       AND "scheduled_at" <= COALESCE($4::timestamptz, now())
+      AND "scheduled_at" >= COALESCE($6::timestamptz, '-infinity')
     ORDER BY "scheduled_at", "sequence"
     LIMIT $1
     FOR UPDATE SKIP LOCKED
@@ -141,4 +149,5 @@ WHERE o."id" = ANY (ARRAY(SELECT id FROM locked))
 RETURNING o."id"::text, o."topic", o."key", o."aggregate_type", o."payload"::text,
           o."headers"::text, o."attempt", o."max_attempts", o."created_at",
           o."sequence", o."claim_token"::text,
-          o."destination", o."origin_id"::text
+          o."destination", o."origin_id"::text,
+          o."scheduled_at"

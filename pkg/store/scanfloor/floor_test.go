@@ -1,0 +1,90 @@
+package scanfloor
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestFloor(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)
+	row := t0.Add(-time.Minute) // the time of a row a scan took
+	type step struct {
+		do     string // "next", "done", "reset"
+		at     time.Time
+		took   time.Duration
+		oldest time.Time
+		want   *time.Time // for next: the bound, nil for a full scan
+	}
+	ptr := func(t time.Time) *time.Time { return &t }
+	cases := []struct {
+		name  string
+		steps []step
+	}{
+		{"a new floor asks for a full scan", []step{{do: "next", at: t0}}},
+		{"a full scan that took rows sets the bound below the oldest", []step{
+			{do: "next", at: t0},
+			{do: "done", at: t0, took: time.Millisecond, oldest: row},
+			{do: "next", at: t0.Add(time.Millisecond), want: ptr(row.Add(-Slack))},
+		}},
+		{"a full scan that took no row keeps the next scans full", []step{
+			{do: "next", at: t0},
+			{do: "done", at: t0, took: time.Millisecond},
+			{do: "next", at: t0.Add(time.Millisecond)},
+		}},
+		{"a full scan comes again after MinFullEvery", []step{
+			{do: "next", at: t0},
+			{do: "done", at: t0, took: time.Millisecond, oldest: row},
+			{do: "next", at: t0.Add(MinFullEvery - time.Millisecond), want: ptr(row.Add(-Slack))},
+			{do: "next", at: t0.Add(MinFullEvery)},
+		}},
+		{"a slow full scan spaces the next one out", []step{
+			{do: "next", at: t0},
+			{do: "done", at: t0, took: time.Second, oldest: row},
+			{do: "next", at: t0.Add(FullShare*time.Second - time.Millisecond), want: ptr(row.Add(-Slack))},
+			{do: "next", at: t0.Add(FullShare * time.Second)},
+		}},
+		{"a bounded scan raises the bound, never lowers it", []step{
+			{do: "next", at: t0},
+			{do: "done", at: t0, took: time.Millisecond, oldest: row},
+			{do: "next", at: t0, want: ptr(row.Add(-Slack))},
+			{do: "done", at: t0, took: time.Millisecond, oldest: row.Add(time.Minute)},
+			{do: "next", at: t0, want: ptr(row.Add(time.Minute - Slack))},
+			{do: "done", at: t0, took: time.Millisecond, oldest: row},
+			{do: "next", at: t0, want: ptr(row.Add(time.Minute - Slack))},
+		}},
+		{"a full scan may lower the bound", []step{
+			{do: "next", at: t0},
+			{do: "done", at: t0, took: time.Millisecond, oldest: row},
+			{do: "next", at: t0.Add(MinFullEvery)},
+			{do: "done", at: t0.Add(MinFullEvery), took: time.Millisecond, oldest: row.Add(-time.Hour)},
+			{do: "next", at: t0.Add(MinFullEvery), want: ptr(row.Add(-time.Hour - Slack))},
+		}},
+		{"a reset makes the next scan full", []step{
+			{do: "next", at: t0},
+			{do: "done", at: t0, took: time.Millisecond, oldest: row},
+			{do: "reset"},
+			{do: "next", at: t0.Add(time.Millisecond)},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var f Floor
+			var bound *time.Time
+			for i, s := range tc.steps {
+				switch s.do {
+				case "next":
+					bound = f.Next(s.at)
+					require.Equal(t, s.want, bound, "step %d", i)
+				case "done":
+					f.Done(bound, s.at, s.took, s.oldest)
+				case "reset":
+					f.Reset()
+				}
+			}
+		})
+	}
+}
