@@ -83,6 +83,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		cfg.MaxConns = int32(opts.PoolSize)
 	}
 	cfg.MinConns = 0
+	jitOff(cfg)
 	m := newPoolMetrics(opts.Registerer, opts.PoolName, cfg.MaxConns, cfg.MinConns)
 	m.install(cfg)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -100,6 +101,21 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// jitOff turns PostgreSQL's JIT compilation off for the pool's sessions,
+// unless the database URL sets jit itself (a URL parameter pgx sends as a
+// run-time setting). JIT compiles a statement whose estimated cost is
+// above jit_above_cost, again at every execution: the claims' plans pass
+// that bound once their tables hold a few hundred thousand rows, and then
+// each claim spent 1.5 s compiling a few hundred functions for a
+// statement that runs in milliseconds (the soak's delivery fell from
+// 1,000 rows a second to under 100 within three minutes). No statement of
+// QueueBox reads enough rows for JIT to pay.
+func jitOff(cfg *pgxpool.Config) {
+	if _, set := cfg.ConnConfig.RuntimeParams["jit"]; !set {
+		cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	}
 }
 
 // parseFailure returns the reason of a pgx parse error without the
