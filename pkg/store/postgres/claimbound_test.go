@@ -45,21 +45,28 @@ func explainCost(t *testing.T, db *postgres.DB, stmt string, args ...any) (touch
 // that rolls back and returns the root of its plan.
 func explainPlan(t *testing.T, db *postgres.DB, stmt string, args ...any) planNode {
 	t.Helper()
+	var doc []struct {
+		Plan planNode `json:"Plan"`
+	}
+	require.NoError(t, json.Unmarshal(explainJSON(t, db, "ANALYZE, FORMAT JSON", stmt, args...), &doc))
+	return doc[0].Plan
+}
+
+// explainJSON runs EXPLAIN (options) of stmt, whose options include
+// FORMAT JSON, in a transaction that rolls back, and returns the plan.
+func explainJSON(t *testing.T, db *postgres.DB, options, stmt string, args ...any) []byte {
+	t.Helper()
 	ctx := context.Background()
 	var plan []byte
 	errRollback := errors.New("rollback")
 	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, "EXPLAIN (ANALYZE, FORMAT JSON) "+stmt, args...).Scan(&plan); err != nil {
+		if err := tx.QueryRow(ctx, "EXPLAIN ("+options+") "+stmt, args...).Scan(&plan); err != nil {
 			return err
 		}
 		return errRollback
 	})
 	require.ErrorIs(t, err, errRollback)
-	var doc []struct {
-		Plan planNode `json:"Plan"`
-	}
-	require.NoError(t, json.Unmarshal(plan, &doc))
-	return doc[0].Plan
+	return plan
 }
 
 type planNode struct {

@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -37,16 +36,6 @@ func holdSnapshot(t *testing.T, db *postgres.DB) {
 // that rolls back and returns the rows it returned and the buffers it read.
 func explainBuffers(t *testing.T, db *postgres.DB, stmt string, args ...any) (rows, buffers float64) {
 	t.Helper()
-	ctx := context.Background()
-	var plan []byte
-	errRollback := errors.New("rollback")
-	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+stmt, args...).Scan(&plan); err != nil {
-			return err
-		}
-		return errRollback
-	})
-	require.ErrorIs(t, err, errRollback)
 	var doc []struct {
 		Plan struct {
 			Rows float64 `json:"Actual Rows"`
@@ -54,7 +43,7 @@ func explainBuffers(t *testing.T, db *postgres.DB, stmt string, args ...any) (ro
 			Read float64 `json:"Shared Read Blocks"`
 		} `json:"Plan"`
 	}
-	require.NoError(t, json.Unmarshal(plan, &doc))
+	require.NoError(t, json.Unmarshal(explainJSON(t, db, "ANALYZE, BUFFERS, FORMAT JSON", stmt, args...), &doc))
 	return doc[0].Plan.Rows, doc[0].Plan.Hit + doc[0].Plan.Read
 }
 
