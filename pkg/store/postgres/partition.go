@@ -133,16 +133,17 @@ type partTable struct {
 	raw, quoted, state, createdAt string
 	// final lists the final states, which retention may drop.
 	final [2]string
-	// activeIndex is set for the outbox: see activeIndexName.
+	// activeIndex is set for both tables: see activeIndexName.
 	activeIndex bool
 }
 
-// activeIndexName is the index that a partitioned outbox has and an
+// activeIndexName is the index that a partitioned table has and an
 // unpartitioned one does not: the created_at of its pending and processing
-// rows. The claim (outbox_claim.sql) reads the lowest and the highest of
-// them from it and bounds its scans by them, so PostgreSQL prunes the
-// partitions that hold no such row (the old days' and the ones made
-// ahead, in the normal course) instead of probing each.
+// rows. The claims (outbox_claim.sql, and the relay's inbox_relay_claim.sql)
+// read the lowest and the highest of them from it and bound their scans
+// by them, so PostgreSQL prunes the partitions that hold no such row (the
+// old days' and the ones made ahead, in the normal course) instead of
+// probing each.
 func (t partTable) activeIndexName() string { return "idx_" + t.raw + "_active_created" }
 
 // activeIndexOn is the statement that builds the active index on the
@@ -159,7 +160,7 @@ func (t partTable) activeIndexOn(how, quoted string) string {
 		" (" + t.createdAt + ") WHERE " + t.state + " IN ('pending', 'processing') AND " + t.createdAt + " > '-infinity'"
 }
 
-// ensureActiveIndex builds the active index on a partitioned outbox that
+// ensureActiveIndex builds the active index on a partitioned table that
 // lacks it (one partitioned before the index existed). It reads the
 // catalog first, so that a start does not take the table lock of CREATE
 // INDEX when there is nothing to build.
@@ -180,6 +181,6 @@ func (db *DB) ensureActiveIndex(ctx context.Context, t partTable, log *slog.Logg
 func partitionedTables(l schema.Layout) []partTable {
 	return []partTable{
 		{raw: l.OutboxTable, quoted: l.O.Table, state: l.O.State, createdAt: l.O.CreatedAt, final: [2]string{"sent", "dead"}, activeIndex: true},
-		{raw: l.InboxTable, quoted: l.I.Table, state: l.I.State, createdAt: l.I.CreatedAt, final: [2]string{"processed", "dead"}},
+		{raw: l.InboxTable, quoted: l.I.Table, state: l.I.State, createdAt: l.I.CreatedAt, final: [2]string{"processed", "dead"}, activeIndex: true},
 	}
 }

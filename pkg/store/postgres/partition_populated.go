@@ -196,7 +196,7 @@ type indexBuild struct{ name, sql string }
 // builds lists the indexes to build on the old table: the unique index
 // that becomes its primary key (id, created_at), a plain copy of each
 // other unique index, named as the partitioned table's index will be,
-// with _legacy after it, and for the outbox the active index. Indexes of an earlier run are skipped here
+// with _legacy after it, and the active index. Indexes of an earlier run are skipped here
 // and found built by buildIndex.
 func (c *converter) builds(indexes []index) []indexBuild {
 	out := []indexBuild{{name: c.pkeyName(),

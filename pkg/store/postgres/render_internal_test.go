@@ -29,14 +29,18 @@ func TestRenderedStatements(t *testing.T) {
 	// With the delivery ledger off, the outcome write is the statement of
 	// before the ledger.
 	got["ledger_off_outbox_finish"] = off.finish
-	// A partitioned outbox (the bundled tables only) bounds the claim's
-	// scans by the lowest created_at of an active row.
+	// A partitioned outbox or inbox (the bundled tables only) bounds the
+	// claims' scans by the lowest and highest created_at of an active row.
 	names := schema.DefaultNames()
 	names.Partitioned = true
 	part, err := NewOutbox(nil, schema.New(schema.Postgres, names), 0)
 	require.NoError(t, err)
 	got["partitioned_outbox_claim_keyed_first"] = part.claimKeyedFirst
 	got["partitioned_outbox_claim_unkeyed_first"] = part.claimUnkeyedFirst
+	partRelay, err := NewRelay(nil, schema.New(schema.Postgres, names), queuebox.RelayParams{})
+	require.NoError(t, err)
+	got["partitioned_inbox_relay_claim_keyed_first"] = partRelay.claimKeyedFirst
+	got["partitioned_inbox_relay_claim_unkeyed_first"] = partRelay.claimUnkeyedFirst
 	schematest.Golden(t, filepath.Join("testdata", "rendered"), ".sql", got, *update)
 }
 

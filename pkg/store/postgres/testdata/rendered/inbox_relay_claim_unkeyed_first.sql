@@ -29,6 +29,14 @@
 -- out as in outbox_claim.sql. $6 is the lower bound (created_at) of the
 -- scan of rows without an aggregate, NULL for none, kept by package
 -- scanfloor as the outbox claim's is.
+--
+-- On a partitioned inbox (database.partitioning) the statement first
+-- reads the lowest and the highest created_at of a pending or processing
+-- row (active_floor, from idx_inbox_active_created, which only a
+-- partitioned inbox has) and bounds the walk's probes and the busy
+-- probe by them, so PostgreSQL leaves the partitions outside unvisited,
+-- as outbox_claim.sql does; each candidate carries its created_at (ca),
+-- so its lock and its update probe one partition.
 WITH RECURSIVE after_cursor AS (
     (SELECT "ib_aggregateid" AS agg, "ib_state" AS st, "ib_id" AS id, "ib_source" AS src
      FROM "qb_inbox"
