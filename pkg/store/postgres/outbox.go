@@ -87,16 +87,18 @@ var (
 // returned; a claim that committed anyway is reclaimed after its lease.
 func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessage, error) {
 	cursor, stmt := o.walk.Pick(o.claimKeyedFirst, o.claimUnkeyedFirst)
-	start, t0 := o.opts.Now(), time.Now()
+	start := o.opts.Now()
 	bound := o.floor.Next(start)
 
 	var (
 		out    []queuebox.ClaimedMessage
 		oldest time.Time
+		took   time.Duration // the statement's, not the wait for a connection
 	)
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
 	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
+		t0 := time.Now()
 		rows, err := conn.Query(ctx, stmt, limit, cursor.Key, o.lease.Milliseconds(), o.opts.Clock(),
 			cursor.Destination, bound)
 		if err != nil {
@@ -110,12 +112,13 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 			}
 			return m, err
 		})
+		took = time.Since(t0)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim outbox rows: %w", err)
 	}
-	o.floor.Done(bound, start, time.Since(t0), oldest)
+	o.floor.Done(bound, start, took, oldest)
 	lanes := make([]walk.Lane, len(out))
 	for i, m := range out {
 		lanes[i] = walk.Lane{Key: m.Key, Destination: m.Destination}

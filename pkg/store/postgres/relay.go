@@ -65,15 +65,19 @@ var _ queuebox.RelayStore = (*Relay)(nil)
 // stopped (see walk).
 func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, error) {
 	cursor, stmt := r.walk.Pick(r.claimKeyedFirst, r.claimUnkeyedFirst)
-	start, t0 := r.opts.Now(), time.Now()
+	start := r.opts.Now()
 	bound := r.floor.Next(start)
-	var out []queuebox.InboxRow
+	var (
+		out  []queuebox.InboxRow
+		took time.Duration // the statement's, not the wait for the relay lock
+	)
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
 	err := r.db.withTx(ctx, repeatable, func(ctx context.Context, tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, r.lock, r.lockKey); err != nil {
 			return err
 		}
+		t0 := time.Now()
 		rows, err := tx.Query(ctx, stmt, limit, r.lease.Milliseconds(), r.sources, r.opts.Clock(), cursor.Key, bound)
 		if err != nil {
 			return err
@@ -84,6 +88,7 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 				&x.Headers, &x.CorrelationID, &x.CreatedAt, &x.ClaimToken)
 			return x, err
 		})
+		took = time.Since(t0)
 		return err
 	})
 	if err != nil {
@@ -99,7 +104,7 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 			oldest = row.CreatedAt
 		}
 	}
-	r.floor.Done(bound, start, time.Since(t0), oldest)
+	r.floor.Done(bound, start, took, oldest)
 	r.walk.Advance(cursor, lanes)
 	return out, nil
 }
