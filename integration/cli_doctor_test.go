@@ -130,13 +130,17 @@ func TestDoctorProvokesEachProblem(t *testing.T) {
 }
 
 // doctorRows: an hour-old pending row per table, dead rows per
-// destination (its route's, summed over the topics) and per source.
+// destination (its route's, summed over the topics, or the one a row was
+// routed to: a fan-out's delivery to audit, whatever the route names)
+// and per source.
 func doctorRows(t *testing.T, db database, env map[string]string) {
 	psqlExec(t, db, `
 INSERT INTO outbox (id, topic, payload, state, created_at) VALUES
   (gen_random_uuid(), 'order.created', '{}', 'pending', now() - interval '1 hour'),
   (gen_random_uuid(), 'order.failed', '{}', 'dead', now() - interval '2 hours'),
   (gen_random_uuid(), 'order.failed', '{}', 'dead', now());
+INSERT INTO outbox (id, topic, payload, state, destination, created_at) VALUES
+  (gen_random_uuid(), 'order.failed', '{}', 'dead', 'audit', now() - interval '3 hours');
 INSERT INTO inbox (id, source, idempotency_key, payload, state, created_at) VALUES
   (gen_random_uuid(), 'stripe', 'k1', '{}', 'pending', now() - interval '1 hour'),
   (gen_random_uuid(), 'stripe', 'k2', '{}', 'dead', now());`)
@@ -151,6 +155,7 @@ INSERT INTO inbox (id, source, idempotency_key, payload, state, created_at) VALU
 		"pending destination billing": "1 row pending, the oldest for 1h0",
 		"pending source stripe":       "1 row pending",
 		"dead destination billing":    "2 rows dead, the oldest created 2h0",
+		"dead destination audit":      "1 row dead, the oldest created 3h0",
 		"dead source stripe":          "1 row dead",
 	} {
 		status, detail := r.check(name)

@@ -134,12 +134,17 @@ func backlogChecks(ctx context.Context, d queuebox.Diagnostics, opts Options) []
 // noRoute names the topics no route matches.
 const noRoute = "(no route)"
 
-// byDestination folds the topics into the destinations their first
-// matching route names; a topic no route matches is "(no route)".
+// byDestination folds the groups into destinations: a group routed to a
+// destination counts there (each delivery of a fan-out under its own),
+// one not routed yet under the first destination its topic's route names,
+// and a topic no route matches is "(no route)".
 func byDestination(topics []queuebox.Group, destinationOf func(string) string) []queuebox.Group {
 	by := map[string]queuebox.Group{}
 	for _, t := range topics {
-		name := destinationOf(t.Name)
+		name := t.Destination
+		if name == "" {
+			name = destinationOf(t.Name)
+		}
 		if name == "" {
 			name = noRoute
 		}

@@ -243,3 +243,31 @@ func TestPartitionChecks(t *testing.T) {
 	require.NotContains(t, checks[0].Detail, "inbox_p20250109_0000", "a partition younger than the max age is not kept by retention")
 	require.Contains(t, checks[0].Fix, "partitions-inbox")
 }
+
+// TestFanOutCountsPerDestination: the rows of a fan-out topic routed to
+// its second destination count there, not under the route's first
+// destination; a row not routed yet still counts under the first.
+func TestFanOutCountsPerDestination(t *testing.T) {
+	t.Parallel()
+	f := healthy()
+	f.backlog.PendingByTopic = []queuebox.Group{
+		{Name: "order.created", Destination: "billing", Count: 2, OldestAge: time.Minute},
+		{Name: "order.created", Destination: "audit", Count: 7, OldestAge: time.Hour},
+		{Name: "order.created", Count: 1, OldestAge: time.Second},
+	}
+	f.backlog.DeadByTopic = []queuebox.Group{{Name: "order.created", Destination: "audit", Count: 4}}
+	checks := doctor.Run(context.Background(), f, options())
+
+	pending := find(checks, "pending destination")
+	require.Len(t, pending, 2, "%+v", pending)
+	require.Equal(t, "pending destination audit", pending[0].Name, "the oldest first")
+	require.Contains(t, pending[0].Detail, "7 rows pending")
+	require.Equal(t, doctor.Warn, pending[0].Status)
+	require.Equal(t, "pending destination billing", pending[1].Name)
+	require.Contains(t, pending[1].Detail, "3 rows pending", "billing's own rows and the unrouted one")
+
+	dead := find(checks, "dead destination")
+	require.Len(t, dead, 1, "%+v", dead)
+	require.Equal(t, "dead destination audit", dead[0].Name)
+	require.Contains(t, dead[0].Fix, "--destination audit")
+}

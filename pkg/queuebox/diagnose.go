@@ -76,11 +76,12 @@ type MigrationStatus struct {
 
 // Backlog is the pending and dead rows of both tables, grouped.
 type Backlog struct {
-	// PendingByTopic is the outbox's pending rows per topic.
+	// PendingByTopic is the outbox's pending rows per topic and
+	// destination (Group.Destination).
 	PendingByTopic []Group
 	// PendingBySource is the inbox's pending rows per source.
 	PendingBySource []Group
-	// DeadByTopic is the outbox's dead rows per topic.
+	// DeadByTopic is the outbox's dead rows per topic and destination.
 	DeadByTopic []Group
 	// DeadBySource is the inbox's dead rows per source.
 	DeadBySource []Group
@@ -88,8 +89,14 @@ type Backlog struct {
 
 // Group is the rows of one topic or source.
 type Group struct {
-	Name  string
-	Count int64
+	Name string
+	// Destination is the destination the outbox rows of the group were
+	// routed to: each delivery of a fan-out is its own group. It is ""
+	// for the inbox's groups, and for outbox rows not routed yet (a keyed
+	// row before its routing, a row without a key before its claim) or
+	// in a table without the lane columns.
+	Destination string
+	Count       int64
 	// OldestAge is the age of the oldest row by created_at, measured by
 	// the database clock.
 	OldestAge time.Duration

@@ -86,13 +86,14 @@ func (d *Diagnostics) Backlog(ctx context.Context) (queuebox.Backlog, error) {
 	for _, q := range []struct {
 		what, stmt string
 		dst        *[]queuebox.Group
-		// perDestination: the statement is the gauges' outbox_pending_stats,
-		// of (topic, destination, count, age) rows, folded here per topic.
+		// perDestination: the statement returns (topic, destination, count,
+		// age) rows (the pending ones come from the gauges'
+		// outbox_pending_stats).
 		perDestination bool
 	}{
 		{"pending outbox rows", d.outboxPending, &b.PendingByTopic, true},
 		{"pending inbox rows", d.inboxPending, &b.PendingBySource, false},
-		{"dead outbox rows", d.outboxDead, &b.DeadByTopic, false},
+		{"dead outbox rows", d.outboxDead, &b.DeadByTopic, true},
 		{"dead inbox rows", d.inboxDead, &b.DeadBySource, false},
 	} {
 		groups, err := d.groups(ctx, q.stmt, q.perDestination)
@@ -105,8 +106,8 @@ func (d *Diagnostics) Backlog(ctx context.Context) (queuebox.Backlog, error) {
 }
 
 // groups runs a statement of (name, count, age in seconds) rows, or of
-// (name, destination, count, age) rows when perDestination is set, which
-// it sums per name.
+// (name, destination, count, age) rows when perDestination is set, and
+// sums the rows of one name and destination.
 func (d *Diagnostics) groups(ctx context.Context, stmt string, perDestination bool) ([]queuebox.Group, error) {
 	var out []queuebox.Group
 	err := d.db.WithConn(ctx, func(conn *pgxpool.Conn) error {
@@ -119,8 +120,7 @@ func (d *Diagnostics) groups(ctx context.Context, stmt string, perDestination bo
 			var age float64
 			dst := []any{&g.Name, &g.Count, &age}
 			if perDestination {
-				var destination string
-				dst = []any{&g.Name, &destination, &g.Count, &age}
+				dst = []any{&g.Name, &g.Destination, &g.Count, &age}
 			}
 			err := row.Scan(dst...)
 			g.OldestAge = seconds(age)

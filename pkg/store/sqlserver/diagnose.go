@@ -97,10 +97,10 @@ func (d *Diagnostics) Backlog(ctx context.Context) (queuebox.Backlog, error) {
 		scan       func(*sql.Rows) (queuebox.Group, error)
 	}{
 		// The pending outbox rows come from the gauges' outbox_pending_stats,
-		// per topic and destination, summed here per topic.
+		// per topic and destination.
 		{"pending outbox rows", d.outboxPending, &b.PendingByTopic, scanDestinationGroup},
 		{"pending inbox rows", d.inboxPending, &b.PendingBySource, scanGroup},
-		{"dead outbox rows", d.outboxDead, &b.DeadByTopic, scanGroup},
+		{"dead outbox rows", d.outboxDead, &b.DeadByTopic, scanDestinationGroup},
 		{"dead inbox rows", d.inboxDead, &b.DeadBySource, scanGroup},
 	} {
 		err := d.db.on(ctx, func(ctx context.Context, conn *sql.Conn) error {
@@ -120,12 +120,11 @@ func (d *Diagnostics) Backlog(ctx context.Context) (queuebox.Backlog, error) {
 }
 
 // scanDestinationGroup reads one (name, destination, count, age in
-// seconds) row; the destination is dropped.
+// seconds) row.
 func scanDestinationGroup(rows *sql.Rows) (queuebox.Group, error) {
 	var g queuebox.Group
-	var destination string
 	var age float64
-	err := rows.Scan(&g.Name, &destination, &g.Count, &age)
+	err := rows.Scan(&g.Name, &g.Destination, &g.Count, &age)
 	g.OldestAge = time.Duration(age * float64(time.Second))
 	return g, err
 }

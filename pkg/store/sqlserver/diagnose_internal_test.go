@@ -29,18 +29,20 @@ func TestDiagnosticsWithoutEquivalent(t *testing.T) {
 	require.ErrorIs(t, err, queuebox.ErrNotSupported)
 }
 
-// TestBacklogFoldsTheDestinations: the pending outbox rows come per topic
-// and destination (the gauges' statement, four columns); the backlog sums
-// them per topic.
-func TestBacklogFoldsTheDestinations(t *testing.T) {
+// TestBacklogKeepsTheDestinations: the pending and the dead outbox rows
+// come per topic and destination (four columns); the backlog keeps each
+// destination of a topic apart (the doctor counts a fan-out's deliveries
+// under their own destinations) and sums the rows of one pair.
+func TestBacklogKeepsTheDestinations(t *testing.T) {
 	t.Parallel()
 	db, _ := fakeDB(t, func(c sqlfake.Call) sqlfake.Result {
 		if strings.Contains(c.SQL, "The pending rows per topic and destination") {
 			return sqlfake.Result{Rows: [][]any{{"order.paid", "billing", int64(2), float64(60)},
-				{"order.paid", "ledger", int64(3), float64(5)}, {"x", "", int64(1), float64(1)}}}
+				{"order.paid", "ledger", int64(3), float64(5)}, {"order.paid", "billing", int64(1), float64(1)},
+				{"x", "", int64(1), float64(1)}}}
 		}
 		if strings.Contains(c.SQL, "The dead outbox rows per topic") {
-			return sqlfake.Result{Rows: [][]any{{"order.paid", int64(4), float64(7)}}}
+			return sqlfake.Result{Rows: [][]any{{"order.paid", "ledger", int64(4), float64(7)}}}
 		}
 		return sqlfake.Result{}
 	})
@@ -48,7 +50,10 @@ func TestBacklogFoldsTheDestinations(t *testing.T) {
 	require.NoError(t, err)
 	b, err := d.Backlog(context.Background())
 	require.NoError(t, err)
-	require.Equal(t, []queuebox.Group{{Name: "order.paid", Count: 5, OldestAge: time.Minute}, {Name: "x", Count: 1, OldestAge: time.Second}},
-		b.PendingByTopic)
-	require.Equal(t, []queuebox.Group{{Name: "order.paid", Count: 4, OldestAge: 7 * time.Second}}, b.DeadByTopic)
+	require.Equal(t, []queuebox.Group{
+		{Name: "order.paid", Destination: "billing", Count: 3, OldestAge: time.Minute},
+		{Name: "order.paid", Destination: "ledger", Count: 3, OldestAge: 5 * time.Second},
+		{Name: "x", Count: 1, OldestAge: time.Second},
+	}, b.PendingByTopic)
+	require.Equal(t, []queuebox.Group{{Name: "order.paid", Destination: "ledger", Count: 4, OldestAge: 7 * time.Second}}, b.DeadByTopic)
 }

@@ -102,16 +102,17 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// FoldGroups sums the groups of one name, for a statement that returns a
-// name more than once (per topic and destination, read per topic): their
-// counts, and the oldest age of them, in the order the names first came.
+// FoldGroups sums the groups of one name and destination, for a statement
+// that returns a pair more than once: their counts, and the oldest age of
+// them, in the order the pairs first came.
 func FoldGroups(groups []queuebox.Group) []queuebox.Group {
 	var out []queuebox.Group
-	at := map[string]int{}
+	type place struct{ name, destination string }
+	at := map[place]int{}
 	for _, g := range groups {
-		i, ok := at[g.Name]
+		i, ok := at[place{g.Name, g.Destination}]
 		if !ok {
-			at[g.Name] = len(out)
+			at[place{g.Name, g.Destination}] = len(out)
 			out = append(out, g)
 			continue
 		}

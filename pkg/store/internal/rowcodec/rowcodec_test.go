@@ -60,15 +60,18 @@ func BenchmarkDecodeHeaders(b *testing.B) {
 	}
 }
 
-func TestFoldGroupsSumsOneName(t *testing.T) {
+func TestFoldGroupsSumsOneNameAndDestination(t *testing.T) {
 	t.Parallel()
 	got := FoldGroups([]queuebox.Group{
 		{Name: "a", Count: 2, OldestAge: time.Second},
 		{Name: "b", Count: 1, OldestAge: time.Minute},
 		{Name: "a", Count: 3, OldestAge: time.Hour},
+		{Name: "a", Destination: "x", Count: 4, OldestAge: time.Second},
+		{Name: "a", Destination: "x", Count: 1, OldestAge: time.Minute},
 	})
 	require.Equal(t, []queuebox.Group{
 		{Name: "a", Count: 5, OldestAge: time.Hour},
 		{Name: "b", Count: 1, OldestAge: time.Minute},
+		{Name: "a", Destination: "x", Count: 5, OldestAge: time.Minute},
 	}, got)
 }
