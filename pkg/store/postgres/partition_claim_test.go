@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -57,24 +58,34 @@ func TestPartitionedClaimSkipsPartitionsWithoutActiveRows(t *testing.T) {
 		plan := explainPlan(t, db, stmt, boundBatch, "", 60_000, nil, "", nil)
 		require.Equal(t, float64(boundBatch), plan.Rows, "a whole batch is claimable")
 		scans := plan.ranScans(nil, "CTE active_floor", "CTE unkeyed_null", "CTE unkeyed_empty")
-		idle := []string{"outbox_default "}
-		for n := -5; n <= 3; n++ {
-			if n != 0 {
-				idle = append(idle, "outbox_p"+today.AddDate(0, 0, n).Format("20060102_1504")+" ")
-			}
-		}
+		requireTodayOnly(t, "outbox", today, scans, fmt.Sprintf("keyedFirst=%v", keyedFirst))
 		for _, scan := range scans {
-			for _, p := range idle {
-				require.False(t, strings.HasPrefix(scan, p), "keyedFirst=%v: the claim scanned %s, which holds no active row (scans: %v)",
-					keyedFirst, p, scans)
-			}
 			require.False(t, strings.HasSuffix(scan, "_created_at_idx"),
 				"keyedFirst=%v: only the floor reads the active index (scans: %v)", keyedFirst, scans)
 		}
-		current := "outbox_p" + today.Format("20060102_1504") + " "
-		require.True(t, slices.ContainsFunc(scans, func(s string) bool { return strings.HasPrefix(s, current) }),
-			"today's partition is scanned: %v", scans)
 	}
+}
+
+// requireTodayOnly checks that the scans of a claim's plan visit today's
+// partition of table and none of the others pastDays and the premake
+// leave (the five days before, three after, and the default one).
+func requireTodayOnly(t *testing.T, table string, today time.Time, scans []string, what string) {
+	t.Helper()
+	idle := []string{table + "_default "}
+	for n := -5; n <= 3; n++ {
+		if n != 0 {
+			idle = append(idle, table+"_p"+today.AddDate(0, 0, n).Format("20060102_1504")+" ")
+		}
+	}
+	for _, scan := range scans {
+		for _, p := range idle {
+			require.False(t, strings.HasPrefix(scan, p), "%s: the claim scanned %s, which holds no active row (scans: %v)",
+				what, p, scans)
+		}
+	}
+	current := table + "_p" + today.Format("20060102_1504") + " "
+	require.True(t, slices.ContainsFunc(scans, func(s string) bool { return strings.HasPrefix(s, current) }),
+		"%s: today's partition is scanned: %v", what, scans)
 }
 
 // Pending rows left in an old partition (a retry that waited, a replay of
