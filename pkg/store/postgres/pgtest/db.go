@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,8 +15,23 @@ import (
 // the test ends.
 func (s Schema) Open(t testing.TB, poolSize int) *postgres.DB {
 	t.Helper()
+	return s.OpenWith(t, poolSize, "")
+}
+
+// OpenWith is Open with more URL parameters (run-time settings such as
+// "jit=on"), joined to the schema's URL; "" adds none.
+func (s Schema) OpenWith(t testing.TB, poolSize int, params string) *postgres.DB {
+	t.Helper()
+	url := s.URL
+	if params != "" {
+		sep := "?"
+		if strings.Contains(url, "?") {
+			sep = "&"
+		}
+		url += sep + params
+	}
 	db, err := postgres.Open(context.Background(), postgres.Options{
-		ConnString: s.URL, DisplayURL: s.Name, PoolSize: poolSize,
+		ConnString: url, DisplayURL: s.Name, PoolSize: poolSize,
 		AcquireTimeout: 10 * time.Second, StartupTimeout: 10 * time.Second, Logger: Quiet(),
 	})
 	if err != nil {
