@@ -43,8 +43,10 @@ type Outbox struct {
 	pauseRecord, unrouted, assign        string
 
 	walk walk.Walk
-	// floor bounds the scans of unkeyed rows (see package scanfloor).
-	floor scanfloor.Floor
+	// floor bounds the scans of unkeyed rows, and routeFloor the scan of
+	// keyed rows that wait for their destination (see package scanfloor).
+	floor      scanfloor.Floor
+	routeFloor scanfloor.Seq
 }
 
 // NewOutbox renders the outbox statements for the layout. lease is

@@ -166,21 +166,37 @@ func (o *Outbox) Unrouted(ctx context.Context, limit int) ([]queuebox.UnroutedRo
 	if !o.lanes {
 		return nil, nil
 	}
-	var out []queuebox.UnroutedRow
+	start := o.opts.Now()
+	bound := o.routeFloor.Next(start)
+	var (
+		out    []queuebox.UnroutedRow
+		lowest int64 // the first row's sequence: they come lowest first
+		some   bool
+		took   time.Duration
+	)
 	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
-		rows, err := conn.Query(ctx, o.unrouted, limit)
+		t0 := time.Now()
+		some = false
+		rows, err := conn.Query(ctx, o.unrouted, limit, bound)
 		if err != nil {
 			return err
 		}
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (queuebox.UnroutedRow, error) {
 			var r queuebox.UnroutedRow
-			return r, row.Scan(&r.ID, &r.Topic)
+			var seq int64
+			err := row.Scan(&r.ID, &r.Topic, &seq)
+			if !some {
+				lowest, some = seq, true
+			}
+			return r, err
 		})
+		took = time.Since(t0)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read unrouted outbox rows: %w", err)
 	}
+	o.routeFloor.Done(bound, start, took, lowest, some)
 	return out, nil
 }
 

@@ -144,3 +144,31 @@ func TestClaimFloorLeavesNoRowBehind(t *testing.T) {
 	require.EqualValues(t, 3, n, "every lease ended")
 	require.Contains(t, claimed(), `{"row":"b"}`, "the claim after a reclaim is a full scan")
 }
+
+// The routing of keyed rows reads idx_outbox_unrouted lowest sequence
+// first, and under an old transaction the entries of every row routed
+// since stay at its front. A scan from the floor starts a little below
+// the rows still waiting for their destination.
+func TestBoundedRoutingScanSkipsTheRowsRoutedBefore(t *testing.T) {
+	t.Parallel()
+	db, l := boundSchema(t)
+	holdSnapshot(t, db)
+	const gone = 30 * scanfloor.SeqSlack
+	exec(t, db, `INSERT INTO outbox (topic, key, payload) SELECT 't', 'k-' || (g % 100), '{}'
+		FROM generate_series(1, $1) g`, gone)
+	exec(t, db, `UPDATE outbox SET destination = 'd'`)
+	exec(t, db, `INSERT INTO outbox (topic, key, payload) SELECT 't', 'k-' || (g % 100), '{}'
+		FROM generate_series(1, $1) g`, boundBatch)
+	var first int64
+	require.NoError(t, db.Pool.QueryRow(context.Background(),
+		`SELECT min(sequence) FROM outbox WHERE destination = ''`).Scan(&first))
+	bound := first - scanfloor.SeqSlack
+
+	stmt, err := postgres.Render("outbox_unrouted", l)
+	require.NoError(t, err)
+	fullRows, full := explainBuffers(t, db, stmt, boundBatch, nil)
+	rows, bounded := explainBuffers(t, db, stmt, boundBatch, bound)
+	require.Equal(t, float64(boundBatch), fullRows, "the full scan reads the waiting rows")
+	require.Equal(t, float64(boundBatch), rows, "the bounded scan reads the same rows")
+	require.Less(t, bounded*5, full, "buffers of the bounded scan (%v) against the full one (%v)", bounded, full)
+}

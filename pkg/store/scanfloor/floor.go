@@ -2,7 +2,8 @@
 //
 // The unkeyed rows of a queue table are claimed in the order of a partial
 // index of pending rows (the outbox: scheduled_at, sequence; the relay's
-// inbox: created_at, id). PostgreSQL cannot remove the entries of rows
+// inbox: created_at, id), and the keyed outbox rows that wait for their
+// destination are routed in the order of another (sequence). PostgreSQL cannot remove the entries of rows
 // that left the index's condition while a transaction older than them is
 // open anywhere in the database, and an index scan cannot mark them dead
 // either: every claim then steps over one entry for every row claimed
@@ -31,6 +32,9 @@ const (
 	// starts: a row written up to Slack before the rows taken, and
 	// committed after them, is still in the bounded scan's range.
 	Slack = 5 * time.Second
+	// SeqSlack is Slack for a scan in sequence order, in sequence numbers:
+	// a second or two of rows at a few hundred a second.
+	SeqSlack = 1_000
 	// MinFullEvery is the shortest time between two full scans.
 	MinFullEvery = time.Second
 	// FullShare bounds the full scans' part of the claim time: the next
@@ -38,25 +42,14 @@ const (
 	FullShare = 20
 )
 
-// Floor is the bound of one claimer's scans. The zero value is ready and
-// asks for a full scan first; it is safe for concurrent use.
-type Floor struct {
-	mu       sync.Mutex
-	bound    time.Time // zero: no bound known
-	nextFull time.Time // a scan at or after this instant is a full one
-}
+// Floor is the bound of one claimer's scans in time order (scheduled_at
+// or created_at). The zero value is ready and asks for a full scan first;
+// it is safe for concurrent use.
+type Floor struct{ c core[time.Time] }
 
 // Next returns the lower bound of the next scan, or nil when it is to be
 // a full scan (no bound known yet, or a full scan is due at now).
-func (f *Floor) Next(now time.Time) *time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.bound.IsZero() || !now.Before(f.nextFull) {
-		return nil
-	}
-	b := f.bound
-	return &b
-}
+func (f *Floor) Next(now time.Time) *time.Time { return f.c.next(now) }
 
 // Done records a scan that started at start and took took: bound is what
 // Next returned for it, and oldest the earliest time (scheduled_at or
@@ -65,24 +58,67 @@ func (f *Floor) Next(now time.Time) *time.Time {
 // keeps the old one when it took none) and schedules the next full scan;
 // a bounded scan only raises the bound.
 func (f *Floor) Done(bound *time.Time, start time.Time, took time.Duration, oldest time.Time) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if bound == nil {
-		f.nextFull = start.Add(max(MinFullEvery, FullShare*took))
-		if !oldest.IsZero() {
-			f.bound = oldest.Add(-Slack)
-		}
-		return
-	}
-	if !oldest.IsZero() && oldest.Add(-Slack).After(f.bound) {
-		f.bound = oldest.Add(-Slack)
-	}
+	f.c.done(bound, start, took, oldest.Add(-Slack), !oldest.IsZero(), time.Time.After)
 }
 
 // Reset makes the next scan a full one: rows went back to pending with
 // times that may be below the bound (a reclaim of expired leases).
-func (f *Floor) Reset() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.nextFull = time.Time{}
+func (f *Floor) Reset() { f.c.reset() }
+
+// Seq is a Floor for a scan in sequence order. The zero value is ready
+// and asks for a full scan first; it is safe for concurrent use.
+type Seq struct{ c core[int64] }
+
+// Next returns the lowest sequence the next scan reads, or nil when it is
+// to be a full scan.
+func (s *Seq) Next(now time.Time) *int64 { return s.c.next(now) }
+
+// Done is Floor.Done for sequences: oldest is the lowest sequence of the
+// rows the scan took, and some says whether it took any.
+func (s *Seq) Done(bound *int64, start time.Time, took time.Duration, oldest int64, some bool) {
+	s.c.done(bound, start, took, oldest-SeqSlack, some, func(a, b int64) bool { return a > b })
+}
+
+// Reset makes the next scan a full one.
+func (s *Seq) Reset() { s.c.reset() }
+
+// core is the policy both floors share over their order K.
+type core[K any] struct {
+	mu       sync.Mutex
+	bound    K
+	known    bool      // false: no bound yet, every scan is full
+	nextFull time.Time // a scan at or after this instant is a full one
+}
+
+func (c *core[K]) next(now time.Time) *K {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.known || !now.Before(c.nextFull) {
+		return nil
+	}
+	b := c.bound
+	return &b
+}
+
+// done records a scan: low is the bound its rows give (their oldest less
+// the slack), meaningful only when some; above orders two bounds.
+func (c *core[K]) done(bound *K, start time.Time, took time.Duration, low K, some bool, above func(a, b K) bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if bound == nil {
+		c.nextFull = start.Add(max(MinFullEvery, FullShare*took))
+		if some {
+			c.bound, c.known = low, true
+		}
+		return
+	}
+	if some && above(low, c.bound) {
+		c.bound = low
+	}
+}
+
+func (c *core[K]) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.nextFull = time.Time{}
 }

@@ -88,3 +88,28 @@ func TestFloor(t *testing.T) {
 		})
 	}
 }
+
+func TestSeq(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)
+	var s Seq
+	require.Nil(t, s.Next(t0), "a new floor asks for a full scan")
+	s.Done(nil, t0, time.Millisecond, 0, false)
+	require.Nil(t, s.Next(t0), "a full scan that took no row keeps the next scans full")
+
+	s.Done(nil, t0, time.Millisecond, 50_000, true)
+	b := s.Next(t0.Add(time.Millisecond))
+	require.NotNil(t, b)
+	require.Equal(t, int64(50_000-SeqSlack), *b, "the bound is the slack below the lowest sequence taken")
+
+	s.Done(b, t0, time.Millisecond, 40_000, true)
+	require.Equal(t, int64(50_000-SeqSlack), *s.Next(t0), "a bounded scan never lowers the bound")
+	s.Done(b, t0, time.Millisecond, 70_000, true)
+	require.Equal(t, int64(70_000-SeqSlack), *s.Next(t0), "a bounded scan raises it")
+
+	require.Nil(t, s.Next(t0.Add(MinFullEvery)), "a full scan comes again after MinFullEvery")
+	s.Done(nil, t0.Add(MinFullEvery), time.Millisecond, 20_000, true)
+	require.Equal(t, int64(20_000-SeqSlack), *s.Next(t0.Add(MinFullEvery)), "a full scan may lower it")
+	s.Reset()
+	require.Nil(t, s.Next(t0.Add(MinFullEvery)), "a reset makes the next scan full")
+}
