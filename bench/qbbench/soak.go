@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/alternayte/queuebox/pkg/store/lanehint"
 	"github.com/alternayte/queuebox/pkg/store/scanfloor"
 )
 
@@ -254,12 +255,15 @@ func (b *bench) claimStatements(db *benchDB) ([2]string, error) {
 // that rolls back, so no row changes hands, and records how long the
 // statement took. The rows it locks for that moment are skipped by
 // deliver's claims (SKIP LOCKED) and taken by the next one. It bounds the
-// scans of unkeyed rows as the store does (package scanfloor), so what it
-// times is what deliver's claims cost, full scans included.
+// scans of unkeyed rows as the store does (package scanfloor) and keeps
+// hints for the lanes' walk from the heads it saw (package lanehint), so
+// what it times is what deliver's claims cost, full walks and scans
+// included.
 func (st *soakState) probeClaims(ctx context.Context, db *benchDB, claims [2]string) {
 	t := time.NewTicker(soakProbeEvery)
 	defer t.Stop()
 	var floor scanfloor.Floor
+	hints := lanehint.New(func(a, b int64) bool { return a > b })
 	for i := 0; ; i++ {
 		select {
 		case <-ctx.Done():
@@ -267,18 +271,20 @@ func (st *soakState) probeClaims(ctx context.Context, db *benchDB, claims [2]str
 		case <-t.C:
 		}
 		var (
-			took   time.Duration
-			oldest time.Time
+			took time.Duration
+			seen claimSeen
 		)
 		start := time.Now()
 		bound := floor.Next(start)
+		plan := hints.Next(start)
 		err := pgx.BeginFunc(ctx, db.Store.Pool, func(tx pgx.Tx) error {
 			t0 := time.Now()
-			rows, err := tx.Query(ctx, claims[i%2], 100, "", leaseForBench.Milliseconds(), nil, "", bound)
+			rows, err := tx.Query(ctx, claims[i%2], 100, "", leaseForBench.Milliseconds(), nil, "", bound,
+				plan.Keys(), plan.Destinations(), plan.Places, plan.Count)
 			if err != nil {
 				return err
 			}
-			oldest, err = oldestUnkeyed(rows)
+			seen, err = readClaim(rows)
 			took = time.Since(t0)
 			if err != nil {
 				return err
@@ -292,7 +298,8 @@ func (st *soakState) probeClaims(ctx context.Context, db *benchDB, claims [2]str
 			}
 			continue
 		}
-		floor.Done(bound, start, took, oldest)
+		floor.Done(bound, start, took, seen.oldest)
+		hints.Done(plan, start, took, seen.count, seen.heads)
 		if at := st.since(time.Now()); at >= 0 {
 			st.mu.Lock()
 			st.claims = append(st.claims, point{at, float64(took)})
@@ -301,23 +308,41 @@ func (st *soakState) probeClaims(ctx context.Context, db *benchDB, claims [2]str
 	}
 }
 
-// oldestUnkeyed reads the rows of a claim and returns the earliest
-// scheduled_at (the last column) of those without a key (the third).
-func oldestUnkeyed(rows pgx.Rows) (time.Time, error) {
+// claimSeen is what the probe reads of a claim's rows: the earliest
+// scheduled_at of those without a key, the heads of lanes it took, and
+// the requeue count the statement read.
+type claimSeen struct {
+	oldest time.Time
+	heads  []lanehint.Taken[int64]
+	count  *int64
+}
+
+// readClaim reads the rows of outbox_claim.sql: key (the third column),
+// sequence (the tenth), destination (the twelfth), scheduled_at and the
+// requeue count (the last two).
+func readClaim(rows pgx.Rows) (claimSeen, error) {
 	defer rows.Close()
-	var oldest time.Time
+	var seen claimSeen
 	for rows.Next() {
 		v, err := rows.Values()
 		if err != nil {
-			return oldest, err
+			return seen, err
 		}
 		key, _ := v[2].(string)
-		due, ok := v[len(v)-1].(time.Time)
-		if key == "" && ok && (oldest.IsZero() || due.Before(oldest)) {
-			oldest = due
+		due, ok := v[len(v)-2].(time.Time)
+		if key == "" && ok && (seen.oldest.IsZero() || due.Before(seen.oldest)) {
+			seen.oldest = due
+		}
+		if n, ok := v[len(v)-1].(int64); ok {
+			seen.count = &n
+		}
+		if seq, ok := v[9].(int64); ok && key != "" {
+			dest, _ := v[11].(string)
+			seen.heads = append(seen.heads, lanehint.Taken[int64]{
+				Lane: lanehint.Lane{Key: key, Destination: dest}, Place: seq})
 		}
 	}
-	return oldest, rows.Err()
+	return seen, rows.Err()
 }
 
 // soakSampleEvery is the sampling interval: a tenth of a window, at most

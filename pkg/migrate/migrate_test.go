@@ -96,6 +96,7 @@ var documented = []string{
 	"V15__add_destination_pauses.sql",
 	"V16__add_outbox_lanes.sql",
 	"V17__add_outbox_attempts.sql",
+	"V18__add_requeue_counts.sql",
 }
 
 func TestLoadBundledMigrations(t *testing.T) {

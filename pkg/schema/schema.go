@@ -110,6 +110,12 @@ const DestinationPausesTable = "queuebox_destination_pauses"
 // and inbox tables.
 const LedgerTable = "outbox_attempts"
 
+// RequeuesTable counts the statements that moved rows of a queue table
+// back to pending (migration V18), so that the claims know when the
+// hints they keep per lane may have gone wrong. It is not renamed with
+// the outbox and inbox tables.
+const RequeuesTable = "queuebox_requeues"
+
 // Ledger is the delivery ledger of a layout. Statement templates see it
 // as {{.Ledger.Table}} and {{if .Ledger.Write}}.
 type Ledger struct {
@@ -139,6 +145,10 @@ type Layout struct {
 	// start turns it off when the database lacks the table, and the store
 	// factory stops its writes when the configuration does.
 	Ledger Ledger
+	// Requeues is the quoted requeue counts table (RequeuesTable), empty
+	// when the database has none (not yet migrated to V18): the moves back
+	// to pending then count nothing and the claims keep no hints.
+	Requeues string
 }
 
 // WithoutLedger returns l with the ledger's writes off: the outcome write
@@ -157,6 +167,7 @@ func New(d Dialect, n Names) Layout {
 		Dialect:     d,
 		Partitioned: n.Partitioned,
 		Ledger:      Ledger{Table: q(LedgerTable), Write: true},
+		Requeues:    q(RequeuesTable),
 		OutboxTable: n.OutboxTable,
 		InboxTable:  n.InboxTable,
 		O: Outbox{

@@ -104,6 +104,12 @@ var wantColumns = map[string][]column{
 		{"lease_expires_at", "timestamp with time zone", "YES", ""},
 		{"discarded_at", "timestamp with time zone", "YES", ""},
 	},
+	// V18, the requeue counts that keep the claims' lane hints honest
+	// (docs/concepts.md).
+	"queuebox_requeues": {
+		{"queue", "character varying(16)", "NO", ""},
+		{"requeues", "bigint", "NO", ""},
+	},
 }
 
 // The documented indexes: name -> columns and filter as pg_get_indexdef
@@ -126,6 +132,9 @@ var wantIndexes = map[string]map[string]string{
 		"idx_outbox_attempts_outbox":      "(outbox_id, id)",
 		"idx_outbox_attempts_destination": "(destination, started_at)",
 		"idx_outbox_attempts_started":     "(started_at)",
+	},
+	"queuebox_requeues": {
+		"queuebox_requeues_pkey": "(queue)",
 	},
 	"inbox": {
 		"inbox_pkey":                    "(id)",

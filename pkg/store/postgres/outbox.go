@@ -13,6 +13,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/store/internal/leaseclock"
 	"github.com/alternayte/queuebox/pkg/store/internal/rowcodec"
 	"github.com/alternayte/queuebox/pkg/store/internal/walk"
+	"github.com/alternayte/queuebox/pkg/store/lanehint"
 	"github.com/alternayte/queuebox/pkg/store/scanfloor"
 )
 
@@ -47,13 +48,17 @@ type Outbox struct {
 	// keyed rows that wait for their destination (see package scanfloor).
 	floor      scanfloor.Floor
 	routeFloor scanfloor.Seq
+	// hints are where the walk of the lanes probes each lane it hints
+	// (the sequence of the last head claimed there; see package lanehint).
+	hints *lanehint.Hints[int64]
 }
 
 // NewOutbox renders the outbox statements for the layout. lease is
 // outbox.claimTimeoutMs. Several Outbox values over one DB behave as
 // several replicas: the database alone keeps them off each other's rows.
 func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*Outbox, error) {
-	o := &Outbox{db: db, lease: lease, opts: leaseclock.New(opts), lanes: l.O.Lanes, ledger: l.Ledger.Write}
+	o := &Outbox{db: db, lease: lease, opts: leaseclock.New(opts), lanes: l.O.Lanes, ledger: l.Ledger.Write,
+		hints: lanehint.New(func(a, b int64) bool { return a > b })}
 	if err := renderAll(claimData{l, true}, map[*string]string{&o.claimKeyedFirst: "outbox_claim"}); err != nil {
 		return nil, err
 	}
@@ -91,27 +96,32 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 	cursor, stmt := o.walk.Pick(o.claimKeyedFirst, o.claimUnkeyedFirst)
 	start := o.opts.Now()
 	bound := o.floor.Next(start)
+	plan := o.hints.Next(start)
+	args := append([]any{limit, cursor.Key, o.lease.Milliseconds(), o.opts.Clock(), cursor.Destination, bound},
+		arrayLiterals([]any{plan.Keys(), plan.Destinations(), plan.Places})...)
+	args = append(args, plan.Count)
 
 	var (
 		out    []queuebox.ClaimedMessage
 		oldest time.Time
+		count  *int64        // the requeue count the claim read
 		took   time.Duration // the statement's, not the wait for a connection
 	)
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
 	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
 		t0 := time.Now()
-		rows, err := conn.Query(ctx, stmt, limit, cursor.Key, o.lease.Milliseconds(), o.opts.Clock(),
-			cursor.Destination, bound)
+		rows, err := conn.Query(ctx, stmt, args...)
 		if err != nil {
 			return err
 		}
-		oldest = time.Time{}
+		oldest, count = time.Time{}, nil
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (queuebox.ClaimedMessage, error) {
-			m, due, err := scanMessage(row)
+			m, due, n, err := scanMessage(row)
 			if err == nil && m.Key == "" && (oldest.IsZero() || due.Before(oldest)) {
 				oldest = due
 			}
+			count = n
 			return m, err
 		})
 		took = time.Since(t0)
@@ -121,27 +131,35 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 		return nil, fmt.Errorf("claim outbox rows: %w", err)
 	}
 	o.floor.Done(bound, start, took, oldest)
-	lanes := make([]walk.Lane, len(out))
-	for i, m := range out {
-		lanes[i] = walk.Lane{Key: m.Key, Destination: m.Destination}
+	lanes := make([]walk.Lane, 0, len(out))
+	taken := make([]lanehint.Taken[int64], 0, len(out))
+	for _, m := range out {
+		lanes = append(lanes, walk.Lane{Key: m.Key, Destination: m.Destination})
+		if m.Key != "" {
+			taken = append(taken, lanehint.Taken[int64]{
+				Lane: lanehint.Lane{Key: m.Key, Destination: m.Destination}, Place: m.Sequence})
+		}
 	}
+	o.hints.Done(plan, start, took, count, taken)
 	o.walk.Advance(cursor, lanes)
 	return out, nil
 }
 
-// scanMessage maps one row of outbox_claim.sql to a claimed message and
-// the row's scheduled_at, which the claim's scan floor reads.
-func scanMessage(row pgx.CollectableRow) (queuebox.ClaimedMessage, time.Time, error) {
+// scanMessage maps one row of outbox_claim.sql to a claimed message, the
+// row's scheduled_at, which the claim's scan floor reads, and the
+// requeue count the statement read, which the lane hints read.
+func scanMessage(row pgx.CollectableRow) (queuebox.ClaimedMessage, time.Time, *int64, error) {
 	var (
 		m                      queuebox.OutboxMessage
 		key, aggType, origin   *string
 		payload, headers, tokn string
 		due                    time.Time
+		count                  *int64
 	)
 	err := row.Scan(&m.ID, &m.Topic, &key, &aggType, &payload, &headers, &m.Attempt, &m.MaxAttempts,
-		&m.CreatedAt, &m.Sequence, &tokn, &m.Destination, &origin, &due)
+		&m.CreatedAt, &m.Sequence, &tokn, &m.Destination, &origin, &due, &count)
 	if err != nil {
-		return queuebox.ClaimedMessage{}, due, err
+		return queuebox.ClaimedMessage{}, due, nil, err
 	}
 	if key != nil {
 		m.Key, m.HasKey = *key, true
@@ -154,7 +172,7 @@ func scanMessage(row pgx.CollectableRow) (queuebox.ClaimedMessage, time.Time, er
 	}
 	m.Payload, m.ClaimToken = rowcodec.CompactJSON(payload), tokn
 	m.Headers, err = rowcodec.DecodeHeaders(headers)
-	return queuebox.ClaimedMessage{OutboxMessage: &m, HeadersErr: err}, due, nil
+	return queuebox.ClaimedMessage{OutboxMessage: &m, HeadersErr: err}, due, count, nil
 }
 
 // Lanes implements queuebox.LaneStore.

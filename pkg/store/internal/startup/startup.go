@@ -70,6 +70,19 @@ func Prepare(ctx context.Context, db Schema, l schema.Layout, migrate bool, log 
 	if l, err = ledger(ctx, db, l, log); err != nil {
 		return l, err
 	}
+	if l.Requeues != "" {
+		ok, err := db.HasTable(ctx, l.Requeues)
+		if err != nil {
+			return l, err
+		}
+		if !ok {
+			// Only a cost: without the counts the claims keep no hints and
+			// walk each lane from its start, as before V18.
+			log.Info("schema: the claims keep no lane hints until the requeue counts table exists; apply migration V18 (queuebox migrate, or database.migrate: true) and restart",
+				"table", l.Requeues)
+			l.Requeues = ""
+		}
+	}
 	warnings, err := db.IndexWarnings(ctx, l)
 	if err != nil {
 		return l, err

@@ -26,7 +26,24 @@
 -- index entries cannot be removed, and a scan from the start steps over
 -- all of them (see package scanfloor, which keeps the bound and runs an
 -- unbounded scan often enough that no row below it is left behind).
--- Each row returns its scheduled_at last, for that bound.
+-- Each row returns its scheduled_at, for that bound, and then the
+-- requeue count (below).
+-- $7, $8 and $9 are the caller's hints (package lanehint), as columns:
+-- the key, the destination and the sequence of the last head it claimed
+-- in a lane, and $10 the requeue count they were taken under. A lane's
+-- head is at or after its hint, so the walk probes a hinted lane from
+-- there, never past the entries of the rows it delivered before (an old
+-- transaction keeps those in the index, and a probe from the lane's
+-- start would step over each). The walk goes in steps (see steps): the
+-- gap before each hinted lane is walked one probe per lane as before, so
+-- an unhinted lane is found, then the hinted lane is probed. Before each
+-- hinted key's lanes sits a mark for its rows without a destination, so
+-- no probe reads them: the walk takes no row without a destination, and
+-- skips them in the index, without a heap visit, on destination > ''.
+-- The hints hold while no row went back to pending below one, which
+-- every move back to pending of QueueBox counts in the requeue counts
+-- table (the "requeued" partial); with another count than $10, or none,
+-- the walk uses no hint. The count read is returned with each row.
 -- Every scan of the lane index repeats its predicate (state and key >
 -- '') word for word, so the planner can use the partial index.
 -- An outbox without the lane columns (a custom table made before V16,
@@ -58,58 +75,81 @@
 WITH RECURSIVE {{if .Partitioned}}active_floor AS (
     SELECT min({{.O.CreatedAt}}) AS lo, max({{.O.CreatedAt}}) AS hi FROM {{.O.Table}}
     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.CreatedAt}} > '-infinity'
-), {{end}}{{if .O.Lanes}}after_cursor AS (
-    (SELECT {{.O.Key}} AS k, {{.O.Destination}} AS d, {{.O.ID}} AS id{{$ca}}, {{.O.State}} AS st,
-            {{.O.ScheduledAt}} AS due, {{.O.Sequence}} AS seq
-     FROM {{.O.Table}}
-     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > ''{{$floor}}
-       AND ({{.O.Key}}, {{.O.Destination}}) > ($2, $5)
-     ORDER BY {{.O.Key}}, {{.O.Destination}}, {{.O.Sequence}}
-     LIMIT 1)
+), {{end}}{{if .O.Lanes}}
+{{- $lane := printf "%s IN ('pending', 'processing') AND %s > '' AND %s > ''%s" .O.State .O.Key .O.Destination $floor}}
+{{- $cols := printf "%s AS k, %s AS d, %s AS id%s, %s AS st, %s AS due, %s AS seq" .O.Key .O.Destination .O.ID $ca .O.State .O.ScheduledAt .O.Sequence}}
+{{- $kd := printf "(%s, %s)" .O.Key .O.Destination}}
+{{- $probe := args "O" .O "Lane" $lane "Cols" $cols "KD" $kd}}requeues AS (
+    SELECT {{if .Requeues}}COALESCE((SELECT requeues FROM {{.Requeues}} WHERE queue = 'outbox'), 0){{else}}NULL::bigint{{end}} AS n
+), hinted AS (
+    -- The caller's hints, kept only when no move back to pending has been
+    -- counted since they were taken.
+    SELECT h.k, h.d, h.s FROM unnest($7::text[], $8::text[], $9::bigint[]) AS h(k, d, s)
+    WHERE $10::bigint = (SELECT n FROM requeues)
+), marks AS (
+    -- The hinted lanes, and before each hinted key's lanes the place of
+    -- its rows without a destination ((k, ''), s NULL: a bound that no
+    -- probe reads), in the index's order, which the database's collation
+    -- decides, each with the mark before it.
+    SELECT b.k, b.d, b.s, lag(b.k) OVER o AS pk, lag(b.d) OVER o AS pd
+    FROM (SELECT k, d, s FROM hinted UNION SELECT k, '', NULL::bigint FROM hinted) b
+    WINDOW o AS (ORDER BY b.k, b.d)
+), steps AS (
+    -- The walk in steps, from the cursor ($2, $5) to the end of the index
+    -- (parts 0 and 1), then from its start to the cursor (2 and 3): each
+    -- step walks the lanes in a gap between two marks (lo, hi), or past
+    -- the last mark of its part (hi NULL, or the cursor included), then
+    -- probes its mark's lane from the hint.
+    SELECT 0 AS part, m.k AS ok, m.d AS od,
+           CASE WHEN (m.pk, m.pd) > ($2, $5) THEN m.pk ELSE $2 END AS lo_k,
+           CASE WHEN (m.pk, m.pd) > ($2, $5) THEN m.pd ELSE $5 END AS lo_d,
+           m.k AS hi_k, m.d AS hi_d, FALSE AS incl, m.s AS hs
+    FROM marks m WHERE (m.k, m.d) > ($2, $5)
     UNION ALL
-    SELECT nxt.k, nxt.d, nxt.id{{if .Partitioned}}, nxt.ca{{end}}, nxt.st, nxt.due, nxt.seq
-    FROM after_cursor a
-    CROSS JOIN LATERAL (
-        SELECT {{.O.Key}} AS k, {{.O.Destination}} AS d, {{.O.ID}} AS id{{$ca}}, {{.O.State}} AS st,
-               {{.O.ScheduledAt}} AS due, {{.O.Sequence}} AS seq
-        FROM {{.O.Table}}
-        WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > ''{{$floor}}
-          AND ({{.O.Key}}, {{.O.Destination}}) > (a.k, a.d)
-        ORDER BY {{.O.Key}}, {{.O.Destination}}, {{.O.Sequence}}
-        LIMIT 1) nxt
-), before_cursor AS (
-    (SELECT {{.O.Key}} AS k, {{.O.Destination}} AS d, {{.O.ID}} AS id{{$ca}}, {{.O.State}} AS st,
-            {{.O.ScheduledAt}} AS due, {{.O.Sequence}} AS seq
-     FROM {{.O.Table}}
-     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > ''{{$floor}}
-       AND ({{.O.Key}}, {{.O.Destination}}) <= ($2, $5)
-     ORDER BY {{.O.Key}}, {{.O.Destination}}, {{.O.Sequence}}
-     LIMIT 1)
+    SELECT 1, NULL, NULL, COALESCE(t.k, $2), COALESCE(t.d, $5), NULL, NULL, FALSE, NULL
+    FROM (SELECT 1) one LEFT JOIN (
+        SELECT k, d FROM marks WHERE (k, d) > ($2, $5) ORDER BY k DESC, d DESC LIMIT 1) t ON TRUE
     UNION ALL
-    SELECT nxt.k, nxt.d, nxt.id{{if .Partitioned}}, nxt.ca{{end}}, nxt.st, nxt.due, nxt.seq
-    FROM before_cursor b
-    CROSS JOIN LATERAL (
-        SELECT {{.O.Key}} AS k, {{.O.Destination}} AS d, {{.O.ID}} AS id{{$ca}}, {{.O.State}} AS st,
-               {{.O.ScheduledAt}} AS due, {{.O.Sequence}} AS seq
-        FROM {{.O.Table}}
-        WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > ''{{$floor}}
-          AND ({{.O.Key}}, {{.O.Destination}}) > (b.k, b.d)
-          AND ({{.O.Key}}, {{.O.Destination}}) <= ($2, $5)
-        ORDER BY {{.O.Key}}, {{.O.Destination}}, {{.O.Sequence}}
-        LIMIT 1) nxt
+    SELECT 2, m.k, m.d, COALESCE(m.pk, ''), COALESCE(m.pd, ''), m.k, m.d, FALSE, m.s
+    FROM marks m WHERE (m.k, m.d) <= ($2, $5)
+    UNION ALL
+    SELECT 3, NULL, NULL, COALESCE(t.k, ''), COALESCE(t.d, ''), $2, $5, TRUE, NULL
+    FROM (SELECT 1) one LEFT JOIN (
+        SELECT k, d FROM marks WHERE (k, d) <= ($2, $5) ORDER BY k DESC, d DESC LIMIT 1) t ON TRUE
 ), heads AS (
-    (SELECT * FROM after_cursor) UNION ALL (SELECT * FROM before_cursor)
+    -- Each step's gap one probe per lane (from a lane's first entry, as
+    -- no hint is known for it), then its mark's lane from the hint.
+    SELECT w.* FROM (SELECT * FROM steps ORDER BY part, ok, od) st
+    CROSS JOIN LATERAL (
+        (WITH RECURSIVE gap AS (
+            ({{template "lane_gap_probe" (args "P" $probe "From" "(st.lo_k, st.lo_d)")}})
+            UNION ALL
+            SELECT nxt.* FROM gap g CROSS JOIN LATERAL (
+                {{template "lane_gap_probe" (args "P" $probe "From" "(g.k, g.d)")}}) nxt
+         ) SELECT gap.*, NULL::bigint AS hs FROM gap)
+        UNION ALL
+        (SELECT st.hi_k, st.hi_d, x.id{{if .Partitioned}}, x.ca{{end}}, x.st, x.due, x.seq, st.hs
+         FROM (SELECT 1) one CROSS JOIN LATERAL (
+             SELECT {{$cols}} FROM {{.O.Table}}
+             WHERE {{$lane}}
+               AND {{.O.Key}} = st.hi_k AND {{.O.Destination}} = st.hi_d AND {{.O.Sequence}} >= st.hs
+             ORDER BY {{.O.Key}}, {{.O.Destination}}, {{.O.Sequence}}
+             LIMIT 1) x
+         WHERE st.hs IS NOT NULL)
+    ) w
 ), keyed AS (
     -- A routed lane's head is due and no row of its key waits for its
-    -- destination with a lower sequence (one probe of the unrouted lane).
+    -- destination with a lower sequence (one probe of the unrouted lane,
+    -- from the lane's hint when it has one).
     SELECT h.id{{if .Partitioned}}, h.ca{{end}} FROM heads h
-    WHERE h.st = 'pending' AND h.d <> '' AND h.due <= COALESCE($4::timestamptz, now())
+    WHERE h.st = 'pending' AND h.due <= COALESCE($4::timestamptz, now())
       AND NOT EXISTS (
         SELECT 1 FROM {{.O.Table}} u
         WHERE u.{{.O.State}} IN ('pending', 'processing') AND u.{{.O.Key}} > ''{{$ufloor}}
-          AND u.{{.O.Key}} = h.k AND u.{{.O.Destination}} = '' AND u.{{.O.Sequence}} < h.seq)
+          AND u.{{.O.Key}} = h.k AND u.{{.O.Destination}} = '' AND u.{{.O.Sequence}} < h.seq
+          AND u.{{.O.Sequence}} >= COALESCE(h.hs, -9223372036854775808))
     LIMIT $1
-{{else}}unused AS (SELECT $5::text), after_cursor AS (
+{{else}}unused AS (SELECT $5::text, $7::text[], $8::text[], $9::bigint[], $10::bigint), after_cursor AS (
     (SELECT {{.O.Key}} AS k, {{.O.ID}} AS id, {{.O.State}} AS st, {{.O.ScheduledAt}} AS due
      FROM {{.O.Table}}
      WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.Key}} > $2
@@ -193,4 +233,4 @@ RETURNING o.{{.O.ID}}::text, o.{{.O.Topic}}, o.{{.O.Key}}, o.{{.O.AggregateType}
           o.{{.O.Headers}}::text, o.{{.O.Attempt}}, o.{{.O.MaxAttempts}}, o.{{.O.CreatedAt}},
           o.{{.O.Sequence}}, o.{{.O.ClaimToken}}::text,
           {{if .O.Lanes}}o.{{.O.Destination}}, o.{{.O.OriginID}}::text{{else}}''::text, NULL::text{{end}},
-          o.{{.O.ScheduledAt}}
+          o.{{.O.ScheduledAt}}, {{if .O.Lanes}}(SELECT n FROM requeues){{else}}NULL::bigint{{end}}

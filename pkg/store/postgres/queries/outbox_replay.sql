@@ -5,8 +5,10 @@
 -- combine with AND; the state condition is always there, also on the
 -- outer UPDATE, so no filter can move a waiting or running row, and a row
 -- that a batch moved is pending and no later batch takes it. The row
--- keeps its id, sequence, payload and headers.
-UPDATE {{.O.Table}}
+-- keeps its id, sequence, payload and headers. The statement counts the
+-- move first (the "requeued" partial).
+{{if .Requeues}}WITH {{template "requeued" args "Table" .Requeues "Queue" "outbox"}}
+{{end}}UPDATE {{.O.Table}}
 SET {{.O.State}} = 'pending',
     {{.O.Attempt}} = 0,
     {{.O.ScheduledAt}} = now(),
@@ -23,6 +25,6 @@ WHERE {{.O.State}} IN ('sent', 'dead')
       AND ($1::uuid[] IS NULL OR {{.O.ID}} = ANY($1))
       AND ($2::text[] IS NULL OR {{.O.Topic}} = ANY($2))
       AND ($3::timestamptz IS NULL OR {{.O.CreatedAt}} > $3)
-      AND ($4::timestamptz IS NULL OR {{.O.CreatedAt}} < $4)
+      AND ($4::timestamptz IS NULL OR {{.O.CreatedAt}} < $4){{template "after_requeued" .Requeues}}
     LIMIT $5
     FOR UPDATE SKIP LOCKED)

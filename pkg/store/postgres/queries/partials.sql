@@ -118,3 +118,46 @@
 -- wb_job_columns are the columns of a replay job as the store scans them,
 -- after the prefix given ("" or an alias and a dot).
 {{define "wb_job_columns"}}{{.}}id::text, {{.}}table_name, {{.}}filter::text, {{.}}matched, {{.}}moved, {{.}}done, {{.}}error, {{.}}created_at, {{.}}finished_at{{end}}
+--
+-- requeued counts, in the statement's transaction, a statement that may
+-- move rows of the queue named Queue ('outbox' or 'inbox') back to
+-- pending, in the requeue counts table Table (V18; empty: the database
+-- has none, and nothing is counted). The claims keep a hint per lane (or
+-- aggregate) that such a move can make wrong, and they read the count
+-- in their own snapshot to know when to drop their hints (see
+-- outbox_claim.sql). A statement includes it as its first CTE, when
+-- .Requeues is set, and reads it (template "after_requeued") in the CTE that selects the
+-- rows, so the count's row is locked before any queue row: two moves
+-- wait for each other on it and never deadlock over the rows.
+{{define "requeued"}}{{if .Table}}requeued AS (
+    INSERT INTO {{.Table}} AS rq (queue, requeues) VALUES ('{{.Queue}}', 1)
+    ON CONFLICT (queue) DO UPDATE SET requeues = rq.requeues + 1
+    RETURNING 1 AS one){{end}}{{end}}
+{{define "after_requeued"}}{{if .}} AND EXISTS (SELECT 1 FROM requeued){{end}}{{end}}
+--
+-- lane_gap_probe is one step of outbox_claim.sql's walk of the lanes in a
+-- gap between two marks: the first entry of the next lane after From
+-- (a row value of key and destination) that is still below the step's
+-- hi (st.hi_k, st.hi_d; included when st.incl; no bound when st.hi_k is
+-- NULL). Only one of the three probes runs, the others fail their
+-- condition on the step before they read a page. P holds the statement's
+-- pieces: O the outbox columns, Lane the walked rows' condition, Cols the
+-- columns, KD the row value (key, destination).
+{{define "lane_gap_probe"}}{{$o := .P.O}}(SELECT {{.P.Cols}} FROM {{$o.Table}}
+         WHERE st.hi_k IS NOT NULL AND NOT st.incl AND {{.P.Lane}}
+           AND {{.P.KD}} > {{.From}} AND {{.P.KD}} < (st.hi_k, st.hi_d)
+         ORDER BY {{$o.Key}}, {{$o.Destination}}, {{$o.Sequence}}
+         LIMIT 1)
+        UNION ALL
+        (SELECT {{.P.Cols}} FROM {{$o.Table}}
+         WHERE st.incl AND {{.P.Lane}}
+           AND {{.P.KD}} > {{.From}} AND {{.P.KD}} <= (st.hi_k, st.hi_d)
+         ORDER BY {{$o.Key}}, {{$o.Destination}}, {{$o.Sequence}}
+         LIMIT 1)
+        UNION ALL
+        (SELECT {{.P.Cols}} FROM {{$o.Table}}
+         WHERE st.hi_k IS NULL AND {{.P.Lane}}
+           AND {{.P.KD}} > {{.From}}
+         ORDER BY {{$o.Key}}, {{$o.Destination}}, {{$o.Sequence}}
+         LIMIT 1)
+        LIMIT 1{{end}}

@@ -4,6 +4,8 @@
 -- and moves the cursor past the batch in the same transaction. A batch
 -- that commits is never taken again, whoever runs the job next, and one
 -- that does not commit moved nothing. A job with no row left is done.
+-- Each step counts itself as a move back to pending (the "requeued"
+-- partial) once it holds its job.
 -- When the lease is no longer the caller's, nothing moves and no row
 -- comes back.
 --
@@ -15,7 +17,8 @@
 -- run after wb_backfill_lock.sql in the step's transaction. The added
 -- rows are pending and new, so the walk that moves rows is over before
 -- any of them can be sent and moved again.
-WITH job AS (
+{{$q := "inbox"}}{{if .Outbox}}{{$q = "outbox"}}{{end}}
+WITH {{if .Requeues}}{{template "requeued" args "Table" .Requeues "Queue" $q}}, {{end}}job AS (
     SELECT id, cursor_id
     FROM {{.Jobs}}
     WHERE id = @job::uuid AND lease_token = @token::uuid AND lease_expires_at > now() AND NOT done
@@ -23,7 +26,7 @@ WITH job AS (
 batch AS (
     SELECT {{.T.ID}} AS id
     FROM {{.T.Table}}
-    WHERE EXISTS (SELECT 1 FROM job){{template "wb_filter" .}}
+    WHERE EXISTS (SELECT 1 FROM job){{template "after_requeued" .Requeues}}{{template "wb_filter" .}}
       AND {{.T.ID}} > COALESCE((SELECT cursor_id FROM job), '00000000-0000-0000-0000-000000000000'::uuid)
     ORDER BY {{.T.ID}}
     LIMIT @batch),

@@ -2,12 +2,14 @@
 -- workbench's resend), with an optional corrected payload and headers on
 -- an outbox row. The state condition is in this statement, on the locked
 -- row: a row that a replica holds never moves, and of two resends of one
--- row only the first moves it. It returns the payload before and after,
+-- row only the first moves it. It counts the move first (the "requeued"
+-- partial). It returns the payload before and after,
 -- whose digests the caller logs.
-WITH old AS (
+{{$q := "inbox"}}{{if .Outbox}}{{$q = "outbox"}}{{end}}
+WITH {{if .Requeues}}{{template "requeued" args "Table" .Requeues "Queue" $q}}, {{end}}old AS (
     SELECT {{.T.ID}} AS id, {{if .Outbox}}{{.O.Payload}}{{else}}{{.I.Payload}}{{end}}::text AS payload
     FROM {{.T.Table}}
-    WHERE {{.T.ID}} = @id::uuid
+    WHERE {{.T.ID}} = @id::uuid{{template "after_requeued" .Requeues}}
     FOR UPDATE)
 UPDATE {{.T.Table}} AS r
 SET {{template "wb_pending" .}}

@@ -26,7 +26,24 @@
 -- index entries cannot be removed, and a scan from the start steps over
 -- all of them (see package scanfloor, which keeps the bound and runs an
 -- unbounded scan often enough that no row below it is left behind).
--- Each row returns its scheduled_at last, for that bound.
+-- Each row returns its scheduled_at, for that bound, and then the
+-- requeue count (below).
+-- $7, $8 and $9 are the caller's hints (package lanehint), as columns:
+-- the key, the destination and the sequence of the last head it claimed
+-- in a lane, and $10 the requeue count they were taken under. A lane's
+-- head is at or after its hint, so the walk probes a hinted lane from
+-- there, never past the entries of the rows it delivered before (an old
+-- transaction keeps those in the index, and a probe from the lane's
+-- start would step over each). The walk goes in steps (see steps): the
+-- gap before each hinted lane is walked one probe per lane as before, so
+-- an unhinted lane is found, then the hinted lane is probed. Before each
+-- hinted key's lanes sits a mark for its rows without a destination, so
+-- no probe reads them: the walk takes no row without a destination, and
+-- skips them in the index, without a heap visit, on destination > ''.
+-- The hints hold while no row went back to pending below one, which
+-- every move back to pending of QueueBox counts in the requeue counts
+-- table (the "requeued" partial); with another count than $10, or none,
+-- the walk uses no hint. The count read is returned with each row.
 -- Every scan of the lane index repeats its predicate (state and key >
 -- '') word for word, so the planner can use the partial index.
 -- An outbox without the lane columns (a custom table made before V16,
@@ -49,7 +66,7 @@
 -- guessed a narrow range and sorted every due row instead of reading the
 -- first ones in order. Each candidate carries its created_at (ca), so
 -- its lock and its update probe one partition.
-WITH RECURSIVE unused AS (SELECT $5::text), after_cursor AS (
+WITH RECURSIVE unused AS (SELECT $5::text, $7::text[], $8::text[], $9::bigint[], $10::bigint), after_cursor AS (
     (SELECT "ob_key" AS k, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due
      FROM "qb_outbox"
      WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > $2
@@ -130,4 +147,4 @@ RETURNING o."ob_id"::text, o."ob_topic", o."ob_key", o."ob_aggregatetype", o."ob
           o."ob_headers"::text, o."ob_attempt", o."ob_maxattempts", o."ob_createdat",
           o."ob_sequence", o."ob_claimtoken"::text,
           ''::text, NULL::text,
-          o."ob_scheduledat"
+          o."ob_scheduledat", NULL::bigint

@@ -26,7 +26,24 @@
 -- index entries cannot be removed, and a scan from the start steps over
 -- all of them (see package scanfloor, which keeps the bound and runs an
 -- unbounded scan often enough that no row below it is left behind).
--- Each row returns its scheduled_at last, for that bound.
+-- Each row returns its scheduled_at, for that bound, and then the
+-- requeue count (below).
+-- $7, $8 and $9 are the caller's hints (package lanehint), as columns:
+-- the key, the destination and the sequence of the last head it claimed
+-- in a lane, and $10 the requeue count they were taken under. A lane's
+-- head is at or after its hint, so the walk probes a hinted lane from
+-- there, never past the entries of the rows it delivered before (an old
+-- transaction keeps those in the index, and a probe from the lane's
+-- start would step over each). The walk goes in steps (see steps): the
+-- gap before each hinted lane is walked one probe per lane as before, so
+-- an unhinted lane is found, then the hinted lane is probed. Before each
+-- hinted key's lanes sits a mark for its rows without a destination, so
+-- no probe reads them: the walk takes no row without a destination, and
+-- skips them in the index, without a heap visit, on destination > ''.
+-- The hints hold while no row went back to pending below one, which
+-- every move back to pending of QueueBox counts in the requeue counts
+-- table (the "requeued" partial); with another count than $10, or none,
+-- the walk uses no hint. The count read is returned with each row.
 -- Every scan of the lane index repeats its predicate (state and key >
 -- '') word for word, so the planner can use the partial index.
 -- An outbox without the lane columns (a custom table made before V16,
@@ -49,56 +66,109 @@
 -- guessed a narrow range and sorted every due row instead of reading the
 -- first ones in order. Each candidate carries its created_at (ca), so
 -- its lock and its update probe one partition.
-WITH RECURSIVE after_cursor AS (
-    (SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st,
-            "ob_scheduledat" AS due, "ob_sequence" AS seq
-     FROM "qb_outbox"
-     WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > ''
-       AND ("ob_key", "ob_destination") > ($2, $5)
-     ORDER BY "ob_key", "ob_destination", "ob_sequence"
-     LIMIT 1)
+WITH RECURSIVE requeues AS (
+    SELECT COALESCE((SELECT requeues FROM "queuebox_requeues" WHERE queue = 'outbox'), 0) AS n
+), hinted AS (
+    -- The caller's hints, kept only when no move back to pending has been
+    -- counted since they were taken.
+    SELECT h.k, h.d, h.s FROM unnest($7::text[], $8::text[], $9::bigint[]) AS h(k, d, s)
+    WHERE $10::bigint = (SELECT n FROM requeues)
+), marks AS (
+    -- The hinted lanes, and before each hinted key's lanes the place of
+    -- its rows without a destination ((k, ''), s NULL: a bound that no
+    -- probe reads), in the index's order, which the database's collation
+    -- decides, each with the mark before it.
+    SELECT b.k, b.d, b.s, lag(b.k) OVER o AS pk, lag(b.d) OVER o AS pd
+    FROM (SELECT k, d, s FROM hinted UNION SELECT k, '', NULL::bigint FROM hinted) b
+    WINDOW o AS (ORDER BY b.k, b.d)
+), steps AS (
+    -- The walk in steps, from the cursor ($2, $5) to the end of the index
+    -- (parts 0 and 1), then from its start to the cursor (2 and 3): each
+    -- step walks the lanes in a gap between two marks (lo, hi), or past
+    -- the last mark of its part (hi NULL, or the cursor included), then
+    -- probes its mark's lane from the hint.
+    SELECT 0 AS part, m.k AS ok, m.d AS od,
+           CASE WHEN (m.pk, m.pd) > ($2, $5) THEN m.pk ELSE $2 END AS lo_k,
+           CASE WHEN (m.pk, m.pd) > ($2, $5) THEN m.pd ELSE $5 END AS lo_d,
+           m.k AS hi_k, m.d AS hi_d, FALSE AS incl, m.s AS hs
+    FROM marks m WHERE (m.k, m.d) > ($2, $5)
     UNION ALL
-    SELECT nxt.k, nxt.d, nxt.id, nxt.st, nxt.due, nxt.seq
-    FROM after_cursor a
-    CROSS JOIN LATERAL (
-        SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st,
-               "ob_scheduledat" AS due, "ob_sequence" AS seq
-        FROM "qb_outbox"
-        WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > ''
-          AND ("ob_key", "ob_destination") > (a.k, a.d)
-        ORDER BY "ob_key", "ob_destination", "ob_sequence"
-        LIMIT 1) nxt
-), before_cursor AS (
-    (SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st,
-            "ob_scheduledat" AS due, "ob_sequence" AS seq
-     FROM "qb_outbox"
-     WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > ''
-       AND ("ob_key", "ob_destination") <= ($2, $5)
-     ORDER BY "ob_key", "ob_destination", "ob_sequence"
-     LIMIT 1)
+    SELECT 1, NULL, NULL, COALESCE(t.k, $2), COALESCE(t.d, $5), NULL, NULL, FALSE, NULL
+    FROM (SELECT 1) one LEFT JOIN (
+        SELECT k, d FROM marks WHERE (k, d) > ($2, $5) ORDER BY k DESC, d DESC LIMIT 1) t ON TRUE
     UNION ALL
-    SELECT nxt.k, nxt.d, nxt.id, nxt.st, nxt.due, nxt.seq
-    FROM before_cursor b
-    CROSS JOIN LATERAL (
-        SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st,
-               "ob_scheduledat" AS due, "ob_sequence" AS seq
-        FROM "qb_outbox"
-        WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > ''
-          AND ("ob_key", "ob_destination") > (b.k, b.d)
-          AND ("ob_key", "ob_destination") <= ($2, $5)
-        ORDER BY "ob_key", "ob_destination", "ob_sequence"
-        LIMIT 1) nxt
+    SELECT 2, m.k, m.d, COALESCE(m.pk, ''), COALESCE(m.pd, ''), m.k, m.d, FALSE, m.s
+    FROM marks m WHERE (m.k, m.d) <= ($2, $5)
+    UNION ALL
+    SELECT 3, NULL, NULL, COALESCE(t.k, ''), COALESCE(t.d, ''), $2, $5, TRUE, NULL
+    FROM (SELECT 1) one LEFT JOIN (
+        SELECT k, d FROM marks WHERE (k, d) <= ($2, $5) ORDER BY k DESC, d DESC LIMIT 1) t ON TRUE
 ), heads AS (
-    (SELECT * FROM after_cursor) UNION ALL (SELECT * FROM before_cursor)
+    -- Each step's gap one probe per lane (from a lane's first entry, as
+    -- no hint is known for it), then its mark's lane from the hint.
+    SELECT w.* FROM (SELECT * FROM steps ORDER BY part, ok, od) st
+    CROSS JOIN LATERAL (
+        (WITH RECURSIVE gap AS (
+            ((SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due, "ob_sequence" AS seq FROM "qb_outbox"
+         WHERE st.hi_k IS NOT NULL AND NOT st.incl AND "ob_state" IN ('pending', 'processing') AND "ob_key" > '' AND "ob_destination" > ''
+           AND ("ob_key", "ob_destination") > (st.lo_k, st.lo_d) AND ("ob_key", "ob_destination") < (st.hi_k, st.hi_d)
+         ORDER BY "ob_key", "ob_destination", "ob_sequence"
+         LIMIT 1)
+        UNION ALL
+        (SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due, "ob_sequence" AS seq FROM "qb_outbox"
+         WHERE st.incl AND "ob_state" IN ('pending', 'processing') AND "ob_key" > '' AND "ob_destination" > ''
+           AND ("ob_key", "ob_destination") > (st.lo_k, st.lo_d) AND ("ob_key", "ob_destination") <= (st.hi_k, st.hi_d)
+         ORDER BY "ob_key", "ob_destination", "ob_sequence"
+         LIMIT 1)
+        UNION ALL
+        (SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due, "ob_sequence" AS seq FROM "qb_outbox"
+         WHERE st.hi_k IS NULL AND "ob_state" IN ('pending', 'processing') AND "ob_key" > '' AND "ob_destination" > ''
+           AND ("ob_key", "ob_destination") > (st.lo_k, st.lo_d)
+         ORDER BY "ob_key", "ob_destination", "ob_sequence"
+         LIMIT 1)
+        LIMIT 1)
+            UNION ALL
+            SELECT nxt.* FROM gap g CROSS JOIN LATERAL (
+                (SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due, "ob_sequence" AS seq FROM "qb_outbox"
+         WHERE st.hi_k IS NOT NULL AND NOT st.incl AND "ob_state" IN ('pending', 'processing') AND "ob_key" > '' AND "ob_destination" > ''
+           AND ("ob_key", "ob_destination") > (g.k, g.d) AND ("ob_key", "ob_destination") < (st.hi_k, st.hi_d)
+         ORDER BY "ob_key", "ob_destination", "ob_sequence"
+         LIMIT 1)
+        UNION ALL
+        (SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due, "ob_sequence" AS seq FROM "qb_outbox"
+         WHERE st.incl AND "ob_state" IN ('pending', 'processing') AND "ob_key" > '' AND "ob_destination" > ''
+           AND ("ob_key", "ob_destination") > (g.k, g.d) AND ("ob_key", "ob_destination") <= (st.hi_k, st.hi_d)
+         ORDER BY "ob_key", "ob_destination", "ob_sequence"
+         LIMIT 1)
+        UNION ALL
+        (SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due, "ob_sequence" AS seq FROM "qb_outbox"
+         WHERE st.hi_k IS NULL AND "ob_state" IN ('pending', 'processing') AND "ob_key" > '' AND "ob_destination" > ''
+           AND ("ob_key", "ob_destination") > (g.k, g.d)
+         ORDER BY "ob_key", "ob_destination", "ob_sequence"
+         LIMIT 1)
+        LIMIT 1) nxt
+         ) SELECT gap.*, NULL::bigint AS hs FROM gap)
+        UNION ALL
+        (SELECT st.hi_k, st.hi_d, x.id, x.st, x.due, x.seq, st.hs
+         FROM (SELECT 1) one CROSS JOIN LATERAL (
+             SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due, "ob_sequence" AS seq FROM "qb_outbox"
+             WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > '' AND "ob_destination" > ''
+               AND "ob_key" = st.hi_k AND "ob_destination" = st.hi_d AND "ob_sequence" >= st.hs
+             ORDER BY "ob_key", "ob_destination", "ob_sequence"
+             LIMIT 1) x
+         WHERE st.hs IS NOT NULL)
+    ) w
 ), keyed AS (
     -- A routed lane's head is due and no row of its key waits for its
-    -- destination with a lower sequence (one probe of the unrouted lane).
+    -- destination with a lower sequence (one probe of the unrouted lane,
+    -- from the lane's hint when it has one).
     SELECT h.id FROM heads h
-    WHERE h.st = 'pending' AND h.d <> '' AND h.due <= COALESCE($4::timestamptz, now())
+    WHERE h.st = 'pending' AND h.due <= COALESCE($4::timestamptz, now())
       AND NOT EXISTS (
         SELECT 1 FROM "qb_outbox" u
         WHERE u."ob_state" IN ('pending', 'processing') AND u."ob_key" > ''
-          AND u."ob_key" = h.k AND u."ob_destination" = '' AND u."ob_sequence" < h.seq)
+          AND u."ob_key" = h.k AND u."ob_destination" = '' AND u."ob_sequence" < h.seq
+          AND u."ob_sequence" >= COALESCE(h.hs, -9223372036854775808))
     LIMIT $1
 ), unkeyed_null AS (
     SELECT "ob_id" AS id FROM "qb_outbox"
@@ -146,4 +216,4 @@ RETURNING o."ob_id"::text, o."ob_topic", o."ob_key", o."ob_aggregatetype", o."ob
           o."ob_headers"::text, o."ob_attempt", o."ob_maxattempts", o."ob_createdat",
           o."ob_sequence", o."ob_claimtoken"::text,
           o."ob_destination", o."ob_originid"::text,
-          o."ob_scheduledat"
+          o."ob_scheduledat", (SELECT n FROM requeues)

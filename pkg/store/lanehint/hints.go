@@ -1,0 +1,186 @@
+// Package lanehint keeps, per lane, where a claim's walk may look for the
+// lane's head.
+//
+// The claims of the outbox and of the relay walk their lanes (key and
+// destination; the relay's aggregates) one probe per lane, and each probe
+// reads the lane from the first entry of a partial index of the rows in
+// play. While a transaction older than them is open anywhere in the
+// database, PostgreSQL keeps the entries of every row of the lane that
+// left the index's condition since, and the probe steps over each of
+// them, a heap visit apiece: at a few hundred keyed rows a second, twenty
+// minutes of an idle transaction make a walk of a thousand lanes cost
+// seconds. A hint is the place of the last head a claim took in the lane
+// (the outbox: its sequence); the lane's head is at or after it, so a
+// probe from the hint skips the entries before it.
+//
+// A hint is right only while no row of its lane comes back below it.
+// The moves back to pending (the workbench's resend, move and replay
+// jobs, the admin replay) are counted in the database (migration V18),
+// and a claim uses the hints only when the count it reads in its own
+// snapshot is the one they were taken under; a row that a transaction
+// commits later than rows of its lane written after it (the order of
+// such rows is not the order of their commits in any case) or one made
+// pending by hand is found by the next walk without hints, which runs at
+// least every scanfloor.MinFullEvery, as the scan floor's full scans do.
+//
+// Only lanes a process claimed at least twice are hinted: with a key per
+// message (a lane per row) a hint would cost a probe of an empty lane and
+// save nothing.
+package lanehint
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/alternayte/queuebox/pkg/store/scanfloor"
+)
+
+// MaxHints is the most lanes one claim is given hints for: the lanes
+// claimed most recently.
+const MaxHints = 1024
+
+// Lane is a lane of the walk: a key and, on the outbox, a destination.
+type Lane struct {
+	Key         string
+	Destination string
+}
+
+// Plan is what one claim is given: the hinted lanes and their places, in
+// no particular order (the database sorts them in its collation), and the
+// requeue count they were taken under. A full walk has no lanes and a nil
+// Count.
+type Plan[P any] struct {
+	Lanes  []Lane
+	Places []P
+	Count  *int64
+}
+
+// Full says the plan is a walk without hints.
+func (p Plan[P]) Full() bool { return p.Count == nil }
+
+// Keys and Destinations are the plan's lanes as two columns, the shape of
+// the claim's parameters.
+func (p Plan[P]) Keys() []string { return column(p.Lanes, func(l Lane) string { return l.Key }) }
+
+// Destinations is the destination column of Keys.
+func (p Plan[P]) Destinations() []string {
+	return column(p.Lanes, func(l Lane) string { return l.Destination })
+}
+
+func column(lanes []Lane, f func(Lane) string) []string {
+	out := make([]string, len(lanes))
+	for i, l := range lanes {
+		out[i] = f(l)
+	}
+	return out
+}
+
+// Taken is a head a claim took: its lane and its place in the lane.
+type Taken[P any] struct {
+	Lane  Lane
+	Place P
+}
+
+type entry[P any] struct {
+	place  P
+	claims int
+	last   time.Time // when a claim last took a head of the lane
+	gen    uint64    // the full walk period it was last taken in
+}
+
+// Hints are the hints of one claimer over places P, ordered by after. The
+// zero value is not ready: use New. It is safe for concurrent use.
+type Hints[P any] struct {
+	after func(a, b P) bool // a comes after b in its lane
+
+	mu       sync.Mutex
+	lanes    map[Lane]*entry[P]
+	count    int64
+	counted  bool      // count holds: the hints were taken under it
+	nextFull time.Time // a claim at or after this instant walks in full
+	gen      uint64
+}
+
+// New returns empty hints over places ordered by after.
+func New[P any](after func(a, b P) bool) *Hints[P] {
+	return &Hints[P]{after: after, lanes: map[Lane]*entry[P]{}}
+}
+
+// Next returns the plan of a claim that starts at now: a full walk when
+// no requeue count is known yet or a full walk is due, else the hints of
+// the lanes claimed at least twice (at most MaxHints, the latest).
+func (h *Hints[P]) Next(now time.Time) Plan[P] {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.counted || !now.Before(h.nextFull) {
+		return Plan[P]{}
+	}
+	type hint struct {
+		lane Lane
+		e    *entry[P]
+	}
+	var hs []hint
+	for l, e := range h.lanes {
+		if e.claims >= 2 {
+			hs = append(hs, hint{l, e})
+		}
+	}
+	if len(hs) > MaxHints {
+		slices.SortFunc(hs, func(a, b hint) int { return b.e.last.Compare(a.e.last) })
+		hs = hs[:MaxHints]
+	}
+	count := h.count
+	p := Plan[P]{Lanes: make([]Lane, len(hs)), Places: make([]P, len(hs)), Count: &count}
+	for i, x := range hs {
+		p.Lanes[i], p.Places[i] = x.lane, x.e.place
+	}
+	return p
+}
+
+// Done records a claim that ran plan p, started at start and took took:
+// count is the requeue count its statement read (nil when it read none:
+// it took no row, or the database keeps no count), and taken the heads of
+// lanes it took. A count other than the hints' drops them all first. A
+// full walk schedules the next one (at least scanfloor.MinFullEvery
+// later, and scanfloor.FullShare times as long as it took) and forgets
+// the lanes no claim took since the full walk before it.
+func (h *Hints[P]) Done(p Plan[P], start time.Time, took time.Duration, count *int64, taken []Taken[P]) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if p.Full() {
+		h.nextFull = start.Add(max(scanfloor.MinFullEvery, scanfloor.FullShare*took))
+		h.gen++
+		for l, e := range h.lanes {
+			if e.gen+1 < h.gen {
+				delete(h.lanes, l)
+			}
+		}
+	}
+	if count == nil {
+		return
+	}
+	if !h.counted || *count != h.count {
+		clear(h.lanes)
+		h.count, h.counted = *count, true
+	}
+	for _, t := range taken {
+		e := h.lanes[t.Lane]
+		if e == nil {
+			h.lanes[t.Lane] = &entry[P]{place: t.Place, claims: 1, last: start, gen: h.gen}
+			continue
+		}
+		if h.after(t.Place, e.place) {
+			e.place = t.Place
+		}
+		e.claims++
+		e.last, e.gen = start, h.gen
+	}
+}
+
+// Reset makes the next claim a full walk.
+func (h *Hints[P]) Reset() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.nextFull = time.Time{}
+}

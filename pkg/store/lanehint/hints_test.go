@@ -1,0 +1,115 @@
+package lanehint
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/store/scanfloor"
+)
+
+func seqHints() *Hints[int64] { return New(func(a, b int64) bool { return a > b }) }
+
+func count(n int64) *int64 { return &n }
+
+func taken(key string, seq int64) Taken[int64] {
+	return Taken[int64]{Lane: Lane{Key: key, Destination: "d"}, Place: seq}
+}
+
+// hinted returns the plan's hints as a map from key to place.
+func hinted(p Plan[int64]) map[string]int64 {
+	out := map[string]int64{}
+	for i, l := range p.Lanes {
+		out[l.Key] = p.Places[i]
+	}
+	return out
+}
+
+func TestHints(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 12, 7, 6, 0, 0, 0, time.UTC)
+	ms := time.Millisecond
+
+	t.Run("a new claimer walks in full until it knows the requeue count", func(t *testing.T) {
+		t.Parallel()
+		h := seqHints()
+		p := h.Next(t0)
+		require.True(t, p.Full())
+		h.Done(p, t0, ms, nil, []Taken[int64]{taken("a", 1)})
+		require.True(t, h.Next(t0).Full(), "a claim that read no count teaches nothing")
+	})
+
+	t.Run("a lane claimed twice is hinted at its latest head", func(t *testing.T) {
+		t.Parallel()
+		h := seqHints()
+		p := h.Next(t0)
+		h.Done(p, t0, ms, count(0), []Taken[int64]{taken("a", 1), taken("b", 2)})
+		p = h.Next(t0)
+		require.False(t, p.Full())
+		require.Equal(t, int64(0), *p.Count)
+		require.Empty(t, p.Lanes, "a lane claimed once is not hinted")
+		h.Done(p, t0, ms, count(0), []Taken[int64]{taken("a", 5)})
+		require.Equal(t, map[string]int64{"a": 5}, hinted(h.Next(t0)))
+		h.Done(h.Next(t0), t0, ms, count(0), []Taken[int64]{taken("a", 3)})
+		require.Equal(t, map[string]int64{"a": 5}, hinted(h.Next(t0)), "a hint never moves back")
+		require.Equal(t, []string{"a"}, h.Next(t0).Keys())
+		require.Equal(t, []string{"d"}, h.Next(t0).Destinations())
+	})
+
+	t.Run("another requeue count drops every hint", func(t *testing.T) {
+		t.Parallel()
+		h := seqHints()
+		h.Done(h.Next(t0), t0, ms, count(4), []Taken[int64]{taken("a", 1), taken("a", 2)})
+		require.Len(t, h.Next(t0).Lanes, 1)
+		h.Done(h.Next(t0), t0, ms, count(5), []Taken[int64]{taken("b", 7)})
+		p := h.Next(t0)
+		require.Empty(t, p.Lanes)
+		require.Equal(t, int64(5), *p.Count, "the plan carries the count its hints hold under")
+	})
+
+	t.Run("a full walk comes every MinFullEvery, or FullShare times its own time", func(t *testing.T) {
+		t.Parallel()
+		h := seqHints()
+		h.Done(h.Next(t0), t0, ms, count(0), nil)
+		require.False(t, h.Next(t0.Add(scanfloor.MinFullEvery-ms)).Full())
+		require.True(t, h.Next(t0.Add(scanfloor.MinFullEvery)).Full())
+		at := t0.Add(scanfloor.MinFullEvery)
+		h.Done(h.Next(at), at, time.Second, count(0), nil)
+		require.False(t, h.Next(at.Add(scanfloor.FullShare*time.Second-ms)).Full())
+		require.True(t, h.Next(at.Add(scanfloor.FullShare*time.Second)).Full())
+		h.Reset()
+		require.True(t, h.Next(at).Full(), "a reset makes the next claim walk in full")
+	})
+
+	t.Run("a lane no claim took for a full walk period is forgotten", func(t *testing.T) {
+		t.Parallel()
+		h := seqHints()
+		at := t0
+		full := func(took ...Taken[int64]) {
+			p := h.Next(at)
+			require.True(t, p.Full())
+			h.Done(p, at, ms, count(0), took)
+			at = at.Add(scanfloor.MinFullEvery)
+		}
+		full(taken("a", 1), taken("b", 1))
+		h.Done(h.Next(t0), t0, ms, count(0), []Taken[int64]{taken("a", 2), taken("b", 2)})
+		full(taken("a", 3))
+		require.Equal(t, map[string]int64{"a": 3, "b": 2}, hinted(h.Next(at.Add(-ms))))
+		full()
+		require.Equal(t, map[string]int64{"a": 3}, hinted(h.Next(at.Add(-ms))), "b was last taken two periods ago")
+	})
+
+	t.Run("at most MaxHints lanes, the latest taken", func(t *testing.T) {
+		t.Parallel()
+		h := seqHints()
+		for i := range MaxHints + 10 {
+			at := t0.Add(time.Duration(i) * time.Microsecond)
+			l := taken(string(rune('A'+i%26))+time.Duration(i).String(), int64(i))
+			h.Done(h.Next(at), at, 0, count(0), []Taken[int64]{l, l})
+		}
+		p := h.Next(t0.Add(time.Millisecond))
+		require.Len(t, p.Lanes, MaxHints)
+		require.NotContains(t, hinted(p), "A0s", "the lane taken first is left out")
+	})
+}
