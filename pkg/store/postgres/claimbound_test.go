@@ -193,7 +193,7 @@ func TestRelayClaimCostStaysBoundedByTheBatch(t *testing.T) {
 					analyzeUnlessStale(t, db, stale, "inbox")
 					stmt, err := postgres.RenderClaim("inbox_relay_claim", l, keyedFirst)
 					require.NoError(t, err)
-					touched, claimed, scans := explainCost(t, db, stmt, boundBatch, 60_000, []string{"s1", "s2"}, nil, "", nil)
+					touched, claimed, scans := explainCost(t, db, stmt, boundBatch, 60_000, []string{"s1", "s2"}, nil, "", nil, nil, nil, nil)
 					require.Equal(t, float64(boundBatch), claimed, "a whole batch is claimable")
 					busy := tc.aggs / 2
 					require.LessOrEqual(t, touched, float64(claimBound+busy), "rows the claim's scans touched: %v", scans)

@@ -130,3 +130,109 @@ func TestHintsGiveWayToARequeuedRow(t *testing.T) {
 		"after a counted resend the claim walks every lane from its start: the resent row is its lane's head again")
 	require.Equal(t, []string{"a5", "b5"}, claim())
 }
+
+// The relay's walk of aggregates, hinted at each aggregate's last head
+// (its created_at), skips the entries an old transaction keeps of the
+// rows each aggregate relayed before.
+func TestHintedRelayWalkSkipsTheEntriesAnOldSnapshotKeeps(t *testing.T) {
+	t.Parallel()
+	db, l := boundSchema(t)
+	holdSnapshot(t, db)
+	const aggs, gone = 200, 20_000
+	exec(t, db, `INSERT INTO inbox (source, idempotency_key, payload, consumption, aggregate_id, created_at)
+		SELECT 'bench', 'gone-' || g, '{}', 'push', 'agg-' || (g % $1), now() - interval '1 hour' + g * interval '1 ms'
+		FROM generate_series(1, $2) g`, aggs, gone)
+	exec(t, db, `UPDATE inbox SET state = 'processing'`)
+	exec(t, db, `UPDATE inbox SET state = 'processed'`)
+	exec(t, db, `INSERT INTO inbox (source, idempotency_key, payload, consumption, aggregate_id)
+		SELECT 'bench', 'new-' || g, '{}', 'push', 'agg-' || (g % $1) FROM generate_series(1, $2) g`, aggs, 2*aggs)
+	var (
+		keys   []string
+		places []time.Time
+	)
+	rows, err := db.Pool.Query(context.Background(), `SELECT aggregate_id, max(created_at) FROM inbox
+		WHERE state = 'processed' GROUP BY aggregate_id`)
+	require.NoError(t, err)
+	for rows.Next() {
+		var k string
+		var at time.Time
+		require.NoError(t, rows.Scan(&k, &at))
+		keys, places = append(keys, k), append(places, at)
+	}
+	require.NoError(t, rows.Err())
+	require.Len(t, keys, aggs)
+
+	relay, err := postgres.RenderClaim("inbox_relay_claim", l, true)
+	require.NoError(t, err)
+	args := []any{boundBatch, 60_000, []string{"bench"}, nil, "", nil}
+	fullRows, full := explainBuffers(t, db, relay, append(args, nil, nil, nil)...)
+	hintedRows, hinted := explainBuffers(t, db, relay, append(args, keys, places, int64(0))...)
+	require.Equal(t, float64(boundBatch), fullRows, "the full walk claims a head per aggregate")
+	require.Equal(t, float64(boundBatch), hintedRows, "the hinted walk claims as many")
+	require.Less(t, hinted*5, full, "buffers of the hinted walk (%v) against the full one (%v)", hinted, full)
+	_, stale := explainBuffers(t, db, relay, append(args, keys, places, int64(1))...)
+	require.Greater(t, stale, hinted*5, "hints taken under another requeue count are not used")
+}
+
+// The relay's hints give way to a counted resend, as the outbox's do: the
+// resent row of an aggregate is its head again at the next claim, and an
+// aggregate that comes between two hinted ones is found.
+func TestRelayHintsGiveWayToARequeuedRow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, db := pgtest.Migrated(t, 2)
+	l := schema.New(schema.Postgres, schema.DefaultNames())
+	var clock atomic.Pointer[time.Time]
+	t0 := time.Now().Add(time.Minute)
+	clock.Store(&t0)
+	r, err := postgres.NewRelay(db, l, queuebox.RelayParams{Lease: time.Minute, Sources: []string{"s"}},
+		postgres.WithClock(func() time.Time { return *clock.Load() }))
+	require.NoError(t, err)
+	wb, err := postgres.NewWorkbench(db, l)
+	require.NoError(t, err)
+	conn := s.Connect(t)
+	_, err = conn.Exec(ctx, `INSERT INTO inbox (source, idempotency_key, payload, consumption, aggregate_id, created_at)
+		SELECT 's', a || n, '{}', 'push', a, now() - interval '1 minute' + n * interval '1 second'
+		FROM unnest(ARRAY['a', 'b']) a, generate_series(1, 5) n`)
+	require.NoError(t, err)
+	ids := map[string]string{}
+	// claim takes the heads and forwards them, or marks dead the one named.
+	claim := func(dead ...string) []string {
+		t.Helper()
+		got, err := r.Claim(ctx, 10)
+		require.NoError(t, err)
+		var keys []string
+		p := queuebox.ForwardParams{MaxAttempts: 5}
+		var marks []queuebox.DeadMark
+		for _, row := range got {
+			keys, ids[row.IdempotencyKey] = append(keys, row.IdempotencyKey), row.ID
+			if slices.Contains(dead, row.IdempotencyKey) {
+				marks = append(marks, queuebox.DeadMark{Lease: row.Lease(), Reason: "test"})
+				continue
+			}
+			p.Rows = append(p.Rows, queuebox.Forward{Lease: row.Lease(), Topic: "t", Headers: []byte(`{}`)})
+		}
+		kept, err := r.Forward(ctx, p)
+		require.NoError(t, err)
+		require.Len(t, kept, len(p.Rows))
+		if len(marks) > 0 {
+			kept, err = r.Dead(ctx, marks)
+			require.NoError(t, err)
+			require.Len(t, kept, len(marks))
+		}
+		slices.Sort(keys)
+		return keys
+	}
+	require.Equal(t, []string{"a1", "b1"}, claim("b1"))
+	require.Equal(t, []string{"a2", "b2"}, claim())
+	require.Equal(t, []string{"a3", "b3"}, claim())
+	_, err = conn.Exec(ctx, `INSERT INTO inbox (source, idempotency_key, payload, consumption, aggregate_id)
+		VALUES ('s', 'ab1', '{}', 'push', 'ab')`)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a4", "ab1", "b4"}, claim(), "the aggregate between two hinted ones is found")
+
+	_, err = wb.Resend(ctx, queuebox.TableInbox, ids["b1"], queuebox.ResendEdit{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"a5", "b1"}, claim(), "the resent row is its aggregate's head again")
+	require.Equal(t, []string{"b5"}, claim())
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/alternayte/queuebox/pkg/store/internal/leaseclock"
 	"github.com/alternayte/queuebox/pkg/store/internal/rowcodec"
 	"github.com/alternayte/queuebox/pkg/store/internal/walk"
+	"github.com/alternayte/queuebox/pkg/store/lanehint"
 	"github.com/alternayte/queuebox/pkg/store/scanfloor"
 )
 
@@ -37,12 +38,16 @@ type Relay struct {
 	// floor bounds the scans of rows without an aggregate (see package
 	// scanfloor).
 	floor scanfloor.Floor
+	// hints are where the walk of the aggregates probes each aggregate it
+	// hints (the created_at of the last head claimed there; see package
+	// lanehint).
+	hints *lanehint.Hints[time.Time]
 }
 
 // NewRelay renders the relay statements for p (see queuebox.RelayParams).
 func NewRelay(db *DB, l schema.Layout, p queuebox.RelayParams, opts ...Option) (*Relay, error) {
 	r := &Relay{db: db, lease: p.Lease, lockKey: "queuebox_inbox_claim_" + l.InboxTable, sources: p.Sources,
-		maxAttempts: p.MaxAttempts, opts: leaseclock.New(opts)}
+		maxAttempts: p.MaxAttempts, opts: leaseclock.New(opts), hints: lanehint.New(time.Time.After)}
 	if err := renderAll(claimData{l, true}, map[*string]string{&r.claimKeyedFirst: "inbox_relay_claim"}); err != nil {
 		return nil, err
 	}
@@ -67,9 +72,11 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 	cursor, stmt := r.walk.Pick(r.claimKeyedFirst, r.claimUnkeyedFirst)
 	start := r.opts.Now()
 	bound := r.floor.Next(start)
+	plan := r.hints.Next(start)
 	var (
-		out  []queuebox.InboxRow
-		took time.Duration // the statement's, not the wait for the relay lock
+		out   []queuebox.InboxRow
+		count *int64        // the requeue count the claim read
+		took  time.Duration // the statement's, not the wait for the relay lock
 	)
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
@@ -78,14 +85,16 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 			return err
 		}
 		t0 := time.Now()
-		rows, err := tx.Query(ctx, stmt, limit, r.lease.Milliseconds(), r.sources, r.opts.Clock(), cursor.Key, bound)
+		rows, err := tx.Query(ctx, stmt, limit, r.lease.Milliseconds(), r.sources, r.opts.Clock(), cursor.Key, bound,
+			rowcodec.ArrayLiteral(plan.Keys()), plan.Places, plan.Count)
 		if err != nil {
 			return err
 		}
+		count = nil
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (queuebox.InboxRow, error) {
 			var x queuebox.InboxRow
 			err := row.Scan(&x.ID, &x.Source, &x.IdempotencyKey, &x.AggregateID, &x.EventType,
-				&x.Headers, &x.CorrelationID, &x.CreatedAt, &x.ClaimToken)
+				&x.Headers, &x.CorrelationID, &x.CreatedAt, &x.ClaimToken, &count)
 			return x, err
 		})
 		took = time.Since(t0)
@@ -96,15 +105,18 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 	}
 	var oldest time.Time
 	lanes := make([]walk.Lane, 0, len(out))
+	taken := make([]lanehint.Taken[time.Time], 0, len(out))
 	for _, row := range out {
 		switch {
 		case row.AggregateID != nil:
 			lanes = append(lanes, walk.Lane{Key: *row.AggregateID})
+			taken = append(taken, lanehint.Taken[time.Time]{Lane: lanehint.Lane{Key: *row.AggregateID}, Place: row.CreatedAt})
 		case oldest.IsZero() || row.CreatedAt.Before(oldest):
 			oldest = row.CreatedAt
 		}
 	}
 	r.floor.Done(bound, start, took, oldest)
+	r.hints.Done(plan, start, took, count, taken)
 	r.walk.Advance(cursor, lanes)
 	return out, nil
 }

@@ -84,7 +84,7 @@ func TestBoundedScansSkipTheEntriesAnOldSnapshotKeeps(t *testing.T) {
 			return explainBuffers(t, db, claim, boundBatch, "", 60_000, nil, "", b, nil, nil, nil, nil)
 		}},
 		{"relay", func(b *time.Time) (float64, float64) {
-			return explainBuffers(t, db, relay, boundBatch, 60_000, []string{"bench"}, nil, "", b)
+			return explainBuffers(t, db, relay, boundBatch, 60_000, []string{"bench"}, nil, "", b, nil, nil, nil)
 		}},
 	} {
 		fullRows, full := c.run(nil)

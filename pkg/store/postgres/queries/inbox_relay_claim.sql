@@ -30,6 +30,16 @@
 -- scan of rows without an aggregate, NULL for none, kept by package
 -- scanfloor as the outbox claim's is.
 --
+-- $7 and $8 are the caller's hints (package lanehint): an aggregate and
+-- the created_at of the last head it claimed there, and $9 the inbox's
+-- requeue count they were taken under. The walk goes in steps as
+-- outbox_claim.sql's does: the aggregates in the gaps between hinted ones
+-- are walked one probe each from their first entry, and a hinted
+-- aggregate is probed from its hint, past none of the entries an old
+-- transaction keeps of the rows it relayed before. With another count
+-- than $9 (a move back to pending since), or none, no hint is used. Each
+-- row returns the count read, last.
+--
 -- On a partitioned inbox (database.partitioning) the statement first
 -- reads the lowest and the highest created_at of a pending or processing
 -- row (active_floor, from idx_inbox_active_created, which only a
@@ -46,52 +56,83 @@
 WITH RECURSIVE {{if .Partitioned}}active_floor AS (
     SELECT min({{.I.CreatedAt}}) AS lo, max({{.I.CreatedAt}}) AS hi FROM {{.I.Table}}
     WHERE {{.I.State}} IN ('pending', 'processing') AND {{.I.CreatedAt}} > '-infinity'
-), {{end}}after_cursor AS (
-    (SELECT {{.I.AggregateID}} AS agg, {{.I.State}} AS st, {{.I.ID}} AS id{{$ca}}, {{.I.Source}} AS src
-     FROM {{.I.Table}}
-     WHERE {{.I.Consumption}} = 'push' AND {{.I.State}} IN ('pending', 'processing') AND {{.I.AggregateID}} > $5{{$floor}}
-     ORDER BY {{.I.AggregateID}}, {{.I.State}}, {{.I.CreatedAt}}, {{.I.ID}}
-     LIMIT 1)
+), {{end}}
+{{- $lane := printf "%s = 'push' AND %s IN ('pending', 'processing')%s" .I.Consumption .I.State $floor}}
+{{- $cols := printf "%s AS agg, %s AS st, %s AS id%s, %s AS src" .I.AggregateID .I.State .I.ID $ca .I.Source}}
+{{- $probe := args "I" .I "Lane" $lane "Cols" $cols}}requeues AS (
+    SELECT {{if .Requeues}}COALESCE((SELECT requeues FROM {{.Requeues}} WHERE queue = 'inbox'), 0){{else}}NULL::bigint{{end}} AS n
+), marks AS (
+    -- The caller's hints in the index's order, kept only when no move
+    -- back to pending has been counted since they were taken, each with
+    -- the mark before it.
+    SELECT h.agg, h.hc, lag(h.agg) OVER o AS pagg
+    FROM unnest($7::text[], $8::timestamptz[]) AS h(agg, hc)
+    WHERE $9::bigint = (SELECT n FROM requeues)
+    WINDOW o AS (ORDER BY h.agg)
+), steps AS (
+    -- The walk in steps, as outbox_claim.sql's: from the cursor $5 to the
+    -- end of the index (parts 0 and 1), then from its start to the cursor
+    -- (2 and 3). Each step walks the aggregates in a gap between two marks
+    -- (from lo, included when lo_incl: the start of the index; to hi,
+    -- included when incl; no end when hi is NULL), then probes its mark's
+    -- aggregate from the hint.
+    SELECT 0 AS part, m.agg AS ord, CASE WHEN m.pagg > $5 THEN m.pagg ELSE $5 END AS lo, FALSE AS lo_incl,
+           m.agg AS hi, FALSE AS incl, m.hc
+    FROM marks m WHERE m.agg > $5
     UNION ALL
-    SELECT nxt.agg, nxt.st, nxt.id{{if .Partitioned}}, nxt.ca{{end}}, nxt.src
-    FROM after_cursor a
-    CROSS JOIN LATERAL (
-        SELECT {{.I.AggregateID}} AS agg, {{.I.State}} AS st, {{.I.ID}} AS id{{$ca}}, {{.I.Source}} AS src
-        FROM {{.I.Table}}
-        WHERE {{.I.Consumption}} = 'push' AND {{.I.State}} IN ('pending', 'processing') AND {{.I.AggregateID}} > a.agg{{$floor}}
-        ORDER BY {{.I.AggregateID}}, {{.I.State}}, {{.I.CreatedAt}}, {{.I.ID}}
-        LIMIT 1) nxt
-), before_cursor AS (
-    (SELECT {{.I.AggregateID}} AS agg, {{.I.State}} AS st, {{.I.ID}} AS id{{$ca}}, {{.I.Source}} AS src
-     FROM {{.I.Table}}
-     WHERE {{.I.Consumption}} = 'push' AND {{.I.State}} IN ('pending', 'processing')
-       AND {{.I.AggregateID}} IS NOT NULL AND {{.I.AggregateID}} <= $5{{$floor}}
-     ORDER BY {{.I.AggregateID}}, {{.I.State}}, {{.I.CreatedAt}}, {{.I.ID}}
-     LIMIT 1)
+    SELECT 1, NULL, COALESCE(t.agg, $5), FALSE, NULL, FALSE, NULL
+    FROM (SELECT 1) one LEFT JOIN (SELECT agg FROM marks WHERE agg > $5 ORDER BY agg DESC LIMIT 1) t ON TRUE
     UNION ALL
-    SELECT nxt.agg, nxt.st, nxt.id{{if .Partitioned}}, nxt.ca{{end}}, nxt.src
-    FROM before_cursor b
-    CROSS JOIN LATERAL (
-        SELECT {{.I.AggregateID}} AS agg, {{.I.State}} AS st, {{.I.ID}} AS id{{$ca}}, {{.I.Source}} AS src
-        FROM {{.I.Table}}
-        WHERE {{.I.Consumption}} = 'push' AND {{.I.State}} IN ('pending', 'processing')
-          AND {{.I.AggregateID}} > b.agg AND {{.I.AggregateID}} <= $5{{$floor}}
-        ORDER BY {{.I.AggregateID}}, {{.I.State}}, {{.I.CreatedAt}}, {{.I.ID}}
-        LIMIT 1) nxt
+    SELECT 2, m.agg, COALESCE(m.pagg, ''), m.pagg IS NULL, m.agg, FALSE, m.hc
+    FROM marks m WHERE m.agg <= $5
+    UNION ALL
+    SELECT 3, NULL, COALESCE(t.agg, ''), t.agg IS NULL, $5, TRUE, NULL
+    FROM (SELECT 1) one LEFT JOIN (SELECT agg FROM marks WHERE agg <= $5 ORDER BY agg DESC LIMIT 1) t ON TRUE
 ), heads AS (
-    (SELECT * FROM after_cursor) UNION ALL (SELECT * FROM before_cursor)
+    -- Each step's gap one probe per aggregate, from the aggregate's first
+    -- entry (its head when it is pending: pending sorts before
+    -- processing), then its mark's aggregate from the hint: the first
+    -- pending row at or after it.
+    SELECT w.* FROM (SELECT * FROM steps ORDER BY part, ord) st
+    CROSS JOIN LATERAL (
+        (WITH RECURSIVE gap AS (
+            ((SELECT * FROM ({{template "agg_gap_probe" (args "P" $probe "From" "st.lo" "Op" ">" "Gate" "NOT st.lo_incl")}}) a)
+             UNION ALL
+             (SELECT * FROM ({{template "agg_gap_probe" (args "P" $probe "From" "st.lo" "Op" ">=" "Gate" "st.lo_incl")}}) b)
+             LIMIT 1)
+            UNION ALL
+            SELECT nxt.* FROM gap g CROSS JOIN LATERAL (
+                {{template "agg_gap_probe" (args "P" $probe "From" "g.agg" "Op" ">" "Gate" "TRUE")}}) nxt
+         ) SELECT gap.*, NULL::timestamptz AS hc FROM gap)
+        UNION ALL
+        (SELECT x.*, st.hc
+         FROM (SELECT 1) one CROSS JOIN LATERAL (
+             SELECT {{$cols}} FROM {{.I.Table}}
+             WHERE {{$lane}} AND {{.I.AggregateID}} >= st.hi AND {{.I.AggregateID}} <= st.hi
+               AND {{.I.State}} <= 'pending' AND {{.I.CreatedAt}} >= st.hc
+             ORDER BY {{.I.AggregateID}}, {{.I.State}}, {{.I.CreatedAt}}, {{.I.ID}}
+             LIMIT 1) x
+         WHERE st.hc IS NOT NULL)
+    ) w
 ), keyed AS (
     SELECT h.id{{if .Partitioned}}, h.ca{{end}} FROM heads h
-    WHERE h.st = 'pending'
-      AND h.src = ANY($3::text[])
-      -- The order makes idx_inbox_push_heads the cheapest path: one probe
-      -- of the aggregate's processing entries.
-      AND NOT EXISTS (
-          SELECT 1 FROM {{.I.Table}} busy
-          WHERE busy.{{.I.Consumption}} = 'push' AND busy.{{.I.State}} IN ('pending', 'processing')
-            AND busy.{{.I.AggregateID}} = h.agg AND busy.{{.I.State}} = 'processing'{{$busy}}
-          ORDER BY busy.{{.I.AggregateID}}, busy.{{.I.State}}, busy.{{.I.CreatedAt}}, busy.{{.I.ID}}
-          LIMIT 1)
+    -- One probe of the aggregate's processing entries, from the hint
+    -- when there is one (a processing row of the aggregate is the last
+    -- head claimed there, or one after it). A lateral probe with a limit
+    -- runs once per head through idx_inbox_push_heads, where NOT EXISTS
+    -- let the planner read every processing entry once instead, all the
+    -- entries an old transaction keeps included. The aggregate is bounded
+    -- from both sides (>= and <=) as the hinted probe above is: with an
+    -- equality the planner chose idx_inbox_consumption_pending and a sort
+    -- on statistics taken before a backlog.
+    LEFT JOIN LATERAL (
+        SELECT 1 AS held FROM {{.I.Table}} busy
+        WHERE busy.{{.I.Consumption}} = 'push' AND busy.{{.I.State}} IN ('pending', 'processing'){{$busy}}
+          AND busy.{{.I.AggregateID}} >= h.agg AND busy.{{.I.AggregateID}} <= h.agg
+          AND busy.{{.I.State}} >= 'processing' AND busy.{{.I.CreatedAt}} >= COALESCE(h.hc, '-infinity')
+        ORDER BY busy.{{.I.AggregateID}}, busy.{{.I.State}}, busy.{{.I.CreatedAt}}, busy.{{.I.ID}}
+        LIMIT 1) b ON TRUE
+    WHERE h.st = 'pending' AND h.src = ANY($3::text[]) AND b.held IS NULL
     LIMIT $1
 ), unkeyed AS (
     SELECT {{.I.ID}} AS id{{$ca}} FROM {{.I.Table}}
@@ -124,4 +165,4 @@ WHERE i.{{.I.ID}} = ANY (ARRAY(SELECT id FROM locked))
   AND i.{{.I.CreatedAt}} BETWEEN (SELECT min(ca) FROM locked) AND (SELECT max(ca) FROM locked)
 {{- end}}
 RETURNING i.{{.I.ID}}::text, i.{{.I.Source}}, i.{{.I.IdempotencyKey}}, i.{{.I.AggregateID}}, i.{{.I.EventType}},
-          i.{{.I.Headers}}::text, i.{{.I.CorrelationID}}, i.{{.I.CreatedAt}}, i.{{.I.ClaimToken}}::text
+          i.{{.I.Headers}}::text, i.{{.I.CorrelationID}}, i.{{.I.CreatedAt}}, i.{{.I.ClaimToken}}::text, (SELECT n FROM requeues)

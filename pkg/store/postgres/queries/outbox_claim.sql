@@ -141,13 +141,18 @@ WITH RECURSIVE {{if .Partitioned}}active_floor AS (
     -- A routed lane's head is due and no row of its key waits for its
     -- destination with a lower sequence (one probe of the unrouted lane,
     -- from the lane's hint when it has one).
+    -- (A lateral probe with a limit runs once per head; NOT EXISTS let
+    -- the planner read every unrouted entry once instead, the ones an old
+    -- transaction keeps included.)
     SELECT h.id{{if .Partitioned}}, h.ca{{end}} FROM heads h
-    WHERE h.st = 'pending' AND h.due <= COALESCE($4::timestamptz, now())
-      AND NOT EXISTS (
-        SELECT 1 FROM {{.O.Table}} u
+    LEFT JOIN LATERAL (
+        SELECT 1 AS held FROM {{.O.Table}} u
         WHERE u.{{.O.State}} IN ('pending', 'processing') AND u.{{.O.Key}} > ''{{$ufloor}}
           AND u.{{.O.Key}} = h.k AND u.{{.O.Destination}} = '' AND u.{{.O.Sequence}} < h.seq
-          AND u.{{.O.Sequence}} >= COALESCE(h.hs, -9223372036854775808))
+          AND u.{{.O.Sequence}} >= COALESCE(h.hs, -9223372036854775808)
+        ORDER BY u.{{.O.Key}}, u.{{.O.Destination}}, u.{{.O.Sequence}}
+        LIMIT 1) u ON TRUE
+    WHERE h.st = 'pending' AND h.due <= COALESCE($4::timestamptz, now()) AND u.held IS NULL
     LIMIT $1
 {{else}}unused AS (SELECT $5::text, $7::text[], $8::text[], $9::bigint[], $10::bigint), after_cursor AS (
     (SELECT {{.O.Key}} AS k, {{.O.ID}} AS id, {{.O.State}} AS st, {{.O.ScheduledAt}} AS due

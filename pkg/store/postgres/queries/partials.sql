@@ -161,3 +161,26 @@
          ORDER BY {{$o.Key}}, {{$o.Destination}}, {{$o.Sequence}}
          LIMIT 1)
         LIMIT 1{{end}}
+--
+-- agg_gap_probe is lane_gap_probe for inbox_relay_claim.sql's walk of the
+-- aggregates: the first entry of the next aggregate after From (Op ">",
+-- or ">=" from the start of the index) below the step's hi, when Gate
+-- holds. P holds I, the inbox columns, Lane and Cols.
+{{define "agg_gap_probe"}}{{$i := .P.I}}(SELECT {{.P.Cols}} FROM {{$i.Table}}
+         WHERE {{.Gate}} AND st.hi IS NOT NULL AND NOT st.incl AND {{.P.Lane}}
+           AND {{$i.AggregateID}} {{.Op}} {{.From}} AND {{$i.AggregateID}} < st.hi
+         ORDER BY {{$i.AggregateID}}, {{$i.State}}, {{$i.CreatedAt}}, {{$i.ID}}
+         LIMIT 1)
+        UNION ALL
+        (SELECT {{.P.Cols}} FROM {{$i.Table}}
+         WHERE {{.Gate}} AND st.incl AND {{.P.Lane}}
+           AND {{$i.AggregateID}} {{.Op}} {{.From}} AND {{$i.AggregateID}} <= st.hi
+         ORDER BY {{$i.AggregateID}}, {{$i.State}}, {{$i.CreatedAt}}, {{$i.ID}}
+         LIMIT 1)
+        UNION ALL
+        (SELECT {{.P.Cols}} FROM {{$i.Table}}
+         WHERE {{.Gate}} AND st.hi IS NULL AND {{.P.Lane}}
+           AND {{$i.AggregateID}} {{.Op}} {{.From}}
+         ORDER BY {{$i.AggregateID}}, {{$i.State}}, {{$i.CreatedAt}}, {{$i.ID}}
+         LIMIT 1)
+        LIMIT 1{{end}}

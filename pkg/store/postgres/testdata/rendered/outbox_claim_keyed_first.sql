@@ -162,13 +162,18 @@ WITH RECURSIVE requeues AS (
     -- A routed lane's head is due and no row of its key waits for its
     -- destination with a lower sequence (one probe of the unrouted lane,
     -- from the lane's hint when it has one).
+    -- (A lateral probe with a limit runs once per head; NOT EXISTS let
+    -- the planner read every unrouted entry once instead, the ones an old
+    -- transaction keeps included.)
     SELECT h.id FROM heads h
-    WHERE h.st = 'pending' AND h.due <= COALESCE($4::timestamptz, now())
-      AND NOT EXISTS (
-        SELECT 1 FROM "qb_outbox" u
+    LEFT JOIN LATERAL (
+        SELECT 1 AS held FROM "qb_outbox" u
         WHERE u."ob_state" IN ('pending', 'processing') AND u."ob_key" > ''
           AND u."ob_key" = h.k AND u."ob_destination" = '' AND u."ob_sequence" < h.seq
-          AND u."ob_sequence" >= COALESCE(h.hs, -9223372036854775808))
+          AND u."ob_sequence" >= COALESCE(h.hs, -9223372036854775808)
+        ORDER BY u."ob_key", u."ob_destination", u."ob_sequence"
+        LIMIT 1) u ON TRUE
+    WHERE h.st = 'pending' AND h.due <= COALESCE($4::timestamptz, now()) AND u.held IS NULL
     LIMIT $1
 ), unkeyed_null AS (
     SELECT "ob_id" AS id FROM "qb_outbox"

@@ -30,6 +30,16 @@
 -- scan of rows without an aggregate, NULL for none, kept by package
 -- scanfloor as the outbox claim's is.
 --
+-- $7 and $8 are the caller's hints (package lanehint): an aggregate and
+-- the created_at of the last head it claimed there, and $9 the inbox's
+-- requeue count they were taken under. The walk goes in steps as
+-- outbox_claim.sql's does: the aggregates in the gaps between hinted ones
+-- are walked one probe each from their first entry, and a hinted
+-- aggregate is probed from its hint, past none of the entries an old
+-- transaction keeps of the rows it relayed before. With another count
+-- than $9 (a move back to pending since), or none, no hint is used. Each
+-- row returns the count read, last.
+--
 -- On a partitioned inbox (database.partitioning) the statement first
 -- reads the lowest and the highest created_at of a pending or processing
 -- row (active_floor, from idx_inbox_active_created, which only a
@@ -40,52 +50,131 @@
 WITH RECURSIVE active_floor AS (
     SELECT min("created_at") AS lo, max("created_at") AS hi FROM "inbox"
     WHERE "state" IN ('pending', 'processing') AND "created_at" > '-infinity'
-), after_cursor AS (
-    (SELECT "aggregate_id" AS agg, "state" AS st, "id" AS id, "created_at" AS ca, "source" AS src
-     FROM "inbox"
-     WHERE "consumption" = 'push' AND "state" IN ('pending', 'processing') AND "aggregate_id" > $5 AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
-     ORDER BY "aggregate_id", "state", "created_at", "id"
-     LIMIT 1)
+), requeues AS (
+    SELECT COALESCE((SELECT requeues FROM "queuebox_requeues" WHERE queue = 'inbox'), 0) AS n
+), marks AS (
+    -- The caller's hints in the index's order, kept only when no move
+    -- back to pending has been counted since they were taken, each with
+    -- the mark before it.
+    SELECT h.agg, h.hc, lag(h.agg) OVER o AS pagg
+    FROM unnest($7::text[], $8::timestamptz[]) AS h(agg, hc)
+    WHERE $9::bigint = (SELECT n FROM requeues)
+    WINDOW o AS (ORDER BY h.agg)
+), steps AS (
+    -- The walk in steps, as outbox_claim.sql's: from the cursor $5 to the
+    -- end of the index (parts 0 and 1), then from its start to the cursor
+    -- (2 and 3). Each step walks the aggregates in a gap between two marks
+    -- (from lo, included when lo_incl: the start of the index; to hi,
+    -- included when incl; no end when hi is NULL), then probes its mark's
+    -- aggregate from the hint.
+    SELECT 0 AS part, m.agg AS ord, CASE WHEN m.pagg > $5 THEN m.pagg ELSE $5 END AS lo, FALSE AS lo_incl,
+           m.agg AS hi, FALSE AS incl, m.hc
+    FROM marks m WHERE m.agg > $5
     UNION ALL
-    SELECT nxt.agg, nxt.st, nxt.id, nxt.ca, nxt.src
-    FROM after_cursor a
-    CROSS JOIN LATERAL (
-        SELECT "aggregate_id" AS agg, "state" AS st, "id" AS id, "created_at" AS ca, "source" AS src
-        FROM "inbox"
-        WHERE "consumption" = 'push' AND "state" IN ('pending', 'processing') AND "aggregate_id" > a.agg AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
-        ORDER BY "aggregate_id", "state", "created_at", "id"
-        LIMIT 1) nxt
-), before_cursor AS (
-    (SELECT "aggregate_id" AS agg, "state" AS st, "id" AS id, "created_at" AS ca, "source" AS src
-     FROM "inbox"
-     WHERE "consumption" = 'push' AND "state" IN ('pending', 'processing')
-       AND "aggregate_id" IS NOT NULL AND "aggregate_id" <= $5 AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
-     ORDER BY "aggregate_id", "state", "created_at", "id"
-     LIMIT 1)
+    SELECT 1, NULL, COALESCE(t.agg, $5), FALSE, NULL, FALSE, NULL
+    FROM (SELECT 1) one LEFT JOIN (SELECT agg FROM marks WHERE agg > $5 ORDER BY agg DESC LIMIT 1) t ON TRUE
     UNION ALL
-    SELECT nxt.agg, nxt.st, nxt.id, nxt.ca, nxt.src
-    FROM before_cursor b
-    CROSS JOIN LATERAL (
-        SELECT "aggregate_id" AS agg, "state" AS st, "id" AS id, "created_at" AS ca, "source" AS src
-        FROM "inbox"
-        WHERE "consumption" = 'push' AND "state" IN ('pending', 'processing')
-          AND "aggregate_id" > b.agg AND "aggregate_id" <= $5 AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
-        ORDER BY "aggregate_id", "state", "created_at", "id"
-        LIMIT 1) nxt
+    SELECT 2, m.agg, COALESCE(m.pagg, ''), m.pagg IS NULL, m.agg, FALSE, m.hc
+    FROM marks m WHERE m.agg <= $5
+    UNION ALL
+    SELECT 3, NULL, COALESCE(t.agg, ''), t.agg IS NULL, $5, TRUE, NULL
+    FROM (SELECT 1) one LEFT JOIN (SELECT agg FROM marks WHERE agg <= $5 ORDER BY agg DESC LIMIT 1) t ON TRUE
 ), heads AS (
-    (SELECT * FROM after_cursor) UNION ALL (SELECT * FROM before_cursor)
+    -- Each step's gap one probe per aggregate, from the aggregate's first
+    -- entry (its head when it is pending: pending sorts before
+    -- processing), then its mark's aggregate from the hint: the first
+    -- pending row at or after it.
+    SELECT w.* FROM (SELECT * FROM steps ORDER BY part, ord) st
+    CROSS JOIN LATERAL (
+        (WITH RECURSIVE gap AS (
+            ((SELECT * FROM ((SELECT "aggregate_id" AS agg, "state" AS st, "id" AS id, "created_at" AS ca, "source" AS src FROM "inbox"
+         WHERE NOT st.lo_incl AND st.hi IS NOT NULL AND NOT st.incl AND "consumption" = 'push' AND "state" IN ('pending', 'processing') AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
+           AND "aggregate_id" > st.lo AND "aggregate_id" < st.hi
+         ORDER BY "aggregate_id", "state", "created_at", "id"
+         LIMIT 1)
+        UNION ALL
+        (SELECT "aggregate_id" AS agg, "state" AS st, "id" AS id, "created_at" AS ca, "source" AS src FROM "inbox"
+         WHERE NOT st.lo_incl AND st.incl AND "consumption" = 'push' AND "state" IN ('pending', 'processing') AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
+           AND "aggregate_id" > st.lo AND "aggregate_id" <= st.hi
+         ORDER BY "aggregate_id", "state", "created_at", "id"
+         LIMIT 1)
+        UNION ALL
+        (SELECT "aggregate_id" AS agg, "state" AS st, "id" AS id, "created_at" AS ca, "source" AS src FROM "inbox"
+         WHERE NOT st.lo_incl AND st.hi IS NULL AND "consumption" = 'push' AND "state" IN ('pending', 'processing') AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
+           AND "aggregate_id" > st.lo
+         ORDER BY "aggregate_id", "state", "created_at", "id"
+         LIMIT 1)
+        LIMIT 1) a)
+             UNION ALL
+             (SELECT * FROM ((SELECT "aggregate_id" AS agg, "state" AS st, "id" AS id, "created_at" AS ca, "source" AS src FROM "inbox"
+         WHERE st.lo_incl AND st.hi IS NOT NULL AND NOT st.incl AND "consumption" = 'push' AND "state" IN ('pending', 'processing') AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
+           AND "aggregate_id" >= st.lo AND "aggregate_id" < st.hi
+         ORDER BY "aggregate_id", "state", "created_at", "id"
+         LIMIT 1)
+        UNION ALL
+        (SELECT "aggregate_id" AS agg, "state" AS st, "id" AS id, "created_at" AS ca, "source" AS src FROM "inbox"
+         WHERE st.lo_incl AND st.incl AND "consumption" = 'push' AND "state" IN ('pending', 'processing') AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
+           AND "aggregate_id" >= st.lo AND "aggregate_id" <= st.hi
+         ORDER BY "aggregate_id", "state", "created_at", "id"
+         LIMIT 1)
+        UNION ALL
+        (SELECT "aggregate_id" AS agg, "state" AS st, "id" AS id, "created_at" AS ca, "source" AS src FROM "inbox"
+         WHERE st.lo_incl AND st.hi IS NULL AND "consumption" = 'push' AND "state" IN ('pending', 'processing') AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
+           AND "aggregate_id" >= st.lo
+         ORDER BY "aggregate_id", "state", "created_at", "id"
+         LIMIT 1)
+        LIMIT 1) b)
+             LIMIT 1)
+            UNION ALL
+            SELECT nxt.* FROM gap g CROSS JOIN LATERAL (
+                (SELECT "aggregate_id" AS agg, "state" AS st, "id" AS id, "created_at" AS ca, "source" AS src FROM "inbox"
+         WHERE TRUE AND st.hi IS NOT NULL AND NOT st.incl AND "consumption" = 'push' AND "state" IN ('pending', 'processing') AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
+           AND "aggregate_id" > g.agg AND "aggregate_id" < st.hi
+         ORDER BY "aggregate_id", "state", "created_at", "id"
+         LIMIT 1)
+        UNION ALL
+        (SELECT "aggregate_id" AS agg, "state" AS st, "id" AS id, "created_at" AS ca, "source" AS src FROM "inbox"
+         WHERE TRUE AND st.incl AND "consumption" = 'push' AND "state" IN ('pending', 'processing') AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
+           AND "aggregate_id" > g.agg AND "aggregate_id" <= st.hi
+         ORDER BY "aggregate_id", "state", "created_at", "id"
+         LIMIT 1)
+        UNION ALL
+        (SELECT "aggregate_id" AS agg, "state" AS st, "id" AS id, "created_at" AS ca, "source" AS src FROM "inbox"
+         WHERE TRUE AND st.hi IS NULL AND "consumption" = 'push' AND "state" IN ('pending', 'processing') AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
+           AND "aggregate_id" > g.agg
+         ORDER BY "aggregate_id", "state", "created_at", "id"
+         LIMIT 1)
+        LIMIT 1) nxt
+         ) SELECT gap.*, NULL::timestamptz AS hc FROM gap)
+        UNION ALL
+        (SELECT x.*, st.hc
+         FROM (SELECT 1) one CROSS JOIN LATERAL (
+             SELECT "aggregate_id" AS agg, "state" AS st, "id" AS id, "created_at" AS ca, "source" AS src FROM "inbox"
+             WHERE "consumption" = 'push' AND "state" IN ('pending', 'processing') AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor) AND "aggregate_id" >= st.hi AND "aggregate_id" <= st.hi
+               AND "state" <= 'pending' AND "created_at" >= st.hc
+             ORDER BY "aggregate_id", "state", "created_at", "id"
+             LIMIT 1) x
+         WHERE st.hc IS NOT NULL)
+    ) w
 ), keyed AS (
     SELECT h.id, h.ca FROM heads h
-    WHERE h.st = 'pending'
-      AND h.src = ANY($3::text[])
-      -- The order makes idx_inbox_push_heads the cheapest path: one probe
-      -- of the aggregate's processing entries.
-      AND NOT EXISTS (
-          SELECT 1 FROM "inbox" busy
-          WHERE busy."consumption" = 'push' AND busy."state" IN ('pending', 'processing')
-            AND busy."aggregate_id" = h.agg AND busy."state" = 'processing' AND busy."created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
-          ORDER BY busy."aggregate_id", busy."state", busy."created_at", busy."id"
-          LIMIT 1)
+    -- One probe of the aggregate's processing entries, from the hint
+    -- when there is one (a processing row of the aggregate is the last
+    -- head claimed there, or one after it). A lateral probe with a limit
+    -- runs once per head through idx_inbox_push_heads, where NOT EXISTS
+    -- let the planner read every processing entry once instead, all the
+    -- entries an old transaction keeps included. The aggregate is bounded
+    -- from both sides (>= and <=) as the hinted probe above is: with an
+    -- equality the planner chose idx_inbox_consumption_pending and a sort
+    -- on statistics taken before a backlog.
+    LEFT JOIN LATERAL (
+        SELECT 1 AS held FROM "inbox" busy
+        WHERE busy."consumption" = 'push' AND busy."state" IN ('pending', 'processing') AND busy."created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
+          AND busy."aggregate_id" >= h.agg AND busy."aggregate_id" <= h.agg
+          AND busy."state" >= 'processing' AND busy."created_at" >= COALESCE(h.hc, '-infinity')
+        ORDER BY busy."aggregate_id", busy."state", busy."created_at", busy."id"
+        LIMIT 1) b ON TRUE
+    WHERE h.st = 'pending' AND h.src = ANY($3::text[]) AND b.held IS NULL
     LIMIT $1
 ), unkeyed AS (
     SELECT "id" AS id, "created_at" AS ca FROM "inbox"
@@ -116,4 +205,4 @@ SET "state" = 'processing',
 WHERE i."id" = ANY (ARRAY(SELECT id FROM locked))
   AND i."created_at" BETWEEN (SELECT min(ca) FROM locked) AND (SELECT max(ca) FROM locked)
 RETURNING i."id"::text, i."source", i."idempotency_key", i."aggregate_id", i."event_type",
-          i."headers"::text, i."correlation_id", i."created_at", i."claim_token"::text
+          i."headers"::text, i."correlation_id", i."created_at", i."claim_token"::text, (SELECT n FROM requeues)

@@ -165,13 +165,18 @@ WITH RECURSIVE active_floor AS (
     -- A routed lane's head is due and no row of its key waits for its
     -- destination with a lower sequence (one probe of the unrouted lane,
     -- from the lane's hint when it has one).
+    -- (A lateral probe with a limit runs once per head; NOT EXISTS let
+    -- the planner read every unrouted entry once instead, the ones an old
+    -- transaction keeps included.)
     SELECT h.id, h.ca FROM heads h
-    WHERE h.st = 'pending' AND h.due <= COALESCE($4::timestamptz, now())
-      AND NOT EXISTS (
-        SELECT 1 FROM "outbox" u
+    LEFT JOIN LATERAL (
+        SELECT 1 AS held FROM "outbox" u
         WHERE u."state" IN ('pending', 'processing') AND u."key" > '' AND u."created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
           AND u."key" = h.k AND u."destination" = '' AND u."sequence" < h.seq
-          AND u."sequence" >= COALESCE(h.hs, -9223372036854775808))
+          AND u."sequence" >= COALESCE(h.hs, -9223372036854775808)
+        ORDER BY u."key", u."destination", u."sequence"
+        LIMIT 1) u ON TRUE
+    WHERE h.st = 'pending' AND h.due <= COALESCE($4::timestamptz, now()) AND u.held IS NULL
     LIMIT $1
 ), unkeyed_null AS (
     SELECT "id" AS id, "created_at" AS ca FROM "outbox"
