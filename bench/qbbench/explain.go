@@ -17,13 +17,26 @@ import (
 var errRollback = errors.New("rollback")
 
 // statement renders the store statement name from its template in
-// -queries with data.
+// -queries with data, with the partials of that folder in reach, as the
+// store renders it.
 func (b *bench) statement(name string, data any) (string, error) {
-	text, err := os.ReadFile(filepath.Join(b.o.queriesDir, name+".sql"))
+	read := func(name string) (string, error) {
+		text, err := os.ReadFile(filepath.Join(b.o.queriesDir, name+".sql"))
+		return string(text), err
+	}
+	text, err := read(name)
 	if err != nil {
 		return "", err
 	}
-	return schema.RenderData(name, string(text), data)
+	partials, err := read("partials")
+	if err != nil {
+		return "", err
+	}
+	p, err := schema.ParsePartials(partials)
+	if err != nil {
+		return "", err
+	}
+	return p.Render(name, text, data)
 }
 
 // explain prints EXPLAIN (ANALYZE, BUFFERS) of one store statement,

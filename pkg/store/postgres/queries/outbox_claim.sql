@@ -19,8 +19,8 @@
 -- candidates stops both scans, and no row is locked that is not claimed.
 -- Keyed heads are locked afterwards with SKIP LOCKED; the state re-check
 -- after the lock drops a row that a concurrent claim took first. $4 is
--- the nullable clock (the "now" partial of partials.sql, written out so
--- that this template renders on its own): NULL reads the database clock.
+-- the nullable clock (the "now" partial of partials.sql, written out):
+-- NULL reads the database clock.
 -- $6 is the lower bound of the unkeyed scans (scheduled_at), NULL for
 -- none: under a transaction older than the rows claimed since, their
 -- index entries cannot be removed, and a scan from the start steps over
