@@ -159,7 +159,7 @@ func (b *bench) explainClaim(ctx context.Context, db *benchDB, rows string) erro
 	for _, keyedFirst := range []bool{true, false} {
 		title := fmt.Sprintf("outbox_claim (keyedFirst=%v), %s, cursor ('', '')", keyedFirst, rows)
 		err := b.explain(ctx, db, title, "outbox_claim", claimData{db.Layout, keyedFirst},
-			b.o.batchSize, "", leaseForBench.Milliseconds(), nil, "", nil, nil, nil, nil, nil)
+			b.o.batchSize, "", leaseForBench.Milliseconds(), nil, "", nil, nil, nil, nil, nil, nil)
 		if err != nil {
 			return err
 		}

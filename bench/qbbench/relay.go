@@ -117,7 +117,7 @@ func relayWindow(ctx context.Context, db *benchDB, rows int, cpu time.Duration) 
 func (b *bench) explainRelayClaim(ctx context.Context, db *benchDB, rows int) error {
 	title := fmt.Sprintf("inbox_relay_claim (keyedFirst=true), %s pending push rows", group(int64(rows)))
 	return b.explain(ctx, db, title, "inbox_relay_claim", claimData{db.Layout, true}, b.o.batchSize,
-		leaseForBench.Milliseconds(), []string{"bench"}, nil, "", nil, nil, nil, nil)
+		leaseForBench.Milliseconds(), []string{"bench"}, nil, "", nil, nil, nil, nil, nil)
 }
 
 // relayClaimLatency times Claim(batch) of the relay store in-process on a

@@ -264,6 +264,7 @@ func (st *soakState) probeClaims(ctx context.Context, db *benchDB, claims [2]str
 	defer t.Stop()
 	var floor scanfloor.Floor
 	hints := lanehint.New(func(a, b int64) bool { return a > b })
+	var activeLo *time.Time
 	for i := 0; ; i++ {
 		select {
 		case <-ctx.Done():
@@ -279,8 +280,12 @@ func (st *soakState) probeClaims(ctx context.Context, db *benchDB, claims [2]str
 		plan := hints.Next(start)
 		err := pgx.BeginFunc(ctx, db.Store.Pool, func(tx pgx.Tx) error {
 			t0 := time.Now()
+			var lo *time.Time
+			if !plan.Full() {
+				lo = activeLo
+			}
 			rows, err := tx.Query(ctx, claims[i%2], 100, "", leaseForBench.Milliseconds(), nil, "", bound,
-				plan.Keys(), plan.Destinations(), plan.Places, plan.Count)
+				plan.Keys(), plan.Destinations(), plan.Places, plan.Count, lo)
 			if err != nil {
 				return err
 			}
@@ -300,6 +305,10 @@ func (st *soakState) probeClaims(ctx context.Context, db *benchDB, claims [2]str
 		}
 		floor.Done(bound, start, took, seen.oldest)
 		hints.Done(plan, start, took, seen.count, seen.heads)
+		if seen.active != nil {
+			lo := seen.active.Add(-scanfloor.Slack)
+			activeLo = &lo
+		}
 		if at := st.since(time.Now()); at >= 0 {
 			st.mu.Lock()
 			st.claims = append(st.claims, point{at, float64(took)})
@@ -309,17 +318,18 @@ func (st *soakState) probeClaims(ctx context.Context, db *benchDB, claims [2]str
 }
 
 // claimSeen is what the probe reads of a claim's rows: the earliest
-// scheduled_at of those without a key, the heads of lanes it took, and
-// the requeue count the statement read.
+// scheduled_at of those without a key, the heads of lanes it took, the
+// requeue count the statement read and the oldest active created_at.
 type claimSeen struct {
 	oldest time.Time
 	heads  []lanehint.Taken[int64]
 	count  *int64
+	active *time.Time
 }
 
 // readClaim reads the rows of outbox_claim.sql: key (the third column),
-// sequence (the tenth), destination (the twelfth), scheduled_at and the
-// requeue count (the last two).
+// sequence (the tenth), destination (the twelfth), then scheduled_at,
+// the requeue count and the oldest active created_at (the last three).
 func readClaim(rows pgx.Rows) (claimSeen, error) {
 	defer rows.Close()
 	var seen claimSeen
@@ -329,12 +339,15 @@ func readClaim(rows pgx.Rows) (claimSeen, error) {
 			return seen, err
 		}
 		key, _ := v[2].(string)
-		due, ok := v[len(v)-2].(time.Time)
+		due, ok := v[len(v)-3].(time.Time)
 		if key == "" && ok && (seen.oldest.IsZero() || due.Before(seen.oldest)) {
 			seen.oldest = due
 		}
-		if n, ok := v[len(v)-1].(int64); ok {
+		if n, ok := v[len(v)-2].(int64); ok {
 			seen.count = &n
+		}
+		if at, ok := v[len(v)-1].(time.Time); ok {
+			seen.active = &at
 		}
 		if seq, ok := v[9].(int64); ok && key != "" {
 			dest, _ := v[11].(string)

@@ -193,7 +193,7 @@ func TestRelayClaimCostStaysBoundedByTheBatch(t *testing.T) {
 					analyzeUnlessStale(t, db, stale, "inbox")
 					stmt, err := postgres.RenderClaim("inbox_relay_claim", l, keyedFirst)
 					require.NoError(t, err)
-					touched, claimed, scans := explainCost(t, db, stmt, boundBatch, 60_000, []string{"s1", "s2"}, nil, "", nil, nil, nil, nil)
+					touched, claimed, scans := explainCost(t, db, stmt, boundBatch, 60_000, []string{"s1", "s2"}, nil, "", nil, nil, nil, nil, nil)
 					require.Equal(t, float64(boundBatch), claimed, "a whole batch is claimable")
 					busy := tc.aggs / 2
 					require.LessOrEqual(t, touched, float64(claimBound+busy), "rows the claim's scans touched: %v", scans)
@@ -245,7 +245,7 @@ func TestOutboxClaimCostStaysBoundedByTheBatch(t *testing.T) {
 					analyzeUnlessStale(t, db, stale, "outbox")
 					stmt, err := postgres.RenderClaim("outbox_claim", l, keyedFirst)
 					require.NoError(t, err)
-					touched, claimed, scans := explainCost(t, db, stmt, boundBatch, "", 60_000, nil, "", nil, nil, nil, nil, nil)
+					touched, claimed, scans := explainCost(t, db, stmt, boundBatch, "", 60_000, nil, "", nil, nil, nil, nil, nil, nil)
 					require.Equal(t, float64(boundBatch), claimed, "a whole batch is claimable")
 					require.LessOrEqual(t, touched, float64(claimBound), "rows the claim's scans touched: %v", scans)
 				})

@@ -24,7 +24,7 @@ func TestClaimsRunWithoutJIT(t *testing.T) {
 	require.NoError(t, err)
 	var plan string
 	err = db.Pool.QueryRow(context.Background(), "EXPLAIN (ANALYZE, FORMAT JSON) "+claim,
-		boundBatch, "", 60_000, nil, "", nil, nil, nil, nil, nil).Scan(&plan)
+		boundBatch, "", 60_000, nil, "", nil, nil, nil, nil, nil, nil).Scan(&plan)
 	require.NoError(t, err)
 	require.NotContains(t, plan, `"JIT"`, "the claim was compiled")
 

@@ -54,13 +54,13 @@ func TestHintedWalkSkipsTheEntriesAnOldSnapshotKeeps(t *testing.T) {
 	claim, err := postgres.RenderClaim("outbox_claim", l, true)
 	require.NoError(t, err)
 	args := []any{boundBatch, "", 60_000, nil, "", nil}
-	fullRows, full := explainBuffers(t, db, claim, append(args, nil, nil, nil, nil)...)
-	rowsHinted, hinted := explainBuffers(t, db, claim, append(args, keys, dests, seqs, count)...)
+	fullRows, full := explainBuffers(t, db, claim, append(args, nil, nil, nil, nil, nil)...)
+	rowsHinted, hinted := explainBuffers(t, db, claim, append(args, keys, dests, seqs, count, nil)...)
 	require.Equal(t, float64(boundBatch), fullRows, "the full walk claims a head per lane")
 	require.Equal(t, float64(boundBatch), rowsHinted, "the hinted walk claims as many")
 	require.Less(t, hinted*5, full, "buffers of the hinted walk (%v) against the full one (%v)", hinted, full)
 
-	_, stale := explainBuffers(t, db, claim, append(args, keys, dests, seqs, count+1)...)
+	_, stale := explainBuffers(t, db, claim, append(args, keys, dests, seqs, count+1, nil)...)
 	require.Greater(t, stale, hinted*5, "hints taken under another requeue count are not used")
 }
 
@@ -165,12 +165,12 @@ func TestHintedRelayWalkSkipsTheEntriesAnOldSnapshotKeeps(t *testing.T) {
 	relay, err := postgres.RenderClaim("inbox_relay_claim", l, true)
 	require.NoError(t, err)
 	args := []any{boundBatch, 60_000, []string{"bench"}, nil, "", nil}
-	fullRows, full := explainBuffers(t, db, relay, append(args, nil, nil, nil)...)
-	hintedRows, hinted := explainBuffers(t, db, relay, append(args, keys, places, int64(0))...)
+	fullRows, full := explainBuffers(t, db, relay, append(args, nil, nil, nil, nil)...)
+	hintedRows, hinted := explainBuffers(t, db, relay, append(args, keys, places, int64(0), nil)...)
 	require.Equal(t, float64(boundBatch), fullRows, "the full walk claims a head per aggregate")
 	require.Equal(t, float64(boundBatch), hintedRows, "the hinted walk claims as many")
 	require.Less(t, hinted*5, full, "buffers of the hinted walk (%v) against the full one (%v)", hinted, full)
-	_, stale := explainBuffers(t, db, relay, append(args, keys, places, int64(1))...)
+	_, stale := explainBuffers(t, db, relay, append(args, keys, places, int64(1), nil)...)
 	require.Greater(t, stale, hinted*5, "hints taken under another requeue count are not used")
 }
 
@@ -235,4 +235,33 @@ func TestRelayHintsGiveWayToARequeuedRow(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"a5", "b1"}, claim(), "the resent row is its aggregate's head again")
 	require.Equal(t, []string{"b5"}, claim())
+}
+
+// On a partitioned outbox the claim first reads the oldest active row,
+// and under an old transaction that probe steps over the entries of every
+// row that left the active index since, partition by partition. A hinted
+// claim starts it at the bound the last claim returned; under another
+// requeue count it reads from the start again.
+func TestHintedClaimStartsTheActiveFloorAtItsBound(t *testing.T) {
+	t.Parallel()
+	_, db := partitioned(t)
+	today := pastDays(t, db)
+	holdSnapshot(t, db)
+	// Yesterday's rows, in shuffled created_at order as many writers
+	// leave them, so that each entry the probe steps over costs a buffer.
+	exec(t, db, `INSERT INTO outbox (topic, key, payload, destination, created_at)
+		SELECT 't', 'k-' || (g % 50), '{}', 'up', $1::timestamptz + random() * interval '20 hours'
+		FROM generate_series(1, 20000) g`, today.AddDate(0, 0, -1))
+	exec(t, db, `UPDATE outbox SET state = 'sent' WHERE created_at < $1`, today)
+	insertAt(t, db, 300, 50, "pending", today.Add(time.Minute))
+	stmt, err := postgres.RenderClaim("outbox_claim", partitionedLayout(), true)
+	require.NoError(t, err)
+	args := []any{boundBatch, "", 60_000, nil, "", nil, nil, nil, nil}
+	fullRows, full := explainBuffers(t, db, stmt, append(args, int64(0), nil)...)
+	rows, bounded := explainBuffers(t, db, stmt, append(args, int64(0), today)...)
+	require.Equal(t, float64(50), fullRows, "the full probe finds the heads of the 50 lanes")
+	require.Equal(t, float64(50), rows, "so does the bounded one")
+	require.Less(t, bounded*3, full, "buffers from the bound (%v) against from the start (%v)", bounded, full)
+	_, stale := explainBuffers(t, db, stmt, append(args, int64(1), today)...)
+	require.Greater(t, stale, bounded*3, "a bound read under another requeue count is not used")
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -51,6 +52,10 @@ type Outbox struct {
 	// hints are where the walk of the lanes probes each lane it hints
 	// (the sequence of the last head claimed there; see package lanehint).
 	hints *lanehint.Hints[int64]
+	// activeLo is where a partitioned outbox's claim starts its probe of
+	// the oldest active row when it runs with hints: scanfloor.Slack below
+	// the oldest a claim returned (see outbox_claim.sql).
+	activeLo atomic.Pointer[time.Time]
 }
 
 // NewOutbox renders the outbox statements for the layout. lease is
@@ -99,12 +104,17 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 	plan := o.hints.Next(start)
 	args := append([]any{limit, cursor.Key, o.lease.Milliseconds(), o.opts.Clock(), cursor.Destination, bound},
 		arrayLiterals([]any{plan.Keys(), plan.Destinations(), plan.Places})...)
-	args = append(args, plan.Count)
+	var lo *time.Time
+	if !plan.Full() {
+		lo = o.activeLo.Load()
+	}
+	args = append(args, plan.Count, lo)
 
 	var (
 		out    []queuebox.ClaimedMessage
 		oldest time.Time
 		count  *int64        // the requeue count the claim read
+		active *time.Time    // the oldest active row's created_at it read
 		took   time.Duration // the statement's, not the wait for a connection
 	)
 	// A repeat after a broken connection is safe: a broken try whose claim
@@ -115,9 +125,9 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 		if err != nil {
 			return err
 		}
-		oldest, count = time.Time{}, nil
+		oldest, count, active = time.Time{}, nil, nil
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (queuebox.ClaimedMessage, error) {
-			m, due, n, err := scanMessage(row)
+			m, due, n, err := scanMessage(row, &active)
 			if err == nil && m.Key == "" && (oldest.IsZero() || due.Before(oldest)) {
 				oldest = due
 			}
@@ -141,14 +151,20 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 		}
 	}
 	o.hints.Done(plan, start, took, count, taken)
+	if active != nil {
+		lo := active.Add(-scanfloor.Slack)
+		o.activeLo.Store(&lo)
+	}
 	o.walk.Advance(cursor, lanes)
 	return out, nil
 }
 
 // scanMessage maps one row of outbox_claim.sql to a claimed message, the
 // row's scheduled_at, which the claim's scan floor reads, and the
-// requeue count the statement read, which the lane hints read.
-func scanMessage(row pgx.CollectableRow) (queuebox.ClaimedMessage, time.Time, *int64, error) {
+// requeue count the statement read, which the lane hints read; it stores
+// in active the oldest active created_at the statement read (NULL on an
+// outbox without partitions).
+func scanMessage(row pgx.CollectableRow, active **time.Time) (queuebox.ClaimedMessage, time.Time, *int64, error) {
 	var (
 		m                      queuebox.OutboxMessage
 		key, aggType, origin   *string
@@ -157,7 +173,7 @@ func scanMessage(row pgx.CollectableRow) (queuebox.ClaimedMessage, time.Time, *i
 		count                  *int64
 	)
 	err := row.Scan(&m.ID, &m.Topic, &key, &aggType, &payload, &headers, &m.Attempt, &m.MaxAttempts,
-		&m.CreatedAt, &m.Sequence, &tokn, &m.Destination, &origin, &due, &count)
+		&m.CreatedAt, &m.Sequence, &tokn, &m.Destination, &origin, &due, &count, active)
 	if err != nil {
 		return queuebox.ClaimedMessage{}, due, nil, err
 	}

@@ -55,7 +55,7 @@ func TestPartitionedClaimSkipsPartitionsWithoutActiveRows(t *testing.T) {
 	for _, keyedFirst := range []bool{true, false} {
 		stmt, err := postgres.RenderClaim("outbox_claim", partitionedLayout(), keyedFirst)
 		require.NoError(t, err)
-		plan := explainPlan(t, db, stmt, boundBatch, "", 60_000, nil, "", nil, nil, nil, nil, nil)
+		plan := explainPlan(t, db, stmt, boundBatch, "", 60_000, nil, "", nil, nil, nil, nil, nil, nil)
 		require.Equal(t, float64(boundBatch), plan.Rows, "a whole batch is claimable")
 		scans := plan.ranScans(nil, "CTE active_floor", "CTE unkeyed_null", "CTE unkeyed_empty")
 		requireTodayOnly(t, "outbox", today, scans, fmt.Sprintf("keyedFirst=%v", keyedFirst))

@@ -43,7 +43,7 @@ func TestPartitionedRelayClaimSkipsPartitionsWithoutActiveRows(t *testing.T) {
 	for _, keyedFirst := range []bool{true, false} {
 		stmt, err := postgres.RenderClaim("inbox_relay_claim", partitionedLayout(), keyedFirst)
 		require.NoError(t, err)
-		plan := explainPlan(t, db, stmt, boundBatch, 60_000, []string{"bench"}, nil, "", nil, nil, nil, nil)
+		plan := explainPlan(t, db, stmt, boundBatch, 60_000, []string{"bench"}, nil, "", nil, nil, nil, nil, nil)
 		require.Equal(t, float64(boundBatch), plan.Rows, "a whole batch is claimable")
 		scans := plan.ranScans(nil, "CTE active_floor", "CTE unkeyed")
 		requireTodayOnly(t, "inbox", today, scans, fmt.Sprintf("keyedFirst=%v", keyedFirst))

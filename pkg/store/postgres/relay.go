@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -42,6 +43,9 @@ type Relay struct {
 	// hints (the created_at of the last head claimed there; see package
 	// lanehint).
 	hints *lanehint.Hints[time.Time]
+	// activeLo is the start of a partitioned inbox's probe of the oldest
+	// active row in a hinted claim (see Outbox.activeLo).
+	activeLo atomic.Pointer[time.Time]
 }
 
 // NewRelay renders the relay statements for p (see queuebox.RelayParams).
@@ -73,10 +77,15 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 	start := r.opts.Now()
 	bound := r.floor.Next(start)
 	plan := r.hints.Next(start)
+	var lo *time.Time
+	if !plan.Full() {
+		lo = r.activeLo.Load()
+	}
 	var (
-		out   []queuebox.InboxRow
-		count *int64        // the requeue count the claim read
-		took  time.Duration // the statement's, not the wait for the relay lock
+		out    []queuebox.InboxRow
+		count  *int64        // the requeue count the claim read
+		active *time.Time    // the oldest active row's created_at it read
+		took   time.Duration // the statement's, not the wait for the relay lock
 	)
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
@@ -86,15 +95,15 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 		}
 		t0 := time.Now()
 		rows, err := tx.Query(ctx, stmt, limit, r.lease.Milliseconds(), r.sources, r.opts.Clock(), cursor.Key, bound,
-			rowcodec.ArrayLiteral(plan.Keys()), plan.Places, plan.Count)
+			rowcodec.ArrayLiteral(plan.Keys()), plan.Places, plan.Count, lo)
 		if err != nil {
 			return err
 		}
-		count = nil
+		count, active = nil, nil
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (queuebox.InboxRow, error) {
 			var x queuebox.InboxRow
 			err := row.Scan(&x.ID, &x.Source, &x.IdempotencyKey, &x.AggregateID, &x.EventType,
-				&x.Headers, &x.CorrelationID, &x.CreatedAt, &x.ClaimToken, &count)
+				&x.Headers, &x.CorrelationID, &x.CreatedAt, &x.ClaimToken, &count, &active)
 			return x, err
 		})
 		took = time.Since(t0)
@@ -117,6 +126,10 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 	}
 	r.floor.Done(bound, start, took, oldest)
 	r.hints.Done(plan, start, took, count, taken)
+	if active != nil {
+		lo := active.Add(-scanfloor.Slack)
+		r.activeLo.Store(&lo)
+	}
 	r.walk.Advance(cursor, lanes)
 	return out, nil
 }

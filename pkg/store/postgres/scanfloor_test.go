@@ -81,10 +81,10 @@ func TestBoundedScansSkipTheEntriesAnOldSnapshotKeeps(t *testing.T) {
 		run  func(bound *time.Time) (float64, float64)
 	}{
 		{"outbox", func(b *time.Time) (float64, float64) {
-			return explainBuffers(t, db, claim, boundBatch, "", 60_000, nil, "", b, nil, nil, nil, nil)
+			return explainBuffers(t, db, claim, boundBatch, "", 60_000, nil, "", b, nil, nil, nil, nil, nil)
 		}},
 		{"relay", func(b *time.Time) (float64, float64) {
-			return explainBuffers(t, db, relay, boundBatch, 60_000, []string{"bench"}, nil, "", b, nil, nil, nil)
+			return explainBuffers(t, db, relay, boundBatch, 60_000, []string{"bench"}, nil, "", b, nil, nil, nil, nil)
 		}},
 	} {
 		fullRows, full := c.run(nil)

@@ -37,8 +37,10 @@
 -- are walked one probe each from their first entry, and a hinted
 -- aggregate is probed from its hint, past none of the entries an old
 -- transaction keeps of the rows it relayed before. With another count
--- than $9 (a move back to pending since), or none, no hint is used. Each
--- row returns the count read, last.
+-- than $9 (a move back to pending since), or none, no hint is used. $10
+-- is where active_floor's probe of the oldest active row starts while
+-- that count holds (NULL: from the start). Each row returns the count
+-- read and the oldest active created_at, last.
 --
 -- On a partitioned inbox (database.partitioning) the statement first
 -- reads the lowest and the highest created_at of a pending or processing
@@ -53,15 +55,20 @@
 {{- $busy = printf " AND busy.%s BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)" .I.CreatedAt}}
 {{- $ca = printf ", %s AS ca" .I.CreatedAt}}{{$c = ", ca"}}
 {{- end}}
-WITH RECURSIVE {{if .Partitioned}}active_floor AS (
+WITH RECURSIVE requeues AS (
+    SELECT {{if .Requeues}}COALESCE((SELECT requeues FROM {{.Requeues}} WHERE queue = 'inbox'), 0){{else}}NULL::bigint{{end}} AS n,
+           $10::timestamptz AS lo_hint
+), {{if .Partitioned}}active_floor AS (
+    -- From the caller's lower bound ($10) while the requeue count is the
+    -- one it was read under, as in outbox_claim.sql.
     SELECT min({{.I.CreatedAt}}) AS lo, max({{.I.CreatedAt}}) AS hi FROM {{.I.Table}}
     WHERE {{.I.State}} IN ('pending', 'processing') AND {{.I.CreatedAt}} > '-infinity'
+      AND {{.I.CreatedAt}} >= COALESCE(CASE WHEN $9::bigint = (SELECT n FROM requeues)
+                                        THEN (SELECT lo_hint FROM requeues) END, '-infinity')
 ), {{end}}
 {{- $lane := printf "%s = 'push' AND %s IN ('pending', 'processing')%s" .I.Consumption .I.State $floor}}
 {{- $cols := printf "%s AS agg, %s AS st, %s AS id%s, %s AS src" .I.AggregateID .I.State .I.ID $ca .I.Source}}
-{{- $probe := args "I" .I "Lane" $lane "Cols" $cols}}requeues AS (
-    SELECT {{if .Requeues}}COALESCE((SELECT requeues FROM {{.Requeues}} WHERE queue = 'inbox'), 0){{else}}NULL::bigint{{end}} AS n
-), marks AS (
+{{- $probe := args "I" .I "Lane" $lane "Cols" $cols}}marks AS (
     -- The caller's hints in the index's order, kept only when no move
     -- back to pending has been counted since they were taken, each with
     -- the mark before it.
@@ -165,4 +172,5 @@ WHERE i.{{.I.ID}} = ANY (ARRAY(SELECT id FROM locked))
   AND i.{{.I.CreatedAt}} BETWEEN (SELECT min(ca) FROM locked) AND (SELECT max(ca) FROM locked)
 {{- end}}
 RETURNING i.{{.I.ID}}::text, i.{{.I.Source}}, i.{{.I.IdempotencyKey}}, i.{{.I.AggregateID}}, i.{{.I.EventType}},
-          i.{{.I.Headers}}::text, i.{{.I.CorrelationID}}, i.{{.I.CreatedAt}}, i.{{.I.ClaimToken}}::text, (SELECT n FROM requeues)
+          i.{{.I.Headers}}::text, i.{{.I.CorrelationID}}, i.{{.I.CreatedAt}}, i.{{.I.ClaimToken}}::text, (SELECT n FROM requeues),
+          {{if .Partitioned}}(SELECT lo FROM active_floor){{else}}NULL::timestamptz{{end}}

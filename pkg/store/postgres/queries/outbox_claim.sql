@@ -26,8 +26,8 @@
 -- index entries cannot be removed, and a scan from the start steps over
 -- all of them (see package scanfloor, which keeps the bound and runs an
 -- unbounded scan often enough that no row below it is left behind).
--- Each row returns its scheduled_at, for that bound, and then the
--- requeue count (below).
+-- Each row returns its scheduled_at, for that bound, then the requeue
+-- count and the lowest created_at of an active row (both below).
 -- $7, $8 and $9 are the caller's hints (package lanehint), as columns:
 -- the key, the destination and the sequence of the last head it claimed
 -- in a lane, and $10 the requeue count they were taken under. A lane's
@@ -60,7 +60,11 @@
 -- bounds the scans of the lane index by them, one per lane, so PostgreSQL
 -- prunes the other partitions as the statement runs. The bounds are read
 -- in the statement's own snapshot, so they leave out no row the scans
--- could see. (The index's condition on created_at keeps it out of the
+-- could see. Under an old transaction the probe of the lowest would
+-- step over the entries of every row that left the index since, in each
+-- partition, so it starts at $11, a little below the lowest a claim
+-- returned, whenever the requeue count is the one $11 was read under
+-- ($10); $11 NULL reads from the start. (The index's condition on created_at keeps it out of the
 -- other scans: see activeIndexOn in partition.go.) The scans of unkeyed
 -- rows, one each per claim, are left unbounded: bounded, the planner
 -- guessed a narrow range and sorted every due row instead of reading the
@@ -72,16 +76,24 @@
 {{- $ufloor = printf " AND u.%s BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)" .O.CreatedAt}}
 {{- $ca = printf ", %s AS ca" .O.CreatedAt}}{{$c = ", ca"}}
 {{- end}}
-WITH RECURSIVE {{if .Partitioned}}active_floor AS (
+WITH RECURSIVE requeues AS (
+    SELECT {{if .Requeues}}COALESCE((SELECT requeues FROM {{.Requeues}} WHERE queue = 'outbox'), 0){{else}}NULL::bigint{{end}} AS n,
+           $11::timestamptz AS lo_hint
+), {{if .Partitioned}}active_floor AS (
+    -- From the caller's lower bound ($11) when the requeue count is still
+    -- the one it was read under: no row older than the oldest active row
+    -- a claim saw becomes active but by a counted move (or a late commit,
+    -- which the next claim without the bound finds), and the probe then
+    -- starts past the entries an old transaction keeps below it.
     SELECT min({{.O.CreatedAt}}) AS lo, max({{.O.CreatedAt}}) AS hi FROM {{.O.Table}}
     WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.CreatedAt}} > '-infinity'
+      AND {{.O.CreatedAt}} >= COALESCE(CASE WHEN $10::bigint = (SELECT n FROM requeues)
+                                        THEN (SELECT lo_hint FROM requeues) END, '-infinity')
 ), {{end}}{{if .O.Lanes}}
 {{- $lane := printf "%s IN ('pending', 'processing') AND %s > '' AND %s > ''%s" .O.State .O.Key .O.Destination $floor}}
 {{- $cols := printf "%s AS k, %s AS d, %s AS id%s, %s AS st, %s AS due, %s AS seq" .O.Key .O.Destination .O.ID $ca .O.State .O.ScheduledAt .O.Sequence}}
 {{- $kd := printf "(%s, %s)" .O.Key .O.Destination}}
-{{- $probe := args "O" .O "Lane" $lane "Cols" $cols "KD" $kd}}requeues AS (
-    SELECT {{if .Requeues}}COALESCE((SELECT requeues FROM {{.Requeues}} WHERE queue = 'outbox'), 0){{else}}NULL::bigint{{end}} AS n
-), hinted AS (
+{{- $probe := args "O" .O "Lane" $lane "Cols" $cols "KD" $kd}}hinted AS (
     -- The caller's hints, kept only when no move back to pending has been
     -- counted since they were taken.
     SELECT h.k, h.d, h.s FROM unnest($7::text[], $8::text[], $9::bigint[]) AS h(k, d, s)
@@ -238,4 +250,5 @@ RETURNING o.{{.O.ID}}::text, o.{{.O.Topic}}, o.{{.O.Key}}, o.{{.O.AggregateType}
           o.{{.O.Headers}}::text, o.{{.O.Attempt}}, o.{{.O.MaxAttempts}}, o.{{.O.CreatedAt}},
           o.{{.O.Sequence}}, o.{{.O.ClaimToken}}::text,
           {{if .O.Lanes}}o.{{.O.Destination}}, o.{{.O.OriginID}}::text{{else}}''::text, NULL::text{{end}},
-          o.{{.O.ScheduledAt}}, {{if .O.Lanes}}(SELECT n FROM requeues){{else}}NULL::bigint{{end}}
+          o.{{.O.ScheduledAt}}, (SELECT n FROM requeues),
+          {{if .Partitioned}}(SELECT lo FROM active_floor){{else}}NULL::timestamptz{{end}}

@@ -37,8 +37,10 @@
 -- are walked one probe each from their first entry, and a hinted
 -- aggregate is probed from its hint, past none of the entries an old
 -- transaction keeps of the rows it relayed before. With another count
--- than $9 (a move back to pending since), or none, no hint is used. Each
--- row returns the count read, last.
+-- than $9 (a move back to pending since), or none, no hint is used. $10
+-- is where active_floor's probe of the oldest active row starts while
+-- that count holds (NULL: from the start). Each row returns the count
+-- read and the oldest active created_at, last.
 --
 -- On a partitioned inbox (database.partitioning) the statement first
 -- reads the lowest and the highest created_at of a pending or processing
@@ -48,7 +50,8 @@
 -- as outbox_claim.sql does; each candidate carries its created_at (ca),
 -- so its lock and its update probe one partition.
 WITH RECURSIVE requeues AS (
-    SELECT COALESCE((SELECT requeues FROM "queuebox_requeues" WHERE queue = 'inbox'), 0) AS n
+    SELECT COALESCE((SELECT requeues FROM "queuebox_requeues" WHERE queue = 'inbox'), 0) AS n,
+           $10::timestamptz AS lo_hint
 ), marks AS (
     -- The caller's hints in the index's order, kept only when no move
     -- back to pending has been counted since they were taken, each with
@@ -201,4 +204,5 @@ SET "ib_state" = 'processing',
     "ib_leaseexpiresat" = COALESCE($4::timestamptz, clock_timestamp()) + $2 * interval '1 millisecond'
 WHERE i."ib_id" = ANY (ARRAY(SELECT id FROM locked))
 RETURNING i."ib_id"::text, i."ib_source", i."ib_idempotencykey", i."ib_aggregateid", i."ib_eventtype",
-          i."ib_headers"::text, i."ib_correlationid", i."ib_createdat", i."ib_claimtoken"::text, (SELECT n FROM requeues)
+          i."ib_headers"::text, i."ib_correlationid", i."ib_createdat", i."ib_claimtoken"::text, (SELECT n FROM requeues),
+          NULL::timestamptz

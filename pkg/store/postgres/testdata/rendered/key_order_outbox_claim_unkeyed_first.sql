@@ -26,8 +26,8 @@
 -- index entries cannot be removed, and a scan from the start steps over
 -- all of them (see package scanfloor, which keeps the bound and runs an
 -- unbounded scan often enough that no row below it is left behind).
--- Each row returns its scheduled_at, for that bound, and then the
--- requeue count (below).
+-- Each row returns its scheduled_at, for that bound, then the requeue
+-- count and the lowest created_at of an active row (both below).
 -- $7, $8 and $9 are the caller's hints (package lanehint), as columns:
 -- the key, the destination and the sequence of the last head it claimed
 -- in a lane, and $10 the requeue count they were taken under. A lane's
@@ -60,13 +60,20 @@
 -- bounds the scans of the lane index by them, one per lane, so PostgreSQL
 -- prunes the other partitions as the statement runs. The bounds are read
 -- in the statement's own snapshot, so they leave out no row the scans
--- could see. (The index's condition on created_at keeps it out of the
+-- could see. Under an old transaction the probe of the lowest would
+-- step over the entries of every row that left the index since, in each
+-- partition, so it starts at $11, a little below the lowest a claim
+-- returned, whenever the requeue count is the one $11 was read under
+-- ($10); $11 NULL reads from the start. (The index's condition on created_at keeps it out of the
 -- other scans: see activeIndexOn in partition.go.) The scans of unkeyed
 -- rows, one each per claim, are left unbounded: bounded, the planner
 -- guessed a narrow range and sorted every due row instead of reading the
 -- first ones in order. Each candidate carries its created_at (ca), so
 -- its lock and its update probe one partition.
-WITH RECURSIVE unused AS (SELECT $5::text, $7::text[], $8::text[], $9::bigint[], $10::bigint), after_cursor AS (
+WITH RECURSIVE requeues AS (
+    SELECT COALESCE((SELECT requeues FROM "queuebox_requeues" WHERE queue = 'outbox'), 0) AS n,
+           $11::timestamptz AS lo_hint
+), unused AS (SELECT $5::text, $7::text[], $8::text[], $9::bigint[], $10::bigint), after_cursor AS (
     (SELECT "ob_key" AS k, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due
      FROM "qb_outbox"
      WHERE "ob_state" IN ('pending', 'processing') AND "ob_key" > $2
@@ -147,4 +154,5 @@ RETURNING o."ob_id"::text, o."ob_topic", o."ob_key", o."ob_aggregatetype", o."ob
           o."ob_headers"::text, o."ob_attempt", o."ob_maxattempts", o."ob_createdat",
           o."ob_sequence", o."ob_claimtoken"::text,
           ''::text, NULL::text,
-          o."ob_scheduledat", NULL::bigint
+          o."ob_scheduledat", (SELECT n FROM requeues),
+          NULL::timestamptz

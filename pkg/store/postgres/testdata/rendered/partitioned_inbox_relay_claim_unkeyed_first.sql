@@ -37,8 +37,10 @@
 -- are walked one probe each from their first entry, and a hinted
 -- aggregate is probed from its hint, past none of the entries an old
 -- transaction keeps of the rows it relayed before. With another count
--- than $9 (a move back to pending since), or none, no hint is used. Each
--- row returns the count read, last.
+-- than $9 (a move back to pending since), or none, no hint is used. $10
+-- is where active_floor's probe of the oldest active row starts while
+-- that count holds (NULL: from the start). Each row returns the count
+-- read and the oldest active created_at, last.
 --
 -- On a partitioned inbox (database.partitioning) the statement first
 -- reads the lowest and the highest created_at of a pending or processing
@@ -47,11 +49,16 @@
 -- probe by them, so PostgreSQL leaves the partitions outside unvisited,
 -- as outbox_claim.sql does; each candidate carries its created_at (ca),
 -- so its lock and its update probe one partition.
-WITH RECURSIVE active_floor AS (
+WITH RECURSIVE requeues AS (
+    SELECT COALESCE((SELECT requeues FROM "queuebox_requeues" WHERE queue = 'inbox'), 0) AS n,
+           $10::timestamptz AS lo_hint
+), active_floor AS (
+    -- From the caller's lower bound ($10) while the requeue count is the
+    -- one it was read under, as in outbox_claim.sql.
     SELECT min("created_at") AS lo, max("created_at") AS hi FROM "inbox"
     WHERE "state" IN ('pending', 'processing') AND "created_at" > '-infinity'
-), requeues AS (
-    SELECT COALESCE((SELECT requeues FROM "queuebox_requeues" WHERE queue = 'inbox'), 0) AS n
+      AND "created_at" >= COALESCE(CASE WHEN $9::bigint = (SELECT n FROM requeues)
+                                        THEN (SELECT lo_hint FROM requeues) END, '-infinity')
 ), marks AS (
     -- The caller's hints in the index's order, kept only when no move
     -- back to pending has been counted since they were taken, each with
@@ -205,4 +212,5 @@ SET "state" = 'processing',
 WHERE i."id" = ANY (ARRAY(SELECT id FROM locked))
   AND i."created_at" BETWEEN (SELECT min(ca) FROM locked) AND (SELECT max(ca) FROM locked)
 RETURNING i."id"::text, i."source", i."idempotency_key", i."aggregate_id", i."event_type",
-          i."headers"::text, i."correlation_id", i."created_at", i."claim_token"::text, (SELECT n FROM requeues)
+          i."headers"::text, i."correlation_id", i."created_at", i."claim_token"::text, (SELECT n FROM requeues),
+          (SELECT lo FROM active_floor)

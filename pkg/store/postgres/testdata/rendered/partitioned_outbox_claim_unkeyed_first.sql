@@ -26,8 +26,8 @@
 -- index entries cannot be removed, and a scan from the start steps over
 -- all of them (see package scanfloor, which keeps the bound and runs an
 -- unbounded scan often enough that no row below it is left behind).
--- Each row returns its scheduled_at, for that bound, and then the
--- requeue count (below).
+-- Each row returns its scheduled_at, for that bound, then the requeue
+-- count and the lowest created_at of an active row (both below).
 -- $7, $8 and $9 are the caller's hints (package lanehint), as columns:
 -- the key, the destination and the sequence of the last head it claimed
 -- in a lane, and $10 the requeue count they were taken under. A lane's
@@ -60,17 +60,29 @@
 -- bounds the scans of the lane index by them, one per lane, so PostgreSQL
 -- prunes the other partitions as the statement runs. The bounds are read
 -- in the statement's own snapshot, so they leave out no row the scans
--- could see. (The index's condition on created_at keeps it out of the
+-- could see. Under an old transaction the probe of the lowest would
+-- step over the entries of every row that left the index since, in each
+-- partition, so it starts at $11, a little below the lowest a claim
+-- returned, whenever the requeue count is the one $11 was read under
+-- ($10); $11 NULL reads from the start. (The index's condition on created_at keeps it out of the
 -- other scans: see activeIndexOn in partition.go.) The scans of unkeyed
 -- rows, one each per claim, are left unbounded: bounded, the planner
 -- guessed a narrow range and sorted every due row instead of reading the
 -- first ones in order. Each candidate carries its created_at (ca), so
 -- its lock and its update probe one partition.
-WITH RECURSIVE active_floor AS (
+WITH RECURSIVE requeues AS (
+    SELECT COALESCE((SELECT requeues FROM "queuebox_requeues" WHERE queue = 'outbox'), 0) AS n,
+           $11::timestamptz AS lo_hint
+), active_floor AS (
+    -- From the caller's lower bound ($11) when the requeue count is still
+    -- the one it was read under: no row older than the oldest active row
+    -- a claim saw becomes active but by a counted move (or a late commit,
+    -- which the next claim without the bound finds), and the probe then
+    -- starts past the entries an old transaction keeps below it.
     SELECT min("created_at") AS lo, max("created_at") AS hi FROM "outbox"
     WHERE "state" IN ('pending', 'processing') AND "created_at" > '-infinity'
-), requeues AS (
-    SELECT COALESCE((SELECT requeues FROM "queuebox_requeues" WHERE queue = 'outbox'), 0) AS n
+      AND "created_at" >= COALESCE(CASE WHEN $10::bigint = (SELECT n FROM requeues)
+                                        THEN (SELECT lo_hint FROM requeues) END, '-infinity')
 ), hinted AS (
     -- The caller's hints, kept only when no move back to pending has been
     -- counted since they were taken.
@@ -225,4 +237,5 @@ RETURNING o."id"::text, o."topic", o."key", o."aggregate_type", o."payload"::tex
           o."headers"::text, o."attempt", o."max_attempts", o."created_at",
           o."sequence", o."claim_token"::text,
           o."destination", o."origin_id"::text,
-          o."scheduled_at", (SELECT n FROM requeues)
+          o."scheduled_at", (SELECT n FROM requeues),
+          (SELECT lo FROM active_floor)
