@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/alternayte/queuebox/pkg/schema"
+	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
 // errRollback makes pgx.BeginFunc roll back after a successful EXPLAIN.
@@ -39,16 +40,17 @@ func (b *bench) statement(name string, data any) (string, error) {
 	return p.Render(name, text, data)
 }
 
-// explain prints EXPLAIN (ANALYZE, BUFFERS) of one store statement,
+// explain prints EXPLAIN (ANALYZE, BUFFERS) of one claim statement,
 // rendered from its template in -queries with data, run with args inside
-// a transaction that rolls back, so the rows keep their state.
+// a transaction begun as the store begins a claim's (postgres.ClaimBegin)
+// that rolls back, so the rows keep their state.
 func (b *bench) explain(ctx context.Context, db *benchDB, title, name string, data any, args ...any) error {
 	sql, err := b.statement(name, data)
 	if err != nil {
 		return err
 	}
 	var plan []string
-	err = pgx.BeginFunc(ctx, db.Store.Pool, func(tx pgx.Tx) error {
+	err = pgx.BeginTxFunc(ctx, db.Store.Pool, pgx.TxOptions{BeginQuery: postgres.ClaimBegin}, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+sql, args...)
 		if err != nil {
 			return err

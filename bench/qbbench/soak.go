@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/alternayte/queuebox/pkg/store/lanehint"
+	"github.com/alternayte/queuebox/pkg/store/postgres"
 	"github.com/alternayte/queuebox/pkg/store/scanfloor"
 )
 
@@ -264,7 +265,6 @@ func (st *soakState) probeClaims(ctx context.Context, db *benchDB, claims [2]str
 	defer t.Stop()
 	var floor scanfloor.Floor
 	hints := lanehint.New(func(a, b int64) bool { return a > b })
-	var activeLo *time.Time
 	for i := 0; ; i++ {
 		select {
 		case <-ctx.Done():
@@ -278,14 +278,10 @@ func (st *soakState) probeClaims(ctx context.Context, db *benchDB, claims [2]str
 		start := time.Now()
 		bound := floor.Next(start)
 		plan := hints.Next(start)
-		err := pgx.BeginFunc(ctx, db.Store.Pool, func(tx pgx.Tx) error {
+		err := pgx.BeginTxFunc(ctx, db.Store.Pool, pgx.TxOptions{BeginQuery: postgres.ClaimBegin}, func(tx pgx.Tx) error {
 			t0 := time.Now()
-			var lo *time.Time
-			if !plan.Full() {
-				lo = activeLo
-			}
 			rows, err := tx.Query(ctx, claims[i%2], 100, "", leaseForBench.Milliseconds(), nil, "", bound,
-				plan.Keys(), plan.Destinations(), plan.Places, plan.Count, lo)
+				plan.Keys(), plan.Destinations(), plan.Places, plan.Count, plan.ActiveFrom)
 			if err != nil {
 				return err
 			}
@@ -304,11 +300,7 @@ func (st *soakState) probeClaims(ctx context.Context, db *benchDB, claims [2]str
 			continue
 		}
 		floor.Done(bound, start, took, seen.oldest)
-		hints.Done(plan, start, took, seen.count, seen.heads)
-		if seen.active != nil {
-			lo := seen.active.Add(-scanfloor.Slack)
-			activeLo = &lo
-		}
+		hints.Done(plan, start, took, seen.Seen)
 		if at := st.since(time.Now()); at >= 0 {
 			st.mu.Lock()
 			st.claims = append(st.claims, point{at, float64(took)})
@@ -318,13 +310,10 @@ func (st *soakState) probeClaims(ctx context.Context, db *benchDB, claims [2]str
 }
 
 // claimSeen is what the probe reads of a claim's rows: the earliest
-// scheduled_at of those without a key, the heads of lanes it took, the
-// requeue count the statement read and the oldest active created_at.
+// scheduled_at of those without a key, and what the lane hints learn.
 type claimSeen struct {
 	oldest time.Time
-	heads  []lanehint.Taken[int64]
-	count  *int64
-	active *time.Time
+	lanehint.Seen[int64]
 }
 
 // readClaim reads the rows of outbox_claim.sql: key (the third column),
@@ -344,14 +333,14 @@ func readClaim(rows pgx.Rows) (claimSeen, error) {
 			seen.oldest = due
 		}
 		if n, ok := v[len(v)-2].(int64); ok {
-			seen.count = &n
+			seen.Count = &n
 		}
 		if at, ok := v[len(v)-1].(time.Time); ok {
-			seen.active = &at
+			seen.Active = &at
 		}
 		if seq, ok := v[9].(int64); ok && key != "" {
 			dest, _ := v[11].(string)
-			seen.heads = append(seen.heads, lanehint.Taken[int64]{
+			seen.Taken = append(seen.Taken, lanehint.Taken[int64]{
 				Lane: lanehint.Lane{Key: key, Destination: dest}, Place: seq})
 		}
 	}

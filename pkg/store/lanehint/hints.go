@@ -47,13 +47,20 @@ type Lane struct {
 }
 
 // Plan is what one claim is given: the hinted lanes and their places, in
-// no particular order (the database sorts them in its collation), and the
-// requeue count they were taken under. A full walk has no lanes and a nil
-// Count.
+// no particular order (the database sorts them in its collation), the
+// requeue count they were taken under and, on a partitioned table, where
+// the probe of the oldest active row starts. A full walk has no lanes, a
+// nil Count and a nil ActiveFrom.
 type Plan[P any] struct {
 	Lanes  []Lane
 	Places []P
 	Count  *int64
+	// ActiveFrom is scanfloor.Slack below the oldest active row's
+	// created_at that the last claim read, nil when none read one. It is
+	// a hint of the same kind as the lanes': no row older than that
+	// becomes active again but by a counted move (or a late commit, which
+	// the next full walk finds), so the claim uses it only under Count.
+	ActiveFrom *time.Time
 }
 
 // Full says the plan is a walk without hints.
@@ -82,6 +89,16 @@ type Taken[P any] struct {
 	Place P
 }
 
+// Seen is what a claim's statement read: the requeue count (nil when it
+// read none: it took no row, or the database keeps no count), the heads
+// of lanes it took and the oldest active row's created_at (nil when it
+// read none: no row, or a table without partitions).
+type Seen[P any] struct {
+	Count  *int64
+	Taken  []Taken[P]
+	Active *time.Time
+}
+
 type entry[P any] struct {
 	place  P
 	claims int
@@ -100,6 +117,7 @@ type Hints[P any] struct {
 	counted  bool      // count holds: the hints were taken under it
 	nextFull time.Time // a claim at or after this instant walks in full
 	gen      uint64
+	active   *time.Time // the ActiveFrom of the next hinted plan
 }
 
 // New returns empty hints over places ordered by after.
@@ -131,23 +149,25 @@ func (h *Hints[P]) Next(now time.Time) Plan[P] {
 		hs = hs[:MaxHints]
 	}
 	count := h.count
-	p := Plan[P]{Lanes: make([]Lane, len(hs)), Places: make([]P, len(hs)), Count: &count}
+	p := Plan[P]{Lanes: make([]Lane, len(hs)), Places: make([]P, len(hs)), Count: &count, ActiveFrom: h.active}
 	for i, x := range hs {
 		p.Lanes[i], p.Places[i] = x.lane, x.e.place
 	}
 	return p
 }
 
-// Done records a claim that ran plan p, started at start and took took:
-// count is the requeue count its statement read (nil when it read none:
-// it took no row, or the database keeps no count), and taken the heads of
-// lanes it took. A count other than the hints' drops them all first. A
-// full walk schedules the next one (at least scanfloor.MinFullEvery
-// later, and scanfloor.FullShare times as long as it took) and forgets
-// the lanes no claim took since the full walk before it.
-func (h *Hints[P]) Done(p Plan[P], start time.Time, took time.Duration, count *int64, taken []Taken[P]) {
+// Done records a claim that ran plan p, started at start, took took and
+// read seen. A count other than the hints' drops them all first. A full
+// walk schedules the next one (at least scanfloor.MinFullEvery later, and
+// scanfloor.FullShare times as long as it took) and forgets the lanes no
+// claim took since the full walk before it.
+func (h *Hints[P]) Done(p Plan[P], start time.Time, took time.Duration, seen Seen[P]) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if seen.Active != nil {
+		from := seen.Active.Add(-scanfloor.Slack)
+		h.active = &from
+	}
 	if p.Full() {
 		h.nextFull = start.Add(max(scanfloor.MinFullEvery, scanfloor.FullShare*took))
 		h.gen++
@@ -157,6 +177,7 @@ func (h *Hints[P]) Done(p Plan[P], start time.Time, took time.Duration, count *i
 			}
 		}
 	}
+	count := seen.Count
 	if count == nil {
 		return
 	}
@@ -164,7 +185,7 @@ func (h *Hints[P]) Done(p Plan[P], start time.Time, took time.Duration, count *i
 		clear(h.lanes)
 		h.count, h.counted = *count, true
 	}
-	for _, t := range taken {
+	for _, t := range seen.Taken {
 		e := h.lanes[t.Lane]
 		if e == nil {
 			h.lanes[t.Lane] = &entry[P]{place: t.Place, claims: 1, last: start, gen: h.gen}

@@ -41,25 +41,33 @@ func explainCost(t *testing.T, db *postgres.DB, stmt string, args ...any) (touch
 	return root.touched(), root.Rows, root.scans(nil)
 }
 
-// explainPlan runs EXPLAIN (ANALYZE, FORMAT JSON) of stmt in a transaction
-// that rolls back and returns the root of its plan.
+// explainPlan runs EXPLAIN (ANALYZE, FORMAT JSON) of a claim (or the
+// routing scan) stmt in a transaction begun as the store begins it
+// (postgres.ClaimBegin) that rolls back, and returns the root of its plan.
 func explainPlan(t *testing.T, db *postgres.DB, stmt string, args ...any) planNode {
+	t.Helper()
+	return explainPlanIn(t, db, postgres.ClaimBegin, stmt, args...)
+}
+
+// explainPlanIn is explainPlan in a transaction begun with begin.
+func explainPlanIn(t *testing.T, db *postgres.DB, begin, stmt string, args ...any) planNode {
 	t.Helper()
 	var doc []struct {
 		Plan planNode `json:"Plan"`
 	}
-	require.NoError(t, json.Unmarshal(explainJSON(t, db, "ANALYZE, FORMAT JSON", stmt, args...), &doc))
+	require.NoError(t, json.Unmarshal(explainJSON(t, db, begin, "ANALYZE, FORMAT JSON", stmt, args...), &doc))
 	return doc[0].Plan
 }
 
 // explainJSON runs EXPLAIN (options) of stmt, whose options include
-// FORMAT JSON, in a transaction that rolls back, and returns the plan.
-func explainJSON(t *testing.T, db *postgres.DB, options, stmt string, args ...any) []byte {
+// FORMAT JSON, in a transaction begun with begin that rolls back, and
+// returns the plan.
+func explainJSON(t *testing.T, db *postgres.DB, begin, options, stmt string, args ...any) []byte {
 	t.Helper()
 	ctx := context.Background()
 	var plan []byte
 	errRollback := errors.New("rollback")
-	err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, db.Pool, pgx.TxOptions{BeginQuery: begin}, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, "EXPLAIN ("+options+") "+stmt, args...).Scan(&plan); err != nil {
 			return err
 		}

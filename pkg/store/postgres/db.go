@@ -263,6 +263,28 @@ func (db *DB) withTx(ctx context.Context, r repeat, fn func(context.Context, pgx
 	})
 }
 
+// ClaimBegin begins the transaction of a claim and of the routing scan:
+// statements that read a queue's index in its order and stop at a limit.
+// On a partitioned table, each partition's statistics are its own, and a
+// partition that autovacuum analyzed while nearly all of its rows were
+// finished (deliver kept up, then a receiver failed) has statistics that
+// put its pending rows near zero. Planned on those, an ordered read with a
+// limit across the partitions became an append of every partition's
+// matching entries and a sort, and so read the whole backlog, once per
+// probe of the lanes' walk. With sorting discouraged the planner merges
+// the partitions' indexes in order instead; a sort remains where no index
+// gives the order (the hints of a claim, a handful of rows).
+const ClaimBegin = "BEGIN; SET LOCAL enable_sort = off"
+
+// withClaimTx is withTx for the statements that ClaimBegin describes: one
+// round trip begins the transaction and sets the planner's setting.
+func (db *DB) withClaimTx(ctx context.Context, r repeat, fn func(context.Context, pgx.Tx) error) error {
+	return db.on(ctx, r, func(ctx context.Context, conn *pgxpool.Conn) error {
+		return pgx.BeginTxFunc(ctx, conn, pgx.TxOptions{BeginQuery: ClaimBegin},
+			func(tx pgx.Tx) error { return fn(ctx, tx) })
+	})
+}
+
 // Whether a statement may run again after its connection broke: the
 // retry must do no harm if the broken try had committed.
 type repeat bool

@@ -46,7 +46,7 @@ func TestOutcomeWriteFindsItsRowsByTheirID(t *testing.T) {
 		}
 		return out
 	}
-	plan := explainPlan(t, db, stmt, ids[:n], tokens[:n], fill("sent"), make([]int64, n), fill(""), nil, fill(""))
+	plan := explainPlanIn(t, db, "BEGIN", stmt, ids[:n], tokens[:n], fill("sent"), make([]int64, n), fill(""), nil, fill(""))
 	require.Equal(t, float64(n), plan.Rows, "every row's fence holds")
 	for _, scan := range plan.ranScans(nil) {
 		require.NotContains(t, scan, "idx_outbox_processing_claimed", "the write reads the processing rows' index: %v", plan.ranScans(nil))

@@ -3,11 +3,9 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
@@ -51,11 +49,9 @@ type Outbox struct {
 	routeFloor scanfloor.Seq
 	// hints are where the walk of the lanes probes each lane it hints
 	// (the sequence of the last head claimed there; see package lanehint).
+	// They also keep where a partitioned outbox's hinted claim starts its
+	// probe of the oldest active row (see outbox_claim.sql).
 	hints *lanehint.Hints[int64]
-	// activeLo is where a partitioned outbox's claim starts its probe of
-	// the oldest active row when it runs with hints: scanfloor.Slack below
-	// the oldest a claim returned (see outbox_claim.sql).
-	activeLo atomic.Pointer[time.Time]
 }
 
 // NewOutbox renders the outbox statements for the layout. lease is
@@ -104,34 +100,28 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 	plan := o.hints.Next(start)
 	args := append([]any{limit, cursor.Key, o.lease.Milliseconds(), o.opts.Clock(), cursor.Destination, bound},
 		arrayLiterals([]any{plan.Keys(), plan.Destinations(), plan.Places})...)
-	var lo *time.Time
-	if !plan.Full() {
-		lo = o.activeLo.Load()
-	}
-	args = append(args, plan.Count, lo)
+	args = append(args, plan.Count, plan.ActiveFrom)
 
 	var (
 		out    []queuebox.ClaimedMessage
 		oldest time.Time
-		count  *int64        // the requeue count the claim read
-		active *time.Time    // the oldest active row's created_at it read
+		seen   lanehint.Seen[int64]
 		took   time.Duration // the statement's, not the wait for a connection
 	)
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
-	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
+	err := o.db.withClaimTx(ctx, repeatable, func(ctx context.Context, tx pgx.Tx) error {
 		t0 := time.Now()
-		rows, err := conn.Query(ctx, stmt, args...)
+		rows, err := tx.Query(ctx, stmt, args...)
 		if err != nil {
 			return err
 		}
-		oldest, count, active = time.Time{}, nil, nil
+		oldest, seen = time.Time{}, lanehint.Seen[int64]{}
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (queuebox.ClaimedMessage, error) {
-			m, due, n, err := scanMessage(row, &active)
+			m, due, err := scanMessage(row, &seen)
 			if err == nil && m.Key == "" && (oldest.IsZero() || due.Before(oldest)) {
 				oldest = due
 			}
-			count = n
 			return m, err
 		})
 		took = time.Since(t0)
@@ -142,40 +132,33 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 	}
 	o.floor.Done(bound, start, took, oldest)
 	lanes := make([]walk.Lane, 0, len(out))
-	taken := make([]lanehint.Taken[int64], 0, len(out))
 	for _, m := range out {
 		lanes = append(lanes, walk.Lane{Key: m.Key, Destination: m.Destination})
 		if m.Key != "" {
-			taken = append(taken, lanehint.Taken[int64]{
+			seen.Taken = append(seen.Taken, lanehint.Taken[int64]{
 				Lane: lanehint.Lane{Key: m.Key, Destination: m.Destination}, Place: m.Sequence})
 		}
 	}
-	o.hints.Done(plan, start, took, count, taken)
-	if active != nil {
-		lo := active.Add(-scanfloor.Slack)
-		o.activeLo.Store(&lo)
-	}
+	o.hints.Done(plan, start, took, seen)
 	o.walk.Advance(cursor, lanes)
 	return out, nil
 }
 
-// scanMessage maps one row of outbox_claim.sql to a claimed message, the
-// row's scheduled_at, which the claim's scan floor reads, and the
-// requeue count the statement read, which the lane hints read; it stores
-// in active the oldest active created_at the statement read (NULL on an
-// outbox without partitions).
-func scanMessage(row pgx.CollectableRow, active **time.Time) (queuebox.ClaimedMessage, time.Time, *int64, error) {
+// scanMessage maps one row of outbox_claim.sql to a claimed message and
+// the row's scheduled_at, which the claim's scan floor reads; it stores
+// in seen the requeue count and the oldest active created_at (NULL on an
+// outbox without partitions) that the statement read, for the lane hints.
+func scanMessage(row pgx.CollectableRow, seen *lanehint.Seen[int64]) (queuebox.ClaimedMessage, time.Time, error) {
 	var (
 		m                      queuebox.OutboxMessage
 		key, aggType, origin   *string
 		payload, headers, tokn string
 		due                    time.Time
-		count                  *int64
 	)
 	err := row.Scan(&m.ID, &m.Topic, &key, &aggType, &payload, &headers, &m.Attempt, &m.MaxAttempts,
-		&m.CreatedAt, &m.Sequence, &tokn, &m.Destination, &origin, &due, &count, active)
+		&m.CreatedAt, &m.Sequence, &tokn, &m.Destination, &origin, &due, &seen.Count, &seen.Active)
 	if err != nil {
-		return queuebox.ClaimedMessage{}, due, nil, err
+		return queuebox.ClaimedMessage{}, due, err
 	}
 	if key != nil {
 		m.Key, m.HasKey = *key, true
@@ -188,7 +171,7 @@ func scanMessage(row pgx.CollectableRow, active **time.Time) (queuebox.ClaimedMe
 	}
 	m.Payload, m.ClaimToken = rowcodec.CompactJSON(payload), tokn
 	m.Headers, err = rowcodec.DecodeHeaders(headers)
-	return queuebox.ClaimedMessage{OutboxMessage: &m, HeadersErr: err}, due, count, nil
+	return queuebox.ClaimedMessage{OutboxMessage: &m, HeadersErr: err}, due, nil
 }
 
 // Lanes implements queuebox.LaneStore.

@@ -174,10 +174,10 @@ func (o *Outbox) Unrouted(ctx context.Context, limit int) ([]queuebox.UnroutedRo
 		some   bool
 		took   time.Duration
 	)
-	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
+	err := o.db.withClaimTx(ctx, repeatable, func(ctx context.Context, tx pgx.Tx) error {
 		t0 := time.Now()
 		some = false
-		rows, err := conn.Query(ctx, o.unrouted, limit, bound)
+		rows, err := tx.Query(ctx, o.unrouted, limit, bound)
 		if err != nil {
 			return err
 		}

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -43,9 +42,6 @@ type Relay struct {
 	// hints (the created_at of the last head claimed there; see package
 	// lanehint).
 	hints *lanehint.Hints[time.Time]
-	// activeLo is the start of a partitioned inbox's probe of the oldest
-	// active row in a hinted claim (see Outbox.activeLo).
-	activeLo atomic.Pointer[time.Time]
 }
 
 // NewRelay renders the relay statements for p (see queuebox.RelayParams).
@@ -77,33 +73,28 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 	start := r.opts.Now()
 	bound := r.floor.Next(start)
 	plan := r.hints.Next(start)
-	var lo *time.Time
-	if !plan.Full() {
-		lo = r.activeLo.Load()
-	}
 	var (
-		out    []queuebox.InboxRow
-		count  *int64        // the requeue count the claim read
-		active *time.Time    // the oldest active row's created_at it read
-		took   time.Duration // the statement's, not the wait for the relay lock
+		out  []queuebox.InboxRow
+		seen lanehint.Seen[time.Time]
+		took time.Duration // the statement's, not the wait for the relay lock
 	)
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
-	err := r.db.withTx(ctx, repeatable, func(ctx context.Context, tx pgx.Tx) error {
+	err := r.db.withClaimTx(ctx, repeatable, func(ctx context.Context, tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, r.lock, r.lockKey); err != nil {
 			return err
 		}
 		t0 := time.Now()
 		rows, err := tx.Query(ctx, stmt, limit, r.lease.Milliseconds(), r.sources, r.opts.Clock(), cursor.Key, bound,
-			rowcodec.ArrayLiteral(plan.Keys()), plan.Places, plan.Count, lo)
+			rowcodec.ArrayLiteral(plan.Keys()), plan.Places, plan.Count, plan.ActiveFrom)
 		if err != nil {
 			return err
 		}
-		count, active = nil, nil
+		seen = lanehint.Seen[time.Time]{}
 		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (queuebox.InboxRow, error) {
 			var x queuebox.InboxRow
 			err := row.Scan(&x.ID, &x.Source, &x.IdempotencyKey, &x.AggregateID, &x.EventType,
-				&x.Headers, &x.CorrelationID, &x.CreatedAt, &x.ClaimToken, &count, &active)
+				&x.Headers, &x.CorrelationID, &x.CreatedAt, &x.ClaimToken, &seen.Count, &seen.Active)
 			return x, err
 		})
 		took = time.Since(t0)
@@ -114,22 +105,17 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 	}
 	var oldest time.Time
 	lanes := make([]walk.Lane, 0, len(out))
-	taken := make([]lanehint.Taken[time.Time], 0, len(out))
 	for _, row := range out {
 		switch {
 		case row.AggregateID != nil:
 			lanes = append(lanes, walk.Lane{Key: *row.AggregateID})
-			taken = append(taken, lanehint.Taken[time.Time]{Lane: lanehint.Lane{Key: *row.AggregateID}, Place: row.CreatedAt})
+			seen.Taken = append(seen.Taken, lanehint.Taken[time.Time]{Lane: lanehint.Lane{Key: *row.AggregateID}, Place: row.CreatedAt})
 		case oldest.IsZero() || row.CreatedAt.Before(oldest):
 			oldest = row.CreatedAt
 		}
 	}
 	r.floor.Done(bound, start, took, oldest)
-	r.hints.Done(plan, start, took, count, taken)
-	if active != nil {
-		lo := active.Add(-scanfloor.Slack)
-		r.activeLo.Store(&lo)
-	}
+	r.hints.Done(plan, start, took, seen)
 	r.walk.Advance(cursor, lanes)
 	return out, nil
 }

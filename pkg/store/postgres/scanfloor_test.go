@@ -32,8 +32,10 @@ func holdSnapshot(t *testing.T, db *postgres.DB) {
 	})
 }
 
-// explainBuffers runs EXPLAIN (ANALYZE, BUFFERS) of stmt in a transaction
-// that rolls back and returns the rows it returned and the buffers it read.
+// explainBuffers runs EXPLAIN (ANALYZE, BUFFERS) of a claim or the routing
+// scan, stmt, in a transaction begun as the store begins it
+// (postgres.ClaimBegin) that rolls back, and returns the rows it returned
+// and the buffers it read.
 func explainBuffers(t *testing.T, db *postgres.DB, stmt string, args ...any) (rows, buffers float64) {
 	t.Helper()
 	var doc []struct {
@@ -43,7 +45,7 @@ func explainBuffers(t *testing.T, db *postgres.DB, stmt string, args ...any) (ro
 			Read float64 `json:"Shared Read Blocks"`
 		} `json:"Plan"`
 	}
-	require.NoError(t, json.Unmarshal(explainJSON(t, db, "ANALYZE, BUFFERS, FORMAT JSON", stmt, args...), &doc))
+	require.NoError(t, json.Unmarshal(explainJSON(t, db, postgres.ClaimBegin, "ANALYZE, BUFFERS, FORMAT JSON", stmt, args...), &doc))
 	return doc[0].Plan.Rows, doc[0].Plan.Hit + doc[0].Plan.Read
 }
 

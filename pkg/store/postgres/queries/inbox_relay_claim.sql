@@ -61,10 +61,18 @@ WITH RECURSIVE requeues AS (
 ), {{if .Partitioned}}active_floor AS (
     -- From the caller's lower bound ($10) while the requeue count is the
     -- one it was read under, as in outbox_claim.sql.
-    SELECT min({{.I.CreatedAt}}) AS lo, max({{.I.CreatedAt}}) AS hi FROM {{.I.Table}}
-    WHERE {{.I.State}} IN ('pending', 'processing') AND {{.I.CreatedAt}} > '-infinity'
-      AND {{.I.CreatedAt}} >= COALESCE(CASE WHEN $9::bigint = (SELECT n FROM requeues)
-                                        THEN (SELECT lo_hint FROM requeues) END, '-infinity')
+    -- Each bound is its own ordered probe with a limit: as min() and
+    -- max() in one select, on a partition whose statistics saw few active
+    -- rows, the planner read every active entry of the partition instead.
+    -- Both start at the caller's bound: the default partition rules out
+    -- reading the partitions in their order, so each probe merges them,
+    -- and a partition below the bound is left out only when the probe
+    -- names the bound.
+    {{- $active := printf "%s IN ('pending', 'processing') AND %s > '-infinity' AND %s >= COALESCE(CASE WHEN $9::bigint = (SELECT n FROM requeues) THEN (SELECT lo_hint FROM requeues) END, '-infinity')" .I.State .I.CreatedAt .I.CreatedAt}}
+    SELECT (SELECT {{.I.CreatedAt}} FROM {{.I.Table}} WHERE {{$active}}
+            ORDER BY {{.I.CreatedAt}} LIMIT 1) AS lo,
+           (SELECT {{.I.CreatedAt}} FROM {{.I.Table}} WHERE {{$active}}
+            ORDER BY {{.I.CreatedAt}} DESC LIMIT 1) AS hi
 ), {{end}}
 {{- $lane := printf "%s = 'push' AND %s IN ('pending', 'processing')%s" .I.Consumption .I.State $floor}}
 {{- $cols := printf "%s AS agg, %s AS st, %s AS id%s, %s AS src" .I.AggregateID .I.State .I.ID $ca .I.Source}}
@@ -153,14 +161,20 @@ WITH RECURSIVE requeues AS (
     {{if .KeyedFirst}}(SELECT id{{$c}} FROM keyed) UNION ALL (SELECT id{{$c}} FROM unkeyed){{else}}(SELECT id{{$c}} FROM unkeyed) UNION ALL (SELECT id{{$c}} FROM keyed){{end}}
     LIMIT $1
 ), locked AS (
-    -- One primary key probe per candidate, whatever the statistics say;
-    -- the state re-check after the lock drops a row that another claim or
-    -- writer changed first.
+    -- One primary key probe per candidate, whatever the statistics say:
+    -- the probe names the key's columns alone, and the state re-check
+    -- reads the version of the row that the lock returns, so it drops a
+    -- row that another claim or writer changed first. The LIMIT keeps the
+    -- planner from pushing the re-check down into the probe (see
+    -- outbox_claim.sql: with the state in the probe, a partition's index
+    -- of pending rows could be read once per candidate).
     SELECT l.id{{if .Partitioned}}, l.ca{{end}} FROM candidates c
     CROSS JOIN LATERAL (
-        SELECT {{.I.ID}} AS id{{$ca}} FROM {{.I.Table}}
-        WHERE {{.I.ID}} = c.id{{if .Partitioned}} AND {{.I.CreatedAt}} = c.ca{{end}} AND {{.I.State}} = 'pending'
+        SELECT {{.I.ID}} AS id{{$ca}}, {{.I.State}} AS st FROM {{.I.Table}}
+        WHERE {{.I.ID}} = c.id{{if .Partitioned}} AND {{.I.CreatedAt}} = c.ca{{end}}
+        LIMIT 1
         FOR UPDATE SKIP LOCKED) l
+    WHERE l.st = 'pending'
 )
 UPDATE {{.I.Table}} i
 SET {{.I.State}} = 'processing',

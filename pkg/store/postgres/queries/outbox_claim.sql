@@ -85,10 +85,18 @@ WITH RECURSIVE requeues AS (
     -- a claim saw becomes active but by a counted move (or a late commit,
     -- which the next claim without the bound finds), and the probe then
     -- starts past the entries an old transaction keeps below it.
-    SELECT min({{.O.CreatedAt}}) AS lo, max({{.O.CreatedAt}}) AS hi FROM {{.O.Table}}
-    WHERE {{.O.State}} IN ('pending', 'processing') AND {{.O.CreatedAt}} > '-infinity'
-      AND {{.O.CreatedAt}} >= COALESCE(CASE WHEN $10::bigint = (SELECT n FROM requeues)
-                                        THEN (SELECT lo_hint FROM requeues) END, '-infinity')
+    -- Each bound is its own ordered probe with a limit: as min() and
+    -- max() in one select, on a partition whose statistics saw few active
+    -- rows, the planner read every active entry of the partition instead.
+    -- Both start at the caller's bound: the default partition rules out
+    -- reading the partitions in their order, so each probe merges them,
+    -- and a partition below the bound is left out only when the probe
+    -- names the bound.
+    {{- $active := printf "%s IN ('pending', 'processing') AND %s > '-infinity' AND %s >= COALESCE(CASE WHEN $10::bigint = (SELECT n FROM requeues) THEN (SELECT lo_hint FROM requeues) END, '-infinity')" .O.State .O.CreatedAt .O.CreatedAt}}
+    SELECT (SELECT {{.O.CreatedAt}} FROM {{.O.Table}} WHERE {{$active}}
+            ORDER BY {{.O.CreatedAt}} LIMIT 1) AS lo,
+           (SELECT {{.O.CreatedAt}} FROM {{.O.Table}} WHERE {{$active}}
+            ORDER BY {{.O.CreatedAt}} DESC LIMIT 1) AS hi
 ), {{end}}{{if .O.Lanes}}
 {{- $lane := printf "%s IN ('pending', 'processing') AND %s > '' AND %s > ''%s" .O.State .O.Key .O.Destination $floor}}
 {{- $cols := printf "%s AS k, %s AS d, %s AS id%s, %s AS st, %s AS due, %s AS seq" .O.Key .O.Destination .O.ID $ca .O.State .O.ScheduledAt .O.Sequence}}
@@ -224,15 +232,21 @@ WITH RECURSIVE requeues AS (
     {{if .KeyedFirst}}(SELECT id{{$c}} FROM keyed) UNION ALL (SELECT id{{$c}} FROM unkeyed){{else}}(SELECT id{{$c}} FROM unkeyed) UNION ALL (SELECT id{{$c}} FROM keyed){{end}}
     LIMIT $1
 ), locked AS (
-    -- One primary key probe per candidate, whatever the statistics say;
-    -- the state re-check after the lock drops a row that a concurrent
-    -- claim took first.
+    -- One primary key probe per candidate, whatever the statistics say:
+    -- the probe names the key's columns alone, and the state re-check
+    -- reads the version of the row that the lock returns, so it drops a
+    -- row that a concurrent claim took first. The LIMIT keeps the planner
+    -- from pushing the re-check down into the probe. (With the state and
+    -- the due time in the probe, it chose the index of due pending rows
+    -- on a partition whose statistics saw few of them, and read every due
+    -- row of a backlog once per candidate: seconds per claim.)
     SELECT l.id{{if .Partitioned}}, l.ca{{end}} FROM candidates c
     CROSS JOIN LATERAL (
-        SELECT {{.O.ID}} AS id{{$ca}} FROM {{.O.Table}}
+        SELECT {{.O.ID}} AS id{{$ca}}, {{.O.State}} AS st, {{.O.ScheduledAt}} AS due FROM {{.O.Table}}
         WHERE {{.O.ID}} = c.id{{if .Partitioned}} AND {{.O.CreatedAt}} = c.ca{{end}}
-          AND {{.O.State}} = 'pending' AND {{.O.ScheduledAt}} <= COALESCE($4::timestamptz, now())
+        LIMIT 1
         FOR UPDATE SKIP LOCKED) l
+    WHERE l.st = 'pending' AND l.due <= COALESCE($4::timestamptz, now())
 )
 -- The lease starts when the row is updated (clock_timestamp()), not when
 -- the statement began, so the claim's own time is not taken out of it.

@@ -188,14 +188,20 @@ WITH RECURSIVE requeues AS (
     (SELECT id FROM unkeyed) UNION ALL (SELECT id FROM keyed)
     LIMIT $1
 ), locked AS (
-    -- One primary key probe per candidate, whatever the statistics say;
-    -- the state re-check after the lock drops a row that another claim or
-    -- writer changed first.
+    -- One primary key probe per candidate, whatever the statistics say:
+    -- the probe names the key's columns alone, and the state re-check
+    -- reads the version of the row that the lock returns, so it drops a
+    -- row that another claim or writer changed first. The LIMIT keeps the
+    -- planner from pushing the re-check down into the probe (see
+    -- outbox_claim.sql: with the state in the probe, a partition's index
+    -- of pending rows could be read once per candidate).
     SELECT l.id FROM candidates c
     CROSS JOIN LATERAL (
-        SELECT "ib_id" AS id FROM "qb_inbox"
-        WHERE "ib_id" = c.id AND "ib_state" = 'pending'
+        SELECT "ib_id" AS id, "ib_state" AS st FROM "qb_inbox"
+        WHERE "ib_id" = c.id
+        LIMIT 1
         FOR UPDATE SKIP LOCKED) l
+    WHERE l.st = 'pending'
 )
 UPDATE "qb_inbox" i
 SET "ib_state" = 'processing',

@@ -203,15 +203,21 @@ WITH RECURSIVE requeues AS (
     (SELECT id FROM unkeyed) UNION ALL (SELECT id FROM keyed)
     LIMIT $1
 ), locked AS (
-    -- One primary key probe per candidate, whatever the statistics say;
-    -- the state re-check after the lock drops a row that a concurrent
-    -- claim took first.
+    -- One primary key probe per candidate, whatever the statistics say:
+    -- the probe names the key's columns alone, and the state re-check
+    -- reads the version of the row that the lock returns, so it drops a
+    -- row that a concurrent claim took first. The LIMIT keeps the planner
+    -- from pushing the re-check down into the probe. (With the state and
+    -- the due time in the probe, it chose the index of due pending rows
+    -- on a partition whose statistics saw few of them, and read every due
+    -- row of a backlog once per candidate: seconds per claim.)
     SELECT l.id FROM candidates c
     CROSS JOIN LATERAL (
-        SELECT "ob_id" AS id FROM "qb_outbox"
+        SELECT "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due FROM "qb_outbox"
         WHERE "ob_id" = c.id
-          AND "ob_state" = 'pending' AND "ob_scheduledat" <= COALESCE($4::timestamptz, now())
+        LIMIT 1
         FOR UPDATE SKIP LOCKED) l
+    WHERE l.st = 'pending' AND l.due <= COALESCE($4::timestamptz, now())
 )
 -- The lease starts when the row is updated (clock_timestamp()), not when
 -- the statement began, so the claim's own time is not taken out of it.

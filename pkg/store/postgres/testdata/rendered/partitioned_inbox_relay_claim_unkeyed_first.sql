@@ -55,10 +55,17 @@ WITH RECURSIVE requeues AS (
 ), active_floor AS (
     -- From the caller's lower bound ($10) while the requeue count is the
     -- one it was read under, as in outbox_claim.sql.
-    SELECT min("created_at") AS lo, max("created_at") AS hi FROM "inbox"
-    WHERE "state" IN ('pending', 'processing') AND "created_at" > '-infinity'
-      AND "created_at" >= COALESCE(CASE WHEN $9::bigint = (SELECT n FROM requeues)
-                                        THEN (SELECT lo_hint FROM requeues) END, '-infinity')
+    -- Each bound is its own ordered probe with a limit: as min() and
+    -- max() in one select, on a partition whose statistics saw few active
+    -- rows, the planner read every active entry of the partition instead.
+    -- Both start at the caller's bound: the default partition rules out
+    -- reading the partitions in their order, so each probe merges them,
+    -- and a partition below the bound is left out only when the probe
+    -- names the bound.
+    SELECT (SELECT "created_at" FROM "inbox" WHERE "state" IN ('pending', 'processing') AND "created_at" > '-infinity' AND "created_at" >= COALESCE(CASE WHEN $9::bigint = (SELECT n FROM requeues) THEN (SELECT lo_hint FROM requeues) END, '-infinity')
+            ORDER BY "created_at" LIMIT 1) AS lo,
+           (SELECT "created_at" FROM "inbox" WHERE "state" IN ('pending', 'processing') AND "created_at" > '-infinity' AND "created_at" >= COALESCE(CASE WHEN $9::bigint = (SELECT n FROM requeues) THEN (SELECT lo_hint FROM requeues) END, '-infinity')
+            ORDER BY "created_at" DESC LIMIT 1) AS hi
 ), marks AS (
     -- The caller's hints in the index's order, kept only when no move
     -- back to pending has been counted since they were taken, each with
@@ -195,14 +202,20 @@ WITH RECURSIVE requeues AS (
     (SELECT id, ca FROM unkeyed) UNION ALL (SELECT id, ca FROM keyed)
     LIMIT $1
 ), locked AS (
-    -- One primary key probe per candidate, whatever the statistics say;
-    -- the state re-check after the lock drops a row that another claim or
-    -- writer changed first.
+    -- One primary key probe per candidate, whatever the statistics say:
+    -- the probe names the key's columns alone, and the state re-check
+    -- reads the version of the row that the lock returns, so it drops a
+    -- row that another claim or writer changed first. The LIMIT keeps the
+    -- planner from pushing the re-check down into the probe (see
+    -- outbox_claim.sql: with the state in the probe, a partition's index
+    -- of pending rows could be read once per candidate).
     SELECT l.id, l.ca FROM candidates c
     CROSS JOIN LATERAL (
-        SELECT "id" AS id, "created_at" AS ca FROM "inbox"
-        WHERE "id" = c.id AND "created_at" = c.ca AND "state" = 'pending'
+        SELECT "id" AS id, "created_at" AS ca, "state" AS st FROM "inbox"
+        WHERE "id" = c.id AND "created_at" = c.ca
+        LIMIT 1
         FOR UPDATE SKIP LOCKED) l
+    WHERE l.st = 'pending'
 )
 UPDATE "inbox" i
 SET "state" = 'processing',

@@ -79,10 +79,17 @@ WITH RECURSIVE requeues AS (
     -- a claim saw becomes active but by a counted move (or a late commit,
     -- which the next claim without the bound finds), and the probe then
     -- starts past the entries an old transaction keeps below it.
-    SELECT min("created_at") AS lo, max("created_at") AS hi FROM "outbox"
-    WHERE "state" IN ('pending', 'processing') AND "created_at" > '-infinity'
-      AND "created_at" >= COALESCE(CASE WHEN $10::bigint = (SELECT n FROM requeues)
-                                        THEN (SELECT lo_hint FROM requeues) END, '-infinity')
+    -- Each bound is its own ordered probe with a limit: as min() and
+    -- max() in one select, on a partition whose statistics saw few active
+    -- rows, the planner read every active entry of the partition instead.
+    -- Both start at the caller's bound: the default partition rules out
+    -- reading the partitions in their order, so each probe merges them,
+    -- and a partition below the bound is left out only when the probe
+    -- names the bound.
+    SELECT (SELECT "created_at" FROM "outbox" WHERE "state" IN ('pending', 'processing') AND "created_at" > '-infinity' AND "created_at" >= COALESCE(CASE WHEN $10::bigint = (SELECT n FROM requeues) THEN (SELECT lo_hint FROM requeues) END, '-infinity')
+            ORDER BY "created_at" LIMIT 1) AS lo,
+           (SELECT "created_at" FROM "outbox" WHERE "state" IN ('pending', 'processing') AND "created_at" > '-infinity' AND "created_at" >= COALESCE(CASE WHEN $10::bigint = (SELECT n FROM requeues) THEN (SELECT lo_hint FROM requeues) END, '-infinity')
+            ORDER BY "created_at" DESC LIMIT 1) AS hi
 ), hinted AS (
     -- The caller's hints, kept only when no move back to pending has been
     -- counted since they were taken.
@@ -213,15 +220,21 @@ WITH RECURSIVE requeues AS (
     (SELECT id, ca FROM keyed) UNION ALL (SELECT id, ca FROM unkeyed)
     LIMIT $1
 ), locked AS (
-    -- One primary key probe per candidate, whatever the statistics say;
-    -- the state re-check after the lock drops a row that a concurrent
-    -- claim took first.
+    -- One primary key probe per candidate, whatever the statistics say:
+    -- the probe names the key's columns alone, and the state re-check
+    -- reads the version of the row that the lock returns, so it drops a
+    -- row that a concurrent claim took first. The LIMIT keeps the planner
+    -- from pushing the re-check down into the probe. (With the state and
+    -- the due time in the probe, it chose the index of due pending rows
+    -- on a partition whose statistics saw few of them, and read every due
+    -- row of a backlog once per candidate: seconds per claim.)
     SELECT l.id, l.ca FROM candidates c
     CROSS JOIN LATERAL (
-        SELECT "id" AS id, "created_at" AS ca FROM "outbox"
+        SELECT "id" AS id, "created_at" AS ca, "state" AS st, "scheduled_at" AS due FROM "outbox"
         WHERE "id" = c.id AND "created_at" = c.ca
-          AND "state" = 'pending' AND "scheduled_at" <= COALESCE($4::timestamptz, now())
+        LIMIT 1
         FOR UPDATE SKIP LOCKED) l
+    WHERE l.st = 'pending' AND l.due <= COALESCE($4::timestamptz, now())
 )
 -- The lease starts when the row is updated (clock_timestamp()), not when
 -- the statement began, so the claim's own time is not taken out of it.

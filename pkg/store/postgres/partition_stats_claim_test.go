@@ -1,0 +1,75 @@
+package postgres_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/alternayte/queuebox/pkg/store/postgres"
+)
+
+// A partition that autovacuum analyzed while nearly all of its rows were
+// finished (the common case: deliver keeps up, then falls behind) has
+// statistics that put its pending rows near zero. On such statistics the
+// claims' lock probe, one per candidate, chose the partition's index of
+// due pending rows over its primary key and read every due row of the
+// backlog once per candidate: 100 candidates behind a backlog of 15,000
+// rows made the soak's claims take seconds. The probe now names the key's
+// columns alone. On the same statistics each ordered read with a limit
+// (the lanes' probes, the scans of unkeyed rows, the bounds of the active
+// rows) became a read of every matching entry and a sort; the claims and
+// the routing scan now run with sorting discouraged (postgres.ClaimBegin).
+// Their cost stays bounded by the batch.
+func TestPartitionedClaimsStayBoundedOnStatisticsOfFinishedRows(t *testing.T) {
+	t.Parallel()
+	for _, keyedFirst := range []bool{true, false} {
+		t.Run(fmt.Sprintf("outbox/keyedFirst=%v", keyedFirst), func(t *testing.T) {
+			t.Parallel()
+			_, db := partitioned(t)
+			today := time.Now().UTC().Truncate(24 * time.Hour)
+			exec(t, db, "ALTER TABLE outbox_p"+today.Format("20060102_1504")+" SET (autovacuum_enabled = false)")
+			insertAt(t, db, 20_000, 50, "sent", today.Add(time.Minute))
+			exec(t, db, "ANALYZE outbox")
+			insertAt(t, db, 5_000, 50, "pending", today.Add(2*time.Minute))
+			insertAt(t, db, 5_000, 0, "pending", today.Add(3*time.Minute))
+			stmt, err := postgres.RenderClaim("outbox_claim", partitionedLayout(), keyedFirst)
+			require.NoError(t, err)
+			touched, claimed, scans := explainCost(t, db, stmt, boundBatch, "", 60_000, nil, "", nil, nil, nil, nil, nil, nil)
+			require.Equal(t, float64(boundBatch), claimed, "a whole batch is claimable")
+			require.LessOrEqual(t, touched, float64(claimBound), "rows the claim's scans touched: %v", scans)
+		})
+		t.Run(fmt.Sprintf("relay/keyedFirst=%v", keyedFirst), func(t *testing.T) {
+			t.Parallel()
+			_, db := partitioned(t)
+			today := time.Now().UTC().Truncate(24 * time.Hour)
+			exec(t, db, "ALTER TABLE inbox_p"+today.Format("20060102_1504")+" SET (autovacuum_enabled = false)")
+			inboxAt(t, db, 20_000, 50, "processed", today.Add(time.Minute))
+			exec(t, db, "ANALYZE inbox")
+			inboxAt(t, db, 5_000, 50, "pending", today.Add(2*time.Minute))
+			inboxAt(t, db, 5_000, 0, "pending", today.Add(3*time.Minute))
+			stmt, err := postgres.RenderClaim("inbox_relay_claim", partitionedLayout(), keyedFirst)
+			require.NoError(t, err)
+			touched, claimed, scans := explainCost(t, db, stmt, boundBatch, 60_000, []string{"bench"}, nil, "", nil, nil, nil, nil, nil)
+			require.Equal(t, float64(boundBatch), claimed, "a whole batch is claimable")
+			require.LessOrEqual(t, touched, float64(claimBound), "rows the claim's scans touched: %v", scans)
+		})
+	}
+	t.Run("routing scan", func(t *testing.T) {
+		t.Parallel()
+		_, db := partitioned(t)
+		today := time.Now().UTC().Truncate(24 * time.Hour)
+		exec(t, db, "ALTER TABLE outbox_p"+today.Format("20060102_1504")+" SET (autovacuum_enabled = false)")
+		insertAt(t, db, 20_000, 50, "sent", today.Add(time.Minute))
+		exec(t, db, "ANALYZE outbox")
+		exec(t, db, `INSERT INTO outbox (topic, key, payload, created_at)
+			SELECT 't', 'k-' || (g % 50), '{}', $1::timestamptz + g * interval '1 ms'
+			FROM generate_series(1, 5000) g`, today.Add(2*time.Minute))
+		stmt, err := postgres.Render("outbox_unrouted", partitionedLayout())
+		require.NoError(t, err)
+		touched, read, scans := explainCost(t, db, stmt, boundBatch, nil)
+		require.Equal(t, float64(boundBatch), read, "a whole batch is read")
+		require.LessOrEqual(t, touched, float64(claimBound), "rows the scan touched: %v", scans)
+	})
+}
