@@ -263,7 +263,7 @@ func (db *DB) withTx(ctx context.Context, r repeat, fn func(context.Context, pgx
 	})
 }
 
-// ClaimBegin begins the transaction of a claim and of the routing scan:
+// claimSetting is the planner setting of the claims and the routing scan:
 // statements that read a queue's index in its order and stop at a limit.
 // On a partitioned table, each partition's statistics are its own, and a
 // partition that autovacuum analyzed while nearly all of its rows were
@@ -274,15 +274,38 @@ func (db *DB) withTx(ctx context.Context, r repeat, fn func(context.Context, pgx
 // probe of the lanes' walk. With sorting discouraged the planner merges
 // the partitions' indexes in order instead; a sort remains where no index
 // gives the order (the hints of a claim, a handful of rows).
-const ClaimBegin = "BEGIN; SET LOCAL enable_sort = off"
+const claimSetting = "SET LOCAL enable_sort = off"
 
-// withClaimTx is withTx for the statements that ClaimBegin describes: one
-// round trip begins the transaction and sets the planner's setting.
+// ClaimBegin begins a transaction that runs under claimSetting, in one
+// round trip: the relay's claim, which takes the relay lock first, and the
+// tests and the bench that explain a claim as the stores run it.
+const ClaimBegin = "BEGIN; " + claimSetting
+
+// withClaimTx is withTx for a transaction begun with ClaimBegin.
 func (db *DB) withClaimTx(ctx context.Context, r repeat, fn func(context.Context, pgx.Tx) error) error {
 	return db.on(ctx, r, func(ctx context.Context, conn *pgxpool.Conn) error {
 		return pgx.BeginTxFunc(ctx, conn, pgx.TxOptions{BeginQuery: ClaimBegin},
 			func(tx pgx.Tx) error { return fn(ctx, tx) })
 	})
+}
+
+// queryClaim runs one statement under claimSetting without a transaction
+// of its own: the setting and the statement go in one pipelined batch,
+// whose implicit transaction ends with it, so the statement costs one
+// round trip as before. read gets the statement's rows and closes them.
+func queryClaim(ctx context.Context, conn *pgxpool.Conn, read func(pgx.Rows) error, stmt string, args ...any) error {
+	b := &pgx.Batch{}
+	b.Queue(claimSetting)
+	b.Queue(stmt, args...)
+	br := conn.SendBatch(ctx, b)
+	if _, err := br.Exec(); err != nil {
+		return errors.Join(err, br.Close())
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return errors.Join(err, br.Close())
+	}
+	return errors.Join(read(rows), br.Close())
 }
 
 // Whether a statement may run again after its connection broke: the

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
 )
@@ -51,3 +53,23 @@ func (db *DB) AttachDay(ctx context.Context, l schema.Layout, table queuebox.Tab
 // Render renders the statement of queries/<name>.sql against the layout,
 // as the stores do.
 func Render(name string, l schema.Layout) (string, error) { return render(name, l) }
+
+// SettingInClaim returns the value of setting as a statement that
+// queryClaim runs sees it, and as the next statement on the same
+// connection sees it.
+func (db *DB) SettingInClaim(ctx context.Context, setting string) (in, after string, err error) {
+	conn, err := db.Pool.Acquire(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	defer conn.Release()
+	err = queryClaim(ctx, conn, func(rows pgx.Rows) error {
+		in, err = pgx.CollectExactlyOneRow(rows, pgx.RowTo[string])
+		return err
+	}, "SELECT current_setting($1)", setting)
+	if err != nil {
+		return "", "", err
+	}
+	err = conn.QueryRow(ctx, "SELECT current_setting($1)", setting).Scan(&after)
+	return in, after, err
+}

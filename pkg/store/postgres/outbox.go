@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
@@ -110,20 +111,20 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 	)
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
-	err := o.db.withClaimTx(ctx, repeatable, func(ctx context.Context, tx pgx.Tx) error {
+	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
 		t0 := time.Now()
-		rows, err := tx.Query(ctx, stmt, args...)
-		if err != nil {
-			return err
-		}
 		oldest, seen = time.Time{}, lanehint.Seen[int64]{}
-		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (queuebox.ClaimedMessage, error) {
-			m, due, err := scanMessage(row, &seen)
-			if err == nil && m.Key == "" && (oldest.IsZero() || due.Before(oldest)) {
-				oldest = due
-			}
-			return m, err
-		})
+		err := queryClaim(ctx, conn, func(rows pgx.Rows) error {
+			var err error
+			out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (queuebox.ClaimedMessage, error) {
+				m, due, err := scanMessage(row, &seen)
+				if err == nil && m.Key == "" && (oldest.IsZero() || due.Before(oldest)) {
+					oldest = due
+				}
+				return m, err
+			})
+			return err
+		}, stmt, args...)
 		took = time.Since(t0)
 		return err
 	})

@@ -174,22 +174,22 @@ func (o *Outbox) Unrouted(ctx context.Context, limit int) ([]queuebox.UnroutedRo
 		some   bool
 		took   time.Duration
 	)
-	err := o.db.withClaimTx(ctx, repeatable, func(ctx context.Context, tx pgx.Tx) error {
+	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
 		t0 := time.Now()
 		some = false
-		rows, err := tx.Query(ctx, o.unrouted, limit, bound)
-		if err != nil {
+		err := queryClaim(ctx, conn, func(rows pgx.Rows) error {
+			var err error
+			out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (queuebox.UnroutedRow, error) {
+				var r queuebox.UnroutedRow
+				var seq int64
+				err := row.Scan(&r.ID, &r.Topic, &seq)
+				if !some {
+					lowest, some = seq, true
+				}
+				return r, err
+			})
 			return err
-		}
-		out, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (queuebox.UnroutedRow, error) {
-			var r queuebox.UnroutedRow
-			var seq int64
-			err := row.Scan(&r.ID, &r.Topic, &seq)
-			if !some {
-				lowest, some = seq, true
-			}
-			return r, err
-		})
+		}, o.unrouted, limit, bound)
 		took = time.Since(t0)
 		return err
 	})

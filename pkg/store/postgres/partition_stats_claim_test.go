@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -72,4 +73,16 @@ func TestPartitionedClaimsStayBoundedOnStatisticsOfFinishedRows(t *testing.T) {
 		require.Equal(t, float64(boundBatch), read, "a whole batch is read")
 		require.LessOrEqual(t, touched, float64(claimBound), "rows the scan touched: %v", scans)
 	})
+}
+
+// The deliver claim and the routing scan run without a transaction of
+// their own: the setting goes in the same pipelined batch, and holds for
+// the statement only.
+func TestClaimStatementsRunWithSortingOff(t *testing.T) {
+	t.Parallel()
+	_, db := migrated(t)
+	in, after, err := db.SettingInClaim(context.Background(), "enable_sort")
+	require.NoError(t, err)
+	require.Equal(t, "off", in, "the claim's statement is planned with sorting off")
+	require.Equal(t, "on", after, "the setting ends with the claim's implicit transaction")
 }
