@@ -25,37 +25,32 @@ import (
 // Their cost stays bounded by the batch.
 func TestPartitionedClaimsStayBoundedOnStatisticsOfFinishedRows(t *testing.T) {
 	t.Parallel()
-	for _, keyedFirst := range []bool{true, false} {
-		t.Run(fmt.Sprintf("outbox/keyedFirst=%v", keyedFirst), func(t *testing.T) {
-			t.Parallel()
-			_, db := partitioned(t)
-			today := time.Now().UTC().Truncate(24 * time.Hour)
-			exec(t, db, "ALTER TABLE outbox_p"+today.Format("20060102_1504")+" SET (autovacuum_enabled = false)")
-			insertAt(t, db, 20_000, 50, "sent", today.Add(time.Minute))
-			exec(t, db, "ANALYZE outbox")
-			insertAt(t, db, 5_000, 50, "pending", today.Add(2*time.Minute))
-			insertAt(t, db, 5_000, 0, "pending", today.Add(3*time.Minute))
-			stmt, err := postgres.RenderClaim("outbox_claim", partitionedLayout(), keyedFirst)
-			require.NoError(t, err)
-			touched, claimed, scans := explainCost(t, db, stmt, boundBatch, "", 60_000, nil, "", nil, nil, nil, nil, nil, nil)
-			require.Equal(t, float64(boundBatch), claimed, "a whole batch is claimable")
-			require.LessOrEqual(t, touched, float64(claimBound), "rows the claim's scans touched: %v", scans)
-		})
-		t.Run(fmt.Sprintf("relay/keyedFirst=%v", keyedFirst), func(t *testing.T) {
-			t.Parallel()
-			_, db := partitioned(t)
-			today := time.Now().UTC().Truncate(24 * time.Hour)
-			exec(t, db, "ALTER TABLE inbox_p"+today.Format("20060102_1504")+" SET (autovacuum_enabled = false)")
-			inboxAt(t, db, 20_000, 50, "processed", today.Add(time.Minute))
-			exec(t, db, "ANALYZE inbox")
-			inboxAt(t, db, 5_000, 50, "pending", today.Add(2*time.Minute))
-			inboxAt(t, db, 5_000, 0, "pending", today.Add(3*time.Minute))
-			stmt, err := postgres.RenderClaim("inbox_relay_claim", partitionedLayout(), keyedFirst)
-			require.NoError(t, err)
-			touched, claimed, scans := explainCost(t, db, stmt, boundBatch, 60_000, []string{"bench"}, nil, "", nil, nil, nil, nil, nil)
-			require.Equal(t, float64(boundBatch), claimed, "a whole batch is claimable")
-			require.LessOrEqual(t, touched, float64(claimBound), "rows the claim's scans touched: %v", scans)
-		})
+	claims := []struct {
+		table, stmt, final string
+		insert             func(t *testing.T, db *postgres.DB, rows, keys int, state string, created time.Time)
+		args               []any
+	}{
+		{"outbox", "outbox_claim", "sent", insertAt, []any{boundBatch, "", 60_000, nil, "", nil, nil, nil, nil, nil, nil}},
+		{"inbox", "inbox_relay_claim", "processed", inboxAt, []any{boundBatch, 60_000, []string{"bench"}, nil, "", nil, nil, nil, nil, nil}},
+	}
+	for _, c := range claims {
+		for _, keyedFirst := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/keyedFirst=%v", c.stmt, keyedFirst), func(t *testing.T) {
+				t.Parallel()
+				_, db := partitioned(t)
+				today := time.Now().UTC().Truncate(24 * time.Hour)
+				exec(t, db, "ALTER TABLE "+c.table+"_p"+today.Format("20060102_1504")+" SET (autovacuum_enabled = false)")
+				c.insert(t, db, 20_000, 50, c.final, today.Add(time.Minute))
+				exec(t, db, "ANALYZE "+c.table)
+				c.insert(t, db, 5_000, 50, "pending", today.Add(2*time.Minute))
+				c.insert(t, db, 5_000, 0, "pending", today.Add(3*time.Minute))
+				stmt, err := postgres.RenderClaim(c.stmt, partitionedLayout(), keyedFirst)
+				require.NoError(t, err)
+				touched, claimed, scans := explainCost(t, db, stmt, c.args...)
+				require.Equal(t, float64(boundBatch), claimed, "a whole batch is claimable")
+				require.LessOrEqual(t, touched, float64(claimBound), "rows the claim's scans touched: %v", scans)
+			})
+		}
 	}
 	t.Run("routing scan", func(t *testing.T) {
 		t.Parallel()
