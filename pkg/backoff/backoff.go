@@ -2,6 +2,7 @@
 // cancellable wait of QueueBox. Every loop that reconnects, re-reads or
 // requeues after a failure (broker sources, capture, the wake listener,
 // retention) takes its delays from here instead of keeping its own copy.
+// Paced spaces a periodic read that turned slow (the pending gauges).
 package backoff
 
 import (
@@ -64,4 +65,19 @@ func Sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// SlowShare is how much of one connection's time a periodic read may
+// take: after a read that took took, Paced waits SlowShare-1 times as long
+// before the next, when that is longer than the read's interval.
+const SlowShare = 10
+
+// Paced returns the wait before the next run of a periodic read that runs
+// every interval and whose last run took took: the interval, or, for a
+// read slower than a tenth of it, SlowShare-1 times its time, so that the
+// read never takes more than one part in SlowShare of a connection. A
+// gauge that counts the rows of a growing backlog otherwise takes seconds
+// of every few, from the database that has fallen behind.
+func Paced(interval, took time.Duration) time.Duration {
+	return max(interval, (SlowShare-1)*took)
 }

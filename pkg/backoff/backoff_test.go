@@ -78,3 +78,20 @@ func TestSleepOnADoneContextReturnsFalseEvenForZero(t *testing.T) {
 		t.Fatal("Sleep(live ctx, 1ms) = false")
 	}
 }
+
+func TestPacedKeepsASlowReadToItsShare(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	tests := []struct{ interval, took, want time.Duration }{
+		{5 * s, 0, 5 * s},
+		{5 * s, 100 * time.Millisecond, 5 * s},
+		{5 * s, 500 * time.Millisecond, 5 * s},
+		{5 * s, 2 * s, 18 * s},
+		{5 * s, 3 * s, 27 * s},
+	}
+	for _, tc := range tests {
+		if got := backoff.Paced(tc.interval, tc.took); got != tc.want {
+			t.Errorf("Paced(%s, %s) = %s, want %s", tc.interval, tc.took, got, tc.want)
+		}
+	}
+}

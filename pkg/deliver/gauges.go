@@ -5,11 +5,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/alternayte/queuebox/pkg/backoff"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
 
 // gaugeRefresher reads the pending rows at most once per
-// PendingGaugeInterval and sets the pending, age and queue depth
+// PendingGaugeInterval (less often while the read is slow) and sets the pending, age and queue depth
 // gauges. A scrape never runs a query.
 type gaugeRefresher struct {
 	opts      Options
@@ -21,15 +22,16 @@ func newGaugeRefresher(opts Options, published *sync.Map) *gaugeRefresher {
 	return &gaugeRefresher{opts: opts, seen: map[string]bool{}, published: published}
 }
 
+// run refreshes until ctx ends, every PendingGaugeInterval, or less often
+// when the read turns slow (backoff.Paced): it counts every pending row,
+// and under a backlog of a million rows that takes seconds of the
+// database that has fallen behind.
 func (g *gaugeRefresher) run(ctx context.Context) {
-	ticker := time.NewTicker(g.opts.PendingGaugeInterval)
-	defer ticker.Stop()
 	for {
+		start := time.Now()
 		g.refresh(ctx)
-		select {
-		case <-ctx.Done():
+		if !backoff.Sleep(ctx, backoff.Paced(g.opts.PendingGaugeInterval, time.Since(start))) {
 			return
-		case <-ticker.C:
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/alternayte/queuebox/pkg/backoff"
 	"github.com/alternayte/queuebox/pkg/claim"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/tracing"
@@ -240,11 +241,11 @@ func (r *Relay) retry(ctx context.Context, what string, write claim.Write) (map[
 }
 
 // refreshAge sets the oldest-pending gauge at most once per
-// PendingGaugeInterval.
+// PendingGaugeInterval, and less often while the read is slow
+// (backoff.Paced).
 func (r *Relay) refreshAge(ctx context.Context) {
-	ticker := time.NewTicker(r.opts.PendingGaugeInterval)
-	defer ticker.Stop()
 	for {
+		start := time.Now()
 		age, err := r.opts.Store.OldestPendingAge(ctx)
 		switch {
 		case err != nil && ctx.Err() == nil:
@@ -252,10 +253,8 @@ func (r *Relay) refreshAge(ctx context.Context) {
 		case err == nil:
 			r.opts.Metrics.OldestPendingAge.Set(age.Seconds())
 		}
-		select {
-		case <-ctx.Done():
+		if !backoff.Sleep(ctx, backoff.Paced(r.opts.PendingGaugeInterval, time.Since(start))) {
 			return
-		case <-ticker.C:
 		}
 	}
 }
