@@ -73,3 +73,7 @@ func (db *DB) SettingInClaim(ctx context.Context, setting string) (in, after str
 	err = conn.QueryRow(ctx, "SELECT current_setting($1)", setting).Scan(&after)
 	return in, after, err
 }
+
+// AgeStatements returns the row-by-row cleanup statements by age of the
+// outbox and the inbox.
+func (r *Retention) AgeStatements() (outbox, inbox string) { return r.outboxAge, r.inboxAge }
