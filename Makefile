@@ -80,7 +80,9 @@ bench: services build ## Measure the binaries against SQL baselines and print th
 # and -soak-inbox-rate; -soak-partition-interval 10m partitions the tables
 # (-soak-premake); -soak-retention-age 20m turns on retention AGE
 # (-soak-cleanup-interval, default 1m); either starts queuebox-relay too;
-# -soak-idle-tx 20m holds an idle transaction open in the middle of the run.
+# -soak-idle-tx 20m holds an idle transaction open in the middle of the run;
+# -soak-pg-set name=value (repeated) changes a setting of the soak's private
+# PostgreSQL server, which otherwise keeps PostgreSQL's defaults.
 # The two-hour record of issue 39 (docs/performance.md):
 #   make soak SOAK_MINUTES=120 SOAK_FLAGS='-soak-partition-interval 10m -soak-retention-age 20m -soak-outbox-rate 500 -soak-inbox-rate 500 -soak-idle-tx 20m'
 SOAK_MINUTES ?= 30

@@ -280,7 +280,7 @@ func run() int {
 			return 1
 		}
 		defer stopPG()
-		logf("soak: on a private PostgreSQL server with default settings (-soak-shared-pg measures on -pg)")
+		logf("soak: on a private PostgreSQL server with %s (-soak-shared-pg measures on -pg)", privateSettingsDescribed())
 		o.pgURL = url
 	}
 	srv, err := newServer(o.pgURL, o.sslmode)

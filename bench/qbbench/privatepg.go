@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/alternayte/queuebox/pkg/pgserver"
 )
@@ -20,8 +22,32 @@ var soakSharedPG = flag.Bool("soak-shared-pg", false,
 
 // privateSettings leave PostgreSQL's defaults (autovacuum, fsync,
 // synchronous_commit) as they are and give room for the two binaries'
-// pools and the bench's own connections.
+// pools and the bench's own connections; -soak-pg-set adds to them.
 var privateSettings = []string{"max_connections=100"}
+
+// soakPGSettings are the -soak-pg-set settings, in the order given.
+var soakPGSettings []string
+
+func init() {
+	flag.Func("soak-pg-set", "soak: a setting name=value of the private PostgreSQL server, such as shared_buffers=1GB "+
+		"(repeat the flag for more); the defaults stand otherwise", func(v string) error {
+		name, value, ok := strings.Cut(v, "=")
+		if !ok || strings.TrimSpace(name) == "" || strings.TrimSpace(value) == "" {
+			return fmt.Errorf("want name=value, got %q", v)
+		}
+		soakPGSettings = append(soakPGSettings, strings.TrimSpace(name)+"="+strings.TrimSpace(value))
+		return nil
+	})
+}
+
+// privateSettingsDescribed names the settings of the private server that
+// differ from PostgreSQL's defaults, for the soak's log and its record.
+func privateSettingsDescribed() string {
+	if len(soakPGSettings) == 0 {
+		return "default settings"
+	}
+	return "default settings but " + strings.Join(soakPGSettings, ", ")
+}
 
 // startPrivatePG starts a private PostgreSQL server from the machine's
 // binaries in a temporary folder and returns its maintenance URL and the
@@ -47,7 +73,8 @@ func startPrivatePG(ctx context.Context) (string, func(), error) {
 	if err != nil {
 		return "", nil, errors.Join(err, os.RemoveAll(root))
 	}
-	s := &pgserver.Server{Bin: bin, Dir: filepath.Join(root, "data"), Cred: cred, Settings: privateSettings}
+	settings := append(slices.Clip(privateSettings), soakPGSettings...)
+	s := &pgserver.Server{Bin: bin, Dir: filepath.Join(root, "data"), Cred: cred, Settings: settings}
 	stop := func() {
 		s.Stop()
 		_ = log.Close()

@@ -130,7 +130,7 @@ type soakState struct {
 func (st *soakState) since(t time.Time) time.Duration { return t.Sub(st.measureAt) }
 
 // run drives the load and samples until total after the warm-up.
-func (st *soakState) run(ctx context.Context, b *bench, db *benchDB, claims [2]string, procs []*proc, total time.Duration) error {
+func (st *soakState) run(ctx context.Context, b *bench, db *benchDB, claims probeStatements, procs []*proc, total time.Duration) error {
 	loadCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	pp := newPoster(b.o.httpStdlib, fmt.Sprintf("127.0.0.1:%d", procs[1].port), b.o.clients)
@@ -238,16 +238,37 @@ func (st *soakState) postWebhooks(ctx context.Context, pp poster, clients int) {
 	wg.Wait()
 }
 
-// claimStatements renders both walks of the deliver claim (keyed heads
-// first, unkeyed rows first); the probe alternates them as the store does.
-func (b *bench) claimStatements(db *benchDB) ([2]string, error) {
-	var out [2]string
+// probeStatements are what the claim probe runs: both walks of the
+// deliver claim (keyed heads first, unkeyed rows first), which it
+// alternates as the store does, and the store's checks beside its claims:
+// the oldest due row without a key and, on a partitioned outbox, the
+// oldest active row ("" otherwise).
+type probeStatements struct {
+	claims                      [2]string
+	oldestUnkeyed, oldestActive string
+}
+
+// claimStatements renders the probe's statements for db's layout.
+func (b *bench) claimStatements(db *benchDB) (probeStatements, error) {
+	var out probeStatements
 	for i, keyedFirst := range []bool{true, false} {
 		sql, err := b.statement("outbox_claim", claimData{db.Layout, keyedFirst})
 		if err != nil {
 			return out, fmt.Errorf("render the claim statement: %w", err)
 		}
-		out[i] = sql
+		out.claims[i] = sql
+	}
+	sql, err := b.statement("outbox_oldest_unkeyed", db.Layout)
+	if err != nil {
+		return out, fmt.Errorf("render the check of unkeyed rows: %w", err)
+	}
+	out.oldestUnkeyed = sql
+	if db.Layout.Partitioned {
+		sql, err := b.statement("outbox_oldest_active", db.Layout)
+		if err != nil {
+			return out, fmt.Errorf("render the active check: %w", err)
+		}
+		out.oldestActive = sql
 	}
 	return out, nil
 }
@@ -257,13 +278,14 @@ func (b *bench) claimStatements(db *benchDB) ([2]string, error) {
 // statement took. The rows it locks for that moment are skipped by
 // deliver's claims (SKIP LOCKED) and taken by the next one. It bounds the
 // scans of unkeyed rows as the store does (package scanfloor) and keeps
-// hints for the lanes' walk from the heads it saw (package lanehint), so
-// what it times is what deliver's claims cost, full walks and scans
-// included.
-func (st *soakState) probeClaims(ctx context.Context, db *benchDB, claims [2]string) {
+// hints for the lanes' walk from the heads it saw (package lanehint),
+// with the store's checks beside it, so what it times is what deliver's
+// claims cost, full walks and scans included.
+func (st *soakState) probeClaims(ctx context.Context, db *benchDB, stmts probeStatements) {
 	t := time.NewTicker(soakProbeEvery)
 	defer t.Stop()
 	var floor scanfloor.Floor
+	floor.CheckBeside()
 	hints := lanehint.New(func(a, b int64) bool { return a > b })
 	for i := 0; ; i++ {
 		select {
@@ -278,9 +300,21 @@ func (st *soakState) probeClaims(ctx context.Context, db *benchDB, claims [2]str
 		start := time.Now()
 		bound := floor.Next(start)
 		plan := hints.Next(start)
+		if floor.StartCheck(start) {
+			go func() {
+				at, took, oldest := checkOldest(ctx, db, stmts.oldestUnkeyed, nil)
+				if oldest == nil {
+					oldest = &time.Time{}
+				}
+				floor.Checked(at, took, *oldest)
+			}()
+		}
+		if stmts.oldestActive != "" && hints.StartActiveCheck(start) {
+			go func() { hints.ActiveChecked(checkOldest(ctx, db, stmts.oldestActive)) }()
+		}
 		err := pgx.BeginTxFunc(ctx, db.Store.Pool, pgx.TxOptions{BeginQuery: postgres.ClaimBegin}, func(tx pgx.Tx) error {
 			t0 := time.Now()
-			rows, err := tx.Query(ctx, claims[i%2], 100, "", leaseForBench.Milliseconds(), nil, "", bound,
+			rows, err := tx.Query(ctx, stmts.claims[i%2], 100, "", leaseForBench.Milliseconds(), nil, "", bound,
 				plan.Keys(), plan.Destinations(), plan.Places, plan.Count, plan.ActiveFrom)
 			if err != nil {
 				return err
@@ -307,6 +341,22 @@ func (st *soakState) probeClaims(ctx context.Context, db *benchDB, claims [2]str
 			st.mu.Unlock()
 		}
 	}
+}
+
+// checkOldest runs one of the store's checks beside its claims (see
+// pkg/store/postgres/active_check.go), stmt with args, and returns when it
+// started, how long it took and the time it read, nil for none or on an
+// error.
+func checkOldest(ctx context.Context, db *benchDB, stmt string, args ...any) (time.Time, time.Duration, *time.Time) {
+	start := time.Now()
+	var oldest *time.Time
+	err := pgx.BeginTxFunc(ctx, db.Store.Pool, pgx.TxOptions{BeginQuery: postgres.ClaimBegin}, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, stmt, args...).Scan(&oldest)
+	})
+	if err != nil {
+		oldest = nil
+	}
+	return start, time.Since(start), oldest
 }
 
 // claimSeen is what the probe reads of a claim's rows: the earliest

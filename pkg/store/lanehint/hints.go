@@ -23,6 +23,15 @@
 // pending by hand is found by the next walk without hints, which runs at
 // least every scanfloor.MinFullEvery, as the scan floor's full scans do.
 //
+// On a partitioned table a claim also starts its read of the oldest
+// active row from a hint (Plan.ActiveFrom), the full walks included: from
+// the start, that read steps over the entries an old transaction keeps in
+// every partition, seconds under a long one, and the claim loop would
+// stall on it. A row committed late below that hint is found instead by a
+// read of the oldest active row alone, which the claimer runs beside its
+// claims (StartActiveCheck, ActiveChecked) as often as the full walks
+// run, and which only ever lowers the hint.
+//
 // Only lanes a process claimed at least twice are hinted: with a key per
 // message (a lane per row) a hint would cost a probe of an empty lane and
 // save nothing.
@@ -50,7 +59,7 @@ type Lane struct {
 // no particular order (the database sorts them in its collation), the
 // requeue count they were taken under and, on a partitioned table, where
 // the probe of the oldest active row starts. A full walk has no lanes, a
-// nil Count and a nil ActiveFrom.
+// nil Count and a nil ActiveFrom until a claim read the requeue count.
 type Plan[P any] struct {
 	Lanes  []Lane
 	Places []P
@@ -59,12 +68,14 @@ type Plan[P any] struct {
 	// created_at that the last claim read, nil when none read one. It is
 	// a hint of the same kind as the lanes': no row older than that
 	// becomes active again but by a counted move (or a late commit, which
-	// the next full walk finds), so the claim uses it only under Count.
+	// the active check finds), so the claim uses it only under Count, in
+	// full walks too.
 	ActiveFrom *time.Time
+	full       bool
 }
 
-// Full says the plan is a walk without hints.
-func (p Plan[P]) Full() bool { return p.Count == nil }
+// Full says the plan is a walk without lane hints.
+func (p Plan[P]) Full() bool { return p.full }
 
 // Keys and Destinations are the plan's lanes as two columns, the shape of
 // the claim's parameters.
@@ -117,7 +128,10 @@ type Hints[P any] struct {
 	counted  bool      // count holds: the hints were taken under it
 	nextFull time.Time // a claim at or after this instant walks in full
 	gen      uint64
-	active   *time.Time // the ActiveFrom of the next hinted plan
+	active   *time.Time // the ActiveFrom of the next plan
+
+	checking  bool      // an active check runs
+	nextCheck time.Time // an active check is due at or after this instant
 }
 
 // New returns empty hints over places ordered by after.
@@ -127,12 +141,17 @@ func New[P any](after func(a, b P) bool) *Hints[P] {
 
 // Next returns the plan of a claim that starts at now: a full walk when
 // no requeue count is known yet or a full walk is due, else the hints of
-// the lanes claimed at least twice (at most MaxHints, the latest).
+// the lanes claimed at least twice (at most MaxHints, the latest). Once
+// the count is known, a full walk carries it and ActiveFrom too.
 func (h *Hints[P]) Next(now time.Time) Plan[P] {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.counted || !now.Before(h.nextFull) {
-		return Plan[P]{}
+	if !h.counted {
+		return Plan[P]{full: true}
+	}
+	count := h.count
+	if !now.Before(h.nextFull) {
+		return Plan[P]{Count: &count, ActiveFrom: h.active, full: true}
 	}
 	type hint struct {
 		lane Lane
@@ -148,7 +167,6 @@ func (h *Hints[P]) Next(now time.Time) Plan[P] {
 		slices.SortFunc(hs, func(a, b hint) int { return b.e.last.Compare(a.e.last) })
 		hs = hs[:MaxHints]
 	}
-	count := h.count
 	p := Plan[P]{Lanes: make([]Lane, len(hs)), Places: make([]P, len(hs)), Count: &count, ActiveFrom: h.active}
 	for i, x := range hs {
 		p.Lanes[i], p.Places[i] = x.lane, x.e.place
@@ -164,7 +182,10 @@ func (h *Hints[P]) Next(now time.Time) Plan[P] {
 func (h *Hints[P]) Done(p Plan[P], start time.Time, took time.Duration, seen Seen[P]) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if seen.Active != nil {
+	// A claim planned before an active check lowered the bound read its
+	// oldest row above the bound, and would raise it back.
+	lowered := p.ActiveFrom != nil && h.active != nil && p.ActiveFrom.After(*h.active)
+	if seen.Active != nil && !lowered {
 		from := seen.Active.Add(-scanfloor.Slack)
 		h.active = &from
 	}
@@ -196,6 +217,38 @@ func (h *Hints[P]) Done(p Plan[P], start time.Time, took time.Duration, seen See
 		}
 		e.claims++
 		e.last, e.gen = start, h.gen
+	}
+}
+
+// StartActiveCheck reports whether the read of the oldest active row
+// without a bound is due at now and, when it is, marks it running: the
+// caller runs it and reports with ActiveChecked. It is due once a claim
+// read the requeue count, when none runs, at least MinFullEvery and
+// FullShare times its own last time after the one before.
+func (h *Hints[P]) StartActiveCheck(now time.Time) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.counted || h.checking || now.Before(h.nextCheck) {
+		return false
+	}
+	h.checking = true
+	return true
+}
+
+// ActiveChecked records an active check that started at start and took
+// took: oldest is the oldest active row's created_at it read (nil when it
+// read none, or failed). The bound of the next plans goes down to Slack
+// below oldest when that is lower; it never goes up here.
+func (h *Hints[P]) ActiveChecked(start time.Time, took time.Duration, oldest *time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.checking = false
+	h.nextCheck = start.Add(max(scanfloor.MinFullEvery, scanfloor.FullShare*took))
+	if oldest == nil || h.active == nil {
+		return
+	}
+	if from := oldest.Add(-scanfloor.Slack); from.Before(*h.active) {
+		h.active = &from
 	}
 }
 

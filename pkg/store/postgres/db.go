@@ -57,6 +57,11 @@ type DB struct {
 	// connString is the pgx connection string of the pool, for sessions
 	// of their own (LISTEN, capture). It holds the password: never log it.
 	connString string
+	// background is the context of the work a store runs beside its
+	// callers' (the claims' active checks); Close ends it first, so that
+	// work does not hold a connection that Close waits for.
+	background context.Context
+	stop       context.CancelFunc
 }
 
 // DefaultStatementTimeout bounds a statement whose caller set no deadline,
@@ -93,11 +98,12 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	m.pool = pool
 	db := &DB{Pool: pool, acquireTimeout: opts.AcquireTimeout, statementTimeout: opts.StatementTimeout,
 		metrics: m, display: opts.DisplayURL, connString: opts.ConnString}
+	db.background, db.stop = context.WithCancel(context.Background())
 	if db.statementTimeout <= 0 {
 		db.statementTimeout = DefaultStatementTimeout
 	}
 	if err := db.waitForDatabase(ctx, opts.StartupTimeout, startupSetting(opts.StartupSetting), opts.Logger); err != nil {
-		pool.Close()
+		db.Close()
 		return nil, err
 	}
 	return db, nil
@@ -352,5 +358,9 @@ func (db *DB) Ping(ctx context.Context) error {
 // Display returns the database URL with its password masked.
 func (db *DB) Display() string { return db.display }
 
-// Close closes the pool; it waits for acquired connections to return.
-func (db *DB) Close() { db.Pool.Close() }
+// Close ends the stores' background work, then closes the pool; it waits
+// for acquired connections to return.
+func (db *DB) Close() {
+	db.stop()
+	db.Pool.Close()
+}

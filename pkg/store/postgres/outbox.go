@@ -53,6 +53,10 @@ type Outbox struct {
 	// They also keep where a partitioned outbox's hinted claim starts its
 	// probe of the oldest active row (see outbox_claim.sql).
 	hints *lanehint.Hints[int64]
+	// oldestUnkeyed and oldestActive are the checks beside the claims
+	// that lower floor and the hints' bound (active_check.go);
+	// oldestActive is "" on an outbox without partitions.
+	oldestUnkeyed, oldestActive string
 }
 
 // NewOutbox renders the outbox statements for the layout. lease is
@@ -77,6 +81,13 @@ func NewOutbox(db *DB, l schema.Layout, lease time.Duration, opts ...Option) (*O
 		err = renderAll(pauseData{l.Dialect.Quote(schema.DestinationPausesTable)},
 			map[*string]string{&o.pauseRecord: "destination_pause_record"})
 	}
+	if err == nil {
+		err = renderAll(l, map[*string]string{&o.oldestUnkeyed: "outbox_oldest_unkeyed"})
+	}
+	if err == nil && l.Partitioned {
+		err = renderAll(l, map[*string]string{&o.oldestActive: "outbox_oldest_active"})
+	}
+	o.floor.CheckBeside()
 	return o, err
 }
 
@@ -99,6 +110,7 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 	start := o.opts.Now()
 	bound := o.floor.Next(start)
 	plan := o.hints.Next(start)
+	o.startChecks(start)
 	args := append([]any{limit, cursor.Key, o.lease.Milliseconds(), o.opts.Clock(), cursor.Destination, bound},
 		arrayLiterals([]any{plan.Keys(), plan.Destinations(), plan.Places})...)
 	args = append(args, plan.Count, plan.ActiveFrom)
@@ -143,6 +155,18 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 	o.hints.Done(plan, start, took, seen)
 	o.walk.Advance(cursor, lanes)
 	return out, nil
+}
+
+// startChecks starts the checks beside the claims that are due at start
+// (see active_check.go).
+func (o *Outbox) startChecks(start time.Time) {
+	if o.floor.StartCheck(start) {
+		o.db.checkBeside(o.opts.Now, o.oldestUnkeyed, []any{o.opts.Clock()},
+			func(at time.Time, took time.Duration, read *time.Time) { o.floor.Checked(at, took, orZero(read)) })
+	}
+	if o.oldestActive != "" && o.hints.StartActiveCheck(start) {
+		o.db.checkBeside(o.opts.Now, o.oldestActive, nil, o.hints.ActiveChecked)
+	}
 }
 
 // scanMessage maps one row of outbox_claim.sql to a claimed message and

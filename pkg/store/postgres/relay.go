@@ -42,6 +42,10 @@ type Relay struct {
 	// hints (the created_at of the last head claimed there; see package
 	// lanehint).
 	hints *lanehint.Hints[time.Time]
+	// oldestUnkeyed and oldestActive are the checks beside the claims
+	// that lower floor and the hints' bound (active_check.go);
+	// oldestActive is "" on an inbox without partitions.
+	oldestUnkeyed, oldestActive string
 }
 
 // NewRelay renders the relay statements for p (see queuebox.RelayParams).
@@ -58,10 +62,29 @@ func NewRelay(db *DB, l schema.Layout, p queuebox.RelayParams, opts ...Option) (
 			&r.renew: "inbox_relay_renew", &r.reclaim: "inbox_relay_reclaim", &r.oldest: "inbox_oldest_pending",
 		})
 	}
+	if err == nil {
+		err = renderAll(l, map[*string]string{&r.oldestUnkeyed: "inbox_relay_oldest_unkeyed"})
+	}
+	if err == nil && l.Partitioned {
+		err = renderAll(l, map[*string]string{&r.oldestActive: "inbox_oldest_active"})
+	}
+	r.floor.CheckBeside()
 	return r, err
 }
 
 var _ queuebox.RelayStore = (*Relay)(nil)
+
+// startChecks starts the checks beside the claims that are due at start
+// (see active_check.go).
+func (r *Relay) startChecks(start time.Time) {
+	if r.floor.StartCheck(start) {
+		r.db.checkBeside(r.opts.Now, r.oldestUnkeyed, []any{r.sources},
+			func(at time.Time, took time.Duration, read *time.Time) { r.floor.Checked(at, took, orZero(read)) })
+	}
+	if r.oldestActive != "" && r.hints.StartActiveCheck(start) {
+		r.db.checkBeside(r.opts.Now, r.oldestActive, nil, r.hints.ActiveChecked)
+	}
+}
 
 // Claim takes up to limit pending push rows of the configured sources
 // under the relay lock (inbox_relay_lock.sql): at most one row per
@@ -73,6 +96,7 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 	start := r.opts.Now()
 	bound := r.floor.Next(start)
 	plan := r.hints.Next(start)
+	r.startChecks(start)
 	var (
 		out  []queuebox.InboxRow
 		seen lanehint.Seen[time.Time]

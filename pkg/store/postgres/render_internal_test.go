@@ -37,10 +37,12 @@ func TestRenderedStatements(t *testing.T) {
 	require.NoError(t, err)
 	got["partitioned_outbox_claim_keyed_first"] = part.claimKeyedFirst
 	got["partitioned_outbox_claim_unkeyed_first"] = part.claimUnkeyedFirst
+	got["partitioned_outbox_oldest_active"] = part.oldestActive
 	partRelay, err := NewRelay(nil, schema.New(schema.Postgres, names), queuebox.RelayParams{})
 	require.NoError(t, err)
 	got["partitioned_inbox_relay_claim_keyed_first"] = partRelay.claimKeyedFirst
 	got["partitioned_inbox_relay_claim_unkeyed_first"] = partRelay.claimUnkeyedFirst
+	got["partitioned_inbox_oldest_active"] = partRelay.oldestActive
 	schematest.Golden(t, filepath.Join("testdata", "rendered"), ".sql", got, *update)
 }
 
@@ -88,6 +90,7 @@ func renderedStatements(t *testing.T, l schema.Layout) map[string]string {
 		"outbox_postpone":                 o.postpone,
 		"outbox_unrouted":                 o.unrouted,
 		"outbox_assign":                   o.assign,
+		"outbox_oldest_unkeyed":           o.oldestUnkeyed,
 		"destination_pause_record":        o.pauseRecord,
 		"inbox_relay_lock":                r.lock,
 		"inbox_relay_claim_keyed_first":   r.claimKeyedFirst,
@@ -97,6 +100,7 @@ func renderedStatements(t *testing.T, l schema.Layout) map[string]string {
 		"inbox_relay_renew":               r.renew,
 		"inbox_relay_reclaim":             r.reclaim,
 		"inbox_oldest_pending":            r.oldest,
+		"inbox_relay_oldest_unkeyed":      r.oldestUnkeyed,
 		"inbox_insert":                    in.insert,
 		"inbox_find":                      in.find,
 		"inbox_insert_batch":              in.batch,

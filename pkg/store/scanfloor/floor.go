@@ -20,6 +20,14 @@
 // often than keeps full scans under one part in FullShare of the time
 // spent claiming. A row below the bound thus waits for at most one full
 // scan's turn, which on a healthy database is MinFullEvery.
+//
+// A claimer that can read the oldest row of its scan's index apart from
+// its claims (CheckBeside) replaces those periodic full scans by such a
+// check, run beside the claims on the same schedule, which only lowers
+// the bound: under a transaction open for many minutes a full scan steps
+// over every entry that transaction keeps, seconds, and the claim loop
+// would wait for it. Its claims then scan from the bound always, but the
+// first one and the one after a Reset.
 package scanfloor
 
 import (
@@ -30,8 +38,12 @@ import (
 const (
 	// Slack is how far below the oldest row a scan took the next scan
 	// starts: a row written up to Slack before the rows taken, and
-	// committed after them, is still in the bounded scan's range.
-	Slack = 5 * time.Second
+	// committed after them, is still in the bounded scan's range; one
+	// committed later waits for the next check or full scan. Under an old
+	// transaction every scan steps over the entries of the rows claimed in
+	// the last Slack, so it is kept short: a second, the time of a slow
+	// application transaction.
+	Slack = time.Second
 	// SeqSlack is Slack for a scan in sequence order, in sequence numbers:
 	// a second or two of rows at a few hundred a second.
 	SeqSlack = 1_000
@@ -65,6 +77,26 @@ func (f *Floor) Done(bound *time.Time, start time.Time, took time.Duration, olde
 // times that may be below the bound (a reclaim of expired leases).
 func (f *Floor) Reset() { f.c.reset() }
 
+// CheckBeside makes the floor's periodic full scans checks that the
+// caller runs beside its scans (StartCheck, Checked). Call it before the
+// first scan.
+func (f *Floor) CheckBeside() { f.c.checkBeside() }
+
+// StartCheck reports whether a check is due at now and, when it is, marks
+// it running: the caller reads the oldest time of the rows its scan
+// would take, from the start of the index, and reports with Checked. A
+// check is due once a scan set a bound, when none runs, MinFullEvery and
+// FullShare times the last check's time after the one before.
+func (f *Floor) StartCheck(now time.Time) bool { return f.c.startCheck(now) }
+
+// Checked records a check that started at start and took took: oldest is
+// the earliest time it read, zero when it read none (no such row, or the
+// read failed). The bound goes down to Slack below it when that is lower;
+// a check never raises it.
+func (f *Floor) Checked(start time.Time, took time.Duration, oldest time.Time) {
+	f.c.checked(start, took, oldest.Add(-Slack), !oldest.IsZero(), time.Time.After)
+}
+
 // Seq is a Floor for a scan in sequence order. The zero value is ready
 // and asks for a full scan first; it is safe for concurrent use.
 type Seq struct{ c core[int64] }
@@ -88,16 +120,50 @@ type core[K any] struct {
 	bound    K
 	known    bool      // false: no bound yet, every scan is full
 	nextFull time.Time // a scan at or after this instant is a full one
+
+	// With checks beside the scans (checkBeside), a scan is full only
+	// while full is set (a reset), and checks lower the bound instead.
+	beside    bool
+	full      bool
+	checking  bool      // a check runs
+	nextCheck time.Time // a check is due at or after this instant
 }
 
 func (c *core[K]) next(now time.Time) *K {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.known || !now.Before(c.nextFull) {
+	switch {
+	case !c.known, c.beside && c.full, !c.beside && !now.Before(c.nextFull):
 		return nil
 	}
 	b := c.bound
 	return &b
+}
+
+func (c *core[K]) checkBeside() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.beside = true
+}
+
+func (c *core[K]) startCheck(now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.beside || !c.known || c.checking || now.Before(c.nextCheck) {
+		return false
+	}
+	c.checking = true
+	return true
+}
+
+func (c *core[K]) checked(start time.Time, took time.Duration, low K, some bool, above func(a, b K) bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.checking = false
+	c.nextCheck = start.Add(max(MinFullEvery, FullShare*took))
+	if some && c.known && above(c.bound, low) {
+		c.bound = low
+	}
 }
 
 // done records a scan: low is the bound its rows give (their oldest less
@@ -107,6 +173,7 @@ func (c *core[K]) done(bound *K, start time.Time, took time.Duration, low K, som
 	defer c.mu.Unlock()
 	if bound == nil {
 		c.nextFull = start.Add(max(MinFullEvery, FullShare*took))
+		c.full = false
 		if some {
 			c.bound, c.known = low, true
 		}
@@ -120,5 +187,5 @@ func (c *core[K]) done(bound *K, start time.Time, took time.Duration, low K, som
 func (c *core[K]) reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.nextFull = time.Time{}
+	c.nextFull, c.full = time.Time{}, true
 }

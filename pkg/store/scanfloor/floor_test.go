@@ -12,11 +12,12 @@ func TestFloor(t *testing.T) {
 	t0 := time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)
 	row := t0.Add(-time.Minute) // the time of a row a scan took
 	type step struct {
-		do     string // "next", "done", "reset"
+		do     string // "beside", "next", "done", "reset", "start", "checked"
 		at     time.Time
 		took   time.Duration
 		oldest time.Time
 		want   *time.Time // for next: the bound, nil for a full scan
+		starts bool       // for start: whether a check starts
 	}
 	ptr := func(t time.Time) *time.Time { return &t }
 	cases := []struct {
@@ -68,6 +69,48 @@ func TestFloor(t *testing.T) {
 			{do: "reset"},
 			{do: "next", at: t0.Add(time.Millisecond)},
 		}},
+		{"without checks beside, no check starts", []step{
+			{do: "next", at: t0},
+			{do: "done", at: t0, took: time.Millisecond, oldest: row},
+			{do: "start", at: t0.Add(time.Hour)},
+		}},
+		{"with checks beside, the scans stay bounded", []step{
+			{do: "beside"},
+			{do: "start", at: t0},
+			{do: "next", at: t0},
+			{do: "done", at: t0, took: time.Second, oldest: row},
+			{do: "next", at: t0.Add(time.Hour), want: ptr(row.Add(-Slack))},
+		}},
+		{"a check runs one at a time, paced as the full scans were, and never raises the bound", []step{
+			{do: "beside"},
+			{do: "next", at: t0},
+			{do: "done", at: t0, took: time.Millisecond, oldest: row},
+			{do: "start", at: t0, starts: true},
+			{do: "start", at: t0},
+			{do: "checked", at: t0, took: time.Second, oldest: row.Add(time.Minute)},
+			{do: "next", at: t0, want: ptr(row.Add(-Slack))},
+			{do: "start", at: t0.Add(FullShare*time.Second - time.Millisecond)},
+			{do: "start", at: t0.Add(FullShare * time.Second), starts: true},
+			{do: "checked", at: t0.Add(FullShare * time.Second), took: time.Millisecond},
+			{do: "next", at: t0, want: ptr(row.Add(-Slack))},
+		}},
+		{"a check that finds an older row lowers the bound", []step{
+			{do: "beside"},
+			{do: "next", at: t0},
+			{do: "done", at: t0, took: time.Millisecond, oldest: row},
+			{do: "start", at: t0, starts: true},
+			{do: "checked", at: t0, took: time.Millisecond, oldest: row.Add(-time.Hour)},
+			{do: "next", at: t0, want: ptr(row.Add(-time.Hour - Slack))},
+		}},
+		{"with checks beside, a reset still makes the next scan full, once", []step{
+			{do: "beside"},
+			{do: "next", at: t0},
+			{do: "done", at: t0, took: time.Millisecond, oldest: row},
+			{do: "reset"},
+			{do: "next", at: t0},
+			{do: "done", at: t0, took: time.Millisecond, oldest: row.Add(-time.Hour)},
+			{do: "next", at: t0, want: ptr(row.Add(-time.Hour - Slack))},
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,6 +126,12 @@ func TestFloor(t *testing.T) {
 					f.Done(bound, s.at, s.took, s.oldest)
 				case "reset":
 					f.Reset()
+				case "beside":
+					f.CheckBeside()
+				case "start":
+					require.Equal(t, s.starts, f.StartCheck(s.at), "step %d", i)
+				case "checked":
+					f.Checked(s.at, s.took, s.oldest)
 				}
 			}
 		})

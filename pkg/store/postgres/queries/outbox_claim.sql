@@ -64,7 +64,8 @@
 -- step over the entries of every row that left the index since, in each
 -- partition, so it starts at $11, a little below the lowest a claim
 -- returned, whenever the requeue count is the one $11 was read under
--- ($10); $11 NULL reads from the start. (The index's condition on created_at keeps it out of the
+-- ($10), the walks without lane hints included; $11 NULL reads from the
+-- start. (The index's condition on created_at keeps it out of the
 -- other scans: see activeIndexOn in partition.go.) The scans of unkeyed
 -- rows, one each per claim, are left unbounded: bounded, the planner
 -- guessed a narrow range and sorted every due row instead of reading the
@@ -83,7 +84,8 @@ WITH RECURSIVE requeues AS (
     -- From the caller's lower bound ($11) when the requeue count is still
     -- the one it was read under: no row older than the oldest active row
     -- a claim saw becomes active but by a counted move (or a late commit,
-    -- which the next claim without the bound finds), and the probe then
+    -- which the claimer's active check finds: outbox_oldest_active.sql
+    -- lowers the bound), and the probe then
     -- starts past the entries an old transaction keeps below it.
     -- Each bound is its own ordered probe with a limit: as min() and
     -- max() in one select, on a partition whose statistics saw few active

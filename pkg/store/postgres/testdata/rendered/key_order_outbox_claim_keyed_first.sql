@@ -64,7 +64,8 @@
 -- step over the entries of every row that left the index since, in each
 -- partition, so it starts at $11, a little below the lowest a claim
 -- returned, whenever the requeue count is the one $11 was read under
--- ($10); $11 NULL reads from the start. (The index's condition on created_at keeps it out of the
+-- ($10), the walks without lane hints included; $11 NULL reads from the
+-- start. (The index's condition on created_at keeps it out of the
 -- other scans: see activeIndexOn in partition.go.) The scans of unkeyed
 -- rows, one each per claim, are left unbounded: bounded, the planner
 -- guessed a narrow range and sorted every due row instead of reading the
