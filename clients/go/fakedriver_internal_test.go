@@ -80,6 +80,11 @@ func (c fakeConn) QueryContext(_ context.Context, q string, args []driver.NamedV
 	return &fakeRows{data: rows}, nil
 }
 
+func (c fakeConn) ExecContext(_ context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
+	c.f.record(q, args)
+	return driver.RowsAffected(0), nil
+}
+
 type fakeTx fakeConn
 
 func (t fakeTx) Commit() error   { t.f.record("COMMIT", nil); return nil }
@@ -154,15 +159,15 @@ func TestSQLServerClaimRunsOutsideAnyTransactionWithNamedParameters(t *testing.T
 	}
 }
 
-func TestPostgreSQLClaimRunsInAReadCommittedTransaction(t *testing.T) {
+func TestPostgreSQLClaimRunsInAReadCommittedTransactionWithSortingOff(t *testing.T) {
 	t.Parallel()
 	s, f := fakeStore(t, DialectPostgreSQL, claimedRows)
 	if _, err := s.claimRows(context.Background(), 7); err != nil {
 		t.Fatal(err)
 	}
 	steps := f.steps()
-	if len(steps) != 3 || steps[0] != "BEGIN Read Committed" || steps[2] != "COMMIT" {
-		t.Fatalf("steps %q, want BEGIN (read committed), the claim, COMMIT", steps)
+	if len(steps) != 4 || steps[0] != "BEGIN Read Committed" || steps[1] != "SET LOCAL enable_sort = off" || steps[3] != "COMMIT" {
+		t.Fatalf("steps %q, want BEGIN (read committed), the contract's setting, the claim, COMMIT", steps)
 	}
 }
 

@@ -45,6 +45,11 @@ type claimed struct {
 	token string
 }
 
+// claimSetting begins the PostgreSQL claim's transaction, as the SQL
+// contract asks (examples/pull/sql/claim.sql): on a partitioned inbox it
+// keeps the ordered read of due rows from sorting a whole partition.
+const claimSetting = "SET LOCAL enable_sort = off"
+
 // claimRows claims up to batch rows in a transaction that holds nothing
 // else and has committed when it returns. On PostgreSQL the library opens
 // that transaction; on SQL Server the claim batch opens and commits its
@@ -68,6 +73,9 @@ func (s *store) claimRows(ctx context.Context, batch int) ([]claimed, error) {
 		return nil, err
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit it only reports ErrTxDone
+	if _, err := tx.ExecContext(ctx, claimSetting); err != nil {
+		return nil, err
+	}
 	rows, err := tx.QueryContext(ctx, s.claim.text, args...)
 	if err != nil {
 		return nil, err

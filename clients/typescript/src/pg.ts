@@ -66,7 +66,9 @@ export function fromPg<P extends PgPoolLike<PgClientLike>>(pool: P): InboxConnec
       // A client whose transaction state is unknown is not reused.
       let destroy: Error | undefined;
       try {
-        await client.query("BEGIN ISOLATION LEVEL READ COMMITTED").catch((e: Error) => {
+        // The setting the SQL contract asks of the claim's transaction
+        // (claim.sql), in the same round trip as BEGIN.
+        await client.query("BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL enable_sort = off").catch((e: Error) => {
           destroy = e;
           throw e;
         });

@@ -136,6 +136,26 @@ test("fromMssql binds named parameters and reads the claim's last record set as 
   assert.throws(() => new InboxWorker(conn, { source: "s", dialect: "postgresql" }), /differs/);
 });
 
+test("fromPg claims in a read committed transaction begun with sorting off, as the SQL contract asks", async () => {
+  const seen = [];
+  const client = {
+    async query(q) {
+      seen.push(typeof q === "string" ? q : q.text);
+      return { rows: typeof q === "string" ? [] : [["id1", "s", "k", null, null, "{}", "{}", 0, null, "tok"]] };
+    },
+    release() {},
+  };
+  const conn = fromPg({ connect: async () => client, query: client.query });
+  const sql = inboxSql("postgresql");
+  const rows = await conn.claim(sql.claim, { source: "s", batch: 2, lease_ms: 1000, cand_limit: 50 });
+  assert.equal(rows[0][9], "tok");
+  assert.deepEqual(seen.map((q) => q.split("\n")[0]), [
+    "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL enable_sort = off",
+    "WITH due AS (",
+    "COMMIT",
+  ]);
+});
+
 test("InboxWorker refuses a bad connection and a bad handler", async () => {
   assert.throws(() => new InboxWorker({}, { source: "s" }), /fromPg or fromMssql/);
   assert.throws(() => fromPg({}), /pg Pool/);

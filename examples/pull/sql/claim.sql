@@ -14,7 +14,13 @@
 -- event_type, payload, headers, attempt, correlation_id, claim_token
 -- (id, payload, headers and claim_token as text).
 --
--- Run it alone in its own transaction and commit before a handler starts.
+-- Run it alone in its own transaction, begun with
+--   SET LOCAL enable_sort = off
+-- (it holds for that transaction only), and commit before a handler
+-- starts. Without the setting the claim is correct, but on a partitioned
+-- inbox (database.partitioning) a partition analyzed while few of its
+-- rows were pending can make the planner read every due row of the
+-- partition and sort it, where the claim wants the first :cand_limit.
 --
 -- A row is a candidate when it is pending and due (scheduled_at has
 -- passed), or processing under a lease that expired (its worker died or
@@ -44,9 +50,13 @@
 -- Locks: the candidate scan takes no lock, and the choice of one row per
 -- aggregate is made before any lock, so a claim never skips a locked row
 -- and then takes a later row of the same aggregate instead. The chosen
--- rows are then locked one by one by primary key with SKIP LOCKED, which
--- never waits for a concurrent claim, and re-checked after the lock: a row
--- that a concurrent claim or a completion changed first is dropped.
+-- rows are then locked one by one by primary key (id and created_at, the
+-- key of a partitioned inbox too) with SKIP LOCKED, which never waits for
+-- a concurrent claim, and re-checked after the lock: a row that a
+-- concurrent claim or a completion changed first is dropped. The probe
+-- names the key alone and the re-check reads the locked row: with the
+-- state in the probe, the planner could choose an index of pending rows
+-- instead of the key and read all of them once per chosen row.
 -- There is no claim lock: two concurrent claims may each see an aggregate
 -- as free, but they then choose the same row of it, and only one of them
 -- locks it. One window stays open: a row of the aggregate that commits
@@ -94,22 +104,28 @@ WITH due AS (
     ORDER BY scheduled_at, created_at, id
 ), locked AS (
     -- One primary key probe per chosen row, in claim order, until the
-    -- batch is full.
-    SELECT l.id FROM picked p
+    -- batch is full; the LIMIT 1 keeps the planner from pushing the
+    -- re-check down into the probe.
+    SELECT l.id, l.created_at FROM picked p
     CROSS JOIN LATERAL (
-        SELECT id FROM inbox
-        WHERE id = p.id AND consumption = 'pull' AND source = CAST(:source AS text)
-          AND ((state = 'pending' AND scheduled_at <= now())
-               OR (state = 'processing' AND lease_expires_at <= now()))
+        SELECT id, created_at, consumption, source, state, scheduled_at, lease_expires_at FROM inbox
+        WHERE id = p.id AND created_at = p.created_at
+        LIMIT 1
         FOR UPDATE SKIP LOCKED) l
+    WHERE l.consumption = 'pull' AND l.source = CAST(:source AS text)
+      AND ((l.state = 'pending' AND l.scheduled_at <= now())
+           OR (l.state = 'processing' AND l.lease_expires_at <= now()))
     LIMIT CAST(:batch AS integer)
 ), claimed AS (
+    -- The created_at bounds let a partitioned inbox visit only the
+    -- partitions of the locked rows.
     UPDATE inbox i
     SET state = 'processing',
         claim_token = gen_random_uuid(),
         claimed_at = clock_timestamp(),
         lease_expires_at = clock_timestamp() + CAST(:lease_ms AS integer) * interval '1 millisecond'
     WHERE i.id = ANY (ARRAY(SELECT id FROM locked))
+      AND i.created_at BETWEEN (SELECT min(created_at) FROM locked) AND (SELECT max(created_at) FROM locked)
     RETURNING i.id, i.source, i.idempotency_key, i.aggregate_id, i.event_type, i.payload, i.headers,
               i.attempt, i.correlation_id, i.claim_token, i.scheduled_at, i.created_at
 )
