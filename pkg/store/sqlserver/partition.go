@@ -79,5 +79,13 @@ func partitionStatements(l schema.Layout) (map[string]string, error) {
 		return nil, err
 	}
 	out["inbox_insert_partitioned"] = insert
+	// The row-by-row retention of a partitioned outbox, which bounds
+	// created_at too (retention_outbox_age.sql).
+	l.Partitioned = true
+	age, err := render("retention_outbox_age", l)
+	if err != nil {
+		return nil, err
+	}
+	out["retention_age_partitioned_outbox"] = age
 	return out, nil
 }
