@@ -220,6 +220,21 @@ func (h *Hints[P]) Done(p Plan[P], start time.Time, took time.Duration, seen See
 	}
 }
 
+// Failed records a claim that ran plan p, started at start and failed
+// (an error, or its statement's timeout) after took. A failed full walk
+// schedules the next one as a finished one would: under a transaction
+// open for many minutes a full walk can outlast the claim's timeout, and
+// without this every claim after it would walk in full, and fail, in
+// turn. Hints and counts stay as they were.
+func (h *Hints[P]) Failed(p Plan[P], start time.Time, took time.Duration) {
+	if !p.Full() {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.nextFull = start.Add(max(scanfloor.MinFullEvery, scanfloor.FullShare*took))
+}
+
 // StartActiveCheck reports whether the read of the oldest active row
 // without a bound is due at now and, when it is, marks it running: the
 // caller runs it and reports with ActiveChecked. It is due once a claim

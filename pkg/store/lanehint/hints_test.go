@@ -131,6 +131,22 @@ func TestHints(t *testing.T) {
 		require.Equal(t, active.Add(-scanfloor.Slack), *full.ActiveFrom, "a due full walk starts at the bound too")
 	})
 
+	t.Run("a failed full walk schedules the next one as a finished one would", func(t *testing.T) {
+		t.Parallel()
+		h := seqHints()
+		h.Done(h.Next(t0), t0, ms, Seen[int64]{Count: count(0), Taken: []Taken[int64]{taken("a", 1), taken("a", 2)}})
+		at := t0.Add(scanfloor.MinFullEvery)
+		full := h.Next(at)
+		require.True(t, full.Full())
+		h.Failed(full, at, 30*time.Second)
+		p := h.Next(at.Add(time.Second))
+		require.False(t, p.Full(), "the claim after a failed full walk is hinted")
+		require.Equal(t, map[string]int64{"a": 2}, hinted(p), "the hints stay")
+		h.Failed(p, at, time.Hour)
+		require.False(t, h.Next(at.Add(2*time.Second)).Full(), "a failed hinted claim changes nothing")
+		require.True(t, h.Next(at.Add(scanfloor.FullShare*30*time.Second)).Full())
+	})
+
 	t.Run("an active check runs one at a time, paced as the full walks, and only lowers the bound", func(t *testing.T) {
 		t.Parallel()
 		h := seqHints()

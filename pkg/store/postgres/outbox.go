@@ -123,6 +123,7 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 	)
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
+	began := time.Now()
 	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
 		t0 := time.Now()
 		oldest, seen = time.Time{}, lanehint.Seen[int64]{}
@@ -141,6 +142,8 @@ func (o *Outbox) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessag
 		return err
 	})
 	if err != nil {
+		o.floor.Failed(bound, start, time.Since(began))
+		o.hints.Failed(plan, start, time.Since(began))
 		return nil, fmt.Errorf("claim outbox rows: %w", err)
 	}
 	o.floor.Done(bound, start, took, oldest)

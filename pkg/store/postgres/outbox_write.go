@@ -174,6 +174,7 @@ func (o *Outbox) Unrouted(ctx context.Context, limit int) ([]queuebox.UnroutedRo
 		some   bool
 		took   time.Duration
 	)
+	began := time.Now()
 	err := o.db.on(ctx, repeatable, func(ctx context.Context, conn *pgxpool.Conn) error {
 		t0 := time.Now()
 		some = false
@@ -194,6 +195,7 @@ func (o *Outbox) Unrouted(ctx context.Context, limit int) ([]queuebox.UnroutedRo
 		return err
 	})
 	if err != nil {
+		o.routeFloor.Failed(bound, start, time.Since(began))
 		return nil, fmt.Errorf("read unrouted outbox rows: %w", err)
 	}
 	o.routeFloor.Done(bound, start, took, lowest, some)

@@ -104,6 +104,7 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 	)
 	// A repeat after a broken connection is safe: a broken try whose claim
 	// committed leaves its rows to the reclaim step, as any lost answer does.
+	began := time.Now()
 	err := r.db.withClaimTx(ctx, repeatable, func(ctx context.Context, tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, r.lock, r.lockKey); err != nil {
 			return err
@@ -125,6 +126,8 @@ func (r *Relay) Claim(ctx context.Context, limit int) ([]queuebox.InboxRow, erro
 		return err
 	})
 	if err != nil {
+		r.floor.Failed(bound, start, time.Since(began))
+		r.hints.Failed(plan, start, time.Since(began))
 		return nil, fmt.Errorf("claim inbox rows for the relay: %w", err)
 	}
 	var oldest time.Time

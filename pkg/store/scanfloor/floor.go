@@ -77,6 +77,16 @@ func (f *Floor) Done(bound *time.Time, start time.Time, took time.Duration, olde
 // times that may be below the bound (a reclaim of expired leases).
 func (f *Floor) Reset() { f.c.reset() }
 
+// Failed records a scan that was given bound and failed after took
+// (an error, or its statement's timeout). A failed full scan schedules
+// the next one as a finished one would, so that a scan that outlasts the
+// claim's timeout (under a transaction open for many minutes) is not
+// repeated by every claim; with checks beside, the next claims keep the
+// old bound and a check is due at once instead.
+func (f *Floor) Failed(bound *time.Time, start time.Time, took time.Duration) {
+	f.c.failed(bound == nil, start, took)
+}
+
 // CheckBeside makes the floor's periodic full scans checks that the
 // caller runs beside its scans (StartCheck, Checked). Call it before the
 // first scan.
@@ -113,6 +123,11 @@ func (s *Seq) Done(bound *int64, start time.Time, took time.Duration, oldest int
 
 // Reset makes the next scan a full one.
 func (s *Seq) Reset() { s.c.reset() }
+
+// Failed is Floor.Failed for sequences.
+func (s *Seq) Failed(bound *int64, start time.Time, took time.Duration) {
+	s.c.failed(bound == nil, start, took)
+}
 
 // core is the policy both floors share over their order K.
 type core[K any] struct {
@@ -181,6 +196,18 @@ func (c *core[K]) done(bound *K, start time.Time, took time.Duration, low K, som
 	}
 	if some && above(low, c.bound) {
 		c.bound = low
+	}
+}
+
+func (c *core[K]) failed(full bool, start time.Time, took time.Duration) {
+	if !full {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.nextFull = start.Add(max(MinFullEvery, FullShare*took))
+	if c.beside && c.known {
+		c.full, c.nextCheck = false, time.Time{}
 	}
 }
 

@@ -12,7 +12,7 @@ func TestFloor(t *testing.T) {
 	t0 := time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)
 	row := t0.Add(-time.Minute) // the time of a row a scan took
 	type step struct {
-		do     string // "beside", "next", "done", "reset", "start", "checked"
+		do     string // "beside", "next", "done", "failed", "reset", "start", "checked"
 		at     time.Time
 		took   time.Duration
 		oldest time.Time
@@ -102,6 +102,31 @@ func TestFloor(t *testing.T) {
 			{do: "checked", at: t0, took: time.Millisecond, oldest: row.Add(-time.Hour)},
 			{do: "next", at: t0, want: ptr(row.Add(-time.Hour - Slack))},
 		}},
+		{"a failed full scan is not repeated by the next claim", []step{
+			{do: "next", at: t0},
+			{do: "done", at: t0, took: time.Millisecond, oldest: row},
+			{do: "next", at: t0.Add(MinFullEvery)},
+			{do: "failed", at: t0.Add(MinFullEvery), took: 30 * time.Second},
+			{do: "next", at: t0.Add(MinFullEvery + time.Second), want: ptr(row.Add(-Slack))},
+			{do: "next", at: t0.Add(MinFullEvery + FullShare*30*time.Second)},
+		}},
+		{"a failed bounded scan changes nothing", []step{
+			{do: "next", at: t0},
+			{do: "done", at: t0, took: time.Millisecond, oldest: row},
+			{do: "next", at: t0, want: ptr(row.Add(-Slack))},
+			{do: "failed", at: t0, took: 30 * time.Second},
+			{do: "next", at: t0.Add(MinFullEvery)},
+		}},
+		{"with checks beside, a failed full scan after a reset gives way to a check", []step{
+			{do: "beside"},
+			{do: "next", at: t0},
+			{do: "done", at: t0, took: time.Millisecond, oldest: row},
+			{do: "reset"},
+			{do: "next", at: t0},
+			{do: "failed", at: t0, took: 30 * time.Second},
+			{do: "next", at: t0, want: ptr(row.Add(-Slack))},
+			{do: "start", at: t0, starts: true},
+		}},
 		{"with checks beside, a reset still makes the next scan full, once", []step{
 			{do: "beside"},
 			{do: "next", at: t0},
@@ -124,6 +149,8 @@ func TestFloor(t *testing.T) {
 					require.Equal(t, s.want, bound, "step %d", i)
 				case "done":
 					f.Done(bound, s.at, s.took, s.oldest)
+				case "failed":
+					f.Failed(bound, s.at, s.took)
 				case "reset":
 					f.Reset()
 				case "beside":
@@ -161,4 +188,7 @@ func TestSeq(t *testing.T) {
 	require.Equal(t, int64(20_000-SeqSlack), *s.Next(t0.Add(MinFullEvery)), "a full scan may lower it")
 	s.Reset()
 	require.Nil(t, s.Next(t0.Add(MinFullEvery)), "a reset makes the next scan full")
+	s.Failed(nil, t0.Add(MinFullEvery), 30*time.Second)
+	require.NotNil(t, s.Next(t0.Add(MinFullEvery+time.Second)), "a failed full scan is not repeated at once")
+	require.Nil(t, s.Next(t0.Add(MinFullEvery+FullShare*30*time.Second)), "but after FullShare times its time")
 }
