@@ -3,9 +3,12 @@ package postgres
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/alternayte/queuebox/pkg/queuebox"
 	"github.com/alternayte/queuebox/pkg/schema"
@@ -57,10 +60,28 @@ func Render(name string, l schema.Layout) (string, error) { return render(name, 
 // SettingInClaim returns the value of setting as a statement that
 // queryClaim runs sees it, and as the next statement on the same
 // connection sees it.
-func (db *DB) SettingInClaim(ctx context.Context, setting string) (in, after string, err error) {
-	conn, err := db.Pool.Acquire(ctx)
+// It also returns the notices the server sent meanwhile (a warning per
+// claim would fill the server's log), on a pool of its own that records
+// them.
+func (db *DB) SettingInClaim(ctx context.Context, setting string) (in, after string, notices []string, err error) {
+	cfg, err := pgxpool.ParseConfig(db.connString)
 	if err != nil {
-		return "", "", err
+		return "", "", nil, err
+	}
+	var mu sync.Mutex
+	cfg.ConnConfig.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		mu.Lock()
+		defer mu.Unlock()
+		notices = append(notices, n.Severity+": "+n.Message)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return "", "", nil, err
+	}
+	defer pool.Close()
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return "", "", nil, err
 	}
 	defer conn.Release()
 	err = queryClaim(ctx, conn, func(rows pgx.Rows) error {
@@ -68,10 +89,12 @@ func (db *DB) SettingInClaim(ctx context.Context, setting string) (in, after str
 		return err
 	}, "SELECT current_setting($1)", setting)
 	if err != nil {
-		return "", "", err
+		return "", "", nil, err
 	}
 	err = conn.QueryRow(ctx, "SELECT current_setting($1)", setting).Scan(&after)
-	return in, after, err
+	mu.Lock()
+	defer mu.Unlock()
+	return in, after, notices, err
 }
 
 // AgeStatements returns the row-by-row cleanup statements by age of the
