@@ -166,8 +166,8 @@ func TestPostgreSQLClaimRunsInAReadCommittedTransactionWithSortingOff(t *testing
 		t.Fatal(err)
 	}
 	steps := f.steps()
-	if len(steps) != 4 || steps[0] != "BEGIN Read Committed" || steps[1] != "SET LOCAL enable_sort = off" || steps[3] != "COMMIT" {
-		t.Fatalf("steps %q, want BEGIN (read committed), the contract's setting, the claim, COMMIT", steps)
+	if len(steps) != 4 || steps[0] != "BEGIN Read Committed" || steps[1] != claimSetting || steps[3] != "COMMIT" {
+		t.Fatalf("steps %q, want BEGIN (read committed), the contract's settings, the claim, COMMIT", steps)
 	}
 }
 

@@ -45,10 +45,14 @@ type claimed struct {
 	token string
 }
 
-// claimSetting begins the PostgreSQL claim's transaction, as the SQL
-// contract asks (examples/pull/sql/claim.sql): on a partitioned inbox it
-// keeps the ordered read of due rows from sorting a whole partition.
-const claimSetting = "SET LOCAL enable_sort = off"
+// claimSetting begins the PostgreSQL claim's transaction with the two
+// settings the SQL contract asks for (examples/pull/sql/claim.sql):
+// sorting off, which on a partitioned inbox keeps the ordered read of due
+// rows from sorting a whole partition, and JIT off, since with sorting
+// off the claim's estimated cost would make the server compile it at
+// every run. One statement, as set_config with is_local, so that any
+// driver sends it in one round trip.
+const claimSetting = "SELECT set_config('enable_sort', 'off', true), set_config('jit', 'off', true)"
 
 // claimRows claims up to batch rows in a transaction that holds nothing
 // else and has committed when it returns. On PostgreSQL the library opens

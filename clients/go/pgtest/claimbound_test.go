@@ -63,7 +63,7 @@ func explainClaim(t *testing.T, db *sql.DB, source string, batch int) (touched, 
 	}
 	defer tx.Rollback() //nolint:errcheck // the claim must not stay
 	// As the contract asks (claim.sql) and the clients do.
-	if _, err := tx.Exec("SET LOCAL enable_sort = off"); err != nil {
+	if _, err := tx.Exec("SELECT set_config('enable_sort', 'off', true), set_config('jit', 'off', true)"); err != nil {
 		t.Fatal(err)
 	}
 	var plan []byte

@@ -15,12 +15,16 @@
 -- (id, payload, headers and claim_token as text).
 --
 -- Run it alone in its own transaction, begun with
---   SET LOCAL enable_sort = off
--- (it holds for that transaction only), and commit before a handler
--- starts. Without the setting the claim is correct, but on a partitioned
+--   SET LOCAL enable_sort = off; SET LOCAL jit = off
+-- (they hold for that transaction only), and commit before a handler
+-- starts. Without the first the claim is correct, but on a partitioned
 -- inbox (database.partitioning) a partition analyzed while few of its
 -- rows were pending can make the planner read every due row of the
 -- partition and sort it, where the claim wants the first :cand_limit.
+-- The second follows from the first: with sorting discouraged, the
+-- sorts the claim needs anyway put its estimated cost far above
+-- jit_above_cost, and the server would compile the statement at every
+-- claim, for longer than the claim takes.
 --
 -- A row is a candidate when it is pending and due (scheduled_at has
 -- passed), or processing under a lease that expired (its worker died or

@@ -136,7 +136,7 @@ test("fromMssql binds named parameters and reads the claim's last record set as 
   assert.throws(() => new InboxWorker(conn, { source: "s", dialect: "postgresql" }), /differs/);
 });
 
-test("fromPg claims in a read committed transaction begun with sorting off, as the SQL contract asks", async () => {
+test("fromPg claims in a read committed transaction begun with sorting and JIT off, as the SQL contract asks", async () => {
   const seen = [];
   const client = {
     async query(q) {
@@ -150,7 +150,7 @@ test("fromPg claims in a read committed transaction begun with sorting off, as t
   const rows = await conn.claim(sql.claim, { source: "s", batch: 2, lease_ms: 1000, cand_limit: 50 });
   assert.equal(rows[0][9], "tok");
   assert.deepEqual(seen.map((q) => q.split("\n")[0]), [
-    "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL enable_sort = off",
+    "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL enable_sort = off; SET LOCAL jit = off",
     "WITH due AS (",
     "COMMIT",
   ]);
