@@ -279,15 +279,18 @@ func (db *DB) withTx(ctx context.Context, r repeat, fn func(context.Context, pgx
 // matching entries and a sort, and so read the whole backlog, once per
 // probe of the lanes' walk. With sorting discouraged the planner merges
 // the partitions' indexes in order instead; a sort remains where no index
-// gives the order (the hints of a claim, a handful of rows).
-const claimSetting = "SET LOCAL enable_sort = off"
+// gives the order (the hints of a claim, a handful of rows). JIT goes off
+// with it whatever the database URL says (see jitOff): the sorts a claim
+// needs anyway, discouraged, put its estimated cost far above
+// jit_above_cost, and the server would compile it at every claim.
+const claimSetting = "SET LOCAL enable_sort = off; SET LOCAL jit = off"
 
 // claimSettingInBatch is claimSetting for a pipelined batch: its
 // statements share the batch's implicit transaction, where SET LOCAL
 // holds until the batch's end but warns, for each claim, that it is not
 // in a transaction block (a WARNING in the server's log several times a
 // second). set_config with is_local holds as long and warns of nothing.
-const claimSettingInBatch = "SELECT set_config('enable_sort', 'off', true)"
+const claimSettingInBatch = "SELECT set_config('enable_sort', 'off', true), set_config('jit', 'off', true)"
 
 // ClaimBegin begins a transaction that runs under claimSetting, in one
 // round trip: the relay's claim, which takes the relay lock first, and the
