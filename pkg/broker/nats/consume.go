@@ -14,29 +14,17 @@ import (
 	"github.com/alternayte/queuebox/pkg/source"
 )
 
-// stopGrace is how long a fetch goes on after a stop, for the messages
-// already on their way to it.
-const stopGrace = 500 * time.Millisecond
-
 // consume fetches batches and stores each in groups until ctx ends (nil)
 // or a fetch fails (its error; the caller binds again after a backoff).
 // A group is the messages of the fetch that have arrived (at most
 // BatchSize): the first is waited for, the rest are taken as they are, so
 // a lone message is stored at once and the next group gathers while one
 // is stored.
-//
-// A stop ends the fetch stopGrace after ctx, not at once: cancelling it
-// drops the messages the server had already sent for it and the loop had
-// not read yet, and JetStream gives such a message again only after
-// AckWait, behind the ones after it. Meanwhile they are NAKed as they
-// arrive, so the next consumer takes them first.
 func (c *Consumer) consume(ctx context.Context, cons jetstream.Consumer) error {
 	for ctx.Err() == nil {
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.fetchMax)
-		unhook := context.AfterFunc(ctx, func() { time.AfterFunc(stopGrace, cancel) })
+		fctx, cancel := context.WithTimeout(ctx, c.fetchMax)
 		batch, err := cons.Fetch(c.opts.BatchSize, jetstream.FetchContext(fctx))
 		if err != nil {
-			unhook()
 			cancel()
 			return err
 		}
@@ -58,7 +46,6 @@ func (c *Consumer) consume(ctx context.Context, cons jetstream.Consumer) error {
 			}
 		}
 		err = batch.Error()
-		unhook()
 		cancel()
 		if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) &&
 			!errors.Is(err, gonats.ErrTimeout) {
