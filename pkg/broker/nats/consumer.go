@@ -22,10 +22,6 @@ const (
 	DefaultBatchSize = 100
 )
 
-// maxFetchWait bounds one pull request. A fetch must end before AckWait,
-// or a batch can hold a message and its own redelivery.
-const maxFetchWait = 5 * time.Second
-
 // Receiver stores one received message: ingest.Receiver. Its Name is the
 // source name.
 type Receiver = source.Receiver
@@ -45,7 +41,7 @@ type ConsumerOptions struct {
 	// AckWait is how long JetStream waits for an acknowledgement before it
 	// redelivers. Default 30 s.
 	AckWait time.Duration
-	// BatchSize is the largest number of messages of one fetch, and so
+	// BatchSize is the most messages pulled ahead of the store, and so
 	// of one group stored in one ReceiveBatch. Default 100.
 	BatchSize int
 	// Receiver stores each message; its Name is the source name. Required.
@@ -57,7 +53,7 @@ type ConsumerOptions struct {
 	// failures and acknowledgements that failed. May be nil.
 	Logger *slog.Logger
 	// MinBackoff and MaxBackoff bound the wait before a new bind, which
-	// doubles after each failure, and the wait before the next fetch
+	// doubles after each failure, and the wait before the next pull
 	// after a failed store, which doubles with each failure in a row.
 	// Defaults 1 s and 30 s.
 	MinBackoff, MaxBackoff time.Duration
@@ -67,21 +63,21 @@ type ConsumerOptions struct {
 }
 
 // Consumer reads one NATS source into the inbox: a run.Component. It
-// stores the messages of each fetch through its Receiver in groups, in
-// stream order (a group is what the fetch has brought so far, at most
-// BatchSize, in one ReceiveBatch), and acknowledges a message only after
-// its group's store returned: Stored, Duplicate, Filtered and Dead are
-// acknowledged, Rejected is terminated, and every message of a group
+// pulls up to BatchSize messages ahead and stores them through its
+// Receiver in groups, in stream order (a group is what has arrived so far,
+// at most BatchSize, in one ReceiveBatch), and acknowledges a message only
+// after its group's store returned: Stored, Duplicate, Filtered and Dead
+// are acknowledged, Rejected is terminated, and every message of a group
 // whose store failed is negatively acknowledged, so JetStream returns it
-// at once; the consumer then waits (MinBackoff … MaxBackoff) before its
-// next fetch. A message whose acknowledgement is lost comes back after
-// AckWait and is a duplicate.
+// at once; the consumer gives back what else it holds and waits
+// (MinBackoff … MaxBackoff) before it pulls again. A stop gives back what
+// was pulled but not stored the same way. A message whose acknowledgement
+// is lost comes back after AckWait and is a duplicate.
 type Consumer struct {
 	opts     ConsumerOptions
 	source   string
 	log      *slog.Logger
 	redactor *redact.Redactor
-	fetchMax time.Duration
 	runner   *source.Runner
 
 	nc        atomic.Pointer[gonats.Conn]
@@ -127,7 +123,7 @@ func NewConsumer(opts ConsumerOptions) (*Consumer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", prefix, err)
 	}
-	c := &Consumer{opts: opts, source: name, fetchMax: min(maxFetchWait, opts.AckWait/2), runner: runner,
+	c := &Consumer{opts: opts, source: name, runner: runner,
 		reconnect: make(chan struct{}, 1)}
 	c.log = opts.Logger.With("source", name, "stream", opts.Stream, "durable", opts.Durable)
 	c.redactor = opts.Redactor.With(opts.Conn.secrets()...)
