@@ -30,11 +30,16 @@ type laneSource struct {
 	queuebox.OutboxStore
 	router *Router
 	warn   *warner
+	// postponer's moves in flight hold the claim back (settled).
+	postponer *postponer
 }
 
 // Claim claims, then fans out the claimed rows without a key that need
-// it.
+// it. It first waits for a paused destination's backlog to finish moving.
 func (s *laneSource) Claim(ctx context.Context, limit int) ([]queuebox.ClaimedMessage, error) {
+	if err := s.postponer.settled(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := s.OutboxStore.Claim(ctx, limit)
 	if err != nil {
 		return nil, err

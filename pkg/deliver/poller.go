@@ -56,7 +56,7 @@ func NewPoller(opts Options) (*Poller, error) {
 			Reclaimed: func(n int64) { opts.Metrics.Reclaimed.Add(float64(n)) },
 		},
 		Health: p.health,
-	}, &laneSource{OutboxStore: opts.Store, router: opts.Router, warn: warn}, p.handle)
+	}, &laneSource{OutboxStore: opts.Store, router: opts.Router, warn: warn, postponer: p.postponer}, p.handle)
 	p.keys = newKeyRouter(opts.Store, opts.Router, opts.PollInterval, warn,
 		func(id, reason string) {
 			opts.Metrics.Messages.WithLabelValues("dead").Inc()

@@ -49,6 +49,10 @@ type postponer struct {
 	mu     sync.Mutex
 	// until is the end of the last pause moved, per destination.
 	until map[string]time.Time
+	// moving counts the moves in flight; idle is closed when it is zero
+	// (nil until the first move).
+	moving int
+	idle   chan struct{}
 }
 
 func newPostponer(store queuebox.OutboxStore) *postponer {
@@ -93,6 +97,43 @@ func (pp *postponer) claim(dest string, d *flow.Deferral, now time.Time) bool {
 	return true
 }
 
+// begin marks a move in flight until the returned func is called.
+func (pp *postponer) begin() (end func()) {
+	pp.mu.Lock()
+	defer pp.mu.Unlock()
+	if pp.moving == 0 {
+		pp.idle = make(chan struct{})
+	}
+	pp.moving++
+	return func() {
+		pp.mu.Lock()
+		defer pp.mu.Unlock()
+		if pp.moving--; pp.moving == 0 {
+			close(pp.idle)
+		}
+	}
+}
+
+// settled waits until no move is in flight, or ctx ends. The claim waits
+// on it: while a paused destination's backlog moves, a claim would take
+// the rows the move has not reached yet, and each would then be deferred
+// row by row, a claim and an outcome write per batch. A move is one
+// statement, once per pause, so the wait is short and rare.
+func (pp *postponer) settled(ctx context.Context) error {
+	pp.mu.Lock()
+	idle, moving := pp.idle, pp.moving > 0
+	pp.mu.Unlock()
+	if !moving {
+		return nil
+	}
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // paramsOf lists the topics seen routed to dest, and among them those
 // whose route sends a row to dest alone.
 func (pp *postponer) paramsOf(dest string, delay time.Duration) queuebox.PostponeParams {
@@ -122,7 +163,9 @@ func (p *Poller) postpone(ctx context.Context, dest string, d *flow.Deferral) {
 	if p.postponer.store == nil {
 		return
 	}
+	end := p.postponer.begin()
 	n, err := p.postponer.store.Postpone(ctx, p.postponer.paramsOf(dest, d.Until.Sub(now)))
+	end()
 	if err != nil {
 		p.opts.Logger.Warn("moving a paused destination's rows out of the claims failed; they are deferred one by one",
 			"destination", dest, "err", err)
