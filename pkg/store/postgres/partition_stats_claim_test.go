@@ -116,4 +116,9 @@ func TestClaimStatementsRunWithSortingOff(t *testing.T) {
 	require.Equal(t, "off", in, "the claim's statement is planned with sorting off")
 	require.Equal(t, "on", after, "the setting ends with the claim's implicit transaction")
 	require.Empty(t, notices, "the setting warns of nothing: a warning per claim would fill the server's log")
+
+	in, after, _, err = db.SettingInClaim(context.Background(), "plan_cache_mode")
+	require.NoError(t, err)
+	require.Equal(t, "force_generic_plan", in, "the claim keeps its generic plan")
+	require.Equal(t, "auto", after, "other statements plan as the server decides")
 }
