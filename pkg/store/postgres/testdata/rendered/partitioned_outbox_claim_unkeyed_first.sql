@@ -134,14 +134,20 @@ WITH RECURSIVE requeues AS (
     CROSS JOIN LATERAL (
         (WITH RECURSIVE gap AS (
             ((SELECT "key" AS k, "destination" AS d, "id" AS id, "created_at" AS ca, "state" AS st, "scheduled_at" AS due, "sequence" AS seq FROM "outbox"
+         WHERE st.hi_k IS NOT NULL AND "state" IN ('pending', 'processing') AND "key" > '' AND "destination" > '' AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
+           AND ("key", "destination") > (st.lo_k, st.lo_d) AND "key" < st.hi_k
+         ORDER BY "key", "destination", "sequence"
+         LIMIT 1)
+        UNION ALL
+        (SELECT "key" AS k, "destination" AS d, "id" AS id, "created_at" AS ca, "state" AS st, "scheduled_at" AS due, "sequence" AS seq FROM "outbox"
          WHERE st.hi_k IS NOT NULL AND NOT st.incl AND "state" IN ('pending', 'processing') AND "key" > '' AND "destination" > '' AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
-           AND ("key", "destination") > (st.lo_k, st.lo_d) AND ("key", "destination") < (st.hi_k, st.hi_d)
+           AND ("key", "destination") > (st.lo_k, st.lo_d) AND "key" = st.hi_k AND "destination" < st.hi_d
          ORDER BY "key", "destination", "sequence"
          LIMIT 1)
         UNION ALL
         (SELECT "key" AS k, "destination" AS d, "id" AS id, "created_at" AS ca, "state" AS st, "scheduled_at" AS due, "sequence" AS seq FROM "outbox"
          WHERE st.incl AND "state" IN ('pending', 'processing') AND "key" > '' AND "destination" > '' AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
-           AND ("key", "destination") > (st.lo_k, st.lo_d) AND ("key", "destination") <= (st.hi_k, st.hi_d)
+           AND ("key", "destination") > (st.lo_k, st.lo_d) AND "key" = st.hi_k AND "destination" <= st.hi_d
          ORDER BY "key", "destination", "sequence"
          LIMIT 1)
         UNION ALL
@@ -154,14 +160,20 @@ WITH RECURSIVE requeues AS (
             UNION ALL
             SELECT nxt.* FROM gap g CROSS JOIN LATERAL (
                 (SELECT "key" AS k, "destination" AS d, "id" AS id, "created_at" AS ca, "state" AS st, "scheduled_at" AS due, "sequence" AS seq FROM "outbox"
+         WHERE st.hi_k IS NOT NULL AND "state" IN ('pending', 'processing') AND "key" > '' AND "destination" > '' AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
+           AND ("key", "destination") > (g.k, g.d) AND "key" < st.hi_k
+         ORDER BY "key", "destination", "sequence"
+         LIMIT 1)
+        UNION ALL
+        (SELECT "key" AS k, "destination" AS d, "id" AS id, "created_at" AS ca, "state" AS st, "scheduled_at" AS due, "sequence" AS seq FROM "outbox"
          WHERE st.hi_k IS NOT NULL AND NOT st.incl AND "state" IN ('pending', 'processing') AND "key" > '' AND "destination" > '' AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
-           AND ("key", "destination") > (g.k, g.d) AND ("key", "destination") < (st.hi_k, st.hi_d)
+           AND ("key", "destination") > (g.k, g.d) AND "key" = st.hi_k AND "destination" < st.hi_d
          ORDER BY "key", "destination", "sequence"
          LIMIT 1)
         UNION ALL
         (SELECT "key" AS k, "destination" AS d, "id" AS id, "created_at" AS ca, "state" AS st, "scheduled_at" AS due, "sequence" AS seq FROM "outbox"
          WHERE st.incl AND "state" IN ('pending', 'processing') AND "key" > '' AND "destination" > '' AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
-           AND ("key", "destination") > (g.k, g.d) AND ("key", "destination") <= (st.hi_k, st.hi_d)
+           AND ("key", "destination") > (g.k, g.d) AND "key" = st.hi_k AND "destination" <= st.hi_d
          ORDER BY "key", "destination", "sequence"
          LIMIT 1)
         UNION ALL
