@@ -36,18 +36,8 @@ func TestHintedWalkSkipsTheEntriesAnOldSnapshotKeeps(t *testing.T) {
 	// each lane delivered.
 	exec(t, db, `INSERT INTO outbox (topic, key, payload, destination)
 		SELECT 't', 'k-' || (g % $1), '{}', 'd' FROM generate_series(1, $2) g`, lanes, 2*lanes)
-	var keys, dests []string
-	var seqs []int64
-	rows, err := db.Pool.Query(context.Background(), `SELECT key, destination, max(sequence) FROM outbox
+	keys, dests, seqs := laneHints(t, db, `SELECT key, destination, max(sequence) FROM outbox
 		WHERE state = 'sent' GROUP BY key, destination`)
-	require.NoError(t, err)
-	for rows.Next() {
-		var k, d string
-		var s int64
-		require.NoError(t, rows.Scan(&k, &d, &s))
-		keys, dests, seqs = append(keys, k), append(dests, d), append(seqs, s)
-	}
-	require.NoError(t, rows.Err())
 	require.Len(t, keys, lanes)
 	var count int64 // no move back to pending was counted yet
 
@@ -293,10 +283,22 @@ func hintedClaimBuffers(t *testing.T, lanes, depth int) float64 {
 	exec(t, db, `INSERT INTO outbox (topic, key, payload, destination)
 		SELECT 't', 'k-' || (g % $1), '{}', 'd' FROM generate_series(1, $2) g`, lanes, lanes*depth)
 	exec(t, db, `ANALYZE outbox`)
-	var keys, dests []string
-	var seqs []int64
-	rows, err := db.Pool.Query(context.Background(), `SELECT key, destination, min(sequence) FROM outbox
+	keys, dests, seqs := laneHints(t, db, `SELECT key, destination, min(sequence) FROM outbox
 		GROUP BY key, destination`)
+	require.Len(t, keys, lanes)
+	claim, err := postgres.RenderClaim("outbox_claim", l, true)
+	require.NoError(t, err)
+	args := []any{boundBatch, "", 60_000, nil, "", nil, keys, dests, seqs, int64(0), nil}
+	claimed, buffers := explainBuffers(t, db, claim, args...)
+	require.Equal(t, float64(lanes), claimed, "a head per lane")
+	return buffers
+}
+
+// laneHints runs query, which returns a key, a destination and a
+// sequence per lane, and returns them as the claim's hint arrays.
+func laneHints(t *testing.T, db *postgres.DB, query string) (keys, dests []string, seqs []int64) {
+	t.Helper()
+	rows, err := db.Pool.Query(context.Background(), query)
 	require.NoError(t, err)
 	for rows.Next() {
 		var k, d string
@@ -305,11 +307,5 @@ func hintedClaimBuffers(t *testing.T, lanes, depth int) float64 {
 		keys, dests, seqs = append(keys, k), append(dests, d), append(seqs, s)
 	}
 	require.NoError(t, rows.Err())
-	require.Len(t, keys, lanes)
-	claim, err := postgres.RenderClaim("outbox_claim", l, true)
-	require.NoError(t, err)
-	args := []any{boundBatch, "", 60_000, nil, "", nil, keys, dests, seqs, int64(0), nil}
-	claimed, buffers := explainBuffers(t, db, claim, args...)
-	require.Equal(t, float64(lanes), claimed, "a head per lane")
-	return buffers
+	return keys, dests, seqs
 }
