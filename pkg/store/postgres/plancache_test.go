@@ -17,11 +17,10 @@ import (
 // show how each execution was planned.
 func TestClaimsKeepTheirGenericPlan(t *testing.T) {
 	t.Parallel()
-	s, db := pgtest.Migrated(t, 1)
+	_, db := pgtest.Migrated(t, 1)
 	ctx := context.Background()
 	o := outboxStore(t, db, time.Minute)
-	_, err := s.Connect(t).Exec(ctx, `INSERT INTO outbox (topic, payload) SELECT 't', '{}' FROM generate_series(1, 40)`)
-	require.NoError(t, err)
+	exec(t, db, `INSERT INTO outbox (topic, payload) SELECT 't', '{}' FROM generate_series(1, 40)`)
 	for range 10 {
 		rows, err := o.Claim(ctx, 2)
 		require.NoError(t, err)
