@@ -184,6 +184,9 @@ func Execute(t *testing.T, sc Scenario) Result {
 		r.Ledger.RankBy(InboxRank(t, r.DB, sc.Sources[0]))
 	}
 	r.Ledger.Check(&res, sc.Lease)
+	if res.OutOfOrder > 0 {
+		ExplainDisorder(t, r.DB, r.Ledger)
+	}
 	t.Logf("receiver: %s", r.Ledger.Answers())
 	for _, pair := range r.Ledger.unexplained {
 		t.Logf("duplicate after no fault: %s%s first from %s at %s, again from %s at %s", pair[0].ID,
