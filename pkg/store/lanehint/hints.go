@@ -22,6 +22,13 @@
 // such rows is not the order of their commits in any case) or one made
 // pending by hand is found by the next walk without hints, which runs at
 // least every scanfloor.MinFullEvery, as the scan floor's full scans do.
+// Until then the hinted walk takes the rows after the hint, so a second
+// writer of a lane that commits below it has its own later rows go
+// first. The outbox leaves that to its writers (one writer per key); on
+// the inbox, which two sources or ingest replicas may write at once for
+// one aggregate, PostgreSQL's ingest rules it out: it stores the rows of
+// an aggregate under the aggregate's lock and stamps created_at after it
+// (inbox_aggregate_lock.sql), so none commits below a claimed head.
 //
 // On a partitioned table a claim also starts its read of the oldest
 // active row from a hint (Plan.ActiveFrom), the full walks included: from

@@ -17,6 +17,9 @@ import (
 type Inbox struct {
 	db                           *DB
 	insert, find, batch, findIDs string
+	// lockAggregates takes the locks of the rows' aggregates before every
+	// insert of a row with one (inbox_aggregate_lock.sql).
+	lockAggregates string
 	// lock and lockBatch are set on a partitioned inbox: the statements
 	// that take the key locks before insert and batch (see
 	// inbox_key_lock.sql).
@@ -27,7 +30,7 @@ type Inbox struct {
 func NewInbox(db *DB, l schema.Layout) (*Inbox, error) {
 	in := &Inbox{db: db}
 	err := renderAll(l, map[*string]string{&in.insert: "inbox_insert", &in.find: "inbox_find",
-		&in.batch: "inbox_insert_batch", &in.findIDs: "inbox_find_ids"})
+		&in.batch: "inbox_insert_batch", &in.findIDs: "inbox_find_ids", &in.lockAggregates: "inbox_aggregate_lock"})
 	if err == nil && l.Partitioned {
 		err = in.renderPartitioned(l)
 	}
@@ -41,18 +44,30 @@ var _ queuebox.InboxBatchStore = (*Inbox)(nil)
 // with an empty id for a duplicate. The decision is the unique constraint
 // on (source, idempotency_key) alone, so two concurrent inserts of one key
 // store exactly one row; on a partitioned inbox, the key's lock and a
-// look-up across the partitions take its place (inbox_key_lock.sql). A value the database refuses (a data exception)
-// fails with a *queuebox.RefusedValueError, which no retry cures. An
-// idle connection that the server ended is replaced and the insert tried
-// again; when ctx ends first, the insert is cancelled and its fate is
-// unknown (it may have committed). Insert is safe for concurrent use.
+// look-up across the partitions take its place (inbox_key_lock.sql). A
+// row with an aggregate is stored under the aggregate's lock, so the rows
+// of one aggregate commit in created_at order (inbox_aggregate_lock.sql).
+// A value the database refuses (a data exception) fails with a
+// *queuebox.RefusedValueError, which no retry cures. An idle connection
+// that the server ended is replaced and the insert tried again; when ctx
+// ends first, the insert is cancelled and its fate is unknown (it may
+// have committed). Insert is safe for concurrent use.
 func (in *Inbox) Insert(ctx context.Context, row queuebox.ReceivedRow) (id string, inserted bool, err error) {
 	args := rowcodec.InsertArgs(row)
 	retried, err := in.db.withLiveConn(ctx, func(ctx context.Context, conn *pgxpool.Conn) error {
-		if in.lock != "" {
-			return in.insertLocked(ctx, conn, row, args, &id)
+		b := in.locks([]queuebox.ReceivedRow{row}, true)
+		if b == nil {
+			return conn.QueryRow(ctx, in.insert, args...).Scan(&id)
 		}
-		return conn.QueryRow(ctx, in.insert, args...).Scan(&id)
+		b.Queue(in.insert, args...)
+		ids, err := insertAfterLocks(ctx, conn, b)
+		if err == nil && len(ids) == 0 {
+			err = errNotFound
+		}
+		if err == nil {
+			id = ids[0]
+		}
+		return err
 	})
 	switch {
 	case errors.Is(err, errNotFound) && retried && row.ID != "":

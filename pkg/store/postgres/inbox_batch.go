@@ -30,9 +30,10 @@ func (in *Inbox) InsertBatch(ctx context.Context, rows []queuebox.ReceivedRow) (
 	cols := rowcodec.InsertArrays(rows)
 	var returned []string
 	retried, err := in.db.withLiveConn(ctx, func(ctx context.Context, conn *pgxpool.Conn) error {
-		if in.lockBatch != "" {
+		if b := in.locks(rows, false); b != nil {
 			var err error
-			returned, err = in.batchLocked(ctx, conn, rows, cols)
+			b.Queue(in.batch, cols...)
+			returned, err = insertAfterLocks(ctx, conn, b)
 			return err
 		}
 		out, err := conn.Query(ctx, in.batch, cols...)

@@ -3,6 +3,7 @@
 -- same transaction. Of the rows of one key in the batch, the first in the
 -- order of the batch (ord) is kept, and it is stored only when no
 -- partition holds the key yet; RETURNING names the ids that were stored.
+-- created_at is stamped once for the batch, as in inbox_insert_batch.sql.
 WITH r AS (
     SELECT DISTINCT ON (u.source, u.idempotency_key) u.*
     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[],
@@ -16,11 +17,11 @@ WITH r AS (
 INSERT INTO {{.I.Table}} (
     {{.I.ID}}, {{.I.Source}}, {{.I.IdempotencyKey}}, {{.I.AggregateID}}, {{.I.EventType}},
     {{.I.Payload}}, {{.I.Headers}}, {{.I.CorrelationID}}, {{.I.Consumption}}, {{.I.State}},
-    {{.I.LastError}}
+    {{.I.LastError}}, {{.I.CreatedAt}}
 )
 SELECT r.id, r.source, r.idempotency_key, r.aggregate_id, r.event_type,
        r.payload::jsonb, r.headers::jsonb, r.correlation_id, r.consumption, r.state,
-       r.last_error
+       r.last_error, (SELECT clock_timestamp())
 FROM r
 WHERE NOT EXISTS (
     SELECT 1 FROM {{.I.Table}} i

@@ -16,17 +16,20 @@
 -- other's). The insert order is not the relay's order, which comes from
 -- created_at and id (below). RETURNING names the ids that were
 -- stored; a row whose id is missing is a duplicate. Every row of the
--- batch shares now() as created_at, so the relay's (created_at, id)
--- order among them is the order of their ids, which ingest makes time
--- ordered (UUID version 7) in the order of the batch.
+-- batch shares one created_at, the time the insert began, after the
+-- aggregates' locks that the caller takes first in the same transaction
+-- (inbox_aggregate_lock.sql; the scalar subquery is evaluated once per
+-- statement). The relay's (created_at, id) order among them is then the
+-- order of their ids, which ingest makes time ordered (UUID version 7) in
+-- the order of the batch.
 INSERT INTO "qb_inbox" (
     "ib_id", "ib_source", "ib_idempotencykey", "ib_aggregateid", "ib_eventtype",
     "ib_payload", "ib_headers", "ib_correlationid", "ib_consumption", "ib_state",
-    "ib_lasterror"
+    "ib_lasterror", "ib_createdat"
 )
 SELECT r.id, r.source, r.idempotency_key, r.aggregate_id, r.event_type,
        r.payload::jsonb, r.headers::jsonb, r.correlation_id, r.consumption, r.state,
-       r.last_error
+       r.last_error, (SELECT clock_timestamp())
 FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[],
             $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
             $11::text[])
