@@ -103,6 +103,12 @@ type Gate struct {
 	// deferred counts the deferrals by reason since the gate was made,
 	// for the snapshot of the destinations page.
 	deferrals map[Reason]int64
+	// reported is closed, and replaced, whenever a publish reports its
+	// result: an Admit held back while the breaker narrows the cap waits
+	// on it (see Admit).
+	reported chan struct{}
+	// waiting counts the Admits that wait on reported.
+	waiting int
 }
 
 // Hooks observe a gate; nil fields are skipped. StateChanged runs under
@@ -134,7 +140,7 @@ func NewGate(cfg Config, now func() time.Time, log *slog.Logger, hooks Hooks) *G
 		cfg.MaxRetryAfter = DefaultMaxRetryAfter
 	}
 	g := &Gate{cfg: cfg, now: now, log: log.With("destination", cfg.Name), hooks: hooks,
-		slots: make(chan struct{}, cfg.MaxInFlight), deferrals: map[Reason]int64{}}
+		slots: make(chan struct{}, cfg.MaxInFlight), deferrals: map[Reason]int64{}, reported: make(chan struct{})}
 	g.bucket = newBucket(cfg.RatePerSecond)
 	g.breaker = newBreaker(cfg.Breaker)
 	return g
@@ -156,15 +162,61 @@ func (g *Gate) Admit(ctx context.Context) (*Permit, *Deferral) {
 	}
 	// Everything again with the slot held: the breaker may have opened
 	// during the wait.
-	g.mu.Lock()
-	probe, d := g.decide(g.now())
-	g.mu.Unlock()
+	probe, d := g.decideOrWait(ctx)
 	if d != nil {
 		<-g.slots
 		return g.deferred(d)
 	}
 	g.inFlightChanged()
 	return &Permit{g: g, probe: probe}, nil
+}
+
+// decideOrWait is decide for a caller that holds a slot. While the
+// breaker narrows the cap (failures accumulate, or no publish succeeded
+// yet), the caller waits, slot held, up to InFlightWait for the result of
+// a publish under way and decides again: the first success opens the
+// whole cap, and the row goes out one round trip later instead of being
+// deferred for RetryIn (at a replica's start every row beyond the
+// threshold was deferred for a second). Failures that open the breaker
+// end the wait with the breaker's deferral; a wait that ends with the cap
+// still narrowed defers the row as before.
+func (g *Gate) decideOrWait(ctx context.Context) (bool, *Deferral) {
+	var timer *time.Timer
+	for {
+		g.mu.Lock()
+		probe, d := g.decide(g.now())
+		reported := g.reported
+		wait := d != nil && d.Reason == ReasonInFlight
+		if wait {
+			g.waiting++
+		}
+		g.mu.Unlock()
+		if !wait {
+			return probe, d
+		}
+		if timer == nil {
+			timer = slotTimers.Get().(*time.Timer)
+			timer.Reset(g.cfg.InFlightWait)
+			defer func() {
+				timer.Stop()
+				slotTimers.Put(timer)
+			}()
+		}
+		done := false
+		select {
+		case <-reported:
+		case <-timer.C:
+			done = true
+		case <-ctx.Done():
+			done = true
+		}
+		g.mu.Lock()
+		g.waiting--
+		g.mu.Unlock()
+		if done {
+			return false, d
+		}
+	}
 }
 
 // closedDoor is the deferral of a paused destination or an open breaker
@@ -314,9 +366,6 @@ func (p *Permit) Done(r Result) {
 	p.once.Do(func() {
 		g := p.g
 		g.mu.Lock()
-		// The slot is freed after the result counts, so an Admit that
-		// sees the slot free also sees the failure (see suspect).
-		defer func() { <-g.slots; g.inFlightChanged() }()
 		now := g.now()
 		if r.Pause > 0 && g.cfg.HonorRetryAfter {
 			if until := now.Add(min(r.Pause, g.cfg.MaxRetryAfter)); until.After(g.pausedUntil) {
@@ -324,6 +373,13 @@ func (p *Permit) Done(r Result) {
 			}
 		}
 		g.breaker.report(now, p.probe, r, g.changed)
+		// The slot is freed after the result counts, so an Admit that
+		// sees the slot free also sees the failure (see suspect); the
+		// Admits waiting on the narrowed cap decide again with both.
+		<-g.slots
+		close(g.reported)
+		g.reported = make(chan struct{})
 		g.mu.Unlock()
+		g.inFlightChanged()
 	})
 }

@@ -350,6 +350,64 @@ func TestAnUnprovenDestinationStartsNoMoreThanTheThreshold(t *testing.T) {
 	}
 }
 
+// A row beyond the threshold of an unproven destination waits, its slot
+// held, for the answer of a publish under way instead of being deferred
+// for RetryIn: the first success lets it through one round trip later
+// (before, at every start, every row beyond the threshold went back to
+// pending for a second). Failures that open the breaker end the wait
+// with the breaker's deferral, so a dead receiver still sees no more
+// than the threshold.
+func TestAnUnprovenDestinationsNextRowWaitsForTheFirstAnswer(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		answer Result
+		want   Reason // "" for a permit
+	}{
+		{"success", Result{}, ""},
+		{"failures", Result{Failed: true, Reason: "status 500"}, ReasonCircuitOpen},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := breakerConfig() // threshold 3, 4 slots
+			cfg.InFlightWait = time.Hour
+			g := NewGate(cfg, newClock().Now, nil, Hooks{})
+			var wave []*Permit
+			for range 3 {
+				p, d := g.Admit(context.Background())
+				require.Nil(t, d)
+				wave = append(wave, p)
+			}
+			type admitted struct {
+				p *Permit
+				d *Deferral
+			}
+			next := make(chan admitted, 1)
+			go func() {
+				p, d := g.Admit(context.Background())
+				next <- admitted{p, d}
+			}()
+			// The row either waits or (as before) is deferred at once.
+			require.Eventually(t, func() bool {
+				g.mu.Lock()
+				defer g.mu.Unlock()
+				return g.waiting == 1 || len(next) == 1
+			}, time.Minute, time.Millisecond)
+			for _, p := range wave {
+				p.Done(c.answer)
+			}
+			got := <-next
+			if c.want == "" {
+				require.Nil(t, got.d, "the first success lets the waiting row through")
+				require.NotNil(t, got.p)
+				return
+			}
+			require.Nil(t, got.p)
+			require.Equal(t, c.want, got.d.Reason)
+		})
+	}
+}
+
 // A publish that sent nothing (a blocked connection) defers its row to
 // the end of the pause, pauses the destination, frees the slot and counts
 // nothing for the breaker: a half-open breaker's probe is given back.
