@@ -42,7 +42,8 @@ type Config struct {
 	// defers the row (DefaultInFlightWait): a destination that answers
 	// fast frees one in that time, so its rows wait instead of making a
 	// round trip through the table; one that hangs does not, and its rows
-	// leave the worker free for other destinations.
+	// leave the worker free for other destinations. A row held back by
+	// the breaker's narrowed cap waits as long again for an answer.
 	InFlightWait time.Duration
 	// RetryIn is how far a row is deferred when the destination has no
 	// known time to take it: every slot busy, or a probe in flight
@@ -86,7 +87,8 @@ type Result struct {
 }
 
 // Gate is the flow control of one destination. It is safe for
-// concurrent use; its methods never block longer than InFlightWait.
+// concurrent use; its methods never block longer than twice InFlightWait
+// (Admit: a wait for a slot, then one for the narrowed cap).
 type Gate struct {
 	cfg   Config
 	now   func() time.Time
@@ -148,7 +150,8 @@ func NewGate(cfg Config, now func() time.Time, log *slog.Logger, hooks Hooks) *G
 
 // Admit asks to publish one row now. It returns a Permit, which the
 // caller must end with Done once the publish returned, or a Deferral. It
-// waits at most InFlightWait for a free slot, less when ctx ends.
+// waits at most InFlightWait for a free slot and, while the breaker
+// narrows the cap, as long again for an answer; less when ctx ends.
 func (g *Gate) Admit(ctx context.Context) (*Permit, *Deferral) {
 	// A paused or open destination answers before any wait for a slot.
 	g.mu.Lock()
