@@ -52,7 +52,7 @@ func TestRelayForwardsAnAggregateInCommitOrderAcrossSources(t *testing.T) {
 	}
 }
 
-func relayAcrossSources(t *testing.T, s pgtest.Schema, db *postgres.DB, l schema.Layout, hold string) {
+func relayAcrossSources(t *testing.T, s pgtest.Schema, db *postgres.DB, l schema.Layout, holdStatement string) {
 	ctx := context.Background()
 	in, err := postgres.NewInbox(db, l)
 	require.NoError(t, err)
@@ -90,18 +90,13 @@ func relayAcrossSources(t *testing.T, s pgtest.Schema, db *postgres.DB, l schema
 		drain()
 	}
 
-	holder := s.Connect(t)
-	tx, err := holder.Begin(ctx)
-	require.NoError(t, err)
-	_, err = tx.Exec(ctx, hold)
-	require.NoError(t, err)
+	holder := hold(t, s, holdStatement)
 	first := make(chan error, 1)
 	go func() {
 		_, err := in.InsertBatch(ctx, []queuebox.ReceivedRow{row("rab", "r1")})
 		first <- err
 	}()
-	require.Eventually(t, func() bool { return lockWaits(db) >= 1 }, time.Minute, 5*time.Millisecond,
-		"r1's insert does not wait")
+	holder.WaitBlocked(t, 1)
 	second := make(chan error, 1)
 	go func() {
 		_, _, err := in.Insert(ctx, row("jet", "j1"))
@@ -109,10 +104,10 @@ func relayAcrossSources(t *testing.T, s pgtest.Schema, db *postgres.DB, l schema
 	}()
 	// j1 is either stored (nothing orders it after r1) or waits for r1.
 	require.Eventually(t, func() bool {
-		return count(db, `SELECT count(*) FROM inbox WHERE idempotency_key = 'j1'`) == 1 || lockWaits(db) >= 2
+		return count(db, `SELECT count(*) FROM inbox WHERE idempotency_key = 'j1'`) == 1 || holder.blocked() >= 2
 	}, time.Minute, 5*time.Millisecond, "j1 neither stored nor waiting")
 	drain()
-	require.NoError(t, tx.Rollback(ctx))
+	require.NoError(t, holder.tx.Rollback(ctx))
 	require.NoError(t, <-first)
 	require.NoError(t, <-second)
 	_, _, err = in.Insert(ctx, row("rab", "r2"))
@@ -120,13 +115,6 @@ func relayAcrossSources(t *testing.T, s pgtest.Schema, db *postgres.DB, l schema
 	drain()
 	require.Equal(t, []string{"p1", "p2", "r1", "j1", "r2"}, forwarded,
 		"the rows of the aggregate in the order they committed, each source's in its own order")
-}
-
-// lockWaits counts the sessions of the test's database that wait for a
-// lock.
-func lockWaits(db *postgres.DB) int {
-	return count(db, `SELECT count(*) FROM pg_stat_activity
-		WHERE datname = current_database() AND wait_event_type = 'Lock'`)
 }
 
 // count runs a count for a poll: -1 when the query fails.

@@ -198,23 +198,30 @@ func (d *pgDatabase) CompareIDs(a, b string) int { return strings.Compare(a, b) 
 
 func (d *pgDatabase) Hold(t testing.TB, table storetest.Table, ids ...string) storetest.Holder {
 	t.Helper()
-	ctx := context.Background()
 	name := "outbox"
 	if table == storetest.InboxTable {
 		name = "inbox"
 	}
-	tx, err := d.schema.Connect(t).Begin(ctx)
+	return hold(t, d.schema, `SELECT 1 FROM `+name+` WHERE id = ANY($1::uuid[]) FOR UPDATE`, ids)
+}
+
+// hold runs statement in a transaction that it keeps open until the test
+// ends or Release, so that what the statement locks stays locked.
+func hold(t testing.TB, s pgtest.Schema, statement string, args ...any) *pgHolder {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := s.Connect(t).Begin(ctx)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
-	_, err = tx.Exec(ctx, `SELECT 1 FROM `+name+` WHERE id = ANY($1::uuid[]) FOR UPDATE`, ids)
+	_, err = tx.Exec(ctx, statement, args...)
 	require.NoError(t, err)
-	h := &pgHolder{tx: tx, watch: d.schema.Connect(t)}
+	h := &pgHolder{tx: tx, watch: s.Connect(t)}
 	require.NoError(t, tx.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&h.pid))
 	return h
 }
 
-// pgHolder is a transaction that holds row locks, and a second
-// connection that watches who waits on it.
+// pgHolder is a transaction that holds locks, and a second connection
+// that watches who waits on it.
 type pgHolder struct {
 	tx    pgx.Tx
 	pid   int
@@ -225,17 +232,26 @@ type pgHolder struct {
 // waiter, on the holding transaction.
 func (h *pgHolder) WaitBlocked(t testing.TB, n int) {
 	t.Helper()
-	require.Eventually(t, func() bool {
-		var got int
-		err := h.watch.QueryRow(context.Background(), `
-			WITH RECURSIVE blocked(pid) AS (
-				SELECT a.pid FROM pg_stat_activity a WHERE $1::int = ANY (pg_blocking_pids(a.pid))
-				UNION
-				SELECT a.pid FROM pg_stat_activity a JOIN blocked b ON b.pid = ANY (pg_blocking_pids(a.pid))
-			)
-			SELECT count(*) FROM blocked`, h.pid).Scan(&got)
-		return err == nil && got == n
-	}, 30*time.Second, 5*time.Millisecond, "%d statements waiting", n)
+	require.Eventually(t, func() bool { return h.blocked() == n }, 30*time.Second, 5*time.Millisecond,
+		"%d statements waiting", n)
+}
+
+// blocked counts the backends that wait, directly or through another
+// waiter, on the holding transaction; -1 when the count fails. It runs
+// in a poll, so it does not fail the test itself.
+func (h *pgHolder) blocked() int {
+	var got int
+	err := h.watch.QueryRow(context.Background(), `
+		WITH RECURSIVE blocked(pid) AS (
+			SELECT a.pid FROM pg_stat_activity a WHERE $1::int = ANY (pg_blocking_pids(a.pid))
+			UNION
+			SELECT a.pid FROM pg_stat_activity a JOIN blocked b ON b.pid = ANY (pg_blocking_pids(a.pid))
+		)
+		SELECT count(*) FROM blocked`, h.pid).Scan(&got)
+	if err != nil {
+		return -1
+	}
+	return got
 }
 
 func (h *pgHolder) Release(t testing.TB) {
