@@ -137,3 +137,34 @@ func TestFinisherLingersUntilAFullGroup(t *testing.T) {
 }
 
 func itoa(i int) string { return fmt.Sprint(i) }
+
+// heldRows stands in for the claim loop's count of held rows: a row is
+// held from its claim until its outcome's write has run its then.
+type heldRows struct{ n atomic.Int64 }
+
+func (h *heldRows) claim(n int)          { h.n.Add(int64(n)) }
+func (h *heldRows) count() int           { return int(h.n.Load()) }
+func (h *heldRows) written(finishResult) { h.n.Add(-1) }
+
+// With no other row on its way to the writer, company cannot come before
+// the next claim: an unkeyed outcome is written at once, not after the
+// linger (an hour here).
+func TestFinisherWritesAtOnceWhenNoOtherRowIsOnItsWay(t *testing.T) {
+	t.Parallel()
+	f, writes, _ := startFinisher(t, time.Hour)
+	var held heldRows
+	f.held = held.count
+	held.claim(1)
+	f.submit(outcome("a"), false, held.written)
+	require.Equal(t, []string{"a"}, nextWrite(t, writes))
+
+	held.claim(2)
+	f.submit(outcome("b"), false, held.written)
+	select {
+	case ids := <-writes:
+		t.Fatalf("an outcome was written while another row was still being published: %v", ids)
+	case <-time.After(50 * time.Millisecond):
+	}
+	f.submit(outcome("c"), false, held.written)
+	require.Equal(t, []string{"b", "c"}, nextWrite(t, writes), "the last row on its way ends the wait")
+}

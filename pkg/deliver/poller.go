@@ -57,6 +57,7 @@ func NewPoller(opts Options) (*Poller, error) {
 		},
 		Health: p.health,
 	}, &laneSource{OutboxStore: opts.Store, router: opts.Router, warn: warn, postponer: p.postponer}, p.handle)
+	p.finisher.held = p.loop.Held
 	p.keys = newKeyRouter(opts.Store, opts.Router, opts.PollInterval, warn,
 		func(id, reason string) {
 			opts.Metrics.Messages.WithLabelValues("dead").Inc()
