@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/alternayte/queuebox/pkg/claim"
 	"github.com/alternayte/queuebox/pkg/deliver/flow"
 	"github.com/alternayte/queuebox/pkg/queuebox"
 )
@@ -37,6 +38,8 @@ func BenchmarkAttempt(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// No claim holds the row, so the loop's lease check would stop it.
+	p.live = func(claim.Lease) bool { return true }
 	row := queuebox.ClaimedMessage{OutboxMessage: &queuebox.OutboxMessage{
 		ID: "0190a8c4-6f0e-7b3c-9d21-5a6b7c8d9e0f", Topic: "order.created", MaxAttempts: 10, Payload: []byte(`{}`)}}
 	ctx := b.Context()
@@ -45,5 +48,14 @@ func BenchmarkAttempt(b *testing.B) {
 		if o := p.attempt(ctx, ctx, row); o.Kind != queuebox.OutcomeSent {
 			b.Fatalf("outcome %v", o)
 		}
+	}
+}
+
+// The benchmark stays runnable: `make test` runs no benchmark, and this
+// one failed unseen for a while (its row, held by no claim, was stopped
+// by the lease check before the publish).
+func TestBenchmarkAttemptRuns(t *testing.T) {
+	if r := testing.Benchmark(BenchmarkAttempt); r.N == 0 {
+		t.Fatal("BenchmarkAttempt failed")
 	}
 }

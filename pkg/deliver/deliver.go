@@ -155,7 +155,7 @@ func (p *Poller) prepare(ctx context.Context, row queuebox.ClaimedMessage) (s se
 	if !ok {
 		return s, stopped(outcome), false
 	}
-	if !p.loop.Live(row.Lease()) {
+	if !p.live(row.Lease()) {
 		// Too little of the lease is left to publish and write the outcome
 		// before it runs out (the replica was stopped, or the database has
 		// been away): another replica may have the row already. The loop

@@ -25,6 +25,10 @@ type Poller struct {
 	postponer *postponer
 	// keys routes the keyed rows before their claim (lanes.go).
 	keys *keyRouter
+	// live is loop.Live, the lease check before each publish; a benchmark
+	// that drives attempt without a claim (the row is held by no loop)
+	// replaces it.
+	live func(claim.Lease) bool
 }
 
 // NewPoller builds the poller. It returns an error when a required option
@@ -58,6 +62,7 @@ func NewPoller(opts Options) (*Poller, error) {
 		Health: p.health,
 	}, &laneSource{OutboxStore: opts.Store, router: opts.Router, warn: warn, postponer: p.postponer}, p.handle)
 	p.finisher.held = p.loop.Held
+	p.live = p.loop.Live
 	p.keys = newKeyRouter(opts.Store, opts.Router, opts.PollInterval, warn,
 		func(id, reason string) {
 			opts.Metrics.Messages.WithLabelValues("dead").Inc()
