@@ -106,8 +106,8 @@ type Gate struct {
 	// for the snapshot of the destinations page.
 	deferrals map[Reason]int64
 	// reported is closed, and replaced, whenever a publish reports its
-	// result: an Admit held back while the breaker narrows the cap waits
-	// on it (see Admit).
+	// result while an Admit waits on it: an Admit held back while the
+	// breaker narrows the cap (see decideOrWait).
 	reported chan struct{}
 	// waiting counts the Admits that wait on reported.
 	waiting int
@@ -378,10 +378,14 @@ func (p *Permit) Done(r Result) {
 		g.breaker.report(now, p.probe, r, g.changed)
 		// The slot is freed after the result counts, so an Admit that
 		// sees the slot free also sees the failure (see suspect); the
-		// Admits waiting on the narrowed cap decide again with both.
+		// Admits waiting on the narrowed cap decide again with both. A
+		// waiter counts itself and takes the channel under g.mu, so with
+		// none counted no one holds it, and a publish pays no channel.
 		<-g.slots
-		close(g.reported)
-		g.reported = make(chan struct{})
+		if g.waiting > 0 {
+			close(g.reported)
+			g.reported = make(chan struct{})
+		}
 		g.mu.Unlock()
 		g.inFlightChanged()
 	})
