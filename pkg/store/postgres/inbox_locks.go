@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -34,12 +35,17 @@ func (in *Inbox) renderPartitioned(l schema.Layout) error {
 // one row). It returns nil when rows need none: rows without an aggregate
 // in an inbox that is not partitioned.
 func (in *Inbox) locks(rows []queuebox.ReceivedRow, single bool) *pgx.Batch {
-	b := &pgx.Batch{}
-	aggregates, keyed := make([]*string, len(rows)), false
-	for i, r := range rows {
-		aggregates[i], keyed = r.AggregateID, keyed || r.AggregateID != nil
+	keyed := slices.ContainsFunc(rows, func(r queuebox.ReceivedRow) bool { return r.AggregateID != nil })
+	if !keyed && in.lock == "" {
+		// The common insert pays for no batch.
+		return nil
 	}
+	b := &pgx.Batch{}
 	if keyed {
+		aggregates := make([]*string, len(rows))
+		for i, r := range rows {
+			aggregates[i] = r.AggregateID
+		}
 		b.Queue(in.lockAggregates, aggregates)
 	}
 	switch {
@@ -52,9 +58,6 @@ func (in *Inbox) locks(rows []queuebox.ReceivedRow, single bool) *pgx.Batch {
 			sources[i], keys[i] = r.Source, r.IdempotencyKey
 		}
 		b.Queue(in.lockBatch, sources, keys)
-	}
-	if b.Len() == 0 {
-		return nil
 	}
 	return b
 }
