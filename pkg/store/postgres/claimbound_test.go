@@ -41,7 +41,7 @@ func explainCost(t *testing.T, db *postgres.DB, stmt string, args ...any) (touch
 	return root.touched(), root.Rows, root.scans(nil)
 }
 
-// explainPlan runs EXPLAIN (ANALYZE, FORMAT JSON) of a claim (or the
+// explainPlan runs EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) of a claim (or the
 // routing scan) stmt in a transaction begun as the store begins it
 // (postgres.ClaimBegin) that rolls back, and returns the root of its plan.
 func explainPlan(t *testing.T, db *postgres.DB, stmt string, args ...any) planNode {
@@ -55,7 +55,7 @@ func explainPlanIn(t *testing.T, db *postgres.DB, begin, stmt string, args ...an
 	var doc []struct {
 		Plan planNode `json:"Plan"`
 	}
-	require.NoError(t, json.Unmarshal(explainJSON(t, db, begin, "ANALYZE, FORMAT JSON", stmt, args...), &doc))
+	require.NoError(t, json.Unmarshal(explainJSON(t, db, begin, "ANALYZE, BUFFERS, FORMAT JSON", stmt, args...), &doc))
 	return doc[0].Plan
 }
 
@@ -86,7 +86,22 @@ type planNode struct {
 	Loops           float64    `json:"Actual Loops"`
 	RemovedByFilter float64    `json:"Rows Removed by Filter"`
 	RemovedByCheck  float64    `json:"Rows Removed by Index Recheck"`
+	Hit             float64    `json:"Shared Hit Blocks"`
+	Read            float64    `json:"Shared Read Blocks"`
 	Plans           []planNode `json:"Plans"`
+}
+
+// buffersOf sums the buffers that the tree's scans of index read (with
+// their heap visits).
+func (n planNode) buffersOf(index string) float64 {
+	var sum float64
+	if n.Index == index {
+		sum = n.Hit + n.Read
+	}
+	for _, c := range n.Plans {
+		sum += c.buffersOf(index)
+	}
+	return sum
 }
 
 // scans lists the scans of the tree with the rows each touched, for the

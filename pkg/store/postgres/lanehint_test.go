@@ -258,40 +258,69 @@ func TestHintedClaimStartsTheActiveFloorAtItsBound(t *testing.T) {
 
 // A hinted walk probes the gap before each hinted lane up to that lane,
 // and no further: its cost does not follow the depth of the lanes'
-// backlogs. The gap's upper bound was a row comparison, at which
-// PostgreSQL 15's index scan stops on the key alone, so each gap probe
-// read the whole backlog of the lane after it (ten lanes 20,000 rows
-// deep made deliver's claim take 60 ms, and deliver sent about 90 rows
-// a second).
+// backlogs, wherever the walk's cursor stands and however many lanes a
+// key has. Two bounds of the gap's probes were row comparisons, at which
+// PostgreSQL 15's index scan starts and stops on the key alone. The gap's
+// upper bound made each probe read the whole backlog of the lane after it
+// (ten lanes 20,000 rows deep made deliver's claim take 60 ms, and deliver
+// sent about 90 rows a second). Its lower bound, within one key, made the
+// probe after a lane read that lane's whole backlog: the cursor's lane at
+// every claim (the wrap-around's last step starts at the mark of the
+// cursor's lane), and with a fan-out each lane but the last of every key.
 func TestHintedWalkCostsNothingPerRowOfTheLanesBacklogs(t *testing.T) {
 	t.Parallel()
-	const lanes = 10
-	shallow := hintedClaimBuffers(t, lanes, 500)
-	deep := hintedClaimBuffers(t, lanes, 5_000)
-	// A lane's backlog of 5,000 entries fills about 20 pages of the lane
-	// index; a walk that reads none of them costs what it costs on lanes
-	// of 500 rows (the same depth of the index's tree), give or take a
-	// page a lane.
-	require.Less(t, deep, shallow+lanes, "buffers of the hinted walk on lanes 5,000 deep (%v) and 500 deep (%v)", deep, shallow)
+	for _, tc := range []struct {
+		name         string
+		keys, dests  int
+		cursorOnLane bool
+	}{
+		{name: "one lane a key, cursor at the start", keys: 10, dests: 1},
+		{name: "one lane a key, cursor on a lane", keys: 10, dests: 1, cursorOnLane: true},
+		{name: "three lanes a key, cursor on a lane", keys: 4, dests: 3, cursorOnLane: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			lanes := tc.keys * tc.dests
+			shallow := hintedWalkBuffers(t, tc.keys, tc.dests, 500, tc.cursorOnLane)
+			deep := hintedWalkBuffers(t, tc.keys, tc.dests, 5_000, tc.cursorOnLane)
+			// A lane's backlog of 5,000 entries fills about 20 pages of
+			// the lane index; a walk that reads none of them costs what it
+			// costs on lanes of 500 rows (the same depth of the index's
+			// tree), give or take a page a lane.
+			require.Less(t, deep, shallow+float64(lanes),
+				"buffers of the hinted walk on lanes 5,000 deep (%v) and 500 deep (%v)", deep, shallow)
+		})
+	}
 }
 
-// hintedClaimBuffers fills a new outbox with lanes lanes of depth rows
-// each and returns the buffers of a claim hinted at every lane's head.
-func hintedClaimBuffers(t *testing.T, lanes, depth int) float64 {
+// hintedWalkBuffers fills a new outbox with keys keys of dests lanes
+// each, depth rows a lane, and returns the buffers that the scans of the
+// lane index read in a claim hinted at every lane's head. (The claim's
+// probes of the primary key are left out: its tree of random ids gains a
+// level at about the deep case's size, at random.) With cursorOnLane the
+// walk's cursor stands on a lane in the middle, as after a claim;
+// otherwise at the start.
+func hintedWalkBuffers(t *testing.T, keys, dests, depth int, cursorOnLane bool) float64 {
 	t.Helper()
 	db, l := boundSchema(t)
 	exec(t, db, `INSERT INTO outbox (topic, key, payload, destination)
-		SELECT 't', 'k-' || (g % $1), '{}', 'd' FROM generate_series(1, $2) g`, lanes, lanes*depth)
+		SELECT 't', 'k-' || (g % $1), '{}', 'd-' || (g / $1 % $2)
+		FROM generate_series(0, $3 - 1) g`, keys, dests, keys*dests*depth)
 	exec(t, db, `ANALYZE outbox`)
-	keys, dests, seqs := laneHints(t, db, `SELECT key, destination, min(sequence) FROM outbox
-		GROUP BY key, destination`)
-	require.Len(t, keys, lanes)
+	lanes := keys * dests
+	hk, hd, seqs := laneHints(t, db, `SELECT key, destination, min(sequence) FROM outbox
+		GROUP BY key, destination ORDER BY key, destination`)
+	require.Len(t, hk, lanes)
+	cursorKey, cursorDest := "", ""
+	if cursorOnLane {
+		cursorKey, cursorDest = hk[lanes/2], hd[lanes/2]
+	}
 	claim, err := postgres.RenderClaim("outbox_claim", l, true)
 	require.NoError(t, err)
-	args := []any{boundBatch, "", 60_000, nil, "", nil, keys, dests, seqs, int64(0), nil}
-	claimed, buffers := explainBuffers(t, db, claim, args...)
-	require.Equal(t, float64(lanes), claimed, "a head per lane")
-	return buffers
+	args := []any{boundBatch, cursorKey, 60_000, nil, cursorDest, nil, hk, hd, seqs, int64(0), nil}
+	plan := explainPlan(t, db, claim, args...)
+	require.Equal(t, float64(lanes), plan.Rows, "a head per lane")
+	return plan.buffersOf("idx_outbox_lane_sequence")
 }
 
 // laneHints runs query, which returns a key, a destination and a

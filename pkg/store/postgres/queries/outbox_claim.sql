@@ -144,10 +144,10 @@ WITH RECURSIVE requeues AS (
     SELECT w.* FROM (SELECT * FROM steps ORDER BY part, ok, od) st
     CROSS JOIN LATERAL (
         (WITH RECURSIVE gap AS (
-            ({{template "lane_gap_probe" (args "P" $probe "From" "(st.lo_k, st.lo_d)")}})
+            ({{template "lane_gap_probe" (args "P" $probe "From" "(st.lo_k, st.lo_d)" "FK" "st.lo_k" "FD" "st.lo_d")}})
             UNION ALL
             SELECT nxt.* FROM gap g CROSS JOIN LATERAL (
-                {{template "lane_gap_probe" (args "P" $probe "From" "(g.k, g.d)")}}) nxt
+                {{template "lane_gap_probe" (args "P" $probe "From" "(g.k, g.d)" "FK" "g.k" "FD" "g.d")}}) nxt
          ) SELECT gap.*, NULL::bigint AS hs FROM gap)
         UNION ALL
         (SELECT st.hi_k, st.hi_d, x.id{{if .Partitioned}}, x.ca{{end}}, x.st, x.due, x.seq, st.hs

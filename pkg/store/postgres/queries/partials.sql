@@ -148,9 +148,15 @@
 -- rows, and ten such lanes made a claim take 60 ms). Each part is one
 -- ordered probe with a limit, its end a bound on a column after the
 -- equal ones, which the index stops at; a part whose condition on the
--- step fails reads no page. P holds the statement's pieces: O the outbox
--- columns, Lane the walked rows' condition, Cols the columns, KD the row
--- value (key, destination).
+-- step fails reads no page. The parts within hi_k start the same way: a
+-- bound on the destination after From's when From is of hi_k too (FK and
+-- FD, From's key and destination). The row comparison alone let the scan
+-- start at hi_k's first lane, so the probe after a lane of hi_k read
+-- that lane's whole backlog: the last step of every walk, from the mark
+-- of the cursor's lane to the cursor, read the cursor's lane, and with a
+-- fan-out each lane but the last of a key was read once more per claim.
+-- P holds the statement's pieces: O the outbox columns, Lane the walked
+-- rows' condition, Cols the columns, KD the row value (key, destination).
 {{define "lane_gap_probe"}}{{$o := .P.O}}(SELECT {{.P.Cols}} FROM {{$o.Table}}
          WHERE st.hi_k IS NOT NULL AND {{.P.Lane}}
            AND {{.P.KD}} > {{.From}} AND {{$o.Key}} < st.hi_k
@@ -160,12 +166,14 @@
         (SELECT {{.P.Cols}} FROM {{$o.Table}}
          WHERE st.hi_k IS NOT NULL AND NOT st.incl AND {{.P.Lane}}
            AND {{.P.KD}} > {{.From}} AND {{$o.Key}} = st.hi_k AND {{$o.Destination}} < st.hi_d
+           AND {{$o.Destination}} > CASE WHEN {{.FK}} = st.hi_k THEN {{.FD}} ELSE '' END
          ORDER BY {{$o.Key}}, {{$o.Destination}}, {{$o.Sequence}}
          LIMIT 1)
         UNION ALL
         (SELECT {{.P.Cols}} FROM {{$o.Table}}
          WHERE st.incl AND {{.P.Lane}}
            AND {{.P.KD}} > {{.From}} AND {{$o.Key}} = st.hi_k AND {{$o.Destination}} <= st.hi_d
+           AND {{$o.Destination}} > CASE WHEN {{.FK}} = st.hi_k THEN {{.FD}} ELSE '' END
          ORDER BY {{$o.Key}}, {{$o.Destination}}, {{$o.Sequence}}
          LIMIT 1)
         UNION ALL

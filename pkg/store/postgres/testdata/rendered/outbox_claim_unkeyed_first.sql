@@ -124,12 +124,14 @@ WITH RECURSIVE requeues AS (
         (SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due, "ob_sequence" AS seq FROM "qb_outbox"
          WHERE st.hi_k IS NOT NULL AND NOT st.incl AND "ob_state" IN ('pending', 'processing') AND "ob_key" > '' AND "ob_destination" > ''
            AND ("ob_key", "ob_destination") > (st.lo_k, st.lo_d) AND "ob_key" = st.hi_k AND "ob_destination" < st.hi_d
+           AND "ob_destination" > CASE WHEN st.lo_k = st.hi_k THEN st.lo_d ELSE '' END
          ORDER BY "ob_key", "ob_destination", "ob_sequence"
          LIMIT 1)
         UNION ALL
         (SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due, "ob_sequence" AS seq FROM "qb_outbox"
          WHERE st.incl AND "ob_state" IN ('pending', 'processing') AND "ob_key" > '' AND "ob_destination" > ''
            AND ("ob_key", "ob_destination") > (st.lo_k, st.lo_d) AND "ob_key" = st.hi_k AND "ob_destination" <= st.hi_d
+           AND "ob_destination" > CASE WHEN st.lo_k = st.hi_k THEN st.lo_d ELSE '' END
          ORDER BY "ob_key", "ob_destination", "ob_sequence"
          LIMIT 1)
         UNION ALL
@@ -150,12 +152,14 @@ WITH RECURSIVE requeues AS (
         (SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due, "ob_sequence" AS seq FROM "qb_outbox"
          WHERE st.hi_k IS NOT NULL AND NOT st.incl AND "ob_state" IN ('pending', 'processing') AND "ob_key" > '' AND "ob_destination" > ''
            AND ("ob_key", "ob_destination") > (g.k, g.d) AND "ob_key" = st.hi_k AND "ob_destination" < st.hi_d
+           AND "ob_destination" > CASE WHEN g.k = st.hi_k THEN g.d ELSE '' END
          ORDER BY "ob_key", "ob_destination", "ob_sequence"
          LIMIT 1)
         UNION ALL
         (SELECT "ob_key" AS k, "ob_destination" AS d, "ob_id" AS id, "ob_state" AS st, "ob_scheduledat" AS due, "ob_sequence" AS seq FROM "qb_outbox"
          WHERE st.incl AND "ob_state" IN ('pending', 'processing') AND "ob_key" > '' AND "ob_destination" > ''
            AND ("ob_key", "ob_destination") > (g.k, g.d) AND "ob_key" = st.hi_k AND "ob_destination" <= st.hi_d
+           AND "ob_destination" > CASE WHEN g.k = st.hi_k THEN g.d ELSE '' END
          ORDER BY "ob_key", "ob_destination", "ob_sequence"
          LIMIT 1)
         UNION ALL

@@ -142,12 +142,14 @@ WITH RECURSIVE requeues AS (
         (SELECT "key" AS k, "destination" AS d, "id" AS id, "created_at" AS ca, "state" AS st, "scheduled_at" AS due, "sequence" AS seq FROM "outbox"
          WHERE st.hi_k IS NOT NULL AND NOT st.incl AND "state" IN ('pending', 'processing') AND "key" > '' AND "destination" > '' AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
            AND ("key", "destination") > (st.lo_k, st.lo_d) AND "key" = st.hi_k AND "destination" < st.hi_d
+           AND "destination" > CASE WHEN st.lo_k = st.hi_k THEN st.lo_d ELSE '' END
          ORDER BY "key", "destination", "sequence"
          LIMIT 1)
         UNION ALL
         (SELECT "key" AS k, "destination" AS d, "id" AS id, "created_at" AS ca, "state" AS st, "scheduled_at" AS due, "sequence" AS seq FROM "outbox"
          WHERE st.incl AND "state" IN ('pending', 'processing') AND "key" > '' AND "destination" > '' AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
            AND ("key", "destination") > (st.lo_k, st.lo_d) AND "key" = st.hi_k AND "destination" <= st.hi_d
+           AND "destination" > CASE WHEN st.lo_k = st.hi_k THEN st.lo_d ELSE '' END
          ORDER BY "key", "destination", "sequence"
          LIMIT 1)
         UNION ALL
@@ -168,12 +170,14 @@ WITH RECURSIVE requeues AS (
         (SELECT "key" AS k, "destination" AS d, "id" AS id, "created_at" AS ca, "state" AS st, "scheduled_at" AS due, "sequence" AS seq FROM "outbox"
          WHERE st.hi_k IS NOT NULL AND NOT st.incl AND "state" IN ('pending', 'processing') AND "key" > '' AND "destination" > '' AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
            AND ("key", "destination") > (g.k, g.d) AND "key" = st.hi_k AND "destination" < st.hi_d
+           AND "destination" > CASE WHEN g.k = st.hi_k THEN g.d ELSE '' END
          ORDER BY "key", "destination", "sequence"
          LIMIT 1)
         UNION ALL
         (SELECT "key" AS k, "destination" AS d, "id" AS id, "created_at" AS ca, "state" AS st, "scheduled_at" AS due, "sequence" AS seq FROM "outbox"
          WHERE st.incl AND "state" IN ('pending', 'processing') AND "key" > '' AND "destination" > '' AND "created_at" BETWEEN (SELECT lo FROM active_floor) AND (SELECT hi FROM active_floor)
            AND ("key", "destination") > (g.k, g.d) AND "key" = st.hi_k AND "destination" <= st.hi_d
+           AND "destination" > CASE WHEN g.k = st.hi_k THEN g.d ELSE '' END
          ORDER BY "key", "destination", "sequence"
          LIMIT 1)
         UNION ALL
