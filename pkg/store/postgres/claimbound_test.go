@@ -64,17 +64,27 @@ func explainPlanIn(t *testing.T, db *postgres.DB, begin, stmt string, args ...an
 // returns the plan.
 func explainJSON(t *testing.T, db *postgres.DB, begin, options, stmt string, args ...any) []byte {
 	t.Helper()
-	ctx := context.Background()
 	var plan []byte
+	inRolledBackTx(t, db, begin, func(ctx context.Context, tx pgx.Tx) error {
+		return tx.QueryRow(ctx, "EXPLAIN ("+options+") "+stmt, args...).Scan(&plan)
+	})
+	return plan
+}
+
+// inRolledBackTx runs fn in a transaction begun with begin and rolls it
+// back, so a claim's updates leave the table as it was; fn's error fails
+// the test.
+func inRolledBackTx(t *testing.T, db *postgres.DB, begin string, fn func(context.Context, pgx.Tx) error) {
+	t.Helper()
+	ctx := context.Background()
 	errRollback := errors.New("rollback")
 	err := pgx.BeginTxFunc(ctx, db.Pool, pgx.TxOptions{BeginQuery: begin}, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, "EXPLAIN ("+options+") "+stmt, args...).Scan(&plan); err != nil {
+		if err := fn(ctx, tx); err != nil {
 			return err
 		}
 		return errRollback
 	})
 	require.ErrorIs(t, err, errRollback)
-	return plan
 }
 
 type planNode struct {

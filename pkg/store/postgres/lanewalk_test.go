@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -141,26 +140,20 @@ func (c *walkCase) String() string {
 // begins it, returns the ids it claimed and rolls it back.
 func claimIDsRolledBack(t *testing.T, db *postgres.DB, stmt string, args []any) []string {
 	t.Helper()
-	ctx := context.Background()
 	var ids []string
-	errRollback := errors.New("rollback")
-	err := pgx.BeginTxFunc(ctx, db.Pool, pgx.TxOptions{BeginQuery: postgres.ClaimBegin}, func(tx pgx.Tx) error {
+	inRolledBackTx(t, db, postgres.ClaimBegin, func(ctx context.Context, tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, stmt, args...)
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			vals, err := rows.Values()
+		ids, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (string, error) {
+			vals, err := row.Values()
 			if err != nil {
-				return err
+				return "", err
 			}
-			ids = append(ids, vals[0].(string))
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return errRollback
+			return vals[0].(string), nil
+		})
+		return err
 	})
-	require.ErrorIs(t, err, errRollback)
 	return ids
 }
