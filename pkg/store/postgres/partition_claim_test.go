@@ -27,12 +27,15 @@ func pastDays(t *testing.T, db *postgres.DB) time.Time {
 }
 
 // insertAt adds rows outbox rows created at created, keyed over keys keys
-// (none when keys is 0) and routed to 'up', in state.
+// (none when keys is 0) and routed to 'up', in state. Each row falls due a
+// day before it was created, in the same order: created is often a few
+// minutes into today's partition, which is still ahead of the clock just
+// after midnight (UTC), and a row due then would not be claimable yet.
 func insertAt(t *testing.T, db *postgres.DB, rows, keys int, state string, created time.Time) {
 	t.Helper()
 	exec(t, db, `INSERT INTO outbox (topic, key, payload, state, destination, created_at, scheduled_at)
 		SELECT 't', CASE WHEN $2::int > 0 THEN 'k-' || (g % $2::int) END, '{}', $3, CASE WHEN $2::int > 0 THEN 'up' ELSE '' END,
-		       $4::timestamptz + g * interval '1 ms', $4::timestamptz + g * interval '1 ms'
+		       $4::timestamptz + g * interval '1 ms', $4::timestamptz - interval '1 day' + g * interval '1 ms'
 		FROM generate_series(1, $1::int) g`, rows, keys, state, created)
 }
 

@@ -12,14 +12,14 @@ import (
 	"github.com/alternayte/queuebox/pkg/store/postgres"
 )
 
-// pullAt adds pull rows of the source 's', due and created at created
-// (a millisecond apart), over aggs aggregates (none when aggs is 0), in
-// state.
+// pullAt adds pull rows of the source 's', created at created (a
+// millisecond apart) and due a day before, as insertAt's rows are, over
+// aggs aggregates (none when aggs is 0), in state.
 func pullAt(t *testing.T, db *postgres.DB, rows, aggs int, state string, created time.Time) {
 	t.Helper()
 	exec(t, db, `INSERT INTO inbox (source, idempotency_key, aggregate_id, payload, consumption, state, created_at, scheduled_at)
 		SELECT 's', md5(random()::text), CASE WHEN $2::int > 0 THEN 'a-' || (g % $2::int) END, '{}', 'pull', $3,
-		       $4::timestamptz + g * interval '1 ms', $4::timestamptz + g * interval '1 ms'
+		       $4::timestamptz + g * interval '1 ms', $4::timestamptz - interval '1 day' + g * interval '1 ms'
 		FROM generate_series(1, $1::int) g`, rows, aggs, state, created)
 }
 
