@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -31,8 +32,10 @@ func (b *bench) loadSide() string {
 }
 
 // machineTicks is a reading of the machine-wide CPU counters of
-// /proc/stat: idle (idle + iowait) and total ticks of every core.
-type machineTicks struct{ idle, total uint64 }
+// /proc/stat, in clock ticks of every core: idle (idle + iowait), steal
+// (the time the hypervisor gave the virtual CPUs to someone else) and
+// total.
+type machineTicks struct{ idle, steal, total uint64 }
 
 // readMachineTicks reads /proc/stat; it returns zero where the file is
 // missing or unreadable, and idleShare then reports 0.
@@ -42,19 +45,31 @@ func readMachineTicks() machineTicks {
 		return machineTicks{}
 	}
 	line, _, _ := strings.Cut(string(data), "\n")
+	return parseMachineTicks(line)
+}
+
+// parseMachineTicks parses the aggregate "cpu" line of /proc/stat: user,
+// nice, system, idle, iowait, irq, softirq and steal, then the guest
+// times, which user and nice already hold (proc(5)) and which are
+// therefore not added again. A line that is not the aggregate one, or
+// that holds a field that is not a number, gives zero.
+func parseMachineTicks(line string) machineTicks {
 	fields := strings.Fields(line)
 	if len(fields) < 5 || fields[0] != "cpu" {
 		return machineTicks{}
 	}
 	var t machineTicks
-	for i, f := range fields[1:] {
+	for i, f := range fields[1:min(len(fields), 9)] {
 		v, err := strconv.ParseUint(f, 10, 64)
 		if err != nil {
 			return machineTicks{}
 		}
 		t.total += v
-		if i == 3 || i == 4 { // idle, iowait
+		switch i {
+		case 3, 4: // idle, iowait
 			t.idle += v
+		case 7:
+			t.steal += v
 		}
 	}
 	return t
@@ -67,6 +82,21 @@ func idleShare(before, after machineTicks) float64 {
 		return 0
 	}
 	return float64(after.idle-before.idle) / float64(after.total-before.total)
+}
+
+// machineShare describes how the machine's CPU time between two readings
+// divided: busy, stolen by the hypervisor, and idle. Stolen time is the
+// host's noise made visible: a run that lost a fifth of its CPU to other
+// tenants is not comparable with one that had the cores to itself. It is
+// "" when the readings are missing.
+func machineShare(before, after machineTicks) string {
+	if after.total <= before.total {
+		return ""
+	}
+	total := float64(after.total - before.total)
+	idle, steal := float64(after.idle-before.idle), float64(after.steal-before.steal)
+	return fmt.Sprintf("CPU %.0f %% busy, %.0f %% stolen, %.0f %% idle",
+		100*(total-idle-steal)/total, 100*steal/total, 100*idle/total)
 }
 
 // commandsCPU sums the CPU time of every running process whose command

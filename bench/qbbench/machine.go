@@ -20,15 +20,20 @@ type machine struct {
 	LoadBefore    string
 	LoadAfter     string
 	TotalDuration time.Duration
+	// TicksBefore is the machine's CPU counters when the run began, and
+	// Share how the machine's CPU time divided over the whole run.
+	TicksBefore machineTicks
+	Share       string
 }
 
 func readMachine(ctx context.Context, srv *server) machine {
 	m := machine{
-		CPUs:       runtime.NumCPU(),
-		CPUModel:   cpuModel(),
-		GoVersion:  runtime.Version(),
-		Date:       time.Now(),
-		LoadBefore: loadAverage(),
+		CPUs:        runtime.NumCPU(),
+		CPUModel:    cpuModel(),
+		GoVersion:   runtime.Version(),
+		Date:        time.Now(),
+		LoadBefore:  loadAverage(),
+		TicksBefore: readMachineTicks(),
 	}
 	v, err := srv.version(ctx)
 	if err != nil {
@@ -47,6 +52,9 @@ func (m machine) summary() string {
 	}
 	if m.TotalDuration > 0 {
 		s += fmt.Sprintf(", took %s", m.TotalDuration.Round(time.Second))
+	}
+	if m.Share != "" {
+		s += "; over the run " + m.Share
 	}
 	return s
 }

@@ -306,19 +306,22 @@ func run() int {
 		if ctx.Err() != nil {
 			break
 		}
-		t0 := time.Now()
+		t0, ticks0 := time.Now(), readMachineTicks()
 		logf("== %s", s.name)
 		b.rep.newScenario()
 		if err := s.run(b, ctx); err != nil {
 			b.rep.fail(s.name, err)
 			logf("%s failed: %v", s.name, err)
 		}
-		logf("== %s done in %s", s.name, time.Since(t0).Round(time.Second))
+		share := machineShare(ticks0, readMachineTicks())
+		b.rep.scenarioShare(s.name, share)
+		logf("== %s done in %s; %s", s.name, time.Since(t0).Round(time.Second), share)
 	}
 	if ctx.Err() != nil {
 		b.rep.fail("interrupted", ctx.Err())
 	}
 	m.LoadAfter = loadAverage()
+	m.Share = machineShare(m.TicksBefore, readMachineTicks())
 	m.TotalDuration = time.Since(b.start)
 	b.rep.text(os.Stdout, m)
 	b.rep.markdown(os.Stdout, m)

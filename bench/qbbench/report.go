@@ -27,6 +27,28 @@ type report struct {
 	// mem is the peak resident memory per binary of the measurement the
 	// rows being added come from (see add).
 	mem map[string]int64
+	// shares says, per scenario run, how the machine's CPU time divided
+	// while it ran (see machineShare), in the order of the scenarios.
+	shares []string
+}
+
+// scenarioShare records how the machine's CPU time divided while the
+// named scenario ran; an empty share (no /proc/stat) is not recorded.
+func (r *report) scenarioShare(scenario, share string) {
+	if share != "" {
+		r.shares = append(r.shares, scenario+": "+share)
+	}
+}
+
+// writeShares lists the scenarios' shares of the machine below a table.
+func (r *report) writeShares(w io.Writer) {
+	if len(r.shares) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nThe machine's CPU time while each scenario ran:")
+	for _, s := range r.shares {
+		fmt.Fprintf(w, "- %s\n", s)
+	}
 }
 
 // add appends a row with the peak resident memory of the binaries
@@ -153,6 +175,7 @@ func (r *report) text(w io.Writer, m machine) {
 		fmt.Fprintln(tw, strings.Join(x.cells(), "\t"))
 	}
 	_ = tw.Flush()
+	r.writeShares(w)
 }
 
 // markdown writes the same table as Markdown, ready for docs/performance.md.
@@ -170,4 +193,5 @@ func (r *report) markdown(w io.Writer, m machine) {
 	for _, x := range r.rows {
 		line(x.cells())
 	}
+	r.writeShares(w)
 }
