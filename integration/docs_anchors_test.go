@@ -74,11 +74,6 @@ func TestHeadingSlug(t *testing.T) {
 // otherwise leaves links that open the page at its top.
 func TestDocsAnchorsResolve(t *testing.T) {
 	t.Parallel()
-	pages, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
-	require.NoError(t, err)
-	tutorials, err := filepath.Glob(filepath.Join("..", "docs", "tutorials", "*.md"))
-	require.NoError(t, err)
-	pages = append(append(pages, tutorials...), filepath.Join("..", "README.md"))
 	anchorsOf := map[string]map[string]bool{}
 	anchors := func(path string) map[string]bool {
 		if a, ok := anchorsOf[path]; ok {
@@ -90,27 +85,23 @@ func TestDocsAnchorsResolve(t *testing.T) {
 		return anchorsOf[path]
 	}
 	checked := 0
-	for _, page := range pages {
-		raw, err := os.ReadFile(page)
-		require.NoError(t, err)
-		for _, m := range markdownLink.FindAllStringSubmatch(string(raw), -1) {
-			target, fragment, ok := strings.Cut(m[1], "#")
-			if !ok || fragment == "" || strings.Contains(target, "://") {
-				continue
-			}
-			path := page
-			if target != "" {
-				path = filepath.Join(filepath.Dir(page), target)
-			}
-			if !strings.HasSuffix(path, ".md") {
-				continue
-			}
-			if _, err := os.Stat(path); err != nil {
-				continue // TestDocsLinksResolve reports a missing page
-			}
-			require.True(t, anchors(path)[fragment], "%s links to %s: %s has no heading or anchor %q", page, m[1], path, fragment)
-			checked++
+	for page, link := range docLinks(t) {
+		target, fragment, ok := strings.Cut(link, "#")
+		if !ok || fragment == "" || strings.Contains(target, "://") {
+			continue
 		}
+		path := page
+		if target != "" {
+			path = filepath.Join(filepath.Dir(page), target)
+		}
+		if !strings.HasSuffix(path, ".md") {
+			continue
+		}
+		if _, err := os.Stat(path); err != nil {
+			continue // TestDocsLinksResolve reports a missing page
+		}
+		require.True(t, anchors(path)[fragment], "%s links to %s: %s has no heading or anchor %q", page, link, path, fragment)
+		checked++
 	}
 	require.Greater(t, checked, 50, "anchors checked")
 }

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"iter"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,33 +24,52 @@ var markdownLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 // repository.
 func TestDocsLinksResolve(t *testing.T) {
 	t.Parallel()
+	checked := 0
+	for page, link := range docLinks(t) {
+		target, _, _ := strings.Cut(link, "#")
+		if target == "" || strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+			continue
+		}
+		path := filepath.Join(filepath.Dir(page), target)
+		rel, err := filepath.Rel("..", path)
+		require.NoError(t, err)
+		if _, err := os.Stat(path); err != nil && pendingPages[filepath.ToSlash(rel)] {
+			t.Logf("%s links to %s, which another change adds", page, rel)
+			continue
+		}
+		require.NoError(t, err, "%s links to %s", page, link)
+		checked++
+	}
+	require.Greater(t, checked, 50, "links checked")
+}
+
+// docPages returns the pages whose links the docs tests check: the README,
+// docs/*.md and docs/tutorials/*.md.
+func docPages(t *testing.T) []string {
+	t.Helper()
 	pages, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
 	require.NoError(t, err)
 	tutorials, err := filepath.Glob(filepath.Join("..", "docs", "tutorials", "*.md"))
 	require.NoError(t, err)
 	require.NotEmpty(t, tutorials)
-	pages = append(append(pages, tutorials...), filepath.Join("..", "README.md"))
-	checked := 0
-	for _, page := range pages {
-		raw, err := os.ReadFile(page)
-		require.NoError(t, err)
-		for _, m := range markdownLink.FindAllStringSubmatch(string(raw), -1) {
-			target, _, _ := strings.Cut(m[1], "#")
-			if target == "" || strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
-				continue
-			}
-			path := filepath.Join(filepath.Dir(page), target)
-			rel, err := filepath.Rel("..", path)
+	return append(append(pages, tutorials...), filepath.Join("..", "README.md"))
+}
+
+// docLinks yields the target of every Markdown link of the docPages, with
+// the page that holds it.
+func docLinks(t *testing.T) iter.Seq2[string, string] {
+	t.Helper()
+	return func(yield func(page, link string) bool) {
+		for _, page := range docPages(t) {
+			raw, err := os.ReadFile(page)
 			require.NoError(t, err)
-			if _, err := os.Stat(path); err != nil && pendingPages[filepath.ToSlash(rel)] {
-				t.Logf("%s links to %s, which another change adds", page, rel)
-				continue
+			for _, m := range markdownLink.FindAllStringSubmatch(string(raw), -1) {
+				if !yield(page, m[1]) {
+					return
+				}
 			}
-			require.NoError(t, err, "%s links to %s", page, m[1])
-			checked++
 		}
 	}
-	require.Greater(t, checked, 50, "links checked")
 }
 
 // TestReadmeIsAFrontPage holds the README to its length and checks that
