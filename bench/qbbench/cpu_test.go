@@ -1,9 +1,6 @@
 package main
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 func TestParseMachineTicks(t *testing.T) {
 	for _, c := range []struct {
@@ -37,25 +34,5 @@ func TestMachineShare(t *testing.T) {
 	}
 	if got := idleShare(before, after); got != 0.15 {
 		t.Fatalf("idleShare = %v, want 0.15", got)
-	}
-}
-
-func TestReportListsEachScenariosShareOfTheMachine(t *testing.T) {
-	r := &report{}
-	r.scenarioShare("deliver", "CPU 80 % busy, 12 % stolen, 8 % idle")
-	r.scenarioShare("ingest", "") // no /proc/stat: nothing to say
-	var text, md strings.Builder
-	r.text(&text, machine{Share: "CPU 75 % busy, 10 % stolen, 15 % idle"})
-	r.markdown(&md, machine{})
-	for _, out := range []string{text.String(), md.String()} {
-		if !strings.Contains(out, "\n- deliver: CPU 80 % busy, 12 % stolen, 8 % idle\n") {
-			t.Fatalf("no share of deliver in:\n%s", out)
-		}
-		if strings.Contains(out, "- ingest") {
-			t.Fatalf("an empty share is listed:\n%s", out)
-		}
-	}
-	if !strings.Contains(text.String(), "; over the run CPU 75 % busy, 10 % stolen, 15 % idle") {
-		t.Fatalf("the run's share is not in the summary:\n%s", text.String())
 	}
 }

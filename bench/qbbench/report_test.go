@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -61,5 +62,25 @@ func TestCPUVsHTTP(t *testing.T) {
 		if x.Result != tc.result || x.Ratio != tc.ratio {
 			t.Errorf("%s: %s %s, want %s %s", tc.name, x.Result, x.Ratio, tc.result, tc.ratio)
 		}
+	}
+}
+
+func TestReportListsEachScenariosShareOfTheMachine(t *testing.T) {
+	r := &report{}
+	r.scenarioShare("deliver", "CPU 80 % busy, 12 % stolen, 8 % idle")
+	r.scenarioShare("ingest", "") // no /proc/stat: nothing to say
+	var text, md strings.Builder
+	r.text(&text, machine{Share: "CPU 75 % busy, 10 % stolen, 15 % idle"})
+	r.markdown(&md, machine{})
+	for _, out := range []string{text.String(), md.String()} {
+		if !strings.Contains(out, "\n- deliver: CPU 80 % busy, 12 % stolen, 8 % idle\n") {
+			t.Fatalf("no share of deliver in:\n%s", out)
+		}
+		if strings.Contains(out, "- ingest") {
+			t.Fatalf("an empty share is listed:\n%s", out)
+		}
+	}
+	if !strings.Contains(text.String(), "; over the run CPU 75 % busy, 10 % stolen, 15 % idle") {
+		t.Fatalf("the run's share is not in the summary:\n%s", text.String())
 	}
 }
